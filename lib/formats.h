@@ -1,0 +1,48 @@
+/* formats.h - JSON forms of problems and plans (doc/formats.md).
+ *
+ * Parsers reject bad input with a message that names the field and, where
+ * there is one, the task or node ("tasks[3] (lr-sweep_3): options[0].gpus:
+ * must be an integer >= 1"). They never abort, whatever the bytes.
+ */
+#ifndef SATURN_FORMATS_H
+#define SATURN_FORMATS_H
+
+#include <stddef.h>
+
+#include "model.h"
+
+/* Parse a saturn-problem/1 document of len bytes (need not be
+ * NUL-terminated) and check it with saturn_problem_check(). Returns a new
+ * problem or NULL with err set. */
+saturn_problem_t *saturn_problem_parse(const char *buf, size_t len,
+				       saturn_error_t *err);
+
+/* Read and parse a file ("-" = stdin). Files over 64 MiB are refused. The
+ * error text starts with the file name. */
+saturn_problem_t *saturn_problem_load(const char *path, saturn_error_t *err);
+
+/* Serialise a problem as saturn-problem/1. Returns a malloc'd NUL-terminated
+ * string (caller frees) or NULL (ENOMEM). */
+char *saturn_problem_to_json(const saturn_problem_t *p);
+
+/* Parse a saturn-plan/1 document. Names are not resolved (indices are -1);
+ * see saturn_plan_resolve(). NULL with err on bad input. */
+saturn_plan_t *saturn_plan_parse(const char *buf, size_t len,
+				 saturn_error_t *err);
+
+/* Serialise a plan as saturn-plan/1 (pretty when pretty != 0). malloc'd
+ * string or NULL (ENOMEM). */
+char *saturn_plan_to_json(const saturn_plan_t *plan, int pretty);
+
+/* Read a whole file into a malloc'd NUL-terminated buffer, refusing more
+ * than max bytes. "-" reads stdin. Returns the buffer (length in *len) or
+ * NULL with err set ("FILE: ..."). */
+char *saturn_read_file(const char *path, size_t max, size_t *len,
+		       saturn_error_t *err);
+
+/* Write data to path atomically (temporary file in the same directory,
+ * fsync, rename). Returns 0 or -1 with err set. */
+int saturn_write_file_atomic(const char *path, const char *data, size_t len,
+			     saturn_error_t *err);
+
+#endif /* SATURN_FORMATS_H */

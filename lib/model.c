@@ -1,0 +1,507 @@
+/* model.c - problems and plans: construction, copies, consistency checks.
+ * (Validation of plans lives in validate.c, JSON in formats.c.) */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static int *dup_ints(const int *v, int n)
+{
+	int *r;
+
+	if (!v || n <= 0)
+		return NULL;
+	r = malloc(sizeof(*r) * (size_t)n);
+	if (r)
+		memcpy(r, v, sizeof(*r) * (size_t)n);
+	return r;
+}
+
+saturn_problem_t *saturn_problem_create(void)
+{
+	return calloc(1, sizeof(saturn_problem_t));
+}
+
+static void node_free(saturn_node_t *n)
+{
+	free(n->name);
+	free(n->klass);
+	for (int i = 0; i < n->nbusy; i++)
+		free(n->busy[i].gpu_ids);
+	free(n->busy);
+}
+
+static void task_free(saturn_task_t *t)
+{
+	free(t->id);
+	for (int i = 0; i < t->noptions; i++) {
+		free(t->options[i].technique);
+		free(t->options[i].klass);
+	}
+	free(t->options);
+	free(t->running.gpu_ids);
+}
+
+void saturn_problem_destroy(saturn_problem_t *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->nnodes; i++)
+		node_free(&p->nodes[i]);
+	for (int i = 0; i < p->ntasks; i++)
+		task_free(&p->tasks[i]);
+	for (int i = 0; i < p->nclasses; i++)
+		free(p->classes[i]);
+	free(p->nodes);
+	free(p->tasks);
+	free(p->classes);
+	free(p);
+}
+
+/* Make room for one more element of size sz in *arr holding n of *cap. */
+static int grow(void **arr, int n, int *cap, size_t sz)
+{
+	void *r;
+	int ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 8;
+	r = realloc(*arr, (size_t)ncap * sz);
+	if (!r)
+		return -1;
+	*arr = r;
+	*cap = ncap;
+	return 0;
+}
+
+int saturn_problem_add_node(saturn_problem_t *p, const saturn_node_t *n)
+{
+	if (p->nnodes >= SATURN_MAX_NODES) {
+		errno = E2BIG;
+		return -1;
+	}
+	if (grow((void **)&p->nodes, p->nnodes, &p->cap_nodes, sizeof(*n)) < 0)
+		return -1;
+	p->nodes[p->nnodes] = *n;
+	p->nodes[p->nnodes].class_idx = 0;
+	return p->nnodes++;
+}
+
+int saturn_problem_add_task(saturn_problem_t *p, const saturn_task_t *t)
+{
+	if (p->ntasks >= SATURN_MAX_TASKS) {
+		errno = E2BIG;
+		return -1;
+	}
+	if (grow((void **)&p->tasks, p->ntasks, &p->cap_tasks, sizeof(*t)) < 0)
+		return -1;
+	p->tasks[p->ntasks] = *t;
+	return p->ntasks++;
+}
+
+saturn_problem_t *saturn_problem_copy(const saturn_problem_t *p)
+{
+	saturn_problem_t *c = saturn_problem_create();
+
+	if (!c)
+		return NULL;
+	c->nodes = calloc((size_t)p->nnodes + 1, sizeof(*c->nodes));
+	c->tasks = calloc((size_t)p->ntasks + 1, sizeof(*c->tasks));
+	c->classes = calloc((size_t)p->nclasses + 1, sizeof(*c->classes));
+	if (!c->nodes || !c->tasks || !c->classes)
+		goto fail;
+	c->cap_nodes = p->nnodes + 1;
+	c->cap_tasks = p->ntasks + 1;
+	for (int i = 0; i < p->nnodes; i++) {
+		const saturn_node_t *s = &p->nodes[i];
+		saturn_node_t *d = &c->nodes[i];
+
+		c->nnodes++;
+		*d = *s;
+		d->name = dup_or_null(s->name);
+		d->klass = dup_or_null(s->klass);
+		d->busy = NULL;
+		d->nbusy = 0;
+		if ((s->name && !d->name) || (s->klass && !d->klass))
+			goto fail;
+		if (s->nbusy > 0) {
+			d->busy = calloc((size_t)s->nbusy, sizeof(*d->busy));
+			if (!d->busy)
+				goto fail;
+			for (int b = 0; b < s->nbusy; b++) {
+				d->busy[b] = s->busy[b];
+				d->busy[b].gpu_ids = dup_ints(s->busy[b].gpu_ids,
+							      s->busy[b].ngpus);
+				d->nbusy++;
+				if (s->busy[b].ngpus > 0 && !d->busy[b].gpu_ids)
+					goto fail;
+			}
+		}
+	}
+	for (int i = 0; i < p->ntasks; i++) {
+		const saturn_task_t *s = &p->tasks[i];
+		saturn_task_t *d = &c->tasks[i];
+
+		c->ntasks++;
+		*d = *s;
+		d->id = dup_or_null(s->id);
+		d->options = NULL;
+		d->noptions = 0;
+		d->running.gpu_ids = dup_ints(s->running.gpu_ids,
+					      s->running.ngpus);
+		if ((s->id && !d->id) ||
+		    (s->running.ngpus > 0 && s->running.gpu_ids &&
+		     !d->running.gpu_ids))
+			goto fail;
+		if (s->noptions > 0) {
+			d->options = calloc((size_t)s->noptions,
+					    sizeof(*d->options));
+			if (!d->options)
+				goto fail;
+			for (int o = 0; o < s->noptions; o++) {
+				d->options[o] = s->options[o];
+				d->options[o].technique =
+					dup_or_null(s->options[o].technique);
+				d->options[o].klass =
+					dup_or_null(s->options[o].klass);
+				d->noptions++;
+				if ((s->options[o].technique &&
+				     !d->options[o].technique) ||
+				    (s->options[o].klass &&
+				     !d->options[o].klass))
+					goto fail;
+			}
+		}
+	}
+	for (int i = 0; i < p->nclasses; i++) {
+		c->classes[i] = dup_or_null(p->classes[i]);
+		c->nclasses++;
+		if (p->classes[i] && !c->classes[i])
+			goto fail;
+	}
+	return c;
+fail:
+	saturn_problem_destroy(c);
+	errno = ENOMEM;
+	return NULL;
+}
+
+double saturn_task_runtime(const saturn_task_t *t, int o)
+{
+	return t->batches * t->options[o].sec_per_batch;
+}
+
+bool saturn_option_fits(const saturn_problem_t *p, int t, int o, int n)
+{
+	const saturn_option_t *opt = &p->tasks[t].options[o];
+	const saturn_node_t *node = &p->nodes[n];
+
+	if (opt->gpus > node->gpus)
+		return false;
+	return opt->class_idx < 0 || opt->class_idx == node->class_idx;
+}
+
+static int class_index(const saturn_problem_t *p, const char *name)
+{
+	for (int i = 0; i < p->nclasses; i++)
+		if (strcmp(p->classes[i], name) == 0)
+			return i;
+	return -1;
+}
+
+static bool finite_nonneg(double v)
+{
+	return isfinite(v) && v >= 0;
+}
+
+/* Check a list of GPU ids on node n: in range and distinct. */
+static int check_ids(const saturn_node_t *n, const int *ids, int nids,
+		     const char *what, saturn_error_t *err)
+{
+	unsigned long long seen = 0;
+
+	if (nids < 1 || nids > n->gpus || !ids)
+		return saturn_error_set(err,
+					"%s: needs 1 to %d GPU ids on node %s",
+					what, n->gpus, n->name);
+	for (int i = 0; i < nids; i++) {
+		if (ids[i] < 0 || ids[i] >= n->gpus)
+			return saturn_error_set(
+				err, "%s: GPU id %d out of range on node %s (0..%d)",
+				what, ids[i], n->name, n->gpus - 1);
+		if (seen & (1ULL << ids[i]))
+			return saturn_error_set(err,
+						"%s: GPU id %d listed twice", what,
+						ids[i]);
+		seen |= 1ULL << ids[i];
+	}
+	return 0;
+}
+
+static int check_nodes(saturn_problem_t *p, saturn_error_t *err)
+{
+	for (int i = 0; i < p->nnodes; i++) {
+		saturn_node_t *n = &p->nodes[i];
+		char what[SATURN_ERROR_LEN / 2];
+
+		if (!n->name || !n->name[0])
+			return saturn_error_set(err, "nodes[%d].name: missing or empty", i);
+		if (strlen(n->name) > SATURN_MAX_ID_LEN)
+			return saturn_error_set(err, "nodes[%d].name: longer than %d characters", i, SATURN_MAX_ID_LEN);
+		for (int j = 0; j < i; j++)
+			if (strcmp(p->nodes[j].name, n->name) == 0)
+				return saturn_error_set(err, "nodes[%d].name: duplicate node name \"%s\"", i, n->name);
+		if (n->gpus < 1 || n->gpus > SATURN_MAX_GPUS_PER_NODE)
+			return saturn_error_set(err, "nodes[%d] (%s).gpus: must be an integer from 1 to %d", i, n->name, SATURN_MAX_GPUS_PER_NODE);
+		for (int b = 0; b < n->nbusy; b++) {
+			snprintf(what, sizeof(what), "nodes[%d] (%.64s).busy[%d]", i, n->name, b);
+			if (!finite_nonneg(n->busy[b].until_s))
+				return saturn_error_set(err, "%s.until_s: must be a finite number >= 0", what);
+			if (check_ids(n, n->busy[b].gpu_ids, n->busy[b].ngpus, what, err) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int collect_classes(saturn_problem_t *p, saturn_error_t *err)
+{
+	for (int i = 0; i < p->nclasses; i++)
+		free(p->classes[i]);
+	free(p->classes);
+	p->classes = calloc((size_t)p->nnodes + 1, sizeof(*p->classes));
+	p->nclasses = 0;
+	if (!p->classes)
+		return saturn_error_set(err, "out of memory");
+	for (int i = 0; i < p->nnodes; i++) {
+		const char *k = p->nodes[i].klass ? p->nodes[i].klass : "";
+		int idx = class_index(p, k);
+
+		if (idx < 0) {
+			p->classes[p->nclasses] = strdup(k);
+			if (!p->classes[p->nclasses])
+				return saturn_error_set(err, "out of memory");
+			idx = p->nclasses++;
+		}
+		p->nodes[i].class_idx = idx;
+	}
+	return 0;
+}
+
+static int check_task(saturn_problem_t *p, int ti, saturn_error_t *err)
+{
+	saturn_task_t *t = &p->tasks[ti];
+	bool any_fits = false;
+	char what[SATURN_ERROR_LEN / 2];
+
+	if (!t->id || !t->id[0])
+		return saturn_error_set(err, "tasks[%d].id: missing or empty", ti);
+	if (strlen(t->id) > SATURN_MAX_ID_LEN)
+		return saturn_error_set(err, "tasks[%d].id: longer than %d characters", ti, SATURN_MAX_ID_LEN);
+	snprintf(what, sizeof(what), "tasks[%d] (%.64s)", ti, t->id);
+	if (!finite_nonneg(t->batches))
+		return saturn_error_set(err, "%s.batches: must be a finite number >= 0", what);
+	if (!finite_nonneg(t->release_s))
+		return saturn_error_set(err, "%s.release_s: must be a finite number >= 0", what);
+	if (t->noptions < 1)
+		return saturn_error_set(err, "%s.options: at least one option is needed", what);
+	if (t->noptions > SATURN_MAX_OPTIONS)
+		return saturn_error_set(err, "%s.options: more than %d options", what, SATURN_MAX_OPTIONS);
+	for (int o = 0; o < t->noptions; o++) {
+		saturn_option_t *opt = &t->options[o];
+
+		if (!opt->technique || !opt->technique[0])
+			return saturn_error_set(err, "%s.options[%d].technique: missing or empty", what, o);
+		if (opt->gpus < 1 || opt->gpus > SATURN_MAX_GPUS_PER_NODE)
+			return saturn_error_set(err, "%s.options[%d].gpus: must be an integer from 1 to %d", what, o, SATURN_MAX_GPUS_PER_NODE);
+		if (!isfinite(opt->sec_per_batch) || opt->sec_per_batch <= 0)
+			return saturn_error_set(err, "%s.options[%d].sec_per_batch: must be a finite number > 0", what, o);
+		if (!isfinite(saturn_task_runtime(t, o)) || saturn_task_runtime(t, o) > 1e12)
+			return saturn_error_set(err, "%s.options[%d]: runtime batches x sec_per_batch is too large", what, o);
+		opt->class_idx = -1;
+		if (opt->klass) {
+			opt->class_idx = class_index(p, opt->klass);
+			if (opt->class_idx < 0)
+				return saturn_error_set(err, "%s.options[%d].class: no node has class \"%s\"", what, o, opt->klass);
+		}
+		for (int n = 0; n < p->nnodes; n++)
+			if (saturn_option_fits(p, ti, o, n))
+				any_fits = true;
+	}
+	for (int j = 0; j < ti; j++)
+		if (strcmp(p->tasks[j].id, t->id) == 0)
+			return saturn_error_set(err, "tasks[%d].id: duplicate task id \"%s\"", ti, t->id);
+	if (!any_fits)
+		return saturn_error_set(err, "%s: no option fits any node (GPU count or class)", what);
+	if (t->is_running) {
+		saturn_running_t *r = &t->running;
+		const saturn_option_t *opt;
+
+		if (r->node < 0 || r->node >= p->nnodes)
+			return saturn_error_set(err, "%s.running.node: unknown node", what);
+		if (r->option < 0 || r->option >= t->noptions)
+			return saturn_error_set(err, "%s.running: technique and gpus match none of the task's options", what);
+		opt = &t->options[r->option];
+		if (opt->gpus != r->ngpus)
+			return saturn_error_set(err, "%s.running.gpu_ids: %d ids for a %d-GPU option", what, r->ngpus, opt->gpus);
+		if (!saturn_option_fits(p, ti, r->option, r->node))
+			return saturn_error_set(err, "%s.running: option does not fit node %s", what, p->nodes[r->node].name);
+		if (check_ids(&p->nodes[r->node], r->gpu_ids, r->ngpus, what, err) < 0)
+			return -1;
+		if (t->release_s > 0)
+			return saturn_error_set(err, "%s: a running task cannot have release_s > 0", what);
+	}
+	return 0;
+}
+
+/* Running tasks must not share GPUs with each other. */
+static int check_running_overlap(const saturn_problem_t *p, saturn_error_t *err)
+{
+	for (int n = 0; n < p->nnodes; n++) {
+		unsigned long long used = 0;
+
+		for (int t = 0; t < p->ntasks; t++) {
+			const saturn_task_t *task = &p->tasks[t];
+
+			if (!task->is_running || task->running.node != n)
+				continue;
+			for (int g = 0; g < task->running.ngpus; g++) {
+				unsigned long long bit = 1ULL << task->running.gpu_ids[g];
+
+				if (used & bit)
+					return saturn_error_set(err, "tasks[%d] (%.64s).running.gpu_ids: GPU %d of node %s is used by another running task", t, task->id, task->running.gpu_ids[g], p->nodes[n].name);
+				used |= bit;
+			}
+		}
+	}
+	return 0;
+}
+
+int saturn_problem_check(saturn_problem_t *p, saturn_error_t *err)
+{
+	if (p->nnodes < 1)
+		return saturn_error_set(err, "nodes: at least one node is needed");
+	if (check_nodes(p, err) < 0 || collect_classes(p, err) < 0)
+		return -1;
+	for (int t = 0; t < p->ntasks; t++)
+		if (check_task(p, t, err) < 0)
+			return -1;
+	return check_running_overlap(p, err);
+}
+
+/* --- plans ----------------------------------------------------------- */
+
+saturn_plan_t *saturn_plan_create(int nassign)
+{
+	saturn_plan_t *plan = calloc(1, sizeof(*plan));
+
+	if (!plan)
+		return NULL;
+	if (nassign > 0) {
+		plan->assign = calloc((size_t)nassign, sizeof(*plan->assign));
+		if (!plan->assign) {
+			free(plan);
+			return NULL;
+		}
+	}
+	plan->nassign = nassign;
+	for (int i = 0; i < nassign; i++)
+		plan->assign[i].task = plan->assign[i].option =
+			plan->assign[i].node = -1;
+	return plan;
+}
+
+static void assign_free(saturn_assign_t *a)
+{
+	free(a->task_id);
+	free(a->technique);
+	free(a->node_name);
+	free(a->gpu_ids);
+}
+
+void saturn_plan_destroy(saturn_plan_t *plan)
+{
+	if (!plan)
+		return;
+	for (int i = 0; i < plan->nassign; i++)
+		assign_free(&plan->assign[i]);
+	free(plan->assign);
+	free(plan);
+}
+
+saturn_plan_t *saturn_plan_copy(const saturn_plan_t *plan)
+{
+	saturn_plan_t *c = saturn_plan_create(plan->nassign);
+
+	if (!c)
+		return NULL;
+	memcpy(c->method, plan->method, sizeof(c->method));
+	memcpy(c->status, plan->status, sizeof(c->status));
+	c->makespan_s = plan->makespan_s;
+	c->lower_bound_s = plan->lower_bound_s;
+	c->solve_s = plan->solve_s;
+	for (int i = 0; i < plan->nassign; i++) {
+		const saturn_assign_t *s = &plan->assign[i];
+		saturn_assign_t *d = &c->assign[i];
+
+		*d = *s;
+		d->task_id = dup_or_null(s->task_id);
+		d->technique = dup_or_null(s->technique);
+		d->node_name = dup_or_null(s->node_name);
+		d->gpu_ids = dup_ints(s->gpu_ids, s->gpus);
+		if ((s->task_id && !d->task_id) ||
+		    (s->technique && !d->technique) ||
+		    (s->node_name && !d->node_name) ||
+		    (s->gpu_ids && s->gpus > 0 && !d->gpu_ids)) {
+			saturn_plan_destroy(c);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	return c;
+}
+
+int saturn_plan_set(saturn_plan_t *plan, int i, const saturn_problem_t *p,
+		    int task, int option, int node, double start_s,
+		    const int *gpu_ids)
+{
+	saturn_assign_t *a = &plan->assign[i];
+	const saturn_task_t *t = &p->tasks[task];
+	const saturn_option_t *o = &t->options[option];
+	saturn_assign_t n = {0};
+
+	n.task = task;
+	n.option = option;
+	n.node = node;
+	n.gpus = o->gpus;
+	n.start_s = start_s;
+	n.end_s = start_s + saturn_task_runtime(t, option);
+	n.task_id = strdup(t->id);
+	n.technique = strdup(o->technique);
+	n.node_name = strdup(p->nodes[node].name);
+	n.gpu_ids = calloc((size_t)o->gpus, sizeof(int));
+	if (!n.task_id || !n.technique || !n.node_name || !n.gpu_ids) {
+		assign_free(&n);
+		errno = ENOMEM;
+		return -1;
+	}
+	if (gpu_ids)
+		memcpy(n.gpu_ids, gpu_ids, sizeof(int) * (size_t)o->gpus);
+	else
+		for (int g = 0; g < o->gpus; g++)
+			n.gpu_ids[g] = -1;
+	assign_free(a);
+	*a = n;
+	return 0;
+}

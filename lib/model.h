@@ -1,0 +1,193 @@
+/* model.h - the planner's world: nodes, tasks, options, and plans.
+ *
+ * A problem (saturn-problem/1, doc/formats.md) is a set of nodes with GPU
+ * counts and a set of tasks, each with remaining work (batches) and a list of
+ * options (technique x GPU count x seconds per batch, optionally restricted to
+ * one node class). A plan (saturn-plan/1) gives every task one option, one
+ * node, concrete GPU ids and a start time.
+ *
+ * The structs are public on purpose: the planner's inner loops and the Slurm
+ * adapters walk these arrays directly, and accessors for every field would
+ * double the code without hiding anything worth hiding. Ownership is simple:
+ * a problem owns every string and array reachable from it, a plan likewise;
+ * saturn_problem_destroy()/saturn_plan_destroy() free all of it and accept
+ * NULL. Times are seconds relative to "now" (the moment the problem was taken).
+ *
+ * No Slurm, lp_solve, hwloc or JSON type appears here.
+ */
+#ifndef SATURN_MODEL_H
+#define SATURN_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+
+#define SATURN_PROBLEM_FORMAT "saturn-problem/1"
+#define SATURN_PLAN_FORMAT "saturn-plan/1"
+
+/* Limits enforced by the parsers and by saturn_problem_check(). They bound
+ * memory and solve time for input that comes from users. */
+#define SATURN_MAX_NODES 4096
+#define SATURN_MAX_GPUS_PER_NODE 64
+#define SATURN_MAX_TASKS 100000
+#define SATURN_MAX_OPTIONS 256 /* per task */
+#define SATURN_MAX_ID_LEN 256
+
+/* GPUs of a node that are not free until a given time (another job holds
+ * them). */
+typedef struct saturn_busy {
+	int ngpus;
+	int *gpu_ids;   /* ngpus distinct ids in [0, node.gpus) */
+	double until_s; /* >= 0 */
+} saturn_busy_t;
+
+typedef struct saturn_node {
+	char *name;  /* unique, non-empty */
+	int gpus;    /* 1 .. SATURN_MAX_GPUS_PER_NODE */
+	char *klass; /* node class name, or NULL (= the default class) */
+	int class_idx; /* index into problem.classes, filled by saturn_problem_check() */
+	int nbusy;
+	saturn_busy_t *busy;
+} saturn_node_t;
+
+typedef struct saturn_option {
+	char *technique;      /* e.g. "ddp", "fsdp"; non-empty */
+	int gpus;             /* >= 1 */
+	double sec_per_batch; /* > 0, finite */
+	char *klass;          /* NULL = any node class */
+	int class_idx;        /* -1 = any; filled by saturn_problem_check() */
+} saturn_option_t;
+
+/* A task that already runs: its node, GPUs and option are fixed; it started
+ * before "now" and needs batches * sec_per_batch more seconds from 0. */
+typedef struct saturn_running {
+	int node;     /* index into problem.nodes */
+	int ngpus;
+	int *gpu_ids; /* ngpus distinct ids on that node */
+	int option;   /* index into task.options matching technique and gpus */
+} saturn_running_t;
+
+typedef struct saturn_task {
+	char *id;        /* unique, non-empty */
+	double batches;  /* remaining batches, >= 0, finite */
+	int noptions;
+	saturn_option_t *options;
+	bool is_running;
+	saturn_running_t running; /* valid when is_running */
+	double release_s; /* earliest start, >= 0 */
+} saturn_task_t;
+
+typedef struct saturn_problem {
+	int nnodes;
+	saturn_node_t *nodes;
+	int ntasks;
+	saturn_task_t *tasks;
+	/* Distinct node class names (filled by saturn_problem_check()); a node
+	 * with klass == NULL belongs to class "" (the default). */
+	int nclasses;
+	char **classes;
+	/* allocated lengths of nodes[] and tasks[] (saturn_problem_add_*) */
+	int cap_nodes;
+	int cap_tasks;
+} saturn_problem_t;
+
+/* One task's placement. Strings are copies, so a plan stays meaningful
+ * without its problem (it is persisted by the Slurm plugin). */
+typedef struct saturn_assign {
+	char *task_id;
+	char *technique;
+	char *node_name;
+	int task;   /* index into problem.tasks, or -1 when unknown */
+	int option; /* index into task.options, or -1 when unknown */
+	int node;   /* index into problem.nodes, or -1 when unknown */
+	int gpus;
+	int *gpu_ids; /* gpus ids, ascending */
+	double start_s;
+	double end_s;
+} saturn_assign_t;
+
+typedef struct saturn_plan {
+	double makespan_s;
+	double lower_bound_s;
+	char method[32];  /* "milp", "anneal", "heuristic", "baseline", ... */
+	char status[32];  /* "optimal", "feasible", "timeout", ... */
+	double solve_s;
+	int nassign;
+	saturn_assign_t *assign; /* one per task, in problem task order */
+} saturn_plan_t;
+
+/* --- problems -------------------------------------------------------- */
+
+/* Allocate an empty problem. Returns NULL (ENOMEM) on failure. */
+saturn_problem_t *saturn_problem_create(void);
+
+/* Free a problem and everything it owns. NULL is allowed. */
+void saturn_problem_destroy(saturn_problem_t *p);
+
+/* Append a node / a task. The struct is copied shallowly: ownership of its
+ * strings and arrays passes to the problem on success; on failure (-1,
+ * ENOMEM) the caller still owns them. Returns the new index. */
+int saturn_problem_add_node(saturn_problem_t *p, const saturn_node_t *n);
+int saturn_problem_add_task(saturn_problem_t *p, const saturn_task_t *t);
+
+/* Check the whole problem for consistency and fill the derived fields
+ * (classes, class_idx). Returns 0, or -1 with err naming the first problem
+ * found: duplicate ids, bad numbers, unknown classes, running tasks on
+ * unknown nodes or GPUs, a task with no option that fits any node, ... The
+ * problem is unchanged on failure except for derived fields. */
+int saturn_problem_check(saturn_problem_t *p, saturn_error_t *err);
+
+/* Deep copy. NULL on ENOMEM. */
+saturn_problem_t *saturn_problem_copy(const saturn_problem_t *p);
+
+/* Runtime of task t with option o (batches * sec_per_batch). */
+double saturn_task_runtime(const saturn_task_t *t, int o);
+
+/* Whether option o of task t may run on node n (class and GPU count). */
+bool saturn_option_fits(const saturn_problem_t *p, int t, int o, int n);
+
+/* --- plans ----------------------------------------------------------- */
+
+/* Allocate a plan with nassign zeroed assignments (task/option/node = -1).
+ * NULL on ENOMEM. */
+saturn_plan_t *saturn_plan_create(int nassign);
+
+/* Free a plan. NULL is allowed. */
+void saturn_plan_destroy(saturn_plan_t *plan);
+
+/* Deep copy. NULL on ENOMEM. */
+saturn_plan_t *saturn_plan_copy(const saturn_plan_t *plan);
+
+/* Fill assignment i of plan from indices into p (copies the strings,
+ * allocates gpu_ids for the option's GPU count, sets end_s from the
+ * runtime). gpu_ids may be NULL to leave ids for saturn_plan_assign_gpus().
+ * Returns 0 or -1 (ENOMEM). */
+int saturn_plan_set(saturn_plan_t *plan, int i, const saturn_problem_t *p,
+		    int task, int option, int node, double start_s,
+		    const int *gpu_ids);
+
+/* Give every assignment concrete GPU ids: running tasks keep theirs, busy
+ * GPUs are avoided until released, the rest are handed out in start order,
+ * contiguous where possible. Fails (-1, err) only when the plan overloads a
+ * node. */
+int saturn_plan_assign_gpus(saturn_plan_t *plan, const saturn_problem_t *p,
+			    saturn_error_t *err);
+
+/* Resolve the names of a plan read from JSON against a problem (task,
+ * option, node indices). Returns 0, or -1 with err naming the entry that
+ * does not match. */
+int saturn_plan_resolve(saturn_plan_t *plan, const saturn_problem_t *p,
+			saturn_error_t *err);
+
+/* Check that plan is a valid schedule of p: every task exactly once; each
+ * assignment uses one of its task's options on a node of the right class;
+ * durations match the option; no start before release_s; running tasks keep
+ * node, GPUs and option and start at 0; GPU ids in range, distinct, not busy
+ * before the busy entry's until_s, and disjoint between tasks that overlap in
+ * time; makespan_s equals the latest end. Returns 0, or -1 with err naming
+ * the first violation. Tolerance 1e-6 relative on times. */
+int saturn_plan_validate(const saturn_plan_t *plan, const saturn_problem_t *p,
+			 saturn_error_t *err);
+
+#endif /* SATURN_MODEL_H */

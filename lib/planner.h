@@ -1,0 +1,61 @@
+/* planner.h - the SPASE planner: choose option, node, GPUs and start time for
+ * every task of a problem so that the makespan is near the lower bound.
+ *
+ * Thread use: saturn_planner_solve() may be called from any thread, but
+ * lp_solve keeps function-local state, so at most one call runs at a time in
+ * a process (the Slurm plugin has one solver thread; the CLI one call). It
+ * takes no global locks and calls back only through opts->abort_cb.
+ */
+#ifndef SATURN_PLANNER_H
+#define SATURN_PLANNER_H
+
+#include "model.h"
+
+typedef struct saturn_planner_opts {
+	double time_limit_s;  /* wall-clock budget; <= 0 means 5 s */
+	unsigned seed;        /* random seed (0 = fixed default) */
+	int use_milp;         /* -1 auto (default), 0 never, 1 where it pays */
+	/* Polled often; return non-zero to stop early (the best plan so far is
+	 * returned). May be NULL. */
+	int (*abort_cb)(void *arg);
+	void *abort_arg;
+	/* Optional previous plan (re-planning): its order and options seed the
+	 * search where they still apply. May be NULL; names are matched. */
+	const saturn_plan_t *warm;
+} saturn_planner_opts_t;
+
+/* Fill opts with the defaults. */
+void saturn_planner_opts_init(saturn_planner_opts_t *opts);
+
+/* Lower bounds on the makespan of p (seconds). p must have passed
+ * saturn_problem_check(). */
+typedef struct saturn_bounds {
+	double length; /* longest task at its fastest option */
+	double area;   /* minimum total GPU-seconds over total GPUs */
+	double dual;   /* moldable dual-approximation bound */
+	double milp;   /* assignment-MILP bound, 0 when not computed */
+	double best;   /* max of the above */
+} saturn_bounds_t;
+
+int saturn_planner_bounds(const saturn_problem_t *p, saturn_bounds_t *b,
+			  saturn_error_t *err);
+
+/* Solve p (which must have passed saturn_problem_check()) within
+ * opts->time_limit_s. Always returns a plan that passed
+ * saturn_plan_validate(), with makespan_s, lower_bound_s, method, status and
+ * solve_s filled; NULL with err only on ENOMEM or an internal inconsistency
+ * (which is a bug, reported, never a wrong plan). opts may be NULL. */
+saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
+				    const saturn_planner_opts_t *opts,
+				    saturn_error_t *err);
+
+/* Current practice, for comparison: every task with a fixed GPU count
+ * (`gpus`, or its largest option not above it) and its fastest technique at
+ * that count, started first-come-first-served in task order on the first
+ * node with enough free GPUs (no backfilling past earlier tasks). A task with
+ * no option at that count uses its smallest option. Returns a valid plan
+ * (method "baseline") or NULL with err. */
+saturn_plan_t *saturn_planner_baseline(const saturn_problem_t *p, int gpus,
+				       saturn_error_t *err);
+
+#endif /* SATURN_PLANNER_H */

@@ -1,0 +1,1 @@
+# tests/cli/local.mk - shell tests of the saturn program
