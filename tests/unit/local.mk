@@ -7,3 +7,12 @@ unit_test_model_CPPFLAGS = $(UNIT_CPPFLAGS)
 unit_test_model_CFLAGS = $(UNIT_CFLAGS)
 unit_test_model_LDADD = $(UNIT_LDADD)
 endif
+
+if HAVE_CHECK
+check_PROGRAMS += unit/test_validate
+TESTS += unit/test_validate
+unit_test_validate_SOURCES = unit/test_validate.c
+unit_test_validate_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_validate_CFLAGS = $(UNIT_CFLAGS)
+unit_test_validate_LDADD = $(UNIT_LDADD)
+endif
