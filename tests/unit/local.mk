@@ -16,3 +16,12 @@ unit_test_validate_CPPFLAGS = $(UNIT_CPPFLAGS)
 unit_test_validate_CFLAGS = $(UNIT_CFLAGS)
 unit_test_validate_LDADD = $(UNIT_LDADD)
 endif
+
+if HAVE_CHECK
+check_PROGRAMS += unit/test_formats
+TESTS += unit/test_formats
+unit_test_formats_SOURCES = unit/test_formats.c
+unit_test_formats_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_formats_CFLAGS = $(UNIT_CFLAGS)
+unit_test_formats_LDADD = $(UNIT_LDADD)
+endif
