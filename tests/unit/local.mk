@@ -25,3 +25,12 @@ unit_test_formats_CPPFLAGS = $(UNIT_CPPFLAGS)
 unit_test_formats_CFLAGS = $(UNIT_CFLAGS)
 unit_test_formats_LDADD = $(UNIT_LDADD)
 endif
+
+if HAVE_CHECK
+check_PROGRAMS += unit/test_profile
+TESTS += unit/test_profile
+unit_test_profile_SOURCES = unit/test_profile.c
+unit_test_profile_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_profile_CFLAGS = $(UNIT_CFLAGS)
+unit_test_profile_LDADD = $(UNIT_LDADD)
+endif
