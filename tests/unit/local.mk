@@ -34,3 +34,16 @@ unit_test_profile_CPPFLAGS = $(UNIT_CPPFLAGS)
 unit_test_profile_CFLAGS = $(UNIT_CFLAGS)
 unit_test_profile_LDADD = $(UNIT_LDADD)
 endif
+
+if HAVE_CHECK
+check_PROGRAMS += unit/test_planner unit/test_bounds
+TESTS += unit/test_planner unit/test_bounds
+unit_test_planner_SOURCES = unit/test_planner.c unit/planner_fixtures.h
+unit_test_planner_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_planner_CFLAGS = $(UNIT_CFLAGS)
+unit_test_planner_LDADD = $(UNIT_LDADD)
+unit_test_bounds_SOURCES = unit/test_bounds.c unit/planner_fixtures.h
+unit_test_bounds_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_bounds_CFLAGS = $(UNIT_CFLAGS)
+unit_test_bounds_LDADD = $(UNIT_LDADD)
+endif
