@@ -774,3 +774,105 @@ int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s
 		return 1;
 	return new_makespan_s < old_makespan_left_s * (1.0 - min_gain);
 }
+
+/* --- carrying a plan over to the next cycle -------------------------- */
+
+static int find_task(const saturn_problem_t *p, const char *id)
+{
+	for (int t = 0; t < p->ntasks; t++)
+		if (!strcmp(p->tasks[t].id, id))
+			return t;
+	return -1;
+}
+
+static int overlaps(double s1, double e1, double s2, double e2)
+{
+	return s1 < e2 - 1e-9 && s2 < e1 - 1e-9;
+}
+
+saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
+				  const saturn_problem_t *p)
+{
+	saturn_plan_t *plan;
+	int *seen;
+
+	if (!prev || prev->nassign != p->ntasks)
+		return NULL;
+	plan = saturn_plan_create(p->ntasks);
+	seen = calloc((size_t)(p->ntasks ? p->ntasks : 1), sizeof(int));
+	if (!plan || !seen)
+		goto fail;
+	for (int i = 0; i < prev->nassign; i++) {
+		const saturn_assign_t *a = &prev->assign[i];
+		int t = a->task_id ? find_task(p, a->task_id) : -1, o = -1, n = -1;
+		const saturn_task_t *task;
+		double start;
+
+		if (t < 0 || seen[t]++)
+			goto fail;
+		task = &p->tasks[t];
+		if (task->is_running) {
+			if (saturn_plan_set(plan, t, p, t, task->running.option, task->running.node, 0,
+					    task->running.gpu_ids) < 0)
+				goto fail;
+			continue;
+		}
+		for (int k = 0; k < task->noptions; k++)
+			if (task->options[k].gpus == a->gpus &&
+			    !strcmp(task->options[k].technique, a->technique ? a->technique : ""))
+				o = k;
+		for (int k = 0; k < p->nnodes; k++)
+			if (a->node_name && !strcmp(p->nodes[k].name, a->node_name))
+				n = k;
+		/* a start that has passed means "now" (released tasks waiting
+		 * for their GPUs, or a held task now due); conflicts with what
+		 * runs are caught below */
+		start = a->start_s - elapsed_s;
+		if (start < task->release_s)
+			start = task->release_s;
+		if (start < 0)
+			start = 0;
+		if (o < 0 || n < 0 || !saturn_option_fits(p, t, o, n) || !a->gpu_ids)
+			goto fail;
+		for (int g = 0; g < a->gpus; g++)
+			if (a->gpu_ids[g] < 0 || a->gpu_ids[g] >= p->nodes[n].gpus)
+				goto fail;
+		if (saturn_plan_set(plan, t, p, t, o, n, start, a->gpu_ids) < 0)
+			goto fail;
+	}
+	/* GPUs never shared in time, never used while busy */
+	for (int i = 0; i < plan->nassign; i++) {
+		const saturn_assign_t *a = &plan->assign[i];
+		const saturn_node_t *node = &p->nodes[a->node];
+
+		for (int b = 0; b < node->nbusy; b++)
+			for (int g = 0; g < a->gpus; g++)
+				for (int k = 0; k < node->busy[b].ngpus; k++)
+					if (a->gpu_ids[g] == node->busy[b].gpu_ids[k] &&
+					    a->start_s < node->busy[b].until_s - 1e-9)
+						goto fail;
+		for (int j = i + 1; j < plan->nassign; j++) {
+			const saturn_assign_t *c = &plan->assign[j];
+
+			if (c->node != a->node || !overlaps(a->start_s, a->end_s, c->start_s, c->end_s))
+				continue;
+			for (int g = 0; g < a->gpus; g++)
+				for (int k = 0; k < c->gpus; k++)
+					if (a->gpu_ids[g] == c->gpu_ids[k])
+						goto fail;
+		}
+	}
+	plan->makespan_s = 0;
+	for (int i = 0; i < plan->nassign; i++)
+		if (plan->assign[i].end_s > plan->makespan_s)
+			plan->makespan_s = plan->assign[i].end_s;
+	plan->lower_bound_s = prev->lower_bound_s;
+	snprintf(plan->method, sizeof(plan->method), "%s", prev->method);
+	snprintf(plan->status, sizeof(plan->status), "carried");
+	free(seen);
+	return plan;
+fail:
+	free(seen);
+	saturn_plan_destroy(plan);
+	return NULL;
+}

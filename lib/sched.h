@@ -190,6 +190,16 @@ void saturn_sched_reason(char *buf, size_t len, double start_s,
 int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s,
 			       int task_set_changed, double min_gain);
 
+/* The previous cycle's plan, elapsed_s later, as a plan of the new problem
+ * p: same task ids, options (technique and GPU count) and nodes, start
+ * times moved by elapsed_s (a start that has passed becomes 0), running
+ * tasks as pinned in p. NULL when it no longer fits: a task set that
+ * changed, an option or node that is gone, GPUs that would be shared in
+ * time (e.g. a running task overran) or used while busy, or ENOMEM. The caller keeps it unless the fresh plan beats it
+ * by saturn_min_gain (saturn_sched_should_switch). */
+saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
+				  const saturn_problem_t *p);
+
 /* --- progress files -------------------------------------------------- */
 
 /* Read a saturn-progress/1 file written by a job defensively: no symlinks

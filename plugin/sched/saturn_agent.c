@@ -65,6 +65,7 @@ static saturn_plan_t *prev_plan;
 static char plan_id[64];
 static unsigned long plan_seq;
 static double prev_makespan_end;
+static double prev_now;
 
 static double now_mono(void)
 {
@@ -879,20 +880,20 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	}
 	t3 = now_mono();
 
-	/* keep the previous plan's identity unless it changed materially */
+	/* keep the previous plan unless the new one is better by min_gain */
 	{
-		double old_left = prev_makespan_end - s->now;
-		int changed = !prev_plan || prev_plan->nassign != plan->nassign;
+		saturn_plan_t *carried = saturn_sched_carry(prev_plan, s->now - prev_now, b.problem);
 
-		if (!changed && !saturn_sched_should_switch(plan->makespan_s, old_left, 0,
-							      settings.min_gain) &&
-		    fabs(plan->makespan_s - old_left) < 1.0 + settings.min_gain * old_left) {
-			/* same plan, continued */
+		if (carried && !saturn_sched_should_switch(plan->makespan_s, carried->makespan_s, 0,
+							   settings.min_gain)) {
+			saturn_plan_destroy(plan);
+			plan = carried;
 		} else {
+			saturn_plan_destroy(carried);
 			new_plan = 1;
 			snprintf(plan_id, sizeof(plan_id), "p%ld-%lu", (long)s->now, ++plan_seq);
-			prev_makespan_end = s->now + plan->makespan_s;
 		}
+		prev_makespan_end = s->now + plan->makespan_s;
 	}
 
 	nd = saturn_sched_decide(s, &b, plan, settings.release_slack_s, &d);
@@ -930,6 +931,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	persist(s, &b, plan);
 	saturn_plan_destroy(prev_plan);
 	prev_plan = plan;
+	prev_now = s->now;
 	plan = NULL;
 out:
 	free(d);

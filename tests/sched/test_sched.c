@@ -190,6 +190,55 @@ START_TEST(test_switch)
 }
 END_TEST
 
+/* A plan carries over while the world follows it; an overrunning task or
+ * a changed task set breaks it. */
+START_TEST(test_carry)
+{
+	saturn_snapshot_t *s = cluster(6, 4);
+	saturn_sched_build_t b, b2;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan, *carried;
+
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	plan = saturn_sched_fcfs(b.problem);
+	/* 10 s later, the first four run as planned */
+	s->now += 10;
+	for (int i = 0; i < 4; i++) {
+		s->jobs[i].state = SATURN_SNAP_RUNNING;
+		s->jobs[i].start_time = s->now - 10;
+		s->jobs[i].node = plan->assign[i].node;
+		s->jobs[i].gpus = 4;
+		snprintf(s->jobs[i].technique, SATURN_TECH_LEN, "user");
+		s->jobs[i].gpu_mask = 0;
+		for (int g = 0; g < 4; g++)
+			s->jobs[i].gpu_mask |= 1ULL << plan->assign[i].gpu_ids[g];
+	}
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
+	carried = saturn_sched_carry(plan, 10, b2.problem);
+	ck_assert_ptr_nonnull(carried);
+	ck_assert_double_eq_tol(carried->makespan_s, 110, 1e-6);
+	ck_assert_double_eq_tol(carried->assign[4].start_s, 50, 1e-6);
+	ck_assert_int_eq(saturn_sched_should_switch(110, carried->makespan_s, 0, 0.05), 0);
+	saturn_plan_destroy(carried);
+	saturn_sched_build_free(&b2);
+	/* task 0 has run 70 s (overran): its GPUs are still in use at 50 s */
+	s->now += 60;
+	for (int i = 0; i < 4; i++)
+		s->jobs[i].time_limit_s = 200;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
+	ck_assert_ptr_null(saturn_sched_carry(plan, 10, b2.problem));
+	saturn_sched_build_free(&b2);
+	/* a task that ended: the set changed */
+	s->njobs--;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
+	ck_assert_ptr_null(saturn_sched_carry(plan, 70, b2.problem));
+	saturn_sched_build_free(&b2);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 START_TEST(test_state_roundtrip)
 {
 	saturn_snapshot_t *s = cluster(3, 8);
@@ -298,6 +347,7 @@ int main(void)
 	tcase_add_test(tc, test_running_busy_skip);
 	tcase_add_loop_test(tc, test_reason, 0, sizeof(reason_cases) / sizeof(reason_cases[0]));
 	tcase_add_test(tc, test_switch);
+	tcase_add_test(tc, test_carry);
 	tcase_add_test(tc, test_state_roundtrip);
 	tcase_add_loop_test(tc, test_progress, 0, sizeof(progress_cases) / sizeof(progress_cases[0]));
 	tcase_add_test(tc, test_many);
