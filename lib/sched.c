@@ -311,6 +311,13 @@ static int job_task(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
 		nopts = saturn_profile_options(pt, &opts);
 		if (nopts < 0)
 			return -1;
+		/* Slurm nodes carry no Saturn node class yet: a profile's class
+		 * says where it was measured, and applies to every node. */
+		for (int i = 0; i < nopts; i++) {
+			free(opts[i].klass);
+			opts[i].klass = NULL;
+			opts[i].class_idx = -1;
+		}
 	}
 	if (j->state == SATURN_SNAP_HELD) {
 		if (nopts > 0) {

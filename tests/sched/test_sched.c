@@ -9,7 +9,23 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "planner.h"
 #include "sched.h"
+
+static const char profile_text[] =
+	"{\"format\": \"saturn-profile/1\", \"batch\": \"sweep\", \"created\": 1,"
+	" \"tasks\": [ {\"signature\": \"m/bs8\", \"task_ids\": \"0-5\", \"batches\": 100,"
+	" \"class\": \"somewhere\", \"options\": ["
+	"  {\"technique\": \"single\", \"gpus\": 1, \"sec_per_batch\": 1.0, \"status\": \"measured\"},"
+	"  {\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 0.52, \"status\": \"measured\","
+	"   \"params\": {\"bucket_mb\": 25}},"
+	"  {\"technique\": \"fsdp\", \"gpus\": 4, \"sec_per_batch\": 0.3, \"status\": \"predicted\"},"
+	"  {\"technique\": \"ddp\", \"gpus\": 8, \"status\": \"oom\"} ] } ] }";
+
+static const saturn_profile_t *lookup_one(const char *batch, long uid, void *arg)
+{
+	return strcmp(batch, "sweep") ? NULL : arg;
+}
 
 static const struct settings_case {
 	const char *params;
@@ -239,6 +255,41 @@ START_TEST(test_carry)
 }
 END_TEST
 
+/* With a profile: every usable option, the profile's batches, planned by
+ * the planner into a valid plan. */
+START_TEST(test_profile_plan)
+{
+	saturn_snapshot_t *s = cluster(6, 8);
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr = saturn_profile_parse(profile_text, strlen(profile_text), &err);
+	saturn_sched_build_t b;
+	saturn_planner_opts_t opts;
+	saturn_plan_t *plan;
+	saturn_decision_t *d;
+	int nd;
+
+	ck_assert_msg(pr != NULL, "%s", err.text);
+	ck_assert_int_eq(saturn_sched_build(s, lookup_one, pr, &b, &err), 0);
+	ck_assert_int_eq(b.any_profile, 1);
+	ck_assert_int_eq(b.problem->tasks[0].noptions, 3);
+	ck_assert_double_eq(b.problem->tasks[0].batches, 100);
+	saturn_planner_opts_init(&opts);
+	opts.time_limit_s = 0.3;
+	plan = saturn_planner_solve(b.problem, &opts, &err);
+	ck_assert_msg(plan != NULL, "%s", err.text);
+	ck_assert_int_eq(saturn_plan_validate(plan, b.problem, &err), 0);
+	/* the users' 8-GPU requests would take 6 x 100 s / 2 nodes = 300 s */
+	ck_assert_double_le(plan->makespan_s, 300);
+	nd = saturn_sched_decide(s, &b, plan, 2, &d);
+	ck_assert_int_eq(nd, 6);
+	free(d);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_profile_destroy(pr);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 START_TEST(test_state_roundtrip)
 {
 	saturn_snapshot_t *s = cluster(3, 8);
@@ -348,6 +399,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_reason, 0, sizeof(reason_cases) / sizeof(reason_cases[0]));
 	tcase_add_test(tc, test_switch);
 	tcase_add_test(tc, test_carry);
+	tcase_add_test(tc, test_profile_plan);
 	tcase_add_test(tc, test_state_roundtrip);
 	tcase_add_loop_test(tc, test_progress, 0, sizeof(progress_cases) / sizeof(progress_cases[0]));
 	tcase_add_test(tc, test_many);
