@@ -318,6 +318,8 @@ int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max)
 				 "out of memory on %d GPUs, and memory per GPU does not fall with fewer", koom);
 		}
 	}
+	if (koom < sw->lo - 1)
+		koom = sw->lo - 1;
 	for (int g = koom + 1; g <= sw->hi; g++)
 		if (sw->pts[g].state == SATURN_PT_MEASURED) {
 			if (!kok)
@@ -325,7 +327,7 @@ int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max)
 			nok++;
 		}
 	/* bisect the smallest feasible count */
-	if (koom && kok && kok - koom > 1) {
+	if (koom >= sw->lo && kok && kok - koom > 1) {
 		push(sw, (koom + kok) / 2, gpus, &n, max);
 		if (n)
 			return n;
@@ -362,6 +364,11 @@ void saturn_sweep_report(saturn_sweep_t *sw, int gpus,
 	p->peak_mem_mb = peak_mem_mb;
 	snprintf(p->reason, sizeof(p->reason), "%s", reason ? reason : "");
 	sw->trials++;
+}
+
+int saturn_sweep_done(const saturn_sweep_t *sw)
+{
+	return sw->complete;
 }
 
 const saturn_point_t *saturn_sweep_point(const saturn_sweep_t *sw, int gpus)

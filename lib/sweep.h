@@ -100,6 +100,9 @@ void saturn_sweep_report(saturn_sweep_t *sw, int gpus,
 			 saturn_point_state_t state, double sec_per_batch,
 			 double peak_mem_mb, const char *reason);
 
+/* 1 when saturn_sweep_next() has reported completion. */
+int saturn_sweep_done(const saturn_sweep_t *sw);
+
 /* Result for a count (NULL outside lo..hi). */
 const saturn_point_t *saturn_sweep_point(const saturn_sweep_t *sw, int gpus);
 

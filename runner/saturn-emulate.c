@@ -317,7 +317,7 @@ int main(int argc, char **argv)
 			break;
 		done++;
 		if (trial || done >= batches || tb - last_line >= 0.2 || want_ckpt) {
-			fprintf(out, "SATURN_PROGRESS batches_done=%.0f batches_total=%.0f sec_per_batch=%.6f peak_mem_mb=%.0f\n",
+			fprintf(out, "SATURN_PROGRESS batches_done=%.0f batches_total=%.0f sec_per_batch=%.9g peak_mem_mb=%.0f\n",
 				done, batches, dt, res.mem_mb);
 			fflush(out);
 			last_line = tb;

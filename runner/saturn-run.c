@@ -72,6 +72,8 @@ struct run {
 	/* trial */
 	int trial;
 	double warmup, measure;
+	double rep_sum;       /* child-reported sec_per_batch after warm-up */
+	int rep_n, unrep_n;
 	double t_warm, done_warm, t_meas_end;
 	int trial_done;
 };
@@ -429,10 +431,24 @@ static void handle_line(struct run *r, const char *line)
 				r->t_warm = t;
 				r->done_warm = m.batches_done;
 			}
+			else if (r->t_warm >= 0) {
+				if (m.sec_per_batch > 0) {
+					r->rep_sum += m.sec_per_batch;
+					r->rep_n++;
+				} else {
+					r->unrep_n++;
+				}
+			}
 			if (r->t_warm >= 0 && m.batches_done >= r->done_warm + r->measure &&
 			    m.batches_done > r->done_warm) {
 				r->t_meas_end = t;
-				r->spb = (t - r->t_warm) / (m.batches_done - r->done_warm);
+				/* the program's own per-batch times when it gave them
+				 * for every measured line (lines may reach us in
+				 * bursts), else our clock */
+				if (r->rep_n > 0 && r->unrep_n == 0)
+					r->spb = r->rep_sum / r->rep_n;
+				else
+					r->spb = (t - r->t_warm) / (m.batches_done - r->done_warm);
 				r->trial_done = 1;
 			}
 		}
