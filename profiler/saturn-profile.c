@@ -541,6 +541,38 @@ static void chain_candidates(struct sig *s, int ngpus)
 	(void)ngpus;
 }
 
+/* --show-topology: print what --topology / --gres-conf (or this machine)
+ * says, one line, for scripts and tests. */
+static int show_topology(const struct opts *o)
+{
+	saturn_error_t err = {{0}};
+	saturn_topology_t *t;
+
+	if (o->gres_conf) {
+		size_t len;
+		char *txt = saturn_read_file(o->gres_conf, 1 << 20, &len, &err);
+
+		t = txt ? saturn_topology_from_gres(txt, 25.0, SATURN_PCIE_DEFAULT_GBS, &err) : NULL;
+		free(txt);
+	} else {
+		t = o->topology ? saturn_topology_load_xml(o->topology, &err) : saturn_topology_load_system(&err);
+	}
+	if (!t) {
+		fprintf(stderr, "%s: %s\n", prog, err.text);
+		return 1;
+	}
+	printf("gpus=%d interconnect=%s nvlink_pairs=%d gpu_mem_mb=%.0f model=%s\n", t->ngpus, t->interconnect,
+	       t->nvlink_pairs, t->gpu_mem_mb, t->gpu_model ? t->gpu_model : "unknown");
+	for (int i = 0; i < t->ngpus; i++) {
+		printf("%s", t->names[i]);
+		for (int j = 0; j < t->ngpus; j++)
+			printf(" %.1f", t->link_gbs[i * t->ngpus + j]);
+		putchar('\n');
+	}
+	saturn_topology_destroy(t);
+	return 0;
+}
+
 /* --- main ------------------------------------------------------------------ */
 
 static void usage(FILE *f)
@@ -571,6 +603,7 @@ int main(int argc, char **argv)
 		{"gres-conf", required_argument, NULL, 'G'},
 		{"class", required_argument, NULL, 'c'},
 		{"keep", no_argument, NULL, 'k'},
+		{"show-topology", no_argument, NULL, 'S'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -586,8 +619,9 @@ int main(int argc, char **argv)
 	saturn_techniques_t *reg = NULL;
 	saturn_error_t err = {{0}};
 	saturn_bw_table_t bw;
+	int show = 0;
 
-	while ((c = getopt_long(argc, argv, "b:s:i:o:n:w:t:g:T:xB:X:G:c:kqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:s:i:o:n:w:t:g:T:xB:X:G:c:kqhS", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': o.batch = optarg; break;
 		case 's': o.script = optarg; break;
@@ -604,11 +638,14 @@ int main(int argc, char **argv)
 		case 'G': o.gres_conf = optarg; break;
 		case 'c': o.klass = optarg; break;
 		case 'k': o.keep = 1; break;
+		case 'S': show = 1; break;
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
+	if (show)
+		return show_topology(&o);
 	if (!o.batch || !o.script || !o.task_ids || !o.output || optind != argc) {
 		usage(stderr);
 		return 2;
