@@ -1,48 +1,670 @@
-/* formats.c - JSON forms of problems and plans. (Skeleton: filled in by the
- * formats work; every entry point fails cleanly until then.) */
+/* formats.c - saturn-problem/1 and saturn-plan/1 in JSON (doc/formats.md),
+ * and the file helpers the programs use to read and write them.
+ *
+ * Parsing is two-staged: this file turns JSON into the model with every
+ * field's type, range and presence checked (messages name the field, and the
+ * task or node by index and id), then saturn_problem_check() checks the
+ * problem as a whole (classes, duplicate ids, fitting options). Unknown keys
+ * are ignored at every level, so newer writers can add fields; a change that
+ * older readers must not ignore gets a new format version instead.
+ */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "formats.h"
+#include "jsonutil.h"
 
-saturn_problem_t *saturn_problem_parse(const char *buf, size_t len, saturn_error_t *err)
+#define PROBLEM_MAX_BYTES (64u << 20)
+#define MAX_BUSY 1024 /* busy entries per node */
+#define NAME_MAX_LEN SATURN_MAX_ID_LEN
+
+/* --- problem: JSON -> model ----------------------------------------------- */
+
+static void node_clear(saturn_node_t *n)
 {
-	saturn_error_set(err, "not implemented");
+	free(n->name);
+	free(n->klass);
+	for (int b = 0; b < n->nbusy; b++)
+		free(n->busy[b].gpu_ids);
+	free(n->busy);
+	memset(n, 0, sizeof(*n));
+}
+
+static void task_clear(saturn_task_t *t)
+{
+	free(t->id);
+	for (int o = 0; o < t->noptions; o++) {
+		free(t->options[o].technique);
+		free(t->options[o].klass);
+	}
+	free(t->options);
+	free(t->running.gpu_ids);
+	memset(t, 0, sizeof(*t));
+}
+
+static int parse_node(json_object *jn, int i, saturn_node_t *n,
+		      saturn_error_t *err)
+{
+	char ctx[SATURN_ERROR_LEN / 2], bctx[SATURN_ERROR_LEN / 2];
+	json_object *busy;
+	size_t nb;
+
+	snprintf(ctx, sizeof(ctx), "nodes[%d]", i);
+	if (!json_object_is_type(jn, json_type_object))
+		return saturn_error_set(err, "%s: must be an object", ctx);
+	if (sj_str(jn, ctx, "name", true, true, NAME_MAX_LEN, &n->name, err) < 0)
+		return -1;
+	snprintf(ctx, sizeof(ctx), "nodes[%d] (%.64s)", i, n->name);
+	if (sj_int(jn, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &n->gpus, err) < 0 ||
+	    sj_str(jn, ctx, "class", false, true, NAME_MAX_LEN, &n->klass, err) < 0 ||
+	    sj_get(jn, ctx, "busy", false, json_type_array, &busy, err) < 0)
+		return -1;
+	if (!busy)
+		return 0;
+	nb = json_object_array_length(busy);
+	if (nb > MAX_BUSY)
+		return saturn_error_set(err, "%s.busy: more than %d entries", ctx, MAX_BUSY);
+	n->busy = calloc(nb + 1, sizeof(*n->busy));
+	if (!n->busy)
+		return saturn_error_set(err, "out of memory");
+	for (size_t b = 0; b < nb; b++) {
+		json_object *jb = json_object_array_get_idx(busy, b);
+		saturn_busy_t *sb = &n->busy[b];
+
+		n->nbusy++;
+		snprintf(bctx, sizeof(bctx), "%s.busy[%zu]", ctx, b);
+		if (!json_object_is_type(jb, json_type_object))
+			return saturn_error_set(err, "%s: must be an object", bctx);
+		if (sj_int_array(jb, bctx, "gpu_ids", true, 0, n->gpus - 1, n->gpus,
+				 &sb->gpu_ids, &sb->ngpus, err) < 0 ||
+		    sj_num(jb, bctx, "until_s", true, 0, false, &sb->until_s, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_option(json_object *jo, const char *ctx, saturn_option_t *o,
+			saturn_error_t *err)
+{
+	if (!json_object_is_type(jo, json_type_object))
+		return saturn_error_set(err, "%s: must be an object", ctx);
+	if (sj_str(jo, ctx, "technique", true, true, NAME_MAX_LEN, &o->technique, err) < 0 ||
+	    sj_int(jo, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &o->gpus, err) < 0 ||
+	    sj_num(jo, ctx, "sec_per_batch", true, 0, true, &o->sec_per_batch, err) < 0 ||
+	    sj_str(jo, ctx, "class", false, true, NAME_MAX_LEN, &o->klass, err) < 0)
+		return -1;
+	o->class_idx = -1;
+	return 0;
+}
+
+static int find_node(const saturn_problem_t *p, const char *name)
+{
+	for (int n = 0; n < p->nnodes; n++)
+		if (strcmp(p->nodes[n].name, name) == 0)
+			return n;
+	return -1;
+}
+
+/* "running": node name -> index, technique + gpus -> option index (one
+ * whose class admits the node). */
+static int parse_running(json_object *jr, const char *ctx,
+			 const saturn_problem_t *p, saturn_task_t *t,
+			 saturn_error_t *err)
+{
+	char rctx[SATURN_ERROR_LEN / 2];
+	char *node = NULL, *tech = NULL;
+	saturn_running_t *r = &t->running;
+	int gpus = 0, rc = -1, has_gpus;
+	const char *nclass;
+
+	snprintf(rctx, sizeof(rctx), "%s.running", ctx);
+	if (sj_str(jr, rctx, "node", true, true, NAME_MAX_LEN, &node, err) < 0 ||
+	    sj_str(jr, rctx, "technique", true, true, NAME_MAX_LEN, &tech, err) < 0)
+		goto out;
+	has_gpus = sj_int(jr, rctx, "gpus", false, 1, SATURN_MAX_GPUS_PER_NODE, &gpus, err);
+	if (has_gpus < 0)
+		goto out;
+	r->node = find_node(p, node);
+	if (r->node < 0) {
+		saturn_error_set(err, "%s.node: unknown node \"%.64s\"", rctx, node);
+		goto out;
+	}
+	if (sj_int_array(jr, rctx, "gpu_ids", true, 0, p->nodes[r->node].gpus - 1,
+			 p->nodes[r->node].gpus, &r->gpu_ids, &r->ngpus, err) < 0)
+		goto out;
+	if (has_gpus && gpus != r->ngpus) {
+		saturn_error_set(err, "%s.gpus: %d but gpu_ids lists %d", rctx, gpus, r->ngpus);
+		goto out;
+	}
+	nclass = p->nodes[r->node].klass ? p->nodes[r->node].klass : "";
+	r->option = -1;
+	for (int o = 0; o < t->noptions && r->option < 0; o++) {
+		const saturn_option_t *opt = &t->options[o];
+
+		if (opt->gpus == r->ngpus && strcmp(opt->technique, tech) == 0 &&
+		    (!opt->klass || strcmp(opt->klass, nclass) == 0))
+			r->option = o;
+	}
+	if (r->option < 0) {
+		saturn_error_set(err, "%s: technique \"%.64s\" on %d GPUs matches none of the task's options for node %.64s", rctx, tech, r->ngpus, node);
+		goto out;
+	}
+	t->is_running = true;
+	rc = 0;
+out:
+	free(node);
+	free(tech);
+	return rc;
+}
+
+static int parse_task(json_object *jt, int i, const saturn_problem_t *p,
+		      saturn_task_t *t, saturn_error_t *err)
+{
+	char ctx[SATURN_ERROR_LEN / 2], octx[SATURN_ERROR_LEN / 2];
+	json_object *opts, *running;
+	size_t no;
+
+	snprintf(ctx, sizeof(ctx), "tasks[%d]", i);
+	if (!json_object_is_type(jt, json_type_object))
+		return saturn_error_set(err, "%s: must be an object", ctx);
+	if (sj_str(jt, ctx, "id", true, true, NAME_MAX_LEN, &t->id, err) < 0)
+		return -1;
+	snprintf(ctx, sizeof(ctx), "tasks[%d] (%.64s)", i, t->id);
+	if (sj_num(jt, ctx, "batches", true, 0, false, &t->batches, err) < 0 ||
+	    sj_num(jt, ctx, "release_s", false, 0, false, &t->release_s, err) < 0 ||
+	    sj_get(jt, ctx, "options", true, json_type_array, &opts, err) < 0 ||
+	    sj_get(jt, ctx, "running", false, json_type_object, &running, err) < 0)
+		return -1;
+	no = json_object_array_length(opts);
+	if (no < 1)
+		return saturn_error_set(err, "%s.options: at least one option is needed", ctx);
+	if (no > SATURN_MAX_OPTIONS)
+		return saturn_error_set(err, "%s.options: more than %d options", ctx, SATURN_MAX_OPTIONS);
+	t->options = calloc(no, sizeof(*t->options));
+	if (!t->options)
+		return saturn_error_set(err, "out of memory");
+	for (size_t o = 0; o < no; o++) {
+		t->noptions++;
+		snprintf(octx, sizeof(octx), "%s.options[%zu]", ctx, o);
+		if (parse_option(json_object_array_get_idx(opts, o), octx,
+				 &t->options[o], err) < 0)
+			return -1;
+	}
+	if (running && parse_running(running, ctx, p, t, err) < 0)
+		return -1;
+	return 0;
+}
+
+saturn_problem_t *saturn_problem_parse(const char *buf, size_t len,
+				       saturn_error_t *err)
+{
+	json_object *root = sj_parse(buf, len, err), *nodes, *tasks;
+	saturn_problem_t *p = NULL;
+	size_t nn, nt;
+
+	if (!root)
+		return NULL;
+	if (sj_check_format(root, SATURN_PROBLEM_FORMAT, err) < 0 ||
+	    sj_get(root, "", "nodes", true, json_type_array, &nodes, err) < 0 ||
+	    sj_get(root, "", "tasks", true, json_type_array, &tasks, err) < 0)
+		goto fail;
+	nn = json_object_array_length(nodes);
+	nt = json_object_array_length(tasks);
+	if (nn < 1) {
+		saturn_error_set(err, "nodes: at least one node is needed");
+		goto fail;
+	}
+	if (nn > SATURN_MAX_NODES) {
+		saturn_error_set(err, "nodes: more than %d nodes", SATURN_MAX_NODES);
+		goto fail;
+	}
+	if (nt > SATURN_MAX_TASKS) {
+		saturn_error_set(err, "tasks: more than %d tasks", SATURN_MAX_TASKS);
+		goto fail;
+	}
+	p = saturn_problem_create();
+	if (!p) {
+		saturn_error_set(err, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < nn; i++) {
+		saturn_node_t n = {0};
+
+		if (parse_node(json_object_array_get_idx(nodes, i), (int)i, &n, err) < 0) {
+			node_clear(&n);
+			goto fail;
+		}
+		if (saturn_problem_add_node(p, &n) < 0) {
+			node_clear(&n);
+			saturn_error_set(err, "out of memory");
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < nt; i++) {
+		saturn_task_t t = {0};
+
+		if (parse_task(json_object_array_get_idx(tasks, i), (int)i, p, &t, err) < 0) {
+			task_clear(&t);
+			goto fail;
+		}
+		if (saturn_problem_add_task(p, &t) < 0) {
+			task_clear(&t);
+			saturn_error_set(err, "out of memory");
+			goto fail;
+		}
+	}
+	if (saturn_problem_check(p, err) < 0)
+		goto fail;
+	json_object_put(root);
+	return p;
+fail:
+	json_object_put(root);
+	saturn_problem_destroy(p);
 	return NULL;
 }
 
 saturn_problem_t *saturn_problem_load(const char *path, saturn_error_t *err)
 {
-	saturn_error_set(err, "%s: not implemented", path);
+	size_t len;
+	char *buf = saturn_read_file(path, PROBLEM_MAX_BYTES, &len, err);
+	saturn_problem_t *p;
+
+	if (!buf)
+		return NULL;
+	p = saturn_problem_parse(buf, len, err);
+	free(buf);
+	if (!p)
+		saturn_error_prefix(err, "%s", strcmp(path, "-") ? path : "stdin");
+	return p;
+}
+
+/* --- problem: model -> JSON ---------------------------------------------- */
+
+/* json_object_object_add that drops val when obj is NULL or it fails;
+ * returns -1 then, so builders can chain with ||. */
+static int put(json_object *obj, const char *key, json_object *val)
+{
+	if (!obj || !val || json_object_object_add(obj, key, val) < 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}
+
+static int append(json_object *arr, json_object *val)
+{
+	if (!arr || !val || json_object_array_add(arr, val) < 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}
+
+static json_object *int_array(const int *v, int n)
+{
+	json_object *a = json_object_new_array();
+
+	for (int i = 0; a && i < n; i++)
+		if (append(a, json_object_new_int(v[i])) < 0) {
+			json_object_put(a);
+			return NULL;
+		}
+	return a;
+}
+
+static json_object *node_json(const saturn_node_t *n)
+{
+	json_object *o = json_object_new_object(), *busy;
+
+	if (put(o, "name", json_object_new_string(n->name)) < 0 ||
+	    put(o, "gpus", json_object_new_int(n->gpus)) < 0 ||
+	    (n->klass && put(o, "class", json_object_new_string(n->klass)) < 0))
+		goto fail;
+	if (n->nbusy > 0) {
+		busy = json_object_new_array();
+		if (put(o, "busy", busy) < 0)
+			goto fail;
+		for (int b = 0; b < n->nbusy; b++) {
+			json_object *e = json_object_new_object();
+
+			if (append(busy, e) < 0 ||
+			    put(e, "gpu_ids", int_array(n->busy[b].gpu_ids, n->busy[b].ngpus)) < 0 ||
+			    put(e, "until_s", sj_new_num(n->busy[b].until_s)) < 0)
+				goto fail;
+		}
+	}
+	return o;
+fail:
+	json_object_put(o);
+	return NULL;
+}
+
+static json_object *task_json(const saturn_problem_t *p, const saturn_task_t *t)
+{
+	json_object *o = json_object_new_object(), *opts;
+
+	if (put(o, "id", json_object_new_string(t->id)) < 0 ||
+	    put(o, "batches", sj_new_num(t->batches)) < 0 ||
+	    (t->release_s > 0 && put(o, "release_s", sj_new_num(t->release_s)) < 0))
+		goto fail;
+	opts = json_object_new_array();
+	if (put(o, "options", opts) < 0)
+		goto fail;
+	for (int i = 0; i < t->noptions; i++) {
+		const saturn_option_t *opt = &t->options[i];
+		json_object *e = json_object_new_object();
+
+		if (append(opts, e) < 0 ||
+		    put(e, "technique", json_object_new_string(opt->technique)) < 0 ||
+		    put(e, "gpus", json_object_new_int(opt->gpus)) < 0 ||
+		    put(e, "sec_per_batch", sj_new_num(opt->sec_per_batch)) < 0 ||
+		    (opt->klass && put(e, "class", json_object_new_string(opt->klass)) < 0))
+			goto fail;
+	}
+	if (t->is_running) {
+		const saturn_running_t *r = &t->running;
+		json_object *e = json_object_new_object();
+
+		if (put(o, "running", e) < 0 ||
+		    put(e, "node", json_object_new_string(p->nodes[r->node].name)) < 0 ||
+		    put(e, "gpu_ids", int_array(r->gpu_ids, r->ngpus)) < 0 ||
+		    put(e, "technique", json_object_new_string(t->options[r->option].technique)) < 0 ||
+		    put(e, "gpus", json_object_new_int(r->ngpus)) < 0)
+			goto fail;
+	}
+	return o;
+fail:
+	json_object_put(o);
 	return NULL;
 }
 
 char *saturn_problem_to_json(const saturn_problem_t *p)
 {
-	errno = ENOSYS;
-	return NULL;
+	json_object *root = json_object_new_object(), *nodes, *tasks;
+	char *s = NULL;
+
+	nodes = json_object_new_array();
+	tasks = json_object_new_array();
+	if (put(root, "format", json_object_new_string(SATURN_PROBLEM_FORMAT)) < 0) {
+		json_object_put(nodes);
+		json_object_put(tasks);
+		goto out;
+	}
+	if (put(root, "nodes", nodes) < 0) {
+		json_object_put(tasks);
+		goto out;
+	}
+	if (put(root, "tasks", tasks) < 0)
+		goto out;
+	for (int i = 0; i < p->nnodes; i++)
+		if (append(nodes, node_json(&p->nodes[i])) < 0)
+			goto out;
+	for (int i = 0; i < p->ntasks; i++)
+		if (append(tasks, task_json(p, &p->tasks[i])) < 0)
+			goto out;
+	s = sj_to_string(root, true);
+out:
+	json_object_put(root);
+	if (!s)
+		errno = ENOMEM;
+	return s;
 }
 
-saturn_plan_t *saturn_plan_parse(const char *buf, size_t len, saturn_error_t *err)
+/* --- plan ------------------------------------------------------------------ */
+
+static int cmp_int(const void *a, const void *b)
 {
-	saturn_error_set(err, "not implemented");
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int parse_assign(json_object *ja, int i, saturn_assign_t *a,
+			saturn_error_t *err)
+{
+	char ctx[SATURN_ERROR_LEN / 2];
+
+	snprintf(ctx, sizeof(ctx), "tasks[%d]", i);
+	if (!json_object_is_type(ja, json_type_object))
+		return saturn_error_set(err, "%s: must be an object", ctx);
+	if (sj_str(ja, ctx, "id", true, true, NAME_MAX_LEN, &a->task_id, err) < 0)
+		return -1;
+	snprintf(ctx, sizeof(ctx), "tasks[%d] (%.64s)", i, a->task_id);
+	if (sj_str(ja, ctx, "technique", true, true, NAME_MAX_LEN, &a->technique, err) < 0 ||
+	    sj_int(ja, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &a->gpus, err) < 0 ||
+	    sj_str(ja, ctx, "node", true, true, NAME_MAX_LEN, &a->node_name, err) < 0 ||
+	    sj_num(ja, ctx, "start_s", true, 0, false, &a->start_s, err) < 0 ||
+	    sj_num(ja, ctx, "end_s", true, 0, false, &a->end_s, err) < 0)
+		return -1;
+	{
+		int n = 0;
+
+		if (sj_int_array(ja, ctx, "gpu_ids", true, 0, SATURN_MAX_GPUS_PER_NODE - 1,
+				 SATURN_MAX_GPUS_PER_NODE, &a->gpu_ids, &n, err) < 0)
+			return -1;
+		if (n != a->gpus)
+			return saturn_error_set(err, "%s.gpu_ids: lists %d ids for %d GPUs", ctx, n, a->gpus);
+		qsort(a->gpu_ids, (size_t)n, sizeof(int), cmp_int);
+	}
+	if (a->end_s < a->start_s)
+		return saturn_error_set(err, "%s.end_s: before start_s", ctx);
+	return 0;
+}
+
+static int copy_word(json_object *obj, const char *key, char *dst, size_t sz,
+		     saturn_error_t *err)
+{
+	char *s = NULL;
+	int rc = sj_str(obj, "solver", key, false, false, sz - 1, &s, err);
+
+	if (rc > 0)
+		snprintf(dst, sz, "%s", s);
+	free(s);
+	return rc;
+}
+
+saturn_plan_t *saturn_plan_parse(const char *buf, size_t len,
+				 saturn_error_t *err)
+{
+	json_object *root = sj_parse(buf, len, err), *tasks, *solver;
+	saturn_plan_t *plan = NULL;
+	double makespan = 0, lb = 0, solve = 0;
+	size_t nt;
+
+	if (!root)
+		return NULL;
+	if (sj_check_format(root, SATURN_PLAN_FORMAT, err) < 0 ||
+	    sj_num(root, "", "makespan_s", true, 0, false, &makespan, err) < 0 ||
+	    sj_num(root, "", "lower_bound_s", false, 0, false, &lb, err) < 0 ||
+	    sj_get(root, "", "solver", false, json_type_object, &solver, err) < 0 ||
+	    sj_get(root, "", "tasks", true, json_type_array, &tasks, err) < 0)
+		goto fail;
+	nt = json_object_array_length(tasks);
+	if (nt > SATURN_MAX_TASKS) {
+		saturn_error_set(err, "tasks: more than %d tasks", SATURN_MAX_TASKS);
+		goto fail;
+	}
+	plan = saturn_plan_create((int)nt);
+	if (!plan) {
+		saturn_error_set(err, "out of memory");
+		goto fail;
+	}
+	plan->makespan_s = makespan;
+	plan->lower_bound_s = lb;
+	if (solver &&
+	    (copy_word(solver, "method", plan->method, sizeof(plan->method), err) < 0 ||
+	     copy_word(solver, "status", plan->status, sizeof(plan->status), err) < 0 ||
+	     sj_num(solver, "solver", "solve_s", false, 0, false, &solve, err) < 0))
+		goto fail;
+	plan->solve_s = solve;
+	for (size_t i = 0; i < nt; i++)
+		if (parse_assign(json_object_array_get_idx(tasks, i), (int)i,
+				 &plan->assign[i], err) < 0)
+			goto fail;
+	json_object_put(root);
+	return plan;
+fail:
+	json_object_put(root);
+	saturn_plan_destroy(plan);
 	return NULL;
 }
 
 char *saturn_plan_to_json(const saturn_plan_t *plan, int pretty)
 {
-	errno = ENOSYS;
+	json_object *root = json_object_new_object(), *solver, *tasks;
+	char *s = NULL;
+
+	if (put(root, "format", json_object_new_string(SATURN_PLAN_FORMAT)) < 0 ||
+	    put(root, "makespan_s", sj_new_num(plan->makespan_s)) < 0 ||
+	    put(root, "lower_bound_s", sj_new_num(plan->lower_bound_s)) < 0)
+		goto out;
+	solver = json_object_new_object();
+	if (put(root, "solver", solver) < 0 ||
+	    put(solver, "method", json_object_new_string(plan->method)) < 0 ||
+	    put(solver, "status", json_object_new_string(plan->status)) < 0 ||
+	    put(solver, "solve_s", sj_new_num(plan->solve_s)) < 0)
+		goto out;
+	tasks = json_object_new_array();
+	if (put(root, "tasks", tasks) < 0)
+		goto out;
+	for (int i = 0; i < plan->nassign; i++) {
+		const saturn_assign_t *a = &plan->assign[i];
+		json_object *e = json_object_new_object();
+
+		if (append(tasks, e) < 0 ||
+		    put(e, "id", json_object_new_string(a->task_id ? a->task_id : "")) < 0 ||
+		    put(e, "technique", json_object_new_string(a->technique ? a->technique : "")) < 0 ||
+		    put(e, "gpus", json_object_new_int(a->gpus)) < 0 ||
+		    put(e, "node", json_object_new_string(a->node_name ? a->node_name : "")) < 0 ||
+		    put(e, "gpu_ids", int_array(a->gpu_ids, a->gpu_ids ? a->gpus : 0)) < 0 ||
+		    put(e, "start_s", sj_new_num(a->start_s)) < 0 ||
+		    put(e, "end_s", sj_new_num(a->end_s)) < 0)
+			goto out;
+	}
+	s = sj_to_string(root, pretty != 0);
+out:
+	json_object_put(root);
+	if (!s)
+		errno = ENOMEM;
+	return s;
+}
+
+/* --- files ------------------------------------------------------------------ */
+
+char *saturn_read_file(const char *path, size_t max, size_t *len,
+		       saturn_error_t *err)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	const char *name = is_stdin ? "stdin" : path;
+	struct stat st;
+	char *buf;
+	int fd;
+
+	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		saturn_error_set(err, "%s: %s", name, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0) {
+		saturn_error_set(err, "%s: %s", name, strerror(errno));
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		saturn_error_set(err, "%s: is a directory", name);
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > max) {
+		saturn_error_set(err, "%s: larger than %zu bytes", name, max);
+		goto fail;
+	}
+	buf = sj_read_fd(fd, max, len, err);
+	if (!buf) {
+		saturn_error_prefix(err, "%s", name);
+		goto fail;
+	}
+	if (!is_stdin)
+		close(fd);
+	return buf;
+fail:
+	if (!is_stdin)
+		close(fd);
 	return NULL;
 }
 
-char *saturn_read_file(const char *path, size_t max, size_t *len, saturn_error_t *err)
+int saturn_write_file_atomic(const char *path, const char *data, size_t len,
+			     saturn_error_t *err)
 {
-	saturn_error_set(err, "%s: not implemented", path);
-	return NULL;
-}
+	char *dcopy = strdup(path), *bcopy = strdup(path), *tmp = NULL;
+	const char *dir, *base;
+	int fd = -1, dfd, rc = -1;
+	size_t off = 0;
 
-int saturn_write_file_atomic(const char *path, const char *data, size_t len, saturn_error_t *err)
-{
-	return saturn_error_set(err, "%s: not implemented", path);
+	if (!dcopy || !bcopy) {
+		saturn_error_set(err, "%s: out of memory", path);
+		goto out;
+	}
+	dir = dirname(dcopy);
+	base = basename(bcopy);
+	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, base) < 0) {
+		tmp = NULL;
+		saturn_error_set(err, "%s: out of memory", path);
+		goto out;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		saturn_error_set(err, "%s: cannot create a temporary file: %s", path, strerror(errno));
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	/* readable by the daemons that consume it; the data is not secret */
+	if (fchmod(fd, 0644) < 0)
+		goto syserr;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			goto syserr;
+		off += (size_t)w;
+	}
+	if (fsync(fd) < 0)
+		goto syserr;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto syserr;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0)
+		goto syserr;
+	free(tmp);
+	tmp = NULL;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		(void)fsync(dfd); /* best effort: the rename is done */
+		close(dfd);
+	}
+	rc = 0;
+	goto out;
+syserr:
+	saturn_error_set(err, "%s: %s", path, strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	free(dcopy);
+	free(bcopy);
+	return rc;
 }

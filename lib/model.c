@@ -339,9 +339,6 @@ static int check_task(saturn_problem_t *p, int ti, saturn_error_t *err)
 			if (saturn_option_fits(p, ti, o, n))
 				any_fits = true;
 	}
-	for (int j = 0; j < ti; j++)
-		if (strcmp(p->tasks[j].id, t->id) == 0)
-			return saturn_error_set(err, "tasks[%d].id: duplicate task id \"%s\"", ti, t->id);
 	if (!any_fits)
 		return saturn_error_set(err, "%s: no option fits any node (GPU count or class)", what);
 	if (t->is_running) {
@@ -365,26 +362,65 @@ static int check_task(saturn_problem_t *p, int ti, saturn_error_t *err)
 	return 0;
 }
 
-/* Running tasks must not share GPUs with each other. */
+/* Running tasks must not share GPUs with each other (one pass, a GPU mask
+ * per node). */
 static int check_running_overlap(const saturn_problem_t *p, saturn_error_t *err)
 {
-	for (int n = 0; n < p->nnodes; n++) {
-		unsigned long long used = 0;
+	unsigned long long *used = calloc((size_t)p->nnodes + 1, sizeof(*used));
 
-		for (int t = 0; t < p->ntasks; t++) {
-			const saturn_task_t *task = &p->tasks[t];
+	if (!used)
+		return saturn_error_set(err, "out of memory");
+	for (int t = 0; t < p->ntasks; t++) {
+		const saturn_task_t *task = &p->tasks[t];
+		int n = task->running.node;
 
-			if (!task->is_running || task->running.node != n)
-				continue;
-			for (int g = 0; g < task->running.ngpus; g++) {
-				unsigned long long bit = 1ULL << task->running.gpu_ids[g];
+		if (!task->is_running)
+			continue;
+		for (int g = 0; g < task->running.ngpus; g++) {
+			unsigned long long bit = 1ULL << task->running.gpu_ids[g];
 
-				if (used & bit)
-					return saturn_error_set(err, "tasks[%d] (%.64s).running.gpu_ids: GPU %d of node %s is used by another running task", t, task->id, task->running.gpu_ids[g], p->nodes[n].name);
-				used |= bit;
+			if (used[n] & bit) {
+				free(used);
+				return saturn_error_set(err, "tasks[%d] (%.64s).running.gpu_ids: GPU %d of node %s is used by another running task", t, task->id, task->running.gpu_ids[g], p->nodes[n].name);
 			}
+			used[n] |= bit;
 		}
 	}
+	free(used);
+	return 0;
+}
+
+static _Thread_local const saturn_problem_t *sort_p;
+
+static int cmp_task_id(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	int c = strcmp(sort_p->tasks[x].id, sort_p->tasks[y].id);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/* Duplicate task ids, by sorting (O(n log n): problems hold up to
+ * SATURN_MAX_TASKS tasks). Reports the later of the first duplicate pair. */
+static int check_duplicate_ids(const saturn_problem_t *p, saturn_error_t *err)
+{
+	int *order = malloc(sizeof(int) * ((size_t)p->ntasks + 1));
+	int dup = -1;
+
+	if (!order)
+		return saturn_error_set(err, "out of memory");
+	for (int i = 0; i < p->ntasks; i++)
+		order[i] = i;
+	sort_p = p;
+	qsort(order, (size_t)p->ntasks, sizeof(int), cmp_task_id);
+	sort_p = NULL;
+	for (int i = 1; i < p->ntasks; i++)
+		if (strcmp(p->tasks[order[i]].id, p->tasks[order[i - 1]].id) == 0 &&
+		    (dup < 0 || order[i] < dup))
+			dup = order[i];
+	free(order);
+	if (dup >= 0)
+		return saturn_error_set(err, "tasks[%d].id: duplicate task id \"%s\"", dup, p->tasks[dup].id);
 	return 0;
 }
 
@@ -397,6 +433,8 @@ int saturn_problem_check(saturn_problem_t *p, saturn_error_t *err)
 	for (int t = 0; t < p->ntasks; t++)
 		if (check_task(p, t, err) < 0)
 			return -1;
+	if (check_duplicate_ids(p, err) < 0)
+		return -1;
 	return check_running_overlap(p, err);
 }
 

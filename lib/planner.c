@@ -1,9 +1,23 @@
-/* planner.c - the SPASE planner's entry points. (Skeleton.) */
+/* planner.c - the SPASE planner's entry points and their orchestration.
+ *
+ * solve(): bounds (bounds.c) -> constructive heuristics (heuristics.c), the
+ * warm start from a previous plan and the current-practice baselines ->
+ * lp_solve where it pays (milp.c: the assignment bound on small batches, the
+ * time-indexed improver on small single-node batches) -> simulated annealing
+ * (anneal.c) until the deadline, the abort callback or the lower bound. The
+ * best solution is turned into a plan, given GPU ids and validated; a plan
+ * that fails validation is never returned (the next best candidate is).
+ * One call at a time per process (lp_solve); no global state of our own.
+ */
 #include "config.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "planner.h"
+#include "planner_int.h"
 
 void saturn_planner_opts_init(saturn_planner_opts_t *opts)
 {
@@ -12,19 +26,481 @@ void saturn_planner_opts_init(saturn_planner_opts_t *opts)
 	opts->use_milp = -1;
 }
 
-int saturn_planner_bounds(const saturn_problem_t *p, saturn_bounds_t *b, saturn_error_t *err)
+/* Largest batch (tasks not running) for which the MILPs are tried. */
+#define MILP_BOUND_MAX_TASKS 16
+#define MILP_IMPROVE_MAX_TASKS 10
+/* The search stops when the makespan is within this of the lower bound (the
+ * MILP bound itself is only exact to lp_solve's 1e-9 relative gap). */
+#define TARGET_TOL 1e-7
+
+int saturn_planner_bounds(const saturn_problem_t *p, saturn_bounds_t *b,
+			  saturn_error_t *err)
 {
-	return saturn_error_set(err, "not implemented");
+	spase_inst_t *in = spase_inst_create(p);
+	spase_clock_t clk = {0};
+
+	if (!in)
+		return saturn_error_set(err, "planner: out of memory");
+	spase_bounds(in, b);
+	if (in->nfree > 0 && in->nfree <= MILP_BOUND_MAX_TASKS) {
+		clk.t0 = spase_now();
+		clk.deadline = clk.t0 + 2.0;
+		b->milp = spase_milp_bound(in, b->best, 2.0, &clk, NULL);
+		if (b->milp > b->best)
+			b->best = b->milp;
+	}
+	spase_inst_destroy(in);
+	return 0;
 }
 
-saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p, const saturn_planner_opts_t *opts, saturn_error_t *err)
+/* --- plans ------------------------------------------------------------ */
+
+/* Fill the summary fields and GPU ids of plan, then check it. */
+static int finish_plan(const spase_inst_t *in, saturn_plan_t *plan,
+		       saturn_error_t *err)
 {
-	saturn_error_set(err, "not implemented");
-	return NULL;
+	double mk = 0;
+
+	for (int i = 0; i < plan->nassign; i++)
+		if (plan->assign[i].end_s > mk)
+			mk = plan->assign[i].end_s;
+	plan->makespan_s = mk;
+	if (spase_assign_ids(in, plan, err) < 0)
+		return -1;
+	return spase_check(in, plan, err);
 }
 
-saturn_plan_t *saturn_planner_baseline(const saturn_problem_t *p, int gpus, saturn_error_t *err)
+/* Decode sol into a new plan (GPU ids assigned, checked). */
+static saturn_plan_t *sol_plan(const spase_inst_t *in, spase_work_t *w,
+			       spase_sol_t *sol, saturn_error_t *err)
 {
-	saturn_error_set(err, "not implemented");
-	return NULL;
+	saturn_plan_t *plan;
+
+	if (spase_decode(w, sol, 1) < 0) {
+		saturn_error_set(err, "planner: out of memory");
+		return NULL;
+	}
+	plan = saturn_plan_create(in->nt);
+	if (!plan) {
+		saturn_error_set(err, "planner: out of memory");
+		return NULL;
+	}
+	for (int t = 0; t < in->nt; t++)
+		if (saturn_plan_set(plan, t, in->p, t,
+				    in->t[t].opt[sol->opt[t]].orig, w->node[t],
+				    w->start[t], NULL) < 0) {
+			saturn_error_set(err, "planner: out of memory");
+			saturn_plan_destroy(plan);
+			return NULL;
+		}
+	if (finish_plan(in, plan, err) < 0) {
+		saturn_plan_destroy(plan);
+		return NULL;
+	}
+	return plan;
+}
+
+/* The original option index current practice uses for task t. */
+static int baseline_option(const saturn_problem_t *p, int t, int gpus)
+{
+	const saturn_task_t *st = &p->tasks[t];
+	int cnt = -1, smallest = -1, best = -1;
+
+	for (int o = 0; o < st->noptions; o++) {
+		const saturn_option_t *so = &st->options[o];
+		int fits = 0;
+
+		for (int n = 0; n < p->nnodes && !fits; n++)
+			fits = saturn_option_fits(p, t, o, n);
+		if (!fits)
+			continue;
+		if (so->gpus <= gpus && so->gpus > cnt)
+			cnt = so->gpus;
+		if (smallest < 0 || so->gpus < st->options[smallest].gpus ||
+		    (so->gpus == st->options[smallest].gpus &&
+		     so->sec_per_batch < st->options[smallest].sec_per_batch))
+			smallest = o;
+	}
+	if (cnt < 0)
+		return smallest;
+	for (int o = 0; o < st->noptions; o++) {
+		const saturn_option_t *so = &st->options[o];
+		int fits = 0;
+
+		if (so->gpus != cnt)
+			continue;
+		for (int n = 0; n < p->nnodes && !fits; n++)
+			fits = saturn_option_fits(p, t, o, n);
+		if (fits && (best < 0 ||
+			     so->sec_per_batch < st->options[best].sec_per_batch))
+			best = o;
+	}
+	return best;
+}
+
+static saturn_plan_t *baseline(const spase_inst_t *in, int gpus,
+			       saturn_error_t *err)
+{
+	const saturn_problem_t *p = in->p;
+	spase_prof_t *prof = calloc((size_t)in->nn, sizeof(*prof));
+	saturn_plan_t *plan = saturn_plan_create(in->nt);
+	double prev = 0;
+	int ok = 0;
+
+	if (!prof || !plan)
+		goto nomem;
+	for (int n = 0; n < in->nn; n++)
+		if (spase_prof_init(&prof[n], in->base[n].n + 2 * in->nt + 4) < 0 ||
+		    spase_prof_copy(&prof[n], &in->base[n]) < 0)
+			goto nomem;
+	/* Zero-length tasks last (as in spase_decode()), so that no task
+	 * placed after them covers their instant. */
+	for (int k = 0; k < 2 * in->nt; k++) {
+		int t = k % in->nt;
+		const saturn_task_t *st = &p->tasks[t];
+		int o, best = -1;
+		double bs = INFINITY, d, r;
+
+		if (in->t[t].zero != (k >= in->nt))
+			continue;
+		if (st->is_running) {
+			if (saturn_plan_set(plan, t, p, t, st->running.option,
+					    st->running.node, 0, NULL) < 0)
+				goto nomem;
+			continue;
+		}
+		o = baseline_option(p, t, gpus);
+		d = saturn_task_runtime(st, o);
+		r = st->release_s > prev || in->t[t].zero ? st->release_s
+							  : prev;
+		for (int n = 0; n < in->nn; n++) {
+			double s;
+
+			if (!saturn_option_fits(p, t, o, n))
+				continue;
+			s = spase_prof_earliest(&prof[n], st->options[o].gpus,
+						d, r, NULL);
+			if (s < bs) {
+				bs = s;
+				best = n;
+			}
+		}
+		if (best < 0 || !isfinite(bs)) {
+			saturn_error_set(err, "internal: no node for task %s",
+					 st->id);
+			goto fail;
+		}
+		if (spase_prof_take(&prof[best], bs, bs + d,
+				    st->options[o].gpus) < 0 ||
+		    saturn_plan_set(plan, t, p, t, o, best, bs, NULL) < 0)
+			goto nomem;
+		if (!in->t[t].zero)
+			prev = bs;
+	}
+	if (finish_plan(in, plan, err) < 0)
+		goto fail;
+	snprintf(plan->method, sizeof(plan->method), "baseline");
+	snprintf(plan->status, sizeof(plan->status), "feasible");
+	ok = 1;
+	goto out;
+nomem:
+	saturn_error_set(err, "planner: out of memory");
+fail:
+	saturn_plan_destroy(plan);
+	plan = NULL;
+out:
+	if (prof)
+		for (int n = 0; n < in->nn; n++)
+			spase_prof_free(&prof[n]);
+	free(prof);
+	(void)ok;
+	return plan;
+}
+
+saturn_plan_t *saturn_planner_baseline(const saturn_problem_t *p, int gpus,
+				       saturn_error_t *err)
+{
+	spase_inst_t *in = spase_inst_create(p);
+	saturn_plan_t *plan;
+	saturn_bounds_t b;
+
+	if (!in) {
+		saturn_error_set(err, "planner: out of memory");
+		return NULL;
+	}
+	plan = baseline(in, gpus, err);
+	if (plan) {
+		spase_bounds(in, &b);
+		plan->lower_bound_s = b.best;
+	}
+	spase_inst_destroy(in);
+	return plan;
+}
+
+/* --- warm start ----------------------------------------------------------- */
+
+typedef struct name_idx {
+	const char *name;
+	int idx;
+} name_idx_t;
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const name_idx_t *)a)->name,
+		      ((const name_idx_t *)b)->name);
+}
+
+/* The non-dominated option of task t closest to the warm assignment a:
+ * the same technique and GPU count, else one that dominates it. */
+static int warm_option(const spase_inst_t *in, int t, const saturn_assign_t *a)
+{
+	const spase_task_t *tk = &in->t[t];
+	const saturn_task_t *st = &in->p->tasks[t];
+	int best = -1;
+
+	for (int o = 0; o < tk->nopt; o++) {
+		const saturn_option_t *so = &st->options[tk->opt[o].orig];
+
+		if (so->gpus == a->gpus && a->technique &&
+		    strcmp(so->technique, a->technique) == 0)
+			return o;
+	}
+	for (int o = 0; o < tk->nopt; o++)
+		if (tk->opt[o].gpus <= a->gpus &&
+		    (best < 0 || tk->opt[o].dur < tk->opt[best].dur))
+			best = o;
+	return best >= 0 ? best : tk->min_area_opt;
+}
+
+typedef struct warm_ctx {
+	const double *key;
+} warm_ctx_t;
+
+static int warm_cmp(const void *a, const void *b, void *arg)
+{
+	const warm_ctx_t *c = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+
+	if (c->key[x] != c->key[y])
+		return c->key[x] < c->key[y] ? -1 : 1;
+	return x - y;
+}
+
+/* Build a solution from a previous plan: its options and start order for
+ * the tasks it names, the others after them (longest first). Returns 0 when
+ * at least one task matched, 1 when none did, -1 on ENOMEM. */
+static int warm_sol(const spase_inst_t *in, const saturn_plan_t *warm,
+		    spase_sol_t *sol)
+{
+	name_idx_t *names = calloc((size_t)in->nt + 1, sizeof(*names));
+	double *key = calloc((size_t)in->nt + 1, sizeof(double));
+	double maxs = 0;
+	int matched = 0;
+	warm_ctx_t c = {key};
+
+	if (!names || !key) {
+		free(names);
+		free(key);
+		return -1;
+	}
+	for (int t = 0; t < in->nt; t++) {
+		names[t].name = in->p->tasks[t].id;
+		names[t].idx = t;
+		key[t] = NAN;
+		sol->opt[t] = in->t[t].min_area_opt;
+	}
+	qsort(names, (size_t)in->nt, sizeof(*names), name_cmp);
+	for (int i = 0; i < warm->nassign; i++) {
+		const saturn_assign_t *a = &warm->assign[i];
+		name_idx_t k = {a->task_id, 0}, *hit;
+
+		if (!a->task_id)
+			continue;
+		hit = bsearch(&k, names, (size_t)in->nt, sizeof(*names),
+			      name_cmp);
+		if (!hit || !isnan(key[hit->idx]))
+			continue;
+		key[hit->idx] = a->start_s;
+		sol->opt[hit->idx] = warm_option(in, hit->idx, a);
+		if (a->start_s > maxs)
+			maxs = a->start_s;
+		matched++;
+	}
+	for (int t = 0; t < in->nt; t++)
+		if (isnan(key[t])) /* after the known ones, longest first */
+			key[t] = maxs + 1 +
+				 1.0 / (1.0 + in->t[t].opt[sol->opt[t]].dur);
+	for (int t = 0; t < in->nt; t++)
+		sol->order[t] = t;
+	qsort_r(sol->order, (size_t)in->nt, sizeof(int), warm_cmp, &c);
+	free(names);
+	free(key);
+	return matched > 0 ? 0 : 1;
+}
+
+/* --- solve ---------------------------------------------------------------- */
+
+static void label(saturn_plan_t *plan, const char *method,
+		  const saturn_bounds_t *b, int proved, double t0)
+{
+	snprintf(plan->method, sizeof(plan->method), "%s", method);
+	plan->lower_bound_s = b->best;
+	if (proved || plan->makespan_s <= b->best * (1 + 1e-6) ||
+	    plan->makespan_s <= 0)
+		snprintf(plan->status, sizeof(plan->status), "optimal");
+	else
+		snprintf(plan->status, sizeof(plan->status), "feasible");
+	plan->solve_s = spase_now() - t0;
+}
+
+saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
+				    const saturn_planner_opts_t *opts,
+				    saturn_error_t *err)
+{
+	saturn_planner_opts_t def;
+	spase_clock_t clk = {0};
+	spase_inst_t *in = NULL;
+	spase_work_t *w = NULL;
+	spase_sol_t *best = NULL, *cand = NULL;
+	saturn_plan_t *plan = NULL, *bl = NULL;
+	saturn_bounds_t b;
+	const char *method = "heuristic";
+	double mk, limit, target, proved = 0;
+	int use_milp;
+
+	if (!opts) {
+		saturn_planner_opts_init(&def);
+		opts = &def;
+	}
+	limit = opts->time_limit_s > 0 ? opts->time_limit_s : 5.0;
+	clk.t0 = spase_now();
+	clk.deadline = clk.t0 + limit;
+	clk.abort_cb = opts->abort_cb;
+	clk.abort_arg = opts->abort_arg;
+	in = spase_inst_create(p);
+	if (!in)
+		goto nomem;
+	w = spase_work_create(in);
+	best = spase_sol_create(in);
+	cand = spase_sol_create(in);
+	if (!w || !best || !cand)
+		goto nomem;
+	spase_bounds(in, &b);
+	target = b.best * (1 + TARGET_TOL);
+
+	mk = spase_heuristics(in, w, b.best, best, &clk);
+	if (mk < 0)
+		goto nomem;
+	if (opts->warm) {
+		int rc = warm_sol(in, opts->warm, cand);
+		double wm;
+
+		if (rc < 0)
+			goto nomem;
+		if (rc == 0) {
+			wm = spase_decode(w, cand, 1);
+			if (wm < 0)
+				goto nomem;
+			if (wm <= mk) {
+				mk = wm;
+				spase_sol_copy(in, best, cand);
+			}
+		}
+	}
+
+	/* Current practice at 1, 2, 4, ... GPUs: the best is the fallback
+	 * (computed even when the clock has run out; it is cheap). */
+	for (int g = 1; g <= in->max_gpus; g *= 2) {
+		saturn_plan_t *x = baseline(in, g, NULL);
+
+		if (x && (!bl || x->makespan_s < bl->makespan_s)) {
+			saturn_plan_destroy(bl);
+			bl = x;
+		} else {
+			saturn_plan_destroy(x);
+		}
+	}
+
+	use_milp = opts->use_milp;
+	if (use_milp < 0)
+		use_milp = 1;
+	if (use_milp && mk > target && in->nfree > 0 &&
+	    in->nfree <= MILP_BOUND_MAX_TASKS && !spase_stop(&clk)) {
+		double rem = clk.deadline - spase_now();
+		double mb;
+
+		for (int t = 0; t < in->nt; t++)
+			cand->opt[t] = -1;
+		mb = spase_milp_bound(in, b.best, rem * 0.2 < 2 ? rem * 0.2 : 2,
+				      &clk, cand->opt);
+		if (mb > 0) {
+			b.milp = mb;
+			if (mb > b.best)
+				b.best = mb;
+			target = b.best * (1 + TARGET_TOL);
+			/* The model's allotment, list-scheduled. */
+			for (int t = 0; t < in->nt; t++)
+				if (cand->opt[t] < 0)
+					cand->opt[t] = best->opt[t];
+			for (int r = 0; r < 4; r++) {
+				double m2;
+
+				spase_order_by(in, cand, r);
+				m2 = spase_decode(w, cand, 1);
+				if (m2 < 0)
+					goto nomem;
+				if (m2 < mk) {
+					mk = m2;
+					spase_sol_copy(in, best, cand);
+				}
+			}
+		}
+	}
+	if (use_milp && mk > target && in->nn == 1 && in->nfree > 0 &&
+	    in->nfree <= MILP_IMPROVE_MAX_TASKS && !spase_stop(&clk)) {
+		double rem = clk.deadline - spase_now();
+		double m2 = spase_milp_improve(in, w, best, mk, b.best,
+					       rem * 0.4, &clk, &proved);
+
+		if (m2 < mk) {
+			mk = m2;
+			method = "milp";
+		}
+		if (proved > b.best) {
+			b.best = proved;
+			target = b.best * (1 + TARGET_TOL);
+		}
+	}
+	if (mk > target && !spase_stop(&clk)) {
+		double m2 = spase_anneal(in, w, best, mk, target,
+					 opts->seed ? opts->seed : 1, 0, &clk);
+
+		if (m2 < 0)
+			goto nomem;
+		if (m2 < mk) {
+			mk = m2;
+			method = "anneal";
+		}
+	}
+	plan = sol_plan(in, w, best, err);
+	if (!plan)
+		goto out;
+	/* Never worse than current practice. */
+	if (bl && bl->makespan_s < plan->makespan_s * (1 - 1e-12)) {
+		saturn_plan_destroy(plan);
+		plan = bl;
+		bl = NULL;
+		method = "heuristic";
+	}
+	label(plan, method, &b, 0, clk.t0);
+	goto out;
+nomem:
+	saturn_error_set(err, "planner: out of memory");
+out:
+	saturn_plan_destroy(bl);
+	spase_sol_destroy(best);
+	spase_sol_destroy(cand);
+	spase_work_destroy(w);
+	spase_inst_destroy(in);
+	return plan;
 }

@@ -30,7 +30,8 @@ void saturn_planner_opts_init(saturn_planner_opts_t *opts);
 /* Lower bounds on the makespan of p (seconds). p must have passed
  * saturn_problem_check(). */
 typedef struct saturn_bounds {
-	double length; /* longest task at its fastest option */
+	double length; /* latest earliest end of a task (fastest option, release,
+			* busy GPUs and running tasks counted) */
 	double area;   /* minimum total GPU-seconds over total GPUs */
 	double dual;   /* moldable dual-approximation bound */
 	double milp;   /* assignment-MILP bound, 0 when not computed */

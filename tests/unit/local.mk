@@ -17,3 +17,43 @@ unit_test_submit_rules_CPPFLAGS = -I$(top_srcdir)/plugin/common
 unit_test_submit_rules_CFLAGS = $(SATURN_CFLAGS) $(CHECK_CFLAGS)
 unit_test_submit_rules_LDADD = $(top_builddir)/plugin/libsubmit_rules.la $(CHECK_LIBS)
 endif
+
+if HAVE_CHECK
+check_PROGRAMS += unit/test_validate
+TESTS += unit/test_validate
+unit_test_validate_SOURCES = unit/test_validate.c
+unit_test_validate_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_validate_CFLAGS = $(UNIT_CFLAGS)
+unit_test_validate_LDADD = $(UNIT_LDADD)
+endif
+
+if HAVE_CHECK
+check_PROGRAMS += unit/test_formats
+TESTS += unit/test_formats
+unit_test_formats_SOURCES = unit/test_formats.c
+unit_test_formats_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_formats_CFLAGS = $(UNIT_CFLAGS)
+unit_test_formats_LDADD = $(UNIT_LDADD)
+endif
+
+if HAVE_CHECK
+check_PROGRAMS += unit/test_profile
+TESTS += unit/test_profile
+unit_test_profile_SOURCES = unit/test_profile.c
+unit_test_profile_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_profile_CFLAGS = $(UNIT_CFLAGS)
+unit_test_profile_LDADD = $(UNIT_LDADD)
+endif
+
+if HAVE_CHECK
+check_PROGRAMS += unit/test_planner unit/test_bounds
+TESTS += unit/test_planner unit/test_bounds
+unit_test_planner_SOURCES = unit/test_planner.c unit/planner_fixtures.h
+unit_test_planner_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_planner_CFLAGS = $(UNIT_CFLAGS)
+unit_test_planner_LDADD = $(UNIT_LDADD)
+unit_test_bounds_SOURCES = unit/test_bounds.c unit/planner_fixtures.h
+unit_test_bounds_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_bounds_CFLAGS = $(UNIT_CFLAGS)
+unit_test_bounds_LDADD = $(UNIT_LDADD)
+endif

@@ -1,0 +1,303 @@
+/* instance.c - the planner's compact view of a problem: non-dominated
+ * options per task, running tasks pinned, busy GPUs and running tasks folded
+ * into a per-node base capacity profile; plus solutions, the clock and the
+ * abort check shared by the search phases. The caller's problem is read,
+ * never written. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "planner_int.h"
+
+double spase_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int spase_stop(spase_clock_t *c)
+{
+	if (c->stopped)
+		return 1;
+	c->polls++;
+	if (spase_now() >= c->deadline)
+		c->stopped = 1;
+	else if (c->abort_cb && c->abort_cb(c->abort_arg))
+		c->stopped = 1;
+	return c->stopped;
+}
+
+int spase_fits(const spase_inst_t *in, int t, int o, int n)
+{
+	const spase_opt_t *op = &in->t[t].opt[o];
+
+	if (in->t[t].pinned)
+		return n == in->t[t].pin_node;
+	if (op->gpus > in->gpus[n])
+		return 0;
+	return op->klass < 0 || op->klass == in->klass[n];
+}
+
+static int opt_cmp(const void *a, const void *b)
+{
+	const spase_opt_t *x = a, *y = b;
+
+	if (x->gpus != y->gpus)
+		return x->gpus < y->gpus ? -1 : 1;
+	if (x->dur != y->dur)
+		return x->dur < y->dur ? -1 : 1;
+	return x->orig - y->orig;
+}
+
+/* Whether option a (index ia) makes option b (index ib) useless: no more
+ * GPUs, no slower, allowed wherever b is, and strictly better or earlier in
+ * the list (so one of two equal options survives). */
+static int dominates(const saturn_option_t *a, int ia, double da,
+		     const saturn_option_t *b, int ib, double db)
+{
+	if (a->gpus > b->gpus || da > db)
+		return 0;
+	if (a->class_idx >= 0 && a->class_idx != b->class_idx)
+		return 0;
+	if (a->gpus < b->gpus || da < db || a->class_idx != b->class_idx)
+		return 1;
+	return ia < ib;
+}
+
+static int option_fits_some_node(const saturn_problem_t *p,
+				 const saturn_option_t *o)
+{
+	for (int n = 0; n < p->nnodes; n++)
+		if (o->gpus <= p->nodes[n].gpus &&
+		    (o->class_idx < 0 || o->class_idx == p->nodes[n].class_idx))
+			return 1;
+	return 0;
+}
+
+static int build_task(spase_inst_t *in, int ti)
+{
+	const saturn_task_t *st = &in->p->tasks[ti];
+	spase_task_t *t = &in->t[ti];
+
+	t->release = st->release_s;
+	t->zero = st->batches <= 0;
+	t->opt = calloc((size_t)st->noptions, sizeof(*t->opt));
+	if (!t->opt)
+		return -1;
+	if (st->is_running) {
+		int o = st->running.option;
+
+		t->pinned = 1;
+		t->pin_node = st->running.node;
+		t->release = 0;
+		t->opt[0].orig = o;
+		t->opt[0].gpus = st->options[o].gpus;
+		t->opt[0].klass = st->options[o].class_idx;
+		t->opt[0].dur = saturn_task_runtime(st, o);
+		t->nopt = 1;
+	} else {
+		for (int o = 0; o < st->noptions; o++) {
+			const saturn_option_t *so = &st->options[o];
+			double d = saturn_task_runtime(st, o);
+			int dom = 0;
+
+			if (!option_fits_some_node(in->p, so))
+				continue;
+			for (int q = 0; q < st->noptions && !dom; q++) {
+				if (q == o ||
+				    !option_fits_some_node(in->p, &st->options[q]))
+					continue;
+				dom = dominates(&st->options[q], q,
+						saturn_task_runtime(st, q), so,
+						o, d);
+			}
+			if (dom)
+				continue;
+			t->opt[t->nopt].orig = o;
+			t->opt[t->nopt].gpus = so->gpus;
+			t->opt[t->nopt].klass = so->class_idx;
+			t->opt[t->nopt].dur = d;
+			t->nopt++;
+		}
+		if (t->nopt == 0)
+			return -1; /* saturn_problem_check() rules this out */
+		qsort(t->opt, (size_t)t->nopt, sizeof(*t->opt), opt_cmp);
+	}
+	for (int o = 0; o < t->nopt; o++) {
+		spase_opt_t *op = &t->opt[o];
+
+		op->area = op->gpus * op->dur;
+		if (op->area < t->opt[t->min_area_opt].area)
+			t->min_area_opt = o;
+		if (op->dur < t->opt[t->fastest_opt].dur)
+			t->fastest_opt = o;
+	}
+	return 0;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Per-GPU first free time and the base profile of node n. */
+static int build_node(spase_inst_t *in, int n)
+{
+	const saturn_node_t *sn = &in->p->nodes[n];
+	int g = sn->gpus;
+	double *f = calloc((size_t)g, sizeof(*f));
+	double *sorted = calloc((size_t)g, sizeof(*sorted));
+	spase_prof_t *pr = &in->base[n];
+	int rc = -1;
+
+	in->gpu_free[n] = f;
+	if (!f || !sorted || spase_prof_init(pr, 2 * g + 4) < 0)
+		goto out;
+	for (int b = 0; b < sn->nbusy; b++)
+		for (int i = 0; i < sn->busy[b].ngpus; i++) {
+			int id = sn->busy[b].gpu_ids[i];
+
+			if (id >= 0 && id < g && sn->busy[b].until_s > f[id])
+				f[id] = sn->busy[b].until_s;
+		}
+	for (int ti = 0; ti < in->nt; ti++) {
+		const saturn_task_t *st = &in->p->tasks[ti];
+
+		if (!st->is_running || st->running.node != n)
+			continue;
+		for (int i = 0; i < st->running.ngpus; i++) {
+			int id = st->running.gpu_ids[i];
+			double e = in->t[ti].opt[0].dur;
+
+			if (id >= 0 && id < g && e > f[id])
+				f[id] = e;
+		}
+	}
+	memcpy(sorted, f, sizeof(*f) * (size_t)g);
+	qsort(sorted, (size_t)g, sizeof(*sorted), dbl_cmp);
+	/* free(t) = #{gpu : f <= t}: a step up at each distinct f. */
+	pr->n = 1;
+	pr->t[0] = 0;
+	pr->free[0] = 0;
+	for (int i = 0; i < g; i++) {
+		if (sorted[i] <= 0) {
+			pr->free[0]++;
+			continue;
+		}
+		if (pr->t[pr->n - 1] != sorted[i]) {
+			pr->t[pr->n] = sorted[i];
+			pr->free[pr->n] = pr->free[pr->n - 1];
+			pr->n++;
+		}
+		pr->free[pr->n - 1]++;
+	}
+	rc = 0;
+out:
+	free(sorted);
+	return rc;
+}
+
+void spase_inst_destroy(spase_inst_t *in)
+{
+	if (!in)
+		return;
+	if (in->t)
+		for (int i = 0; i < in->nt; i++)
+			free(in->t[i].opt);
+	if (in->gpu_free)
+		for (int n = 0; n < in->nn; n++)
+			free(in->gpu_free[n]);
+	if (in->base)
+		for (int n = 0; n < in->nn; n++)
+			spase_prof_free(&in->base[n]);
+	free(in->t);
+	free(in->gpus);
+	free(in->klass);
+	free(in->gpu_free);
+	free(in->base);
+	free(in);
+}
+
+spase_inst_t *spase_inst_create(const saturn_problem_t *p)
+{
+	spase_inst_t *in = calloc(1, sizeof(*in));
+
+	if (!in)
+		return NULL;
+	in->p = p;
+	in->nt = p->ntasks;
+	in->nn = p->nnodes;
+	in->t = calloc((size_t)in->nt + 1, sizeof(*in->t));
+	in->gpus = calloc((size_t)in->nn, sizeof(int));
+	in->klass = calloc((size_t)in->nn, sizeof(int));
+	in->gpu_free = calloc((size_t)in->nn, sizeof(double *));
+	in->base = calloc((size_t)in->nn, sizeof(*in->base));
+	if (!in->t || !in->gpus || !in->klass || !in->gpu_free || !in->base)
+		goto fail;
+	for (int n = 0; n < in->nn; n++) {
+		in->gpus[n] = p->nodes[n].gpus;
+		in->klass[n] = p->nodes[n].class_idx;
+		in->total_gpus += in->gpus[n];
+		if (in->gpus[n] > in->max_gpus)
+			in->max_gpus = in->gpus[n];
+	}
+	for (int i = 0; i < in->nt; i++) {
+		if (build_task(in, i) < 0)
+			goto fail;
+		if (in->t[i].pinned) {
+			if (in->t[i].opt[0].dur > in->pinned_end)
+				in->pinned_end = in->t[i].opt[0].dur;
+		} else {
+			in->nfree++;
+		}
+	}
+	for (int n = 0; n < in->nn; n++)
+		if (build_node(in, n) < 0)
+			goto fail;
+	return in;
+fail:
+	spase_inst_destroy(in);
+	errno = ENOMEM;
+	return NULL;
+}
+
+spase_sol_t *spase_sol_create(const spase_inst_t *in)
+{
+	spase_sol_t *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->opt = calloc((size_t)in->nt + 1, sizeof(int));
+	s->order = calloc((size_t)in->nt + 1, sizeof(int));
+	if (!s->opt || !s->order) {
+		spase_sol_destroy(s);
+		return NULL;
+	}
+	for (int i = 0; i < in->nt; i++)
+		s->order[i] = i;
+	return s;
+}
+
+void spase_sol_destroy(spase_sol_t *s)
+{
+	if (!s)
+		return;
+	free(s->opt);
+	free(s->order);
+	free(s);
+}
+
+void spase_sol_copy(const spase_inst_t *in, spase_sol_t *dst,
+		    const spase_sol_t *src)
+{
+	memcpy(dst->opt, src->opt, sizeof(int) * (size_t)in->nt);
+	memcpy(dst->order, src->order, sizeof(int) * (size_t)in->nt);
+}

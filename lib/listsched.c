@@ -1,0 +1,331 @@
+/* listsched.c - the list scheduler every planner method decodes through.
+ *
+ * Each node keeps a step function of free GPUs over time (busy GPUs and
+ * running tasks already taken out). Tasks are placed one by one in priority
+ * order at the earliest time their option's GPU count is free for the whole
+ * runtime, on whichever fitting node allows the earliest start (best fit on
+ * ties). Because the earliest start is searched over the whole profile, a
+ * later task can fill a gap left before earlier ones (backfilling). A
+ * per-node count is exact: GPUs inside a node are interchangeable, so ids
+ * can always be handed out afterwards in start order. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner_int.h"
+
+int spase_prof_init(spase_prof_t *pr, int cap)
+{
+	if (cap < 4)
+		cap = 4;
+	pr->t = calloc((size_t)cap, sizeof(*pr->t));
+	pr->free = calloc((size_t)cap, sizeof(*pr->free));
+	pr->n = 1;
+	pr->cap = cap;
+	if (!pr->t || !pr->free) {
+		spase_prof_free(pr);
+		return -1;
+	}
+	return 0;
+}
+
+void spase_prof_free(spase_prof_t *pr)
+{
+	free(pr->t);
+	free(pr->free);
+	pr->t = NULL;
+	pr->free = NULL;
+	pr->n = pr->cap = 0;
+}
+
+static int prof_reserve(spase_prof_t *pr, int need)
+{
+	double *t;
+	int *f;
+	int cap;
+
+	if (need <= pr->cap)
+		return 0;
+	cap = pr->cap * 2 > need ? pr->cap * 2 : need;
+	t = realloc(pr->t, sizeof(*t) * (size_t)cap);
+	if (!t)
+		return -1;
+	pr->t = t;
+	f = realloc(pr->free, sizeof(*f) * (size_t)cap);
+	if (!f)
+		return -1;
+	pr->free = f;
+	pr->cap = cap;
+	return 0;
+}
+
+int spase_prof_copy(spase_prof_t *dst, const spase_prof_t *src)
+{
+	if (prof_reserve(dst, src->n) < 0)
+		return -1;
+	memcpy(dst->t, src->t, sizeof(*dst->t) * (size_t)src->n);
+	memcpy(dst->free, src->free, sizeof(*dst->free) * (size_t)src->n);
+	dst->n = src->n;
+	return 0;
+}
+
+/* Index of the step containing time x (the last i with t[i] <= x). */
+static int prof_find(const spase_prof_t *pr, double x)
+{
+	int lo = 0, hi = pr->n - 1;
+
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+
+		if (pr->t[mid] <= x)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+double spase_prof_earliest(const spase_prof_t *pr, int g, double d, double r,
+			   int *free_at)
+{
+	double s = r;
+	int js = prof_find(pr, r);
+
+	for (int j = js; j < pr->n; j++) {
+		double end = j + 1 < pr->n ? pr->t[j + 1] : INFINITY;
+
+		if (pr->free[j] < g) {
+			if (j + 1 >= pr->n)
+				break;
+			s = pr->t[j + 1];
+			js = j + 1;
+			continue;
+		}
+		if (end >= s + d) {
+			if (free_at)
+				*free_at = pr->free[js];
+			return s;
+		}
+	}
+	if (free_at)
+		*free_at = 0;
+	return INFINITY;
+}
+
+/* Make sure a step starts exactly at x; returns its index or -1. */
+static int prof_split(spase_prof_t *pr, double x)
+{
+	int i = prof_find(pr, x);
+
+	if (pr->t[i] == x)
+		return i;
+	if (prof_reserve(pr, pr->n + 1) < 0)
+		return -1;
+	memmove(&pr->t[i + 2], &pr->t[i + 1],
+		sizeof(*pr->t) * (size_t)(pr->n - i - 1));
+	memmove(&pr->free[i + 2], &pr->free[i + 1],
+		sizeof(*pr->free) * (size_t)(pr->n - i - 1));
+	pr->t[i + 1] = x;
+	pr->free[i + 1] = pr->free[i];
+	pr->n++;
+	return i + 1;
+}
+
+int spase_prof_take(spase_prof_t *pr, double s, double e, int g)
+{
+	int a, b;
+
+	if (!(e > s) || g <= 0)
+		return 0;
+	a = prof_split(pr, s);
+	if (a < 0)
+		return -1;
+	b = prof_split(pr, e);
+	if (b < 0)
+		return -1;
+	for (int i = a; i < b; i++)
+		pr->free[i] -= g;
+	return 0;
+}
+
+spase_work_t *spase_work_create(const spase_inst_t *in)
+{
+	spase_work_t *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->in = in;
+	w->prof = calloc((size_t)in->nn, sizeof(*w->prof));
+	w->node = calloc((size_t)in->nt + 1, sizeof(int));
+	w->start = calloc((size_t)in->nt + 1, sizeof(double));
+	w->node_end = calloc((size_t)in->nn, sizeof(double));
+	if (!w->prof || !w->node || !w->start || !w->node_end)
+		goto fail;
+	for (int n = 0; n < in->nn; n++)
+		if (spase_prof_init(&w->prof[n],
+				    in->base[n].n + 2 * in->nt + 4) < 0)
+			goto fail;
+	return w;
+fail:
+	spase_work_destroy(w);
+	return NULL;
+}
+
+void spase_work_destroy(spase_work_t *w)
+{
+	if (!w)
+		return;
+	if (w->prof)
+		for (int n = 0; n < w->in->nn; n++)
+			spase_prof_free(&w->prof[n]);
+	free(w->prof);
+	free(w->node);
+	free(w->start);
+	free(w->node_end);
+	free(w);
+}
+
+/* Best node for option o of task t: earliest start, then tightest fit,
+ * then lowest index. Returns the node or -1 (no node fits). */
+static int best_node(spase_work_t *w, int t, int o, double *start)
+{
+	const spase_inst_t *in = w->in;
+	const spase_opt_t *op = &in->t[t].opt[o];
+	int best = -1, best_left = 0;
+	double bs = INFINITY;
+
+	for (int n = 0; n < in->nn; n++) {
+		int fa;
+		double s;
+
+		if (!spase_fits(in, t, o, n))
+			continue;
+		s = spase_prof_earliest(&w->prof[n], op->gpus, op->dur,
+					in->t[t].release, &fa);
+		if (s < bs || (s == bs && fa - op->gpus < best_left)) {
+			bs = s;
+			best = n;
+			best_left = fa - op->gpus;
+		}
+	}
+	*start = bs;
+	return best;
+}
+
+double spase_decode(spase_work_t *w, spase_sol_t *sol, double alpha)
+{
+	const spase_inst_t *in = w->in;
+	double mk = 0;
+
+	for (int n = 0; n < in->nn; n++) {
+		if (spase_prof_copy(&w->prof[n], &in->base[n]) < 0)
+			return -1;
+		w->node_end[n] = 0;
+	}
+	for (int t = 0; t < in->nt; t++) {
+		if (!in->t[t].pinned)
+			continue;
+		sol->opt[t] = 0;
+		w->node[t] = in->t[t].pin_node;
+		w->start[t] = 0;
+		if (in->t[t].opt[0].dur > w->node_end[w->node[t]])
+			w->node_end[w->node[t]] = in->t[t].opt[0].dur;
+		if (in->t[t].opt[0].dur > mk)
+			mk = in->t[t].opt[0].dur;
+	}
+	for (int k = 0; k < 2 * in->nt; k++) {
+		int t = sol->order[k % in->nt];
+		const spase_task_t *tk = &in->t[t];
+		int o = sol->opt[t], n;
+		double s, e;
+
+		if (tk->pinned || tk->zero != (k >= in->nt))
+			continue;
+		if (o >= 0) {
+			/* Options with the same GPU count differ only in class
+			 * (the rest are dominated): take the one that ends
+			 * first, so that the class follows the free nodes. */
+			int q0 = o, q1 = o;
+
+			while (q0 > 0 && tk->opt[q0 - 1].gpus == tk->opt[o].gpus)
+				q0--;
+			while (q1 + 1 < tk->nopt &&
+			       tk->opt[q1 + 1].gpus == tk->opt[o].gpus)
+				q1++;
+			n = best_node(w, t, o, &s);
+			for (int q = q0; q <= q1 && q0 < q1; q++) {
+				double sq;
+				int nq;
+
+				if (q == o)
+					continue;
+				nq = best_node(w, t, q, &sq);
+				if (nq >= 0 && (n < 0 || sq + tk->opt[q].dur <
+								s + tk->opt[o].dur)) {
+					n = nq;
+					s = sq;
+					o = q;
+				}
+			}
+			sol->opt[t] = o;
+		} else {
+			double lim = alpha * tk->opt[tk->min_area_opt].area *
+				     (1 + 1e-12);
+			double be = INFINITY;
+
+			n = -1;
+			s = INFINITY;
+			for (int q = 0; q < tk->nopt; q++) {
+				double sq;
+				int nq;
+
+				if (tk->opt[q].area > lim && q != tk->min_area_opt)
+					continue;
+				nq = best_node(w, t, q, &sq);
+				if (nq < 0)
+					continue;
+				if (sq + tk->opt[q].dur < be) {
+					be = sq + tk->opt[q].dur;
+					n = nq;
+					s = sq;
+					o = q;
+				}
+			}
+			sol->opt[t] = o;
+		}
+		if (n < 0 || !isfinite(s)) {
+			errno = EINVAL;
+			return -1;
+		}
+		e = s + tk->opt[o].dur;
+		if (spase_prof_take(&w->prof[n], s, e, tk->opt[o].gpus) < 0)
+			return -1;
+		w->node[t] = n;
+		w->start[t] = s;
+		if (e > w->node_end[n])
+			w->node_end[n] = e;
+		if (e > mk)
+			mk = e;
+	}
+	return mk;
+}
+
+double spase_tiebreak(const spase_work_t *w, const spase_sol_t *sol)
+{
+	const spase_inst_t *in = w->in;
+	double num = 0, den = 0, nodes = 0;
+
+	for (int t = 0; t < in->nt; t++) {
+		const spase_opt_t *op = &in->t[t].opt[sol->opt[t]];
+		double a = op->area > 0 ? op->area : 1e-9;
+
+		num += a * (w->start[t] + op->dur);
+		den += a;
+	}
+	for (int n = 0; n < in->nn; n++)
+		nodes += w->node_end[n];
+	return (den > 0 ? num / den : 0) + nodes / in->nn;
+}

@@ -1,0 +1,198 @@
+/* planner_int.h - internals of the SPASE planner (not a public header).
+ *
+ * The planner works on its own compact copy of a problem (spase_inst_t):
+ * dominated options dropped, running tasks pinned, busy GPUs and running
+ * tasks folded into a per-node "base" capacity profile. The caller's
+ * saturn_problem_t is never changed. Every search method produces a
+ * spase_sol_t (option per task and priority order); the list scheduler
+ * (listsched.c) turns it into start times and nodes. Only planner.c turns a
+ * solution into a saturn_plan_t.
+ *
+ * Symbols are prefixed spase_ because libsaturn is linked into slurmctld
+ * plugins and must not clash with Slurm's names.
+ */
+#ifndef SATURN_PLANNER_INT_H
+#define SATURN_PLANNER_INT_H
+
+#include <stdint.h>
+
+#include "planner.h"
+
+/* One non-dominated option of a task. */
+typedef struct spase_opt {
+	int orig;     /* index into saturn_task_t.options */
+	int gpus;
+	int klass;    /* class index, -1 = any */
+	double dur;   /* runtime in seconds (0 when batches == 0) */
+	double area;  /* gpus * dur */
+} spase_opt_t;
+
+typedef struct spase_task {
+	int nopt;
+	spase_opt_t *opt; /* sorted by gpus ascending, then dur ascending */
+	double release;
+	int pinned;   /* running: pin_node, option 0, start 0 */
+	int pin_node;
+	int min_area_opt; /* option with the smallest area (then shortest) */
+	int fastest_opt;  /* option with the smallest dur (then fewest GPUs) */
+	int zero;         /* batches == 0: takes no time, placed last */
+} spase_task_t;
+
+/* Step function of free GPUs on one node: free[i] GPUs on [t[i], t[i+1]),
+ * the last step lasting forever. t[0] == 0. */
+typedef struct spase_prof {
+	int n, cap;
+	double *t;
+	int *free;
+} spase_prof_t;
+
+typedef struct spase_inst {
+	const saturn_problem_t *p;
+	int nt, nn;
+	spase_task_t *t;
+	int *gpus;        /* per node */
+	int *klass;       /* per node class index */
+	double **gpu_free; /* per node, per GPU: time it is first free (busy
+			    * entries and running tasks) */
+	spase_prof_t *base; /* per node: capacity with busy GPUs and running
+			     * tasks taken out */
+	double pinned_end;  /* latest end of a running task */
+	int total_gpus;
+	int max_gpus;
+	int nfree;          /* tasks that are not pinned */
+} spase_inst_t;
+
+/* A candidate: option index (into spase_task_t.opt) per task and a priority
+ * order over all tasks (pinned ones are ignored by the decoder). */
+typedef struct spase_sol {
+	int *opt;
+	int *order;
+} spase_sol_t;
+
+/* Scratch space for decoding, one per search. */
+typedef struct spase_work {
+	const spase_inst_t *in;
+	spase_prof_t *prof; /* per node */
+	int *node;          /* decoded node per task */
+	double *start;      /* decoded start per task */
+	double *node_end;   /* per node latest end */
+} spase_work_t;
+
+/* Deadline and abort handling shared by every phase. */
+typedef struct spase_clock {
+	double t0;       /* monotonic seconds at start */
+	double deadline; /* monotonic seconds */
+	int (*abort_cb)(void *arg);
+	void *abort_arg;
+	int stopped;     /* sticky: the deadline passed or abort_cb said stop */
+	unsigned long polls;
+} spase_clock_t;
+
+/* --- instance.c --- */
+spase_inst_t *spase_inst_create(const saturn_problem_t *p);
+void spase_inst_destroy(spase_inst_t *in);
+spase_sol_t *spase_sol_create(const spase_inst_t *in);
+void spase_sol_destroy(spase_sol_t *s);
+void spase_sol_copy(const spase_inst_t *in, spase_sol_t *dst,
+		    const spase_sol_t *src);
+/* Whether option o of task t may run on node n. */
+int spase_fits(const spase_inst_t *in, int t, int o, int n);
+double spase_now(void);
+/* Returns non-zero when the search must stop (checks the clock and the
+ * abort callback; sticky). */
+int spase_stop(spase_clock_t *c);
+
+/* --- listsched.c --- */
+int spase_prof_init(spase_prof_t *pr, int cap);
+void spase_prof_free(spase_prof_t *pr);
+int spase_prof_copy(spase_prof_t *dst, const spase_prof_t *src);
+/* Earliest s >= r with at least g GPUs free on [s, s+d) (for d == 0: at
+ * instant s). Sets *free_at to the free count at s. */
+double spase_prof_earliest(const spase_prof_t *pr, int g, double d, double r,
+			   int *free_at);
+/* Take g GPUs on [s, e). Returns 0 or -1 (ENOMEM). */
+int spase_prof_take(spase_prof_t *pr, double s, double e, int g);
+
+spase_work_t *spase_work_create(const spase_inst_t *in);
+void spase_work_destroy(spase_work_t *w);
+/* Decode sol: place tasks in priority order at their earliest start on the
+ * fitting node that allows it (backfilling into gaps). Zero-length tasks go
+ * last, at the first instant their GPUs are free, so that no later task
+ * covers them. An option < 0 in
+ * sol->opt means "choose by earliest finish among options with area <=
+ * alpha * minimum area" and is written back. Fills w->node, w->start,
+ * w->node_end. Returns the makespan, or -1 on ENOMEM. */
+double spase_decode(spase_work_t *w, spase_sol_t *sol, double alpha);
+/* Secondary cost used to break makespan ties in the search (smaller is
+ * better): area-weighted mean end time plus mean node finish. Valid after
+ * spase_decode(). */
+double spase_tiebreak(const spase_work_t *w, const spase_sol_t *sol);
+
+/* --- bounds.c --- */
+/* Length, area and dual bounds of in (b->milp left 0). */
+void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b);
+
+/* --- heuristics.c --- */
+/* Run the constructive heuristics (H1 minimum-area allotments per
+ * candidate makespan, H2 earliest finish, H3 two shelves) and keep the best
+ * in best (returns its makespan, -1 on ENOMEM). */
+double spase_heuristics(const spase_inst_t *in, spase_work_t *w,
+			double lower, spase_sol_t *best, spase_clock_t *clk);
+/* Order the tasks by a priority rule over the options in sol. */
+void spase_order_by(const spase_inst_t *in, spase_sol_t *sol, int rule);
+
+/* --- anneal.c --- */
+/* Improve best (makespan *mk) by simulated annealing until the clock stops
+ * it, the makespan reaches target, or max_evals decodes were done (0 =
+ * unlimited). Deterministic for a seed and a number of evaluations. Returns
+ * the new makespan, or -1 on ENOMEM. */
+double spase_anneal(const spase_inst_t *in, spase_work_t *w,
+		    spase_sol_t *best, double mk, double target,
+		    uint64_t seed, unsigned long max_evals, spase_clock_t *clk);
+
+/* --- milp.c --- */
+/* Assignment-MILP lower bound (option + node per task), never below
+ * lower. Returns the bound, or 0 when not solved to optimality within the
+ * clock or budget_s. When alloc is not NULL and the model was solved, the
+ * chosen option of each free task is written there. */
+double spase_milp_bound(const spase_inst_t *in, double lower, double budget_s,
+			spase_clock_t *clk, int *alloc);
+/* Time-indexed MILP on one node guided by best (makespan mk). Writes an
+ * improved solution into best and returns its makespan (or mk unchanged);
+ * *proved is set when the MILP proved no plan shorter than the returned
+ * makespan exists on its time grid's relaxation (see milp.c). */
+double spase_milp_improve(const spase_inst_t *in, spase_work_t *w,
+			  spase_sol_t *best, double mk, double lower,
+			  double budget_s, spase_clock_t *clk, double *proved);
+
+/* --- plancheck.c --- */
+/* Hand out GPU ids for every assignment of plan (node, start, end set). */
+int spase_assign_ids(const spase_inst_t *in, saturn_plan_t *plan,
+		     saturn_error_t *err);
+/* Independent check of a finished plan against in->p. */
+int spase_check(const spase_inst_t *in, const saturn_plan_t *plan,
+		saturn_error_t *err);
+
+/* --- rng --- */
+static inline uint64_t spase_rng(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform integer in [0, n). n > 0. */
+static inline int spase_rand(uint64_t *s, int n)
+{
+	return (int)((spase_rng(s) >> 11) % (uint64_t)n);
+}
+
+/* Uniform double in [0, 1). */
+static inline double spase_unif(uint64_t *s)
+{
+	return (double)(spase_rng(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+#endif /* SATURN_PLANNER_INT_H */

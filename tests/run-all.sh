@@ -1,0 +1,74 @@
+#!/bin/sh
+# run-all.sh - the project's test command: install what is needed, build
+# everything (with the Slurm plugins), run every test, print one summary line.
+#
+#   tests/run-all.sh           (as root on Debian 12; see README.md)
+#
+# Steps: scripts/install-deps.sh (Debian packages), scripts/slurm-source.sh
+# (the Slurm source matching the installed daemons, configured headers-only),
+# autoreconf + configure --enable-werror in ./build, make, make check.
+# The last line reads "N passed, N failed, N skipped", counting each Check
+# test case and each shell test.
+# Environment: SATURN_BUILD_DIR (default ./build), SATURN_CONFIGURE_FLAGS
+# (extra configure flags, e.g. --enable-sanitizers), FUZZ_SECONDS.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${SATURN_BUILD_DIR:-$top/build}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+"$top/scripts/install-deps.sh"
+
+slurm_flags=""
+if [ -x "$top/scripts/slurm-source.sh" ]; then
+	src=$("$top/scripts/slurm-source.sh" | tail -n 1)
+	slurm_flags="--with-slurm-source=$src"
+fi
+
+cd "$top"
+autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
+mkdir -p "$build"
+cd "$build"
+# shellcheck disable=SC2086
+"$top/configure" --enable-werror $slurm_flags ${SATURN_CONFIGURE_FLAGS:-} >configure.out 2>&1 ||
+	{ tail -n 40 configure.out; exit 1; }
+tail -n 12 configure.out
+make -j"$jobs" >make.out 2>&1 || { tail -n 60 make.out; exit 1; }
+
+status=0
+make -j"$jobs" check >check.out 2>&1 || status=$?
+grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):' check.out || true
+
+# Count: a Check program contributes its test cases; other tests count once.
+passed=0 failed=0 skipped=0
+for trs in $(find tests -name '*.trs' | sort); do
+	log=${trs%.trs}.log
+	res=$(sed -n 's/^:test-result: //p' "$trs" | head -n 1)
+	checks=$(grep -Eo 'Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$log" 2>/dev/null | tail -n 1 || true)
+	if [ -n "$checks" ] && [ "$res" != SKIP ]; then
+		n=$(echo "$checks" | sed 's/Checks: \([0-9]*\).*/\1/')
+		f=$(echo "$checks" | sed 's/.*Failures: \([0-9]*\).*/\1/')
+		e=$(echo "$checks" | sed 's/.*Errors: \([0-9]*\).*/\1/')
+		passed=$((passed + n - f - e))
+		failed=$((failed + f + e))
+		# a crash after the summary still fails the program
+		[ "$res" = PASS ] || { [ $((f + e)) -gt 0 ] || failed=$((failed + 1)); }
+		continue
+	fi
+	case $res in
+	PASS | XFAIL) passed=$((passed + 1)) ;;
+	SKIP) skipped=$((skipped + 1)) ;;
+	*) failed=$((failed + 1)) ;;
+	esac
+done
+
+if [ "$status" -ne 0 ]; then
+	echo "--- logs of failed tests ---"
+	for trs in $(grep -l -E '^:test-result: (FAIL|ERROR|XPASS)' $(find tests -name '*.trs') 2>/dev/null); do
+		echo "=== ${trs%.trs}.log"
+		tail -n 60 "${trs%.trs}.log"
+	done
+	[ "$failed" -gt 0 ] || failed=1
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,556 @@
+/* test_planner.c - saturn_planner_solve() and saturn_planner_baseline():
+ * hand-checked small cases (known optimum, classes, busy GPUs, running
+ * tasks, release times, zero batches, abort, time limit, warm start) and a
+ * property test over random instances. */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "planner_fixtures.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static saturn_plan_t *solve(saturn_problem_t *p, double limit)
+{
+	saturn_planner_opts_t o;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *pl;
+	const char *why;
+
+	saturn_planner_opts_init(&o);
+	o.time_limit_s = limit;
+	pl = saturn_planner_solve(p, &o, &err);
+	ck_assert_msg(pl != NULL, "solve: %s", err.text);
+	why = fx_validate(p, pl);
+	ck_assert_msg(why == NULL, "invalid plan: %s", why);
+	ck_assert_msg(saturn_plan_validate(pl, p, &err) == 0 ||
+			      strstr(err.text, "not implemented"),
+		      "saturn_plan_validate: %s", err.text);
+	ck_assert_double_ge(pl->makespan_s, pl->lower_bound_s * (1 - 1e-9));
+	return pl;
+}
+
+static const opt_spec_t scaling3[] = {
+	{"ddp", 1, 0.9, NULL}, {"ddp", 2, 0.5, NULL}, {"fsdp", 4, 0.3, NULL}};
+
+/* 3 tasks on 4 GPUs, each 90 s on 1 GPU, 50 s on 2, 30 s on 4: the best
+ * plan is two tasks on 2 GPUs side by side, then one on 4 GPUs (80 s). */
+START_TEST(test_known_optimum)
+{
+	saturn_problem_t *p = fx_problem();
+	saturn_plan_t *pl;
+
+	fx_node(p, "n1", 4, NULL);
+	fx_task(p, "a", 100, 0, scaling3, 3);
+	fx_task(p, "b", 100, 0, scaling3, 3);
+	fx_task(p, "c", 100, 0, scaling3, 3);
+	fx_check(p);
+	pl = solve(p, 1.0);
+	ck_assert_double_eq_tol(pl->makespan_s, 80.0, 1e-9);
+	ck_assert_double_eq_tol(pl->lower_bound_s, 75.0, 1e-6);
+	ck_assert(pl->solve_s >= 0 && pl->solve_s < 2.0);
+	ck_assert(strcmp(pl->status, "feasible") == 0 ||
+		  strcmp(pl->status, "optimal") == 0);
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+/* Four 2-GPU tasks side by side reach the area bound: status optimal. */
+START_TEST(test_optimal_status)
+{
+	static const opt_spec_t o[] = {{"ddp", 2, 1.0, NULL},
+				       {"ddp", 4, 0.6, NULL},
+				       {"ddp", 8, 0.4, NULL}};
+	saturn_problem_t *p = fx_problem();
+	saturn_plan_t *pl;
+
+	fx_node(p, "n1", 8, NULL);
+	for (int i = 0; i < 4; i++) {
+		char id[8];
+
+		snprintf(id, sizeof(id), "t%d", i);
+		fx_task(p, id, 100, 0, o, 3);
+	}
+	fx_check(p);
+	pl = solve(p, 2.0);
+	ck_assert_double_eq_tol(pl->makespan_s, 100.0, 1e-9);
+	ck_assert_str_eq(pl->status, "optimal");
+	ck_assert(pl->solve_s < 1.0); /* stops at the bound */
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(pl->assign[i].gpus, 2);
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+/* Tasks restricted to the nvl class must all go to the nvl node. */
+START_TEST(test_classes)
+{
+	static const opt_spec_t nv[] = {{"fsdp", 8, 0.1, "nvl"}};
+	static const opt_spec_t any[] = {{"ddp", 2, 0.5, NULL},
+					 {"ddp", 8, 0.3, "nvl"}};
+	saturn_problem_t *p = fx_problem();
+	saturn_plan_t *pl;
+
+	fx_node(p, "pcie0", 8, "pcie");
+	fx_node(p, "nvl0", 8, "nvl");
+	for (int i = 0; i < 4; i++) {
+		char id[8];
+
+		snprintf(id, sizeof(id), "nv%d", i);
+		fx_task(p, id, 100, 0, nv, 1);
+	}
+	fx_task(p, "free", 100, 0, any, 2);
+	fx_check(p);
+	pl = solve(p, 1.0);
+	for (int i = 0; i < 4; i++)
+		ck_assert_str_eq(pl->assign[i].node_name, "nvl0");
+	/* 4 x 10 s back to back on nvl0 (then 30 s more for "free" there);
+	 * "free" runs on pcie0 in 50 s. */
+	ck_assert_double_eq_tol(pl->makespan_s, 50.0, 1e-9);
+	ck_assert_str_eq(pl->assign[4].node_name, "pcie0");
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+START_TEST(test_busy)
+{
+	static const opt_spec_t o4[] = {{"ddp", 4, 0.1, NULL}};
+	static const opt_spec_t o2[] = {{"ddp", 2, 0.1, NULL}};
+	static const int all[] = {0, 1, 2, 3}, low[] = {0, 1};
+	saturn_problem_t *p = fx_problem();
+	saturn_plan_t *pl;
+
+	fx_node(p, "n1", 4, NULL);
+	fx_node(p, "n2", 4, NULL);
+	fx_busy(p, 0, all, 4, 50);
+	fx_busy(p, 1, low, 2, 100);
+	fx_task(p, "wide", 100, 0, o4, 1);
+	fx_task(p, "narrow", 100, 0, o2, 1);
+	fx_check(p);
+	pl = solve(p, 0.5);
+	/* wide: n2 has only 2 GPUs until 100, n1 all 4 from 50 -> 50..60 */
+	ck_assert_str_eq(pl->assign[0].node_name, "n1");
+	ck_assert_double_eq_tol(pl->assign[0].start_s, 50, 1e-9);
+	/* narrow: GPUs 2,3 of n2 at once */
+	ck_assert_str_eq(pl->assign[1].node_name, "n2");
+	ck_assert_double_eq_tol(pl->assign[1].start_s, 0, 1e-9);
+	ck_assert_int_eq(pl->assign[1].gpu_ids[0], 2);
+	ck_assert_int_eq(pl->assign[1].gpu_ids[1], 3);
+	ck_assert_double_eq_tol(pl->makespan_s, 60, 1e-9);
+	ck_assert_double_eq_tol(pl->lower_bound_s, 60, 1e-6);
+	ck_assert_str_eq(pl->status, "optimal");
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+START_TEST(test_running)
+{
+	static const opt_spec_t r[] = {{"ddp", 1, 1.0, NULL},
+				       {"ddp", 2, 0.3, NULL}};
+	static const opt_spec_t o4[] = {{"ddp", 4, 0.1, NULL}};
+	static const int ids[] = {3, 1};
+	saturn_problem_t *p = fx_problem();
+	saturn_plan_t *pl;
+
+	fx_node(p, "n1", 4, NULL);
+	fx_task(p, "run", 100, 0, r, 2);
+	fx_running(p, 0, 0, 1, ids); /* 2 GPUs (ids 1, 3), 30 s left */
+	fx_task(p, "next", 100, 0, o4, 1);
+	fx_check(p);
+	pl = solve(p, 0.5);
+	ck_assert_double_eq(pl->assign[0].start_s, 0);
+	ck_assert_int_eq(pl->assign[0].option, 1);
+	ck_assert_int_eq(pl->assign[0].gpu_ids[0], 1);
+	ck_assert_int_eq(pl->assign[0].gpu_ids[1], 3);
+	ck_assert_double_eq_tol(pl->assign[1].start_s, 30, 1e-9);
+	ck_assert_double_eq_tol(pl->makespan_s, 40, 1e-9);
+	ck_assert_str_eq(pl->status, "optimal");
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+START_TEST(test_release)
+{
+	static const opt_spec_t o[] = {{"ddp", 1, 1.0, NULL},
+				       {"ddp", 2, 0.6, NULL}};
+	saturn_problem_t *p = fx_problem();
+	saturn_plan_t *pl;
+
+	fx_node(p, "n1", 2, NULL);
+	fx_task(p, "early", 100, 0, o, 2);
+	fx_task(p, "late", 100, 500, o, 2);
+	fx_check(p);
+	pl = solve(p, 0.5);
+	ck_assert_double_ge(pl->assign[1].start_s, 500);
+	ck_assert_double_eq_tol(pl->makespan_s, 560, 1e-9);
+	ck_assert_double_eq_tol(pl->lower_bound_s, 560, 1e-6);
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+START_TEST(test_zero_batches)
+{
+	static const opt_spec_t o[] = {{"ddp", 1, 1.0, NULL},
+				       {"ddp", 2, 0.6, NULL}};
+	static const int all[] = {0, 1};
+	saturn_problem_t *p = fx_problem();
+	saturn_plan_t *pl;
+
+	fx_node(p, "n1", 2, NULL);
+	fx_task(p, "z0", 0, 0, o, 2);
+	fx_task(p, "z1", 0, 7, o, 2);
+	fx_check(p);
+	pl = solve(p, 0.5);
+	ck_assert_double_eq(pl->makespan_s, 7);
+	ck_assert_double_eq(pl->assign[0].start_s, 0);
+	ck_assert_double_eq(pl->assign[0].end_s, 0);
+	ck_assert_double_eq(pl->assign[1].start_s, 7);
+	ck_assert_double_eq(pl->assign[1].end_s, 7);
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+
+	/* All zero, no release: makespan 0, bounds 0, no division by 0. */
+	p = fx_problem();
+	fx_node(p, "n1", 2, NULL);
+	fx_busy(p, 0, all, 2, 5);
+	fx_task(p, "z0", 0, 0, o, 2);
+	fx_task(p, "z1", 0, 0, o, 2);
+	fx_check(p);
+	pl = solve(p, 0.5);
+	ck_assert(pl->makespan_s >= 0 && pl->makespan_s <= 5);
+	ck_assert_double_eq(pl->assign[0].end_s, pl->assign[0].start_s);
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+START_TEST(test_empty)
+{
+	saturn_problem_t *p = fx_problem();
+	saturn_plan_t *pl;
+
+	fx_node(p, "n1", 8, NULL);
+	fx_check(p);
+	pl = solve(p, 0.5);
+	ck_assert_int_eq(pl->nassign, 0);
+	ck_assert_double_eq(pl->makespan_s, 0);
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+/* A sweep of n jobs on nodes x 8 GPUs with an Amdahl-like speed-up. */
+static saturn_problem_t *sweep(int n, int nodes)
+{
+	saturn_problem_t *p = fx_problem();
+
+	for (int i = 0; i < nodes; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "n%d", i);
+		fx_node(p, name, 8, NULL);
+	}
+	for (int i = 0; i < n; i++) {
+		opt_spec_t o[4];
+		char id[8];
+		double serial = 0.05 + 0.03 * (i % 5), w = 1 + (i % 7);
+
+		for (int k = 0; k < 4; k++) {
+			int g = 1 << k;
+
+			o[k].tech = k % 2 ? "fsdp" : "ddp";
+			o[k].gpus = g;
+			o[k].spb = w * (serial + (1 - serial) / g);
+			o[k].klass = NULL;
+		}
+		snprintf(id, sizeof(id), "j%d", i);
+		fx_task(p, id, 100 + 37 * (i % 11), 0, o, 4);
+	}
+	fx_check(p);
+	return p;
+}
+
+static int abort_after(void *arg)
+{
+	int *calls = arg;
+
+	return ++*calls > 200;
+}
+
+START_TEST(test_abort)
+{
+	saturn_problem_t *p = sweep(64, 4);
+	saturn_planner_opts_t o;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *pl;
+	int calls = 0;
+	double t0 = now_s();
+
+	saturn_planner_opts_init(&o);
+	o.time_limit_s = 60;
+	o.abort_cb = abort_after;
+	o.abort_arg = &calls;
+	pl = saturn_planner_solve(p, &o, &err);
+	ck_assert_ptr_nonnull(pl);
+	ck_assert(now_s() - t0 < 10);
+	ck_assert_int_le(calls, 202);
+	ck_assert_ptr_null(fx_validate(p, pl));
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+START_TEST(test_time_limit)
+{
+	saturn_problem_t *p = sweep(96, 4);
+	double t0 = now_s(), dt;
+	saturn_plan_t *pl = solve(p, 1.0);
+
+	dt = now_s() - t0;
+	ck_assert_msg(dt < 2.0, "took %.2f s for a 1 s limit", dt);
+	ck_assert(pl->solve_s <= dt);
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+START_TEST(test_deterministic)
+{
+	saturn_problem_t *p = sweep(12, 1);
+	saturn_planner_opts_t o;
+	saturn_plan_t *a, *b;
+
+	/* Stop by the abort callback after the same number of polls: the
+	 * same seed must give the same plan. */
+	for (int seed = 1; seed <= 2; seed++) {
+		int c1 = 0, c2 = 0;
+
+		saturn_planner_opts_init(&o);
+		o.time_limit_s = 60;
+		o.seed = (unsigned)seed;
+		o.use_milp = 0;
+		o.abort_cb = abort_after;
+		o.abort_arg = &c1;
+		a = saturn_planner_solve(p, &o, NULL);
+		o.abort_arg = &c2;
+		b = saturn_planner_solve(p, &o, NULL);
+		ck_assert_ptr_nonnull(a);
+		ck_assert_ptr_nonnull(b);
+		ck_assert_double_eq(a->makespan_s, b->makespan_s);
+		for (int i = 0; i < a->nassign; i++) {
+			ck_assert_int_eq(a->assign[i].option,
+					 b->assign[i].option);
+			ck_assert_double_eq(a->assign[i].start_s,
+					    b->assign[i].start_s);
+		}
+		saturn_plan_destroy(a);
+		saturn_plan_destroy(b);
+	}
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+START_TEST(test_warm)
+{
+	saturn_problem_t *p = sweep(24, 2);
+	saturn_planner_opts_t o;
+	saturn_plan_t *first = solve(p, 1.0), *again;
+	saturn_error_t err = {{0}};
+	char *old;
+
+	saturn_planner_opts_init(&o);
+	o.time_limit_s = 0.2;
+	o.warm = first;
+	again = saturn_planner_solve(p, &o, &err);
+	ck_assert_ptr_nonnull(again);
+	ck_assert_ptr_null(fx_validate(p, again));
+	ck_assert_double_le(again->makespan_s, first->makespan_s * 1.05);
+	saturn_plan_destroy(again);
+	/* A warm plan whose names do not match is ignored. */
+	old = first->assign[0].task_id;
+	first->assign[0].task_id = strdup("nobody");
+	free(old);
+	again = saturn_planner_solve(p, &o, &err);
+	ck_assert_ptr_nonnull(again);
+	ck_assert_ptr_null(fx_validate(p, again));
+	saturn_plan_destroy(again);
+	saturn_plan_destroy(first);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+/* lp_solve must not print: run both MILPs with stdout and stderr sent to
+ * a file and check that it stays empty. */
+START_TEST(test_silent)
+{
+	saturn_problem_t *p = sweep(8, 1);
+	saturn_planner_opts_t o;
+	saturn_plan_t *pl;
+	FILE *tmp = tmpfile();
+	int out = dup(1), err2 = dup(2);
+	long size;
+
+	ck_assert_ptr_nonnull(tmp);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(fileno(tmp), 1);
+	dup2(fileno(tmp), 2);
+	saturn_planner_opts_init(&o);
+	o.time_limit_s = 1.0;
+	o.use_milp = 1;
+	pl = saturn_planner_solve(p, &o, NULL);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(out, 1);
+	dup2(err2, 2);
+	close(out);
+	close(err2);
+	ck_assert_ptr_nonnull(pl);
+	fseek(tmp, 0, SEEK_END);
+	size = ftell(tmp);
+	fclose(tmp);
+	ck_assert_int_eq(size, 0);
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+/* FCFS with a fixed count and no backfilling past earlier tasks. */
+START_TEST(test_baseline)
+{
+	static const opt_spec_t a[] = {{"ddp", 4, 1.0, NULL},
+				       {"ddp", 8, 0.6, NULL}};
+	static const opt_spec_t b[] = {{"fsdp", 8, 0.1, NULL}};
+	static const opt_spec_t c[] = {{"ddp", 1, 0.5, NULL},
+				       {"ddp", 2, 0.3, NULL},
+				       {"fsdp", 2, 0.1, NULL},
+				       {"ddp", 8, 0.01, NULL}};
+	saturn_problem_t *p = fx_problem();
+	saturn_error_t err = {{0}};
+	saturn_plan_t *pl;
+
+	fx_node(p, "n1", 8, NULL);
+	fx_task(p, "a", 100, 0, a, 2); /* 4 GPUs: 0..100 */
+	fx_task(p, "b", 100, 0, b, 1); /* only 8 GPUs: 100..110 */
+	fx_task(p, "c", 100, 0, c, 4); /* fsdp at 2 GPUs, 10 s: 110..120 */
+	fx_check(p);
+	pl = saturn_planner_baseline(p, 4, &err);
+	ck_assert_msg(pl != NULL, "%s", err.text);
+	ck_assert_ptr_null(fx_validate(p, pl));
+	ck_assert_str_eq(pl->method, "baseline");
+	ck_assert_int_eq(pl->assign[0].gpus, 4);
+	ck_assert_double_eq_tol(pl->assign[1].start_s, 100, 1e-9);
+	ck_assert_str_eq(pl->assign[2].technique, "fsdp");
+	ck_assert_int_eq(pl->assign[2].gpus, 2);
+	ck_assert_double_eq_tol(pl->assign[2].start_s, 110, 1e-9);
+	ck_assert_double_eq_tol(pl->makespan_s, 120, 1e-9);
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+/* The caller's problem is not changed (dominated options stay). */
+START_TEST(test_problem_unchanged)
+{
+	static const opt_spec_t o[] = {{"ddp", 1, 1.0, NULL},
+				       {"ddp", 2, 1.5, NULL},
+				       {"fsdp", 2, 0.6, NULL}};
+	saturn_problem_t *p = fx_problem();
+	saturn_plan_t *pl;
+
+	fx_node(p, "n1", 2, NULL);
+	fx_task(p, "a", 10, 0, o, 3);
+	fx_check(p);
+	pl = solve(p, 0.2);
+	ck_assert_int_eq(p->tasks[0].noptions, 3);
+	ck_assert_str_eq(p->tasks[0].options[1].technique, "ddp");
+	ck_assert_str_eq(pl->assign[0].technique, "fsdp"); /* 6 s < 10 s */
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+/* Random instances: every plan valid, makespan >= its lower bound and
+ * <= the best current-practice baseline. */
+START_TEST(test_property)
+{
+	uint64_t s = 0x9e3779b97f4a7c15ULL + (uint64_t)_i * 7919;
+	int nbad = 0;
+
+	for (int k = 0; k < 25; k++) {
+		saturn_problem_t *p = fx_random(&s, 3, 14);
+		saturn_plan_t *pl = solve(p, 0.04);
+		double bl = INFINITY;
+		saturn_bounds_t b;
+
+		for (int g = 1; g <= 8; g *= 2) {
+			saturn_plan_t *x = saturn_planner_baseline(p, g, NULL);
+
+			ck_assert_ptr_nonnull(x);
+			ck_assert_ptr_null(fx_validate(p, x));
+			if (x->makespan_s < bl)
+				bl = x->makespan_s;
+			saturn_plan_destroy(x);
+		}
+		ck_assert_msg(pl->makespan_s <= bl * (1 + 1e-9),
+			      "makespan %g above baseline %g", pl->makespan_s,
+			      bl);
+		ck_assert_int_eq(saturn_planner_bounds(p, &b, NULL), 0);
+		ck_assert_double_le(b.best, pl->makespan_s * (1 + 1e-9));
+		ck_assert_double_ge(b.best, b.dual);
+		nbad += pl->makespan_s > pl->lower_bound_s * 1.5;
+		saturn_plan_destroy(pl);
+		saturn_problem_destroy(p);
+	}
+	ck_assert_int_le(nbad, 12);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("planner");
+	TCase *tc = tcase_create("solve");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_known_optimum);
+	tcase_add_test(tc, test_optimal_status);
+	tcase_add_test(tc, test_classes);
+	tcase_add_test(tc, test_busy);
+	tcase_add_test(tc, test_running);
+	tcase_add_test(tc, test_release);
+	tcase_add_test(tc, test_zero_batches);
+	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_abort);
+	tcase_add_test(tc, test_time_limit);
+	tcase_add_test(tc, test_deterministic);
+	tcase_add_test(tc, test_warm);
+	tcase_add_test(tc, test_silent);
+	tcase_add_test(tc, test_baseline);
+	tcase_add_test(tc, test_problem_unchanged);
+	tcase_add_loop_test(tc, test_property, 0, 8);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
