@@ -194,6 +194,10 @@ extern int init(void)
 
 	pthread_mutex_init(&c->mutex, NULL);
 	pthread_cond_init(&c->cond, NULL);
+	/* One sweep at start-up: a job submitted just before a restart (or
+	 * reconfigure) may not have been converted yet. */
+	c->pending = 1;
+	c->give_up = time(NULL) + GIVE_UP_SECS;
 	if (pthread_create(&hold_thread, NULL, hold_loop, c)) {
 		error("job_submit/saturn: cannot start the hold thread: %m");
 		hold_ctx_free(c);
