@@ -7,6 +7,7 @@ TESTS += \
 	e2e/bad-names.sh \
 	e2e/held-array.sh \
 	e2e/other-jobs.sh \
+	e2e/raw-tag.sh \
 	e2e/cluster-stop.sh
 EXTRA_DIST += \
 	e2e/lib.sh \
@@ -14,4 +15,13 @@ EXTRA_DIST += \
 	e2e/bad-names.sh \
 	e2e/held-array.sh \
 	e2e/other-jobs.sh \
+	e2e/raw-tag.sh \
 	e2e/cluster-stop.sh
+
+# A test-only SPANK plugin that sets SATURN_BATCH unchecked (raw-tag.sh).
+if HAVE_SPANK
+check_LTLIBRARIES += e2e/spank_rawtag.la
+e2e_spank_rawtag_la_SOURCES = e2e/spank_rawtag.c
+e2e_spank_rawtag_la_CFLAGS = $(SATURN_CFLAGS)
+e2e_spank_rawtag_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere -Wl,-z,now
+endif
