@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched.h"
+#include "sched_core.h"
 
 /* --- settings -------------------------------------------------------- */
 

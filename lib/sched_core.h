@@ -10,8 +10,8 @@
  * state (saturn-sched-state/1). The plugin then re-validates and applies the
  * decisions under the write locks. All of it is unit-tested without Slurm.
  */
-#ifndef SATURN_SCHED_H
-#define SATURN_SCHED_H
+#ifndef SATURN_SCHED_CORE_H
+#define SATURN_SCHED_CORE_H
 
 #include <stdint.h>
 
@@ -199,15 +199,6 @@ int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s
  * by saturn_min_gain (saturn_sched_should_switch). */
 saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 				  const saturn_problem_t *p);
-
-/* --- progress files -------------------------------------------------- */
-
-/* Read a saturn-progress/1 file written by a job defensively: no symlinks
- * (O_NOFOLLOW), owner must be uid (unless uid < 0), at most 64 KiB.
- * Returns 0 and the remaining batches (batches_total - batches_done, >= 0),
- * or -1 with err. */
-int saturn_progress_read(const char *path, long uid, double *batches_left,
-			 saturn_error_t *err);
 
 /* --- persisted state (saturn-sched-state/1) -------------------------- */
 
