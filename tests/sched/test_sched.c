@@ -186,6 +186,7 @@ static const struct reason_case {
 	{600, 4, "saturn: starts in ~10m on n2, 4 GPUs, fsdp"},
 	{7800, 4, "saturn: starts in ~2h10m on n2, 4 GPUs, fsdp"},
 	{-3, 2, "saturn: starts in ~0s on n2, 2 GPUs, fsdp"},
+	{365 * 86400.0, 8, "saturn: waits for GPUs held by other jobs; then n2, 8 GPUs, fsdp"},
 };
 
 START_TEST(test_reason)
