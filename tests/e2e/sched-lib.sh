@@ -4,6 +4,8 @@
 # can run in parallel), the plugins from the build folder, a job log that
 # the batch script appends to, and small wait/assert helpers. Sourced, not
 # run. Skips (exit 77) without root, Slurm, or the built plugins.
+# SCHED_E2E_PARAMS adds SchedulerParameters (e.g. saturn_backfill=no, to see
+# sched-backfill.sh fail without sched/backfill).
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -48,7 +50,7 @@ sched_setup() {
 	export SATURN_SCHED=${SATURN_SCHED:-saturn}
 	export SATURN_DEBUG=debug
 	export SATURN_AUTH=${SATURN_AUTH:-none}
-	export SATURN_SCHED_PARAMS="saturn_interval=3,saturn_solver_time=0.5${2:+,$2}"
+	export SATURN_SCHED_PARAMS="saturn_interval=3,saturn_solver_time=0.5${2:+,$2}${SCHED_E2E_PARAMS:+,$SCHED_E2E_PARAMS}"
 	CLUSTER="$top_srcdir/scripts/cluster.sh"
 	trap sched_teardown EXIT INT TERM
 	sh "$CLUSTER" start >"${SATURN_CLUSTER_DIR}.start.log" 2>&1 || {
