@@ -46,4 +46,12 @@ unit_test_bounds_SOURCES = unit/test_bounds.c unit/planner_fixtures.h
 unit_test_bounds_CPPFLAGS = $(UNIT_CPPFLAGS)
 unit_test_bounds_CFLAGS = $(UNIT_CFLAGS)
 unit_test_bounds_LDADD = $(UNIT_LDADD)
+# Rules shared by the SPANK and job_submit plugins (plain C, no Slurm).
+if HAVE_CHECK
+check_PROGRAMS += unit/test_submit_rules
+TESTS += unit/test_submit_rules
+unit_test_submit_rules_SOURCES = unit/test_submit_rules.c
+unit_test_submit_rules_CPPFLAGS = -I$(top_srcdir)/plugin/common
+unit_test_submit_rules_CFLAGS = $(SATURN_CFLAGS) $(CHECK_CFLAGS)
+unit_test_submit_rules_LDADD = $(top_builddir)/plugin/libsubmit_rules.la $(CHECK_LIBS)
 endif
