@@ -723,6 +723,12 @@ void saturn_sched_reason(char *buf, size_t len, double start_s,
 	long s = start_s < 0 ? 0 : lround(start_s);
 	char when[32];
 
+	if (s > 7 * 86400) {
+		/* behind jobs without a time limit: no meaningful ETA */
+		snprintf(buf, len, "saturn: waits for GPUs held by other jobs; then %s, %d GPU%s, %s",
+			 node, gpus, gpus == 1 ? "" : "s", technique);
+		return;
+	}
 	if (s < 60)
 		snprintf(when, sizeof(when), "~%lds", s);
 	else if (s < 3600)
