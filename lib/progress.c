@@ -1,0 +1,254 @@
+/* progress.c - saturn-progress/1 files and the progress line protocol.
+ *
+ * The progress file lands in a directory other users can write to (mode
+ * 1733), so it is written through a fresh O_EXCL temporary file and renamed
+ * over the target: rename() replaces a planted symlink instead of following
+ * it, and readers see either the old or the new complete file.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "progress.h"
+
+char *saturn_progress_to_json(const saturn_progress_t *p)
+{
+	char *s = NULL;
+
+	if (asprintf(&s,
+		     "{\"format\":\"%s\",\"job_id\":%ld,\"batches_done\":%.0f,"
+		     "\"batches_total\":%.0f,\"sec_per_batch\":%.6g,\"updated\":%.3f}\n",
+		     SATURN_PROGRESS_FORMAT, p->job_id, p->batches_done,
+		     p->batches_total, p->sec_per_batch, p->updated) < 0)
+		return NULL;
+	return s;
+}
+
+static int get_num(json_object *o, const char *key, double *v, int required,
+		   saturn_error_t *err)
+{
+	json_object *x;
+
+	if (!json_object_object_get_ex(o, key, &x)) {
+		if (required)
+			return saturn_error_set(err, "%s: missing", key);
+		*v = 0;
+		return 0;
+	}
+	if (!json_object_is_type(x, json_type_int) && !json_object_is_type(x, json_type_double))
+		return saturn_error_set(err, "%s: not a number", key);
+	*v = json_object_get_double(x);
+	if (!isfinite(*v) || *v < 0)
+		return saturn_error_set(err, "%s: must be a finite number >= 0", key);
+	return 0;
+}
+
+int saturn_progress_parse(const char *buf, size_t len, saturn_progress_t *p,
+			  saturn_error_t *err)
+{
+	json_tokener *tok;
+	json_object *o = NULL, *f;
+	double job = 0;
+	int rc = -1;
+
+	memset(p, 0, sizeof(*p));
+	if (len > SATURN_PROGRESS_MAX_BYTES)
+		return saturn_error_set(err, "progress: larger than %d bytes", SATURN_PROGRESS_MAX_BYTES);
+	if (!(tok = json_tokener_new()))
+		return saturn_error_set(err, "out of memory");
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		saturn_error_set(err, "progress: not a JSON object");
+		goto out;
+	}
+	if (!json_object_object_get_ex(o, "format", &f) || !json_object_is_type(f, json_type_string) ||
+	    strcmp(json_object_get_string(f), SATURN_PROGRESS_FORMAT) != 0) {
+		saturn_error_set(err, "format: want \"%s\"", SATURN_PROGRESS_FORMAT);
+		goto out;
+	}
+	if (get_num(o, "job_id", &job, 0, err) < 0 ||
+	    get_num(o, "batches_done", &p->batches_done, 1, err) < 0 ||
+	    get_num(o, "batches_total", &p->batches_total, 0, err) < 0 ||
+	    get_num(o, "sec_per_batch", &p->sec_per_batch, 0, err) < 0 ||
+	    get_num(o, "updated", &p->updated, 0, err) < 0)
+		goto out;
+	p->job_id = (long)job;
+	rc = 0;
+out:
+	json_object_put(o);
+	json_tokener_free(tok);
+	return rc;
+}
+
+int saturn_progress_write(const char *path, const saturn_progress_t *p,
+			  saturn_error_t *err)
+{
+	char *tmp = NULL, *json = NULL;
+	int fd = -1, rc = -1;
+	size_t len, off = 0;
+
+	if (!(json = saturn_progress_to_json(p)))
+		return saturn_error_set(err, "%s: out of memory", path);
+	len = strlen(json);
+	for (int tries = 0; tries < 16 && fd < 0; tries++) {
+		free(tmp);
+		tmp = NULL;
+		if (asprintf(&tmp, "%s.tmp.%ld.%d", path, (long)getpid(), tries) < 0)
+			goto nomem;
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST) {
+			saturn_error_set(err, "%s: %s", tmp, strerror(errno));
+			goto out;
+		}
+	}
+	if (fd < 0) {
+		saturn_error_set(err, "%s: cannot create a temporary file", path);
+		goto out;
+	}
+	while (off < len) {
+		ssize_t w = write(fd, json + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			saturn_error_set(err, "%s: %s", tmp, strerror(errno));
+			goto out_unlink;
+		}
+		off += w;
+	}
+	if (fchmod(fd, 0644) < 0 || close(fd) < 0) {
+		fd = -1;
+		saturn_error_set(err, "%s: %s", tmp, strerror(errno));
+		goto out_unlink;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		saturn_error_set(err, "%s: %s", path, strerror(errno));
+		goto out_unlink;
+	}
+	rc = 0;
+	goto out;
+nomem:
+	saturn_error_set(err, "%s: out of memory", path);
+	goto out;
+out_unlink:
+	unlink(tmp);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(tmp);
+	free(json);
+	return rc;
+}
+
+int saturn_progress_read(const char *path, saturn_progress_t *p,
+			 saturn_error_t *err)
+{
+	char buf[SATURN_PROGRESS_MAX_BYTES + 1];
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n, total = 0;
+
+	if (fd < 0)
+		return saturn_error_set(err, "%s: %s", path, strerror(errno));
+	while ((n = read(fd, buf + total, sizeof(buf) - total)) > 0)
+		total += n;
+	close(fd);
+	if (n < 0)
+		return saturn_error_set(err, "%s: %s", path, strerror(errno));
+	if (total > SATURN_PROGRESS_MAX_BYTES)
+		return saturn_error_set(err, "%s: larger than %d bytes", path, SATURN_PROGRESS_MAX_BYTES);
+	if (saturn_progress_parse(buf, total, p, err) < 0)
+		return saturn_error_prefix(err, "%s", path);
+	return 0;
+}
+
+static int num(const char *kind, const char *key, const char *v, double *out,
+	       saturn_error_t *err)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(v, &end);
+	if (errno || end == v || (*end && *end != ' ' && *end != '\t') || !isfinite(*out) || *out < 0)
+		return saturn_error_set(err, "%s: %s: not a number >= 0", kind, key);
+	return 0;
+}
+
+int saturn_proto_parse(const char *line, saturn_proto_msg_t *m,
+		       saturn_error_t *err)
+{
+	static const struct {
+		const char *word;
+		saturn_proto_kind_t kind;
+	} kinds[] = {
+		{"SATURN_PROGRESS", SATURN_PROTO_PROGRESS},
+		{"SATURN_OOM", SATURN_PROTO_OOM},
+		{"SATURN_CHECKPOINTED", SATURN_PROTO_CHECKPOINTED},
+	};
+	const char *p = NULL, *kind = NULL;
+
+	memset(m, 0, sizeof(*m));
+	m->batches_done = m->sec_per_batch = m->batches_total = m->peak_mem_mb = -1;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		size_t l = strlen(kinds[i].word);
+
+		if (strncmp(line, kinds[i].word, l) == 0 && (line[l] == ' ' || line[l] == '\t' || !line[l])) {
+			m->kind = kinds[i].kind;
+			kind = kinds[i].word;
+			p = line + l;
+		}
+	}
+	if (!kind)
+		return SATURN_PROTO_NONE;
+	while (*p) {
+		const char *k, *eq;
+		size_t kl;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		k = p;
+		eq = strchr(k, '=');
+		kl = strcspn(k, " \t=");
+		if (!eq || eq != k + kl) {
+			p += strcspn(p, " \t");
+			continue; /* a bare word: ignored */
+		}
+		p = eq + 1;
+		if (kl == 6 && strncmp(k, "reason", 6) == 0) {
+			snprintf(m->reason, sizeof(m->reason), "%s", p);
+			break;
+		}
+		if (kl == 12 && strncmp(k, "batches_done", 12) == 0) {
+			if (num(kind, "batches_done", p, &m->batches_done, err) < 0)
+				return -1;
+		} else if (kl == 5 && strncmp(k, "batch", 5) == 0) {
+			if (num(kind, "batch", p, &m->batches_done, err) < 0)
+				return -1;
+		} else if (kl == 13 && strncmp(k, "sec_per_batch", 13) == 0) {
+			if (num(kind, "sec_per_batch", p, &m->sec_per_batch, err) < 0)
+				return -1;
+		} else if (kl == 13 && strncmp(k, "batches_total", 13) == 0) {
+			if (num(kind, "batches_total", p, &m->batches_total, err) < 0)
+				return -1;
+		} else if (kl == 11 && strncmp(k, "peak_mem_mb", 11) == 0) {
+			if (num(kind, "peak_mem_mb", p, &m->peak_mem_mb, err) < 0)
+				return -1;
+		}
+		p += strcspn(p, " \t");
+	}
+	if (m->kind == SATURN_PROTO_PROGRESS && m->batches_done < 0)
+		return saturn_error_set(err, "SATURN_PROGRESS: batches_done: missing");
+	return m->kind;
+}

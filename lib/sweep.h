@@ -1,0 +1,118 @@
+/* sweep.h - fewer trials than exhaustive profiling: which GPU counts of one
+ * technique to measure, and a scaling model that predicts the rest.
+ *
+ * Scaling model (doc/saturn-profile.1, doc/emulator.md):
+ *   t(g) = a·comp(g) + b + c·comm(g)
+ * comp(g) = 1/g for data-parallel and sharded techniques and (m+g-1)/(m·g)
+ * for a GPipe pipeline of m micro-batches; comm(g) is the communication
+ * volume over the measured NCCL bus bandwidth of g GPUs: 2(g-1)/g / busbw_ar
+ * (all-reduce of gradients), 3(g-1)/g / busbw_ag (FSDP: two all-gathers and a
+ * reduce-scatter), (m+g-1)/m / busbw_ar (pipeline point-to-point). a, b, c
+ * >= 0 are fitted by non-negative least squares; with two measured counts b
+ * is taken as 0.
+ *
+ * Trial selection per technique on GPU counts [lo, hi]: measure lo and hi;
+ * memory per GPU never grows with g, so OOM at hi means OOM everywhere, and
+ * OOM at lo with success at hi is bisected to the smallest feasible count.
+ * Every count between that and hi not measured is predicted. Slurm-free.
+ */
+#ifndef SATURN_SWEEP_H
+#define SATURN_SWEEP_H
+
+#include "error.h"
+
+typedef enum saturn_scale_kind {
+	SATURN_SCALE_DATA = 0, /* ddp and unknown techniques */
+	SATURN_SCALE_SHARDED,  /* fsdp */
+	SATURN_SCALE_PIPELINE, /* pipeline */
+} saturn_scale_kind_t;
+
+/* The kind for a technique name. */
+saturn_scale_kind_t saturn_scale_kind(const char *technique);
+
+/* Measured bus bandwidths (GB/s) by GPU count: ar[g], ag[g] for
+ * 2 <= g <= max; 0 = not measured (then comm uses (g-1)/g alone). */
+typedef struct saturn_bw_table {
+	int max;
+	const double *ar;
+	const double *ag;
+} saturn_bw_table_t;
+
+typedef struct saturn_scale_fit {
+	saturn_scale_kind_t kind;
+	int micro;         /* pipeline micro-batches */
+	double a, b, c;
+	int npoints;
+	double rms_rel;    /* relative RMS residual of the fit */
+} saturn_scale_fit_t;
+
+double saturn_scale_comp(saturn_scale_kind_t kind, int g, int micro);
+double saturn_scale_comm(saturn_scale_kind_t kind, int g, int micro,
+			 const saturn_bw_table_t *bw);
+
+/* Fit n >= 1 points (g[i], t[i] > 0). With one point only a is fitted.
+ * 0, or -1 with err (no points, bad values). */
+int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
+		     const double *t, const saturn_bw_table_t *bw,
+		     saturn_scale_fit_t *fit, saturn_error_t *err);
+
+double saturn_scale_predict(const saturn_scale_fit_t *fit, int g,
+			    const saturn_bw_table_t *bw);
+
+/* --- trial selection --------------------------------------------------- */
+
+typedef enum saturn_point_state {
+	SATURN_PT_UNKNOWN = 0,
+	SATURN_PT_PENDING,   /* handed out, no result yet */
+	SATURN_PT_MEASURED,
+	SATURN_PT_OOM,       /* measured OOM */
+	SATURN_PT_FAILED,
+	SATURN_PT_TIMEOUT,
+	SATURN_PT_OOM_PRED,  /* OOM implied by another count's OOM */
+	SATURN_PT_PREDICTED,
+} saturn_point_state_t;
+
+typedef struct saturn_point {
+	saturn_point_state_t state;
+	double sec_per_batch;
+	double peak_mem_mb;
+	char reason[160];
+} saturn_point_t;
+
+typedef struct saturn_sweep saturn_sweep_t;
+
+/* A sweep of one technique over GPU counts lo..hi (1 <= lo <= hi). With
+ * exhaustive set, every count is measured. The bandwidth table is copied.
+ * NULL on ENOMEM or bad arguments. */
+saturn_sweep_t *saturn_sweep_create(saturn_scale_kind_t kind, int micro,
+				    int lo, int hi, const saturn_bw_table_t *bw,
+				    int exhaustive);
+void saturn_sweep_destroy(saturn_sweep_t *sw);
+
+/* GPU counts to measure now (their results do not depend on each other):
+ * up to max written to gpus[]. Returns how many; 0 with nothing pending
+ * means the sweep is complete (then predictions are filled in). */
+int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max);
+
+/* Record a result for a count handed out by saturn_sweep_next(). state is
+ * MEASURED, OOM, FAILED or TIMEOUT. reason may be NULL. */
+void saturn_sweep_report(saturn_sweep_t *sw, int gpus,
+			 saturn_point_state_t state, double sec_per_batch,
+			 double peak_mem_mb, const char *reason);
+
+/* 1 when saturn_sweep_next() has reported completion. */
+int saturn_sweep_done(const saturn_sweep_t *sw);
+
+/* Result for a count (NULL outside lo..hi). */
+const saturn_point_t *saturn_sweep_point(const saturn_sweep_t *sw, int gpus);
+
+/* Counts measured so far (trials run), and the fit used for predictions
+ * (NULL before completion or without at least one measured count). */
+int saturn_sweep_trials(const saturn_sweep_t *sw);
+const saturn_scale_fit_t *saturn_sweep_fit(const saturn_sweep_t *sw);
+
+/* The smallest count whose default run did not OOM, or 0 when all OOM or
+ * unknown (the profiler then tries memory-saving parameters below it). */
+int saturn_sweep_feasible_from(const saturn_sweep_t *sw);
+
+#endif /* SATURN_SWEEP_H */

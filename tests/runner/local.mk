@@ -1,0 +1,23 @@
+# tests/runner/local.mk - the job side: technique library, plugins, sweep and
+# fit, emulator model, progress protocol, topology; shell tests of
+# saturn-run, saturn-emulate and saturn-profile.
+if HAVE_CHECK
+check_PROGRAMS += runner/test_technique
+TESTS += runner/test_technique
+runner_test_technique_SOURCES = runner/test_technique.c
+runner_test_technique_CPPFLAGS = $(UNIT_CPPFLAGS)
+runner_test_technique_CFLAGS = $(UNIT_CFLAGS)
+runner_test_technique_LDADD = $(UNIT_LDADD)
+endif
+
+# the test technique plugin: a shared object, never installed
+check_LTLIBRARIES += runner/test_plugin.la
+runner_test_plugin_la_SOURCES = runner/test_plugin.c
+runner_test_plugin_la_CPPFLAGS = -I$(top_srcdir)/lib
+runner_test_plugin_la_CFLAGS = $(SATURN_CFLAGS)
+runner_test_plugin_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+
+TESTS += runner/saturn-run.sh runner/saturn-emulate.sh runner/saturn-profile.sh \
+	runner/topology-shared.sh runner/cuda-probe.sh runner/pytorch-train.sh
+EXTRA_DIST += runner/saturn-run.sh runner/saturn-emulate.sh runner/saturn-profile.sh \
+	runner/topology-shared.sh runner/cuda-probe.sh runner/pytorch-train.sh

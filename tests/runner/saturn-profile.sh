@@ -1,0 +1,46 @@
+#!/bin/sh
+# saturn-profile end to end on the CPU stand-in (no Slurm): 3 tasks, 2
+# signatures, 8 fake GPUs; then the same in exhaustive mode, and errors.
+. "$top_srcdir/tests/runner/common.sh"
+
+cat > "$tmp/sweep.sbatch" <<'S'
+#!/bin/sh
+case "$SLURM_ARRAY_TASK_ID" in 0|1) model=gpt2-xl ;; *) model=llama-7b ;; esac
+saturn-run --batches 400 -- saturn-emulate --model $model --batch-size 8 --lr 0.0$SLURM_ARRAY_TASK_ID --time-scale 0.01
+S
+chmod +x "$tmp/sweep.sbatch"
+CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 saturn-profile --batch b1 --script "$tmp/sweep.sbatch" \
+	--task-ids 0-2 --output "$tmp/p.json" --backend cpu 2>"$tmp/err" || { cat "$tmp/err"; fail "profile"; }
+grep -q "trial 1 of" "$tmp/err" || fail "no progress line"
+grep -q "ETA" "$tmp/err" || fail "no ETA"
+py=python3
+$py - "$tmp/p.json" <<'P' || fail "profile content"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["format"] == "saturn-profile/1" and p["batch"] == "b1"
+hw = p["hardware"][0]
+assert hw["gpus"] == 8 and hw["interconnect"] == "nvswitch", hw
+assert len(hw["nccl"]) == 7 and hw["nccl"][0]["allreduce_busbw_gbs"] > 0
+tasks = {t["signature"].split()[2]: t for t in p["tasks"]}
+assert sorted(tasks["gpt2-xl"]["task_ids"]) == [0, 1] and tasks["llama-7b"]["task_ids"] == [2]
+st = lambda t, tech, g: [o for o in tasks[t]["options"] if o["technique"] == tech and o["gpus"] == g][0]
+assert st("gpt2-xl", "ddp", 4)["status"] == "predicted"
+assert st("gpt2-xl", "ddp", 8)["status"] == "measured"
+assert st("llama-7b", "single", 1)["status"] == "oom"
+assert st("llama-7b", "ddp", 4)["status"] == "oom"
+f1 = st("llama-7b", "fsdp", 1)
+assert f1["status"] == "measured" and f1["params"]["activation_checkpointing"] == 1, f1
+assert st("gpt2-xl", "pipeline", 4)["params"]["stages"] == 4
+n = sum(len(t["options"]) for t in p["tasks"])
+meas = sum(1 for t in p["tasks"] for o in t["options"] if o["status"] in ("measured", "oom", "failed", "timeout") and "memory per GPU" not in (o.get("reason") or ""))
+print("options", n, "trial-backed", meas)
+P
+# a script without saturn-run: no signature, exit 1
+printf '#!/bin/sh\ntrue\n' > "$tmp/bad.sbatch"
+CUDA_VISIBLE_DEVICES=0 saturn-profile --batch b --script "$tmp/bad.sbatch" --task-ids 0 --output "$tmp/q.json" \
+	--backend cpu 2>/dev/null
+[ $? = 1 ] || fail "no-signature exit status"
+[ -e "$tmp/q.json" ] && fail "profile written without signatures"
+saturn-profile --batch b --script x --task-ids 0 --output y 2>/dev/null
+[ $? = 2 ] || fail "no GPUs must be a usage error"
+exit 0
