@@ -17,7 +17,8 @@
 
 #include <json-c/json.h>
 
-#include "sched.h"
+#include "progress.h"
+#include "sched_core.h"
 
 #define PROGRESS_MAX_BYTES (64 * 1024)
 
@@ -33,14 +34,13 @@ static int get_num(json_object *o, const char *key, double *v)
 	return isfinite(*v) ? 0 : -1;
 }
 
-int saturn_progress_read(const char *path, long uid, double *batches_left,
-			 saturn_error_t *err)
+int saturn_sched_progress_left(const char *path, long uid, double *batches_left,
+			       saturn_error_t *err)
 {
 	char buf[PROGRESS_MAX_BYTES + 1];
+	saturn_progress_t pr;
 	struct stat st;
 	ssize_t n, len = 0;
-	json_object *o, *fmt;
-	double done, total;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
@@ -62,26 +62,11 @@ int saturn_progress_read(const char *path, long uid, double *batches_left,
 		len += n;
 	close(fd);
 	buf[len] = '\0';
-	o = json_tokener_parse(buf);
-	if (!o || !json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
-		return saturn_error_set(err, "%s: not a JSON object", path);
-	}
-	if (!json_object_object_get_ex(o, "format", &fmt) ||
-	    strcmp(json_object_get_string(fmt) ? json_object_get_string(fmt) : "", "saturn-progress/1")) {
-		json_object_put(o);
-		return saturn_error_set(err, "%s: format: expected \"saturn-progress/1\"", path);
-	}
-	if (get_num(o, "batches_done", &done) < 0 || done < 0) {
-		json_object_put(o);
-		return saturn_error_set(err, "%s: batches_done: must be a number >= 0", path);
-	}
-	if (get_num(o, "batches_total", &total) < 0 || total < 0) {
-		json_object_put(o);
-		return saturn_error_set(err, "%s: batches_total: must be a number >= 0", path);
-	}
-	json_object_put(o);
-	*batches_left = total > done ? total - done : 0;
+	if (saturn_progress_parse(buf, (size_t)len, &pr, err) < 0)
+		return saturn_error_prefix(err, "%s", path);
+	if (!(pr.batches_total > 0))
+		return saturn_error_set(err, "%s: batches_total: unknown", path);
+	*batches_left = pr.batches_total > pr.batches_done ? pr.batches_total - pr.batches_done : 0;
 	return 0;
 }
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "planner.h"
-#include "sched.h"
+#include "sched_core.h"
 
 static const char profile_text[] =
 	"{\"format\": \"saturn-profile/1\", \"batch\": \"sweep\", \"created\": 1,"
@@ -335,7 +335,7 @@ static const struct progress_case {
 	{"{\"format\":\"saturn-progress/2\",\"batches_done\":1,\"batches_total\":2}", -1, 0, "format"},
 	{"{\"format\":\"saturn-progress/1\",\"batches_done\":-1,\"batches_total\":2}", -1, 0, "batches_done"},
 	{"{\"format\":\"saturn-progress/1\",\"batches_done\":1}", -1, 0, "batches_total"},
-	{"not json", -1, 0, "not a JSON object"},
+	{"not json", -1, 0, "1.json"},
 };
 
 START_TEST(test_progress)
@@ -352,15 +352,15 @@ START_TEST(test_progress)
 	f = fopen(path, "w");
 	fputs(c->text, f);
 	fclose(f);
-	ck_assert_int_eq(saturn_progress_read(path, (long)getuid(), &left, &err), c->rc);
+	ck_assert_int_eq(saturn_sched_progress_left(path, (long)getuid(), &left, &err), c->rc);
 	if (!c->rc)
 		ck_assert_double_eq(left, c->left);
 	else
 		ck_assert_msg(strstr(err.text, c->expect), "%s", err.text);
 	/* symlinks and foreign owners are refused */
 	ck_assert_int_eq(symlink(path, link), 0);
-	ck_assert_int_eq(saturn_progress_read(link, -1, &left, &err), -1);
-	ck_assert_int_eq(saturn_progress_read(path, (long)getuid() + 1, &left, &err), -1);
+	ck_assert_int_eq(saturn_sched_progress_left(link, -1, &left, &err), -1);
+	ck_assert_int_eq(saturn_sched_progress_left(path, (long)getuid() + 1, &left, &err), -1);
 	ck_assert_msg(strstr(err.text, "owned by"), "%s", err.text);
 	unlink(link);
 	unlink(path);

@@ -46,6 +46,8 @@ unit_test_bounds_SOURCES = unit/test_bounds.c unit/planner_fixtures.h
 unit_test_bounds_CPPFLAGS = $(UNIT_CPPFLAGS)
 unit_test_bounds_CFLAGS = $(UNIT_CFLAGS)
 unit_test_bounds_LDADD = $(UNIT_LDADD)
+endif
+
 # Rules shared by the SPANK and job_submit plugins (plain C, no Slurm).
 if HAVE_CHECK
 check_PROGRAMS += unit/test_submit_rules

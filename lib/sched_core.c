@@ -1,4 +1,4 @@
-/* sched.c - the Slurm-free half of sched/saturn (see sched.h): settings,
+/* sched_core.c - the Slurm-free half of sched/saturn (see sched_core.h): settings,
  * snapshot -> planner problem, the first-come-first-served fallback plan and
  * the per-job decisions. Progress files and the persisted state live in
  * sched_state.c. Nothing here knows about slurmctld; the plugin fills the
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched.h"
+#include "sched_core.h"
 
 /* --- settings -------------------------------------------------------- */
 

@@ -1,4 +1,4 @@
-/* sched.h - the Slurm-free half of sched/saturn.
+/* sched_core.h - the Slurm-free half of sched/saturn.
  *
  * sched/saturn copies what it needs out of slurmctld under read locks into a
  * plain snapshot (these structs), releases the locks, and everything from
@@ -10,8 +10,8 @@
  * state (saturn-sched-state/1). The plugin then re-validates and applies the
  * decisions under the write locks. All of it is unit-tested without Slurm.
  */
-#ifndef SATURN_SCHED_H
-#define SATURN_SCHED_H
+#ifndef SATURN_SCHED_CORE_H
+#define SATURN_SCHED_CORE_H
 
 #include <stdint.h>
 
@@ -203,11 +203,12 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 /* --- progress files -------------------------------------------------- */
 
 /* Read a saturn-progress/1 file written by a job defensively: no symlinks
- * (O_NOFOLLOW), owner must be uid (unless uid < 0), at most 64 KiB.
- * Returns 0 and the remaining batches (batches_total - batches_done, >= 0),
- * or -1 with err. */
-int saturn_progress_read(const char *path, long uid, double *batches_left,
-			 saturn_error_t *err);
+ * (O_NOFOLLOW), owner must be uid (unless uid < 0), at most 64 KiB, parsed
+ * by saturn_progress_parse (progress.h). Returns 0 and the remaining batches
+ * (batches_total - batches_done, >= 0), or -1 with err (batches_total
+ * unknown is an error: nothing to plan with). */
+int saturn_sched_progress_left(const char *path, long uid, double *batches_left,
+			       saturn_error_t *err);
 
 /* --- persisted state (saturn-sched-state/1) -------------------------- */
 
@@ -238,4 +239,4 @@ saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 					       saturn_error_t *err);
 void saturn_sched_state_destroy(saturn_sched_state_t *st);
 
-#endif /* SATURN_SCHED_H */
+#endif /* SATURN_SCHED_CORE_H */
