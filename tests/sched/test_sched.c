@@ -238,15 +238,35 @@ START_TEST(test_carry)
 	ck_assert_int_eq(saturn_sched_should_switch(110, carried->makespan_s, 0, 0.05), 0);
 	saturn_plan_destroy(carried);
 	saturn_sched_build_free(&b2);
-	/* task 0 has run 70 s (overran): its GPUs are still in use at 50 s */
+	/* 60 s later task 0 still runs (limit raised to 200 s: 130 s left):
+	 * the task planned after it on its GPUs is shifted right */
 	s->now += 60;
 	for (int i = 0; i < 4; i++)
 		s->jobs[i].time_limit_s = 200;
 	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
-	ck_assert_ptr_null(saturn_sched_carry(plan, 10, b2.problem));
+	carried = saturn_sched_carry(plan, 70, b2.problem);
+	ck_assert_ptr_nonnull(carried);
+	for (int i = 4; i < 6; i++) {
+		const saturn_assign_t *a = &carried->assign[i];
+
+		/* either behind a running task on its GPUs, or (if none
+		 * shares them) at 0 */
+		ck_assert(a->start_s == 0 || fabs(a->start_s - 130) < 1e-6);
+	}
+	ck_assert_double_eq_tol(carried->makespan_s, 190, 1e-6);
+	saturn_plan_destroy(carried);
 	saturn_sched_build_free(&b2);
-	/* a task that ended: the set changed */
+	/* tasks that ended are dropped */
 	s->njobs--;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
+	carried = saturn_sched_carry(plan, 70, b2.problem);
+	ck_assert_ptr_nonnull(carried);
+	ck_assert_int_eq(carried->nassign, 5);
+	saturn_plan_destroy(carried);
+	saturn_sched_build_free(&b2);
+	/* a task the old plan does not know: no carry */
+	s->njobs++;
+	s->jobs[5].task_id = 42;
 	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
 	ck_assert_ptr_null(saturn_sched_carry(plan, 70, b2.problem));
 	saturn_sched_build_free(&b2);
