@@ -21,3 +21,10 @@ TESTS += runner/saturn-run.sh runner/saturn-emulate.sh runner/saturn-profile.sh 
 	runner/topology-shared.sh runner/cuda-probe.sh runner/pytorch-train.sh
 EXTRA_DIST += runner/saturn-run.sh runner/saturn-emulate.sh runner/saturn-profile.sh \
 	runner/topology-shared.sh runner/cuda-probe.sh runner/pytorch-train.sh
+
+# benchmark (built by make, not run by make check): tests/bench/profile-bench
+noinst_PROGRAMS += bench/profile-bench
+bench_profile_bench_SOURCES = bench/profile-bench.c
+bench_profile_bench_CPPFLAGS = -I$(top_srcdir)/lib
+bench_profile_bench_CFLAGS = $(SATURN_CFLAGS)
+bench_profile_bench_LDADD = $(top_builddir)/lib/libsaturn.la -lm
