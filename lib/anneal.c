@@ -5,7 +5,8 @@
  * a neighbouring GPU count). Cost = makespan + a small weight on a tie-break
  * (area-weighted mean end and mean node finish) so that plateaus of equal
  * makespan still lead somewhere. Each run cools geometrically from 2% to
- * 0.05% of the makespan and the next run restarts from the best state. The
+ * 0.05% of the makespan and the next run, twice as long, restarts from
+ * the best state. The
  * random stream comes from the seed alone, so a given seed and number of
  * evaluations always give the same answer; the clock only decides where the
  * sequence is cut.
@@ -36,12 +37,59 @@ static void do_insert(int *order, int i, int j)
 	order[j] = v;
 }
 
-/* Propose a move on sol; returns 0 when none is possible. */
+/* Move the critical task t: earlier in the order, or to a neighbouring
+ * GPU count. */
+static int propose_late(const spase_inst_t *in, spase_sol_t *sol, int lo,
+			int t, uint64_t *rng, move_t *m)
+{
+	int pos = lo;
+
+	while (pos < in->nt && sol->order[pos] != t)
+		pos++;
+	if (pos >= in->nt)
+		return 0;
+	if (in->t[t].nopt > 1 && (pos == lo || spase_rand(rng, 2))) {
+		int o = sol->opt[t], g = in->t[t].opt[o].gpus, n = o;
+
+		if (spase_rand(rng, 3)) { /* wider */
+			while (n < in->t[t].nopt && in->t[t].opt[n].gpus == g)
+				n++;
+			if (n >= in->t[t].nopt)
+				return 0;
+		} else {
+			while (n >= 0 && in->t[t].opt[n].gpus == g)
+				n--;
+			if (n < 0)
+				return 0;
+		}
+		m->kind = 2;
+		m->t = t;
+		m->old = o;
+		sol->opt[t] = n;
+		return 1;
+	}
+	if (pos == lo)
+		return 0;
+	m->kind = 1;
+	m->i = pos;
+	m->j = lo + spase_rand(rng, pos - lo);
+	do_insert(sol->order, m->i, m->j);
+	return 1;
+}
+
+/* Propose a move on sol; returns 0 when none is possible. late[] holds the
+ * tasks of the current state that end close to its makespan. */
 static int propose(const spase_inst_t *in, spase_sol_t *sol, int lo,
-		   const int *multi, int nmulti, uint64_t *rng, move_t *m)
+		   const int *multi, int nmulti, const int *late, int nlate,
+		   uint64_t *rng, move_t *m)
 {
 	int span = in->nt - lo;
 	int r = spase_rand(rng, 100);
+
+	if (nlate > 0 && r < 25 &&
+	    propose_late(in, sol, lo, late[spase_rand(rng, nlate)], rng, m))
+		return 1;
+	r = spase_rand(rng, 100);
 
 	if (span < 2 || (r >= 65 && nmulti > 0)) {
 		int t, o, no;
@@ -101,20 +149,37 @@ static void undo(spase_sol_t *sol, const move_t *m)
 	}
 }
 
+/* Tasks of the decoded state in w that end in the last 3% of mk. */
+static int late_tasks(const spase_inst_t *in, const spase_work_t *w,
+		      const spase_sol_t *sol, double mk, int *late)
+{
+	int n = 0;
+
+	for (int t = 0; t < in->nt; t++) {
+		const spase_task_t *tk = &in->t[t];
+
+		if (!tk->pinned && !tk->zero &&
+		    w->start[t] + tk->opt[sol->opt[t]].dur >= 0.97 * mk)
+			late[n++] = t;
+	}
+	return n;
+}
+
 double spase_anneal(const spase_inst_t *in, spase_work_t *w,
 		    spase_sol_t *best, double mk, double target,
 		    uint64_t seed, unsigned long max_evals, spase_clock_t *clk)
 {
 	spase_sol_t *cur = spase_sol_create(in);
 	int *multi = calloc((size_t)in->nt + 1, sizeof(int));
-	int nmulti = 0, lo = 0;
+	int *late = calloc((size_t)in->nt + 1, sizeof(int));
+	int nmulti = 0, lo = 0, nlate = 0;
 	uint64_t rng = seed ? seed : 0x5a7u;
 	unsigned long evals = 0;
 	double best_mk, best_tb, cur_cost;
 	long run_len;
 	double ret = -1;
 
-	if (!cur || !multi)
+	if (!cur || !multi || !late)
 		goto out;
 	for (int t = 0; t < in->nt; t++)
 		if (!in->t[t].pinned && in->t[t].nopt > 1)
@@ -133,7 +198,9 @@ double spase_anneal(const spase_inst_t *in, spase_work_t *w,
 	best_tb = spase_tiebreak(w, cur);
 	spase_sol_copy(in, best, cur);
 	cur_cost = best_mk + TB_WEIGHT * best_tb;
-	run_len = 200L * (in->nfree + 5);
+	/* Short runs first, each twice as long as the last: a small budget
+	 * still gets a few complete cooling runs, a large one long runs. */
+	run_len = 25L * (in->nfree + 5);
 	if (in->nfree < 2 && nmulti == 0) {
 		ret = best_mk;
 		goto out;
@@ -147,13 +214,17 @@ double spase_anneal(const spase_inst_t *in, spase_work_t *w,
 		cool = pow(t_lo / t_hi, 1.0 / (double)run_len);
 		spase_sol_copy(in, cur, best);
 		cur_cost = best_mk + TB_WEIGHT * best_tb;
+		if (spase_decode(w, cur, 1) < 0)
+			goto out;
+		nlate = late_tasks(in, w, cur, best_mk, late);
 		for (long it = 0; it < run_len; it++, temp *= cool) {
 			move_t m;
 			double nmk, ntb, cost;
 
 			if ((max_evals && evals >= max_evals) || spase_stop(clk))
 				goto done;
-			if (!propose(in, cur, lo, multi, nmulti, &rng, &m))
+			if (!propose(in, cur, lo, multi, nmulti, late, nlate,
+				     &rng, &m))
 				goto done;
 			nmk = spase_decode(w, cur, 1);
 			evals++;
@@ -164,6 +235,7 @@ double spase_anneal(const spase_inst_t *in, spase_work_t *w,
 			if (cost <= cur_cost ||
 			    spase_unif(&rng) < exp((cur_cost - cost) / temp)) {
 				cur_cost = cost;
+				nlate = late_tasks(in, w, cur, nmk, late);
 				if (nmk < best_mk ||
 				    (nmk == best_mk && ntb < best_tb)) {
 					best_mk = nmk;
@@ -176,12 +248,15 @@ double spase_anneal(const spase_inst_t *in, spase_work_t *w,
 				undo(cur, &m);
 			}
 		}
+		if (run_len < (1L << 40))
+			run_len *= 2;
 	}
 done:
 	ret = best_mk;
 out:
 	spase_sol_destroy(cur);
 	free(multi);
+	free(late);
 	(void)mk;
 	return ret;
 }

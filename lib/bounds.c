@@ -15,7 +15,9 @@
  *         largest node, one per node); (iii) the tasks that are wider than
  *         half the largest node whatever option they take - no two of which
  *         can share a node at once - need more than T of sequential time on
- *         each node able to take them. Every test only uses facts true of
+ *         each node able to take them; (iv) with two node classes, even
+ *         the best fractional split of the tasks between the classes
+ *         (each at its cheapest option there) overloads one. Every test only uses facts true of
  *         every schedule of makespan <= T, so the bound is valid; it is
  *         monotone in T, so bisection finds it.
  */
@@ -70,11 +72,95 @@ static int int_desc(const void *a, const void *b)
 }
 
 typedef struct dual_scratch {
+	double *a0, *a1;    /* two classes: per task area in class 0 / 1 */
+	int *idx;
 	double *class_area; /* per class */
 	int *class_long;    /* per class: GPUs of long tasks */
 	int *wide;          /* widths of long tasks wider than half a node */
 	int *nodefree;      /* per node free GPUs at T/2 */
 } dual_scratch_t;
+
+/* Largest node of class k. */
+static int class_max_gpus(const spase_inst_t *in, int k)
+{
+	int m = 0;
+
+	for (int n = 0; n < in->nn; n++)
+		if (in->klass[n] == k && in->gpus[n] > m)
+			m = in->gpus[n];
+	return m;
+}
+
+static int ratio_desc(const void *a, const void *b, void *arg)
+{
+	const dual_scratch_t *s = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+	double rx = s->a1[x] / s->a0[x], ry = s->a1[y] / s->a0[y];
+
+	if (rx != ry)
+		return rx > ry ? -1 : 1;
+	return x - y;
+}
+
+/* With exactly two node classes: the fractional assignment of tasks to
+ * classes that loads class 1 least, given class 0's free GPU-seconds, must
+ * fit class 1's (a fractional knapsack, solved exactly by the ratio rule).
+ * A task's area in a class is that of its cheapest option ending by T
+ * allowed there. */
+static int two_class_ok(const spase_inst_t *in, double T, dual_scratch_t *s)
+{
+	double c0 = capacity(in, T, 0), c1 = capacity(in, T, 1);
+	int g0 = class_max_gpus(in, 0), g1 = class_max_gpus(in, 1), nf = 0;
+
+	for (int t = 0; t < in->nt; t++) {
+		const spase_task_t *tk = &in->t[t];
+		double a[2] = {INFINITY, INFINITY};
+
+		if (tk->pinned)
+			continue;
+		for (int o = 0; o < tk->nopt; o++) {
+			const spase_opt_t *op = &tk->opt[o];
+
+			if (tk->release + op->dur > T)
+				continue;
+			if ((op->klass < 0 || op->klass == 0) && op->gpus <= g0 &&
+			    op->area < a[0])
+				a[0] = op->area;
+			if ((op->klass < 0 || op->klass == 1) && op->gpus <= g1 &&
+			    op->area < a[1])
+				a[1] = op->area;
+		}
+		if (!isfinite(a[0]) && !isfinite(a[1]))
+			return 0;
+		if (!isfinite(a[1])) {
+			c0 -= a[0];
+		} else if (!isfinite(a[0])) {
+			c1 -= a[1];
+		} else if (a[0] <= 0 || a[1] <= 0) {
+			continue; /* zero area: free anywhere */
+		} else {
+			s->a0[t] = a[0];
+			s->a1[t] = a[1];
+			s->idx[nf++] = t;
+		}
+	}
+	if (c0 < -1e-9 * (1 + T) || c1 < -1e-9 * (1 + T))
+		return 0;
+	qsort_r(s->idx, (size_t)nf, sizeof(int), ratio_desc, s);
+	for (int i = 0; i < nf; i++) {
+		int t = s->idx[i];
+
+		if (c0 >= s->a0[t]) {
+			c0 -= s->a0[t];
+		} else {
+			double frac = c0 > 0 ? c0 / s->a0[t] : 0;
+
+			c0 = 0;
+			c1 -= (1 - frac) * s->a1[t];
+		}
+	}
+	return c1 >= -1e-9 * (1 + T);
+}
 
 static int dual_ok(const spase_inst_t *in, double T, dual_scratch_t *s)
 {
@@ -157,6 +243,8 @@ static int dual_ok(const spase_inst_t *in, double T, dual_scratch_t *s)
 	}
 	if (wide_time > T * nodes_wide * (1 + 1e-12))
 		return 0;
+	if (in->p->nclasses == 2 && !two_class_ok(in, T, s))
+		return 0;
 	return 1;
 }
 
@@ -217,11 +305,15 @@ void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b)
 	b->area = area_bound(in, a);
 	lo = b->length > b->area ? b->length : b->area;
 	b->dual = lo;
+	s.a0 = calloc((size_t)in->nt + 1, sizeof(double));
+	s.a1 = calloc((size_t)in->nt + 1, sizeof(double));
+	s.idx = calloc((size_t)in->nt + 1, sizeof(int));
 	s.class_area = calloc((size_t)nc, sizeof(double));
 	s.class_long = calloc((size_t)nc, sizeof(int));
 	s.wide = calloc((size_t)in->nn + 1, sizeof(int));
 	s.nodefree = calloc((size_t)in->nn + 1, sizeof(int));
-	if (!s.class_area || !s.class_long || !s.wide || !s.nodefree)
+	if (!s.class_area || !s.class_long || !s.wide || !s.nodefree ||
+	    !s.a0 || !s.a1 || !s.idx)
 		goto out; /* out of memory: the dual bound stays at lo */
 	if (!dual_ok(in, lo, &s)) {
 		hi = lo > 0 ? lo * 2 : 1;
@@ -239,6 +331,9 @@ void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b)
 		b->dual = lo;
 	}
 out:
+	free(s.a0);
+	free(s.a1);
+	free(s.idx);
 	free(s.class_area);
 	free(s.class_long);
 	free(s.wide);

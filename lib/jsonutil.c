@@ -299,15 +299,80 @@ json_object *sj_new_num(double d)
 	return json_object_new_double_s(d, buf);
 }
 
+static bool is_scalar(json_object *v)
+{
+	return !json_object_is_type(v, json_type_object) &&
+	       !json_object_is_type(v, json_type_array);
+}
+
+/* Pretty printing with two-space indents, but arrays of scalars on one line
+ * ("gpu_ids": [0, 1, 2, 3]) so that plans stay readable. */
+static void pretty_value(FILE *f, json_object *v, int depth)
+{
+	const int flags = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
+
+	if (json_object_is_type(v, json_type_object)) {
+		bool first = true;
+
+		if (json_object_object_length(v) == 0) {
+			fputs("{}", f);
+			return;
+		}
+		fputs("{", f);
+		json_object_object_foreach(v, key, val) {
+			json_object *k = json_object_new_string(key);
+
+			fprintf(f, "%s\n%*s%s: ", first ? "" : ",", 2 * (depth + 1), "",
+				k ? json_object_to_json_string_ext(k, flags) : "\"\"");
+			json_object_put(k);
+			pretty_value(f, val, depth + 1);
+			first = false;
+		}
+		fprintf(f, "\n%*s}", 2 * depth, "");
+	} else if (json_object_is_type(v, json_type_array)) {
+		size_t n = json_object_array_length(v);
+		bool flat = true;
+
+		for (size_t i = 0; i < n && flat; i++)
+			flat = is_scalar(json_object_array_get_idx(v, i));
+		fputs("[", f);
+		for (size_t i = 0; i < n; i++) {
+			if (flat) {
+				fputs(i ? ", " : "", f);
+			} else {
+				fprintf(f, "%s\n%*s", i ? "," : "", 2 * (depth + 1), "");
+			}
+			pretty_value(f, json_object_array_get_idx(v, i), depth + 1);
+		}
+		if (!flat && n > 0)
+			fprintf(f, "\n%*s", 2 * depth, "");
+		fputs("]", f);
+	} else {
+		fputs(json_object_to_json_string_ext(v, flags), f);
+	}
+}
+
 char *sj_to_string(json_object *root, bool pretty)
 {
-	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
 	const char *s;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
 
-	flags |= pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
-			: JSON_C_TO_STRING_PLAIN;
-	s = json_object_to_json_string_ext(root, flags);
-	return s ? strdup(s) : NULL;
+	if (!pretty) {
+		s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
+		return s ? strdup(s) : NULL;
+	}
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	pretty_value(f, root, 0);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 char *sj_read_fd(int fd, size_t max, size_t *len, saturn_error_t *err)

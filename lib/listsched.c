@@ -245,7 +245,32 @@ double spase_decode(spase_work_t *w, spase_sol_t *sol, double alpha)
 		if (tk->pinned || tk->zero != (k >= in->nt))
 			continue;
 		if (o >= 0) {
+			/* Options with the same GPU count differ only in class
+			 * (the rest are dominated): take the one that ends
+			 * first, so that the class follows the free nodes. */
+			int q0 = o, q1 = o;
+
+			while (q0 > 0 && tk->opt[q0 - 1].gpus == tk->opt[o].gpus)
+				q0--;
+			while (q1 + 1 < tk->nopt &&
+			       tk->opt[q1 + 1].gpus == tk->opt[o].gpus)
+				q1++;
 			n = best_node(w, t, o, &s);
+			for (int q = q0; q <= q1 && q0 < q1; q++) {
+				double sq;
+				int nq;
+
+				if (q == o)
+					continue;
+				nq = best_node(w, t, q, &sq);
+				if (nq >= 0 && (n < 0 || sq + tk->opt[q].dur <
+								s + tk->opt[o].dur)) {
+					n = nq;
+					s = sq;
+					o = q;
+				}
+			}
+			sol->opt[t] = o;
 		} else {
 			double lim = alpha * tk->opt[tk->min_area_opt].area *
 				     (1 + 1e-12);

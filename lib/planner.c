@@ -29,6 +29,9 @@ void saturn_planner_opts_init(saturn_planner_opts_t *opts)
 /* Largest batch (tasks not running) for which the MILPs are tried. */
 #define MILP_BOUND_MAX_TASKS 16
 #define MILP_IMPROVE_MAX_TASKS 10
+/* The search stops when the makespan is within this of the lower bound (the
+ * MILP bound itself is only exact to lp_solve's 1e-9 relative gap). */
+#define TARGET_TOL 1e-7
 
 int saturn_planner_bounds(const saturn_problem_t *p, saturn_bounds_t *b,
 			  saturn_error_t *err)
@@ -42,7 +45,7 @@ int saturn_planner_bounds(const saturn_problem_t *p, saturn_bounds_t *b,
 	if (in->nfree > 0 && in->nfree <= MILP_BOUND_MAX_TASKS) {
 		clk.t0 = spase_now();
 		clk.deadline = clk.t0 + 2.0;
-		b->milp = spase_milp_bound(in, b->best, 2.0, &clk);
+		b->milp = spase_milp_bound(in, b->best, 2.0, &clk, NULL);
 		if (b->milp > b->best)
 			b->best = b->milp;
 	}
@@ -383,7 +386,7 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 	if (!w || !best || !cand)
 		goto nomem;
 	spase_bounds(in, &b);
-	target = b.best * (1 + 1e-9);
+	target = b.best * (1 + TARGET_TOL);
 
 	mk = spase_heuristics(in, w, b.best, best, &clk);
 	if (mk < 0)
@@ -424,14 +427,33 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 	if (use_milp && mk > target && in->nfree > 0 &&
 	    in->nfree <= MILP_BOUND_MAX_TASKS && !spase_stop(&clk)) {
 		double rem = clk.deadline - spase_now();
-		double mb = spase_milp_bound(in, b.best,
-					     rem * 0.2 < 2 ? rem * 0.2 : 2,
-					     &clk);
+		double mb;
 
-		if (mb > b.best) {
+		for (int t = 0; t < in->nt; t++)
+			cand->opt[t] = -1;
+		mb = spase_milp_bound(in, b.best, rem * 0.2 < 2 ? rem * 0.2 : 2,
+				      &clk, cand->opt);
+		if (mb > 0) {
 			b.milp = mb;
-			b.best = mb;
-			target = b.best * (1 + 1e-9);
+			if (mb > b.best)
+				b.best = mb;
+			target = b.best * (1 + TARGET_TOL);
+			/* The model's allotment, list-scheduled. */
+			for (int t = 0; t < in->nt; t++)
+				if (cand->opt[t] < 0)
+					cand->opt[t] = best->opt[t];
+			for (int r = 0; r < 4; r++) {
+				double m2;
+
+				spase_order_by(in, cand, r);
+				m2 = spase_decode(w, cand, 1);
+				if (m2 < 0)
+					goto nomem;
+				if (m2 < mk) {
+					mk = m2;
+					spase_sol_copy(in, best, cand);
+				}
+			}
 		}
 	}
 	if (use_milp && mk > target && in->nn == 1 && in->nfree > 0 &&
@@ -446,7 +468,7 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 		}
 		if (proved > b.best) {
 			b.best = proved;
-			target = b.best * (1 + 1e-9);
+			target = b.best * (1 + TARGET_TOL);
 		}
 	}
 	if (mk > target && !spase_stop(&clk)) {

@@ -151,10 +151,12 @@ double spase_anneal(const spase_inst_t *in, spase_work_t *w,
 		    uint64_t seed, unsigned long max_evals, spase_clock_t *clk);
 
 /* --- milp.c --- */
-/* Assignment-MILP lower bound (option + node per task). Returns the bound,
- * or 0 when not solved to optimality within the clock or budget_s. */
+/* Assignment-MILP lower bound (option + node per task), never below
+ * lower. Returns the bound, or 0 when not solved to optimality within the
+ * clock or budget_s. When alloc is not NULL and the model was solved, the
+ * chosen option of each free task is written there. */
 double spase_milp_bound(const spase_inst_t *in, double lower, double budget_s,
-			spase_clock_t *clk);
+			spase_clock_t *clk, int *alloc);
 /* Time-indexed MILP on one node guided by best (makespan mk). Writes an
  * improved solution into best and returns its makespan (or mk unchanged);
  * *proved is set when the MILP proved no plan shorter than the returned

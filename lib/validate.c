@@ -315,7 +315,8 @@ static int check_entry(const saturn_plan_t *plan, const saturn_problem_t *p,
 		for (int b = 0; b < node->nbusy; b++) {
 			const saturn_busy_t *busy = &node->busy[b];
 
-			if (a->start_s >= busy->until_s - tol(busy->until_s) ||
+			/* the same test as saturn_plan_assign_gpus() */
+			if (busy->until_s <= a->start_s + tol(a->start_s) ||
 			    dur <= 0)
 				continue;
 			for (int g = 0; g < busy->ngpus; g++)

@@ -1,1 +1,10 @@
 # tests/cli/local.mk - shell tests of the saturn program
+TESTS += \
+	cli/help.sh \
+	cli/bad-input.sh \
+	cli/plan.sh
+EXTRA_DIST += \
+	cli/common.sh \
+	cli/help.sh \
+	cli/bad-input.sh \
+	cli/plan.sh

@@ -143,6 +143,38 @@ START_TEST(test_busy_and_running)
 }
 END_TEST
 
+/* Five 60 s single-GPU tasks on two 1-GPU nodes: the fractional bounds
+ * say 150 s, the assignment MILP knows one node gets three (180 s). */
+START_TEST(test_milp_bound)
+{
+	static const opt_spec_t o[] = {{"ddp", 1, 0.6, NULL}};
+	saturn_problem_t *p = fx_problem();
+	saturn_bounds_t b;
+	saturn_plan_t *pl;
+
+	fx_node(p, "n0", 1, NULL);
+	fx_node(p, "n1", 1, NULL);
+	for (int i = 0; i < 5; i++) {
+		char id[8];
+
+		snprintf(id, sizeof(id), "t%d", i);
+		fx_task(p, id, 100, 0, o, 1);
+	}
+	fx_check(p);
+	b = bounds(p);
+	ck_assert_double_eq_tol(b.dual, 150, 1e-6);
+	ck_assert_double_eq_tol(b.milp, 180, 1e-4);
+	ck_assert_double_eq_tol(b.best, 180, 1e-4);
+	pl = saturn_planner_solve(p, NULL, NULL);
+	ck_assert_ptr_nonnull(pl);
+	ck_assert_double_eq_tol(pl->makespan_s, 180, 1e-9);
+	ck_assert_str_eq(pl->status, "optimal");
+	ck_assert(pl->solve_s < 2.5); /* stops at the proven bound */
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
 START_TEST(test_zero)
 {
 	static const opt_spec_t o[] = {{"ddp", 1, 1.0, NULL}};
@@ -244,6 +276,7 @@ int main(void)
 	tcase_add_test(tc, test_class_area);
 	tcase_add_test(tc, test_wide_tasks);
 	tcase_add_test(tc, test_busy_and_running);
+	tcase_add_test(tc, test_milp_bound);
 	tcase_add_test(tc, test_zero);
 	tcase_add_loop_test(tc, test_valid_vs_exhaustive, 0, 4);
 	suite_add_tcase(s, tc);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "planner_fixtures.h"
 
@@ -395,6 +396,42 @@ START_TEST(test_warm)
 }
 END_TEST
 
+/* lp_solve must not print: run both MILPs with stdout and stderr sent to
+ * a file and check that it stays empty. */
+START_TEST(test_silent)
+{
+	saturn_problem_t *p = sweep(8, 1);
+	saturn_planner_opts_t o;
+	saturn_plan_t *pl;
+	FILE *tmp = tmpfile();
+	int out = dup(1), err2 = dup(2);
+	long size;
+
+	ck_assert_ptr_nonnull(tmp);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(fileno(tmp), 1);
+	dup2(fileno(tmp), 2);
+	saturn_planner_opts_init(&o);
+	o.time_limit_s = 1.0;
+	o.use_milp = 1;
+	pl = saturn_planner_solve(p, &o, NULL);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(out, 1);
+	dup2(err2, 2);
+	close(out);
+	close(err2);
+	ck_assert_ptr_nonnull(pl);
+	fseek(tmp, 0, SEEK_END);
+	size = ftell(tmp);
+	fclose(tmp);
+	ck_assert_int_eq(size, 0);
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
 /* FCFS with a fixed count and no backfilling past earlier tasks. */
 START_TEST(test_baseline)
 {
@@ -506,6 +543,7 @@ int main(void)
 	tcase_add_test(tc, test_time_limit);
 	tcase_add_test(tc, test_deterministic);
 	tcase_add_test(tc, test_warm);
+	tcase_add_test(tc, test_silent);
 	tcase_add_test(tc, test_baseline);
 	tcase_add_test(tc, test_problem_unchanged);
 	tcase_add_loop_test(tc, test_property, 0, 8);

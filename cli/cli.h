@@ -1,0 +1,46 @@
+/* cli.h - shared pieces of the `saturn` program: exit status conventions,
+ * subcommand prototypes, and the plan rendering (table, Gantt chart) that
+ * `saturn plan` and `saturn status` both print.
+ */
+#ifndef SATURN_CLI_H
+#define SATURN_CLI_H
+
+#include <stdio.h>
+
+#include "model.h"
+
+/* Exit statuses (documented in saturn(1)). */
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAIL 1  /* the work itself failed (planner, daemon, ...) */
+#define CLI_EXIT_INPUT 2 /* bad input: unreadable file, invalid JSON or field */
+#define CLI_EXIT_USAGE 64 /* bad command line (EX_USAGE from sysexits.h) */
+
+#define SATURN_CMD(name, summary) int cmd_##name(int argc, char **argv);
+#include "commands.h"
+#undef SATURN_CMD
+
+/* Program name for messages ("saturn"). */
+extern const char *cli_prog;
+
+/* Print "saturn: MESSAGE\n" on stderr. Returns status, so that commands can
+ * write `return cli_fail(CLI_EXIT_INPUT, "...")`. */
+int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Seconds as H:MM:SS (rounded to the second; negative as 0). buf >= 32. */
+const char *cli_hms(double s, char *buf, size_t sz);
+
+/* GPU ids as compact ranges ("0-3,6"). buf >= 16. */
+const char *cli_ids(const int *ids, int n, char *buf, size_t sz);
+
+/* The plan as a table: task, technique, GPUs, node, GPU ids, start, end. */
+void cli_print_table(FILE *out, const saturn_plan_t *plan);
+
+/* An ASCII Gantt chart per node: one row per GPU, `width` columns for the
+ * time axis 0..makespan, one letter per task (legend below each chart), '#'
+ * for GPUs busy with jobs outside the plan, '.' for idle. p gives the
+ * nodes' GPU counts and busy GPUs; when NULL, nodes and GPU counts are
+ * taken from the plan itself. */
+void cli_print_gantt(FILE *out, const saturn_plan_t *plan,
+		     const saturn_problem_t *p, int width);
+
+#endif /* SATURN_CLI_H */

@@ -1,0 +1,208 @@
+/* plan.c - `saturn plan`: read a saturn-problem/1 file, solve it with the
+ * planner, and print the plan for people (table, Gantt chart, makespan,
+ * lower bound, gap, solver) or as saturn-plan/1 (--json). --compare also
+ * plans the batch the way it runs today (every task on a fixed 1, 2, 4 or 8
+ * GPUs, first come first served) and prints the time the plan saves.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "formats.h"
+#include "planner.h"
+
+#define GANTT_WIDTH 64
+
+static void plan_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: %s plan [OPTION]... FILE|-\n"
+		"Plan a batch described by FILE (saturn-problem/1; - reads stdin) and print\n"
+		"the plan: a table, a Gantt chart per node, makespan, lower bound and gap.\n\n"
+		"  -j, --json            print only the plan as saturn-plan/1 JSON\n"
+		"  -t, --time-limit=S    planner time budget in seconds (default 5)\n"
+		"  -c, --compare         also plan current practice (fixed 1, 2, 4, 8 GPUs,\n"
+		"                        first come first served) and print the time saved\n"
+		"  -s, --seed=N          random seed of the planner's search (default 0)\n"
+		"  -h, --help            show this help\n\n"
+		"Exit status: 0 planned, 1 planning failed, 2 bad input, 64 usage error.\n",
+		cli_prog);
+}
+
+/* Run the baselines for 1, 2, 4, 8 GPUs and print the comparison. */
+static void compare(const saturn_problem_t *p, const saturn_plan_t *plan)
+{
+	static const int counts[] = {1, 2, 4, 8};
+	int maxg = 0, best_g = 0;
+	double best = INFINITY;
+	char a[32], b[32];
+
+	for (int n = 0; n < p->nnodes; n++)
+		if (p->nodes[n].gpus > maxg)
+			maxg = p->nodes[n].gpus;
+	printf("Current practice (every task on a fixed GPU count with its fastest\n"
+	       "technique there, first come first served):\n");
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		saturn_error_t err = {{0}};
+		saturn_plan_t *base;
+
+		if (counts[i] > maxg)
+			continue;
+		base = saturn_planner_baseline(p, counts[i], &err);
+		if (!base) {
+			printf("  %d GPU%s: not available (%s)\n", counts[i],
+			       counts[i] > 1 ? "s" : " ", err.text);
+			continue;
+		}
+		printf("  %d GPU%s: makespan %10s\n", counts[i], counts[i] > 1 ? "s" : " ",
+		       cli_hms(base->makespan_s, a, sizeof(a)));
+		if (base->makespan_s < best) {
+			best = base->makespan_s;
+			best_g = counts[i];
+		}
+		saturn_plan_destroy(base);
+	}
+	if (best_g == 0) {
+		printf("No baseline could be computed.\n");
+		return;
+	}
+	printf("Best baseline: %d GPU%s per task, makespan %s\n", best_g,
+	       best_g > 1 ? "s" : "", cli_hms(best, a, sizeof(a)));
+	if (best > 0)
+		printf("Plan vs best baseline: time saved: %.1f%% (%s%s)\n",
+		       100.0 * (best - plan->makespan_s) / best,
+		       best < plan->makespan_s ? "-" : "",
+		       cli_hms(fabs(best - plan->makespan_s), b, sizeof(b)));
+}
+
+static void print_human(const char *file, const saturn_problem_t *p,
+			const saturn_plan_t *plan)
+{
+	int gpus = 0;
+	char a[32], b[32];
+
+	for (int n = 0; n < p->nnodes; n++)
+		gpus += p->nodes[n].gpus;
+	printf("Plan for %s: %d task%s on %d node%s (%d GPUs)\n\n",
+	       strcmp(file, "-") ? file : "stdin", p->ntasks, p->ntasks == 1 ? "" : "s",
+	       p->nnodes, p->nnodes == 1 ? "" : "s", gpus);
+	cli_print_table(stdout, plan);
+	printf("\n");
+	cli_print_gantt(stdout, plan, p, GANTT_WIDTH);
+	printf("Makespan:    %10s (%.1f s)\n", cli_hms(plan->makespan_s, a, sizeof(a)),
+	       plan->makespan_s);
+	if (plan->lower_bound_s > 0)
+		printf("Lower bound: %10s (%.1f s), gap %.1f%%\n",
+		       cli_hms(plan->lower_bound_s, b, sizeof(b)), plan->lower_bound_s,
+		       100.0 * (plan->makespan_s - plan->lower_bound_s) / plan->lower_bound_s);
+	else
+		printf("Lower bound: %10s (gap n/a)\n", cli_hms(0, b, sizeof(b)));
+	printf("Solver:      %s, %s, %.2f s\n", plan->method[0] ? plan->method : "?",
+	       plan->status[0] ? plan->status : "?", plan->solve_s);
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"time-limit", required_argument, NULL, 't'},
+		{"compare", no_argument, NULL, 'c'},
+		{"seed", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	saturn_planner_opts_t opts;
+	saturn_error_t err = {{0}};
+	saturn_problem_t *p;
+	saturn_plan_t *plan;
+	bool json = false, cmp = false;
+	const char *file;
+	char *end;
+	int c;
+
+	saturn_planner_opts_init(&opts);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":jt:cs:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'c':
+			cmp = true;
+			break;
+		case 't':
+			errno = 0;
+			opts.time_limit_s = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(opts.time_limit_s) ||
+			    opts.time_limit_s <= 0 || opts.time_limit_s > 86400)
+				return cli_fail(CLI_EXIT_USAGE, "plan: --time-limit: '%s' is not a number of seconds in (0, 86400]", optarg);
+			break;
+		case 's': {
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || v > 0xffffffffUL)
+				return cli_fail(CLI_EXIT_USAGE, "plan: --seed: '%s' is not an integer from 0 to 4294967295", optarg);
+			opts.seed = (unsigned)v;
+			break;
+		}
+		case 'h':
+			plan_usage(stdout);
+			return CLI_EXIT_OK;
+		case ':':
+			return cli_fail(CLI_EXIT_USAGE, "plan: option '%s' needs a value (try '%s plan --help')", argv[optind - 1], cli_prog);
+		default:
+			return cli_fail(CLI_EXIT_USAGE, "plan: unknown option '%s' (try '%s plan --help')", argv[optind - 1], cli_prog);
+		}
+	}
+	if (optind != argc - 1) {
+		plan_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	file = argv[optind];
+	p = saturn_problem_load(file, &err);
+	if (!p)
+		return cli_fail(CLI_EXIT_INPUT, "%s", err.text);
+	plan = saturn_planner_solve(p, &opts, &err);
+	if (!plan) {
+		saturn_problem_destroy(p);
+		return cli_fail(CLI_EXIT_FAIL, "%s: planning failed: %s",
+				strcmp(file, "-") ? file : "stdin", err.text);
+	}
+	/* the planner validates; a second look costs milliseconds */
+	if (saturn_plan_validate(plan, p, &err) < 0) {
+		saturn_plan_destroy(plan);
+		saturn_problem_destroy(p);
+		return cli_fail(CLI_EXIT_FAIL, "internal error: the planner returned an invalid plan: %s", err.text);
+	}
+	if (json) {
+		char *s = saturn_plan_to_json(plan, 1);
+
+		if (!s) {
+			saturn_plan_destroy(plan);
+			saturn_problem_destroy(p);
+			return cli_fail(CLI_EXIT_FAIL, "out of memory");
+		}
+		printf("%s\n", s);
+		free(s);
+	} else {
+		print_human(file, p, plan);
+		if (cmp) {
+			printf("\n");
+			compare(p, plan);
+		}
+	}
+	saturn_plan_destroy(plan);
+	saturn_problem_destroy(p);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return cli_fail(CLI_EXIT_FAIL, "error writing the output");
+	return CLI_EXIT_OK;
+}

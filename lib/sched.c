@@ -1,0 +1,885 @@
+/* sched.c - the Slurm-free half of sched/saturn (see sched.h): settings,
+ * snapshot -> planner problem, the first-come-first-served fallback plan and
+ * the per-job decisions. Progress files and the persisted state live in
+ * sched_state.c. Nothing here knows about slurmctld; the plugin fills the
+ * snapshot under read locks and applies the decisions under write locks.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched.h"
+
+/* --- settings -------------------------------------------------------- */
+
+void saturn_sched_settings_init(saturn_sched_settings_t *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->interval_s = 10.0;
+	s->solver_time_s = 2.0;
+	s->min_gain = 0.05;
+	s->backfill = 1;
+	s->release_slack_s = 2.0;
+}
+
+void saturn_sched_settings_free(saturn_sched_settings_t *s)
+{
+	if (!s)
+		return;
+	free(s->state_dir);
+	free(s->profile_dir);
+	s->state_dir = s->profile_dir = NULL;
+}
+
+static int parse_num(const char *v, double lo, double hi, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (errno || end == v || *end || !isfinite(d) || d < lo || d > hi)
+		return -1;
+	*out = d;
+	return 0;
+}
+
+static int parse_bool(const char *v, int *out)
+{
+	if (!strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "true")) {
+		*out = 1;
+		return 0;
+	}
+	if (!strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "false")) {
+		*out = 0;
+		return 0;
+	}
+	return -1;
+}
+
+static int parse_path(const char *v, char **out)
+{
+	char *d;
+
+	if (v[0] != '/' || strlen(v) > 1024)
+		return -1;
+	d = strdup(v);
+	if (!d)
+		return -1;
+	free(*out);
+	*out = d;
+	return 0;
+}
+
+int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
+				saturn_error_t *err)
+{
+	char *copy, *tok, *save = NULL;
+	int bad = 0;
+
+	if (!params || !params[0])
+		return 0;
+	copy = strdup(params);
+	if (!copy) {
+		saturn_error_set(err, "out of memory");
+		return 1;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		const char *key = tok, *val, *why = NULL;
+
+		if (strncmp(tok, "saturn_", 7) != 0)
+			continue;
+		if (!eq) {
+			why = "needs a value (key=value)";
+			goto bad;
+		}
+		*eq = '\0';
+		val = eq + 1;
+		if (!strcmp(key, "saturn_interval")) {
+			if (parse_num(val, 1, 3600, &s->interval_s) < 0)
+				why = "must be a number of seconds from 1 to 3600";
+		} else if (!strcmp(key, "saturn_solver_time")) {
+			if (parse_num(val, 0.05, 600, &s->solver_time_s) < 0)
+				why = "must be a number of seconds from 0.05 to 600";
+		} else if (!strcmp(key, "saturn_min_gain")) {
+			if (parse_num(val, 0, 1, &s->min_gain) < 0)
+				why = "must be a fraction from 0 to 1 (e.g. 0.05)";
+		} else if (!strcmp(key, "saturn_release_slack")) {
+			if (parse_num(val, 0, 3600, &s->release_slack_s) < 0)
+				why = "must be a number of seconds from 0 to 3600";
+		} else if (!strcmp(key, "saturn_backfill")) {
+			if (parse_bool(val, &s->backfill) < 0)
+				why = "must be yes or no";
+		} else if (!strcmp(key, "saturn_state_dir")) {
+			if (parse_path(val, &s->state_dir) < 0)
+				why = "must be an absolute path";
+		} else if (!strcmp(key, "saturn_profile_dir")) {
+			if (parse_path(val, &s->profile_dir) < 0)
+				why = "must be an absolute path";
+		} else {
+			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack)";
+		}
+		if (!why)
+			continue;
+		if (eq)
+			*eq = '=';
+bad:
+		if (!bad++)
+			saturn_error_set(err, "SchedulerParameters %s: %s", tok, why);
+	}
+	free(copy);
+	return bad;
+}
+
+/* --- snapshot -------------------------------------------------------- */
+
+saturn_snapshot_t *saturn_snapshot_create(void)
+{
+	return calloc(1, sizeof(saturn_snapshot_t));
+}
+
+void saturn_snapshot_reset(saturn_snapshot_t *s)
+{
+	s->nnodes = s->nbusy = s->njobs = 0;
+	s->now = 0;
+}
+
+void saturn_snapshot_destroy(saturn_snapshot_t *s)
+{
+	if (!s)
+		return;
+	free(s->nodes);
+	free(s->busy);
+	free(s->jobs);
+	free(s);
+}
+
+static void *add_entry(void **arr, int *n, int *cap, size_t sz)
+{
+	char *p;
+
+	if (*n == *cap) {
+		int nc = *cap ? *cap * 2 : 64;
+		void *na = realloc(*arr, (size_t)nc * sz);
+
+		if (!na)
+			return NULL;
+		*arr = na;
+		*cap = nc;
+	}
+	p = (char *)*arr + (size_t)(*n)++ * sz;
+	memset(p, 0, sz);
+	return p;
+}
+
+saturn_snap_node_t *saturn_snapshot_add_node(saturn_snapshot_t *s)
+{
+	return add_entry((void **)&s->nodes, &s->nnodes, &s->cap_nodes, sizeof(*s->nodes));
+}
+
+saturn_snap_busy_t *saturn_snapshot_add_busy(saturn_snapshot_t *s)
+{
+	return add_entry((void **)&s->busy, &s->nbusy, &s->cap_busy, sizeof(*s->busy));
+}
+
+saturn_snap_job_t *saturn_snapshot_add_job(saturn_snapshot_t *s)
+{
+	saturn_snap_job_t *j = add_entry((void **)&s->jobs, &s->njobs, &s->cap_jobs,
+					 sizeof(*s->jobs));
+
+	if (j) {
+		j->node = -1;
+		j->task_id = -1;
+		j->batches_left = -1;
+	}
+	return j;
+}
+
+int saturn_snapshot_node_index(const saturn_snapshot_t *s, const char *name)
+{
+	for (int i = 0; i < s->nnodes; i++)
+		if (!strcmp(s->nodes[i].name, name))
+			return i;
+	return -1;
+}
+
+void saturn_sched_task_name(const saturn_snap_job_t *j, char *buf, size_t len)
+{
+	if (j->task_id >= 0 && j->array_job_id)
+		snprintf(buf, len, "%u_%d", j->array_job_id, j->task_id);
+	else
+		snprintf(buf, len, "%u", j->job_id);
+}
+
+/* --- problem --------------------------------------------------------- */
+
+static int mask_ids(uint64_t mask, int **ids)
+{
+	int n = 0, k = 0;
+
+	for (int g = 0; g < 64; g++)
+		if (mask & (1ULL << g))
+			n++;
+	*ids = calloc((size_t)(n ? n : 1), sizeof(int));
+	if (!*ids)
+		return -1;
+	for (int g = 0; g < 64; g++)
+		if (mask & (1ULL << g))
+			(*ids)[k++] = g;
+	return n;
+}
+
+static void free_options(saturn_option_t *o, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(o[i].technique);
+		free(o[i].klass);
+	}
+	free(o);
+}
+
+static saturn_option_t *one_option(const char *tech, int gpus, double spb)
+{
+	saturn_option_t *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->technique = strdup(tech && tech[0] ? tech : "user");
+	o->gpus = gpus;
+	o->sec_per_batch = spb;
+	o->class_idx = -1;
+	if (!o->technique) {
+		free(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Planned total runtime of a task that has no usable profile option for
+ * what it runs with: its time limit, or an hour. */
+static double fallback_runtime(const saturn_snap_job_t *j)
+{
+	return j->time_limit_s > 0 ? j->time_limit_s : 3600.0;
+}
+
+static int fits_some_node(const saturn_snapshot_t *s, const saturn_option_t *o, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < s->nnodes; k++)
+			if (o[i].gpus <= s->nodes[k].gpus)
+				return 1;
+	return 0;
+}
+
+static int add_skip(saturn_sched_build_t *out, int job, const char *why)
+{
+	int *ns = realloc(out->skipped, sizeof(int) * (size_t)(out->nskipped + 1));
+	char(*nr)[128];
+
+	if (!ns)
+		return -1;
+	out->skipped = ns;
+	nr = realloc(out->skip_reason, sizeof(*nr) * (size_t)(out->nskipped + 1));
+	if (!nr)
+		return -1;
+	out->skip_reason = nr;
+	out->skipped[out->nskipped] = job;
+	snprintf(out->skip_reason[out->nskipped], sizeof(nr[0]), "%s", why);
+	out->nskipped++;
+	return 0;
+}
+
+/* Options and work of one job. Returns 0 with t filled (options owned by
+ * t), 1 when the job has to be skipped (why filled), -1 on ENOMEM. */
+static int job_task(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
+		    const saturn_profile_t *pr, saturn_task_t *t, int *from_profile,
+		    char *why, size_t whylen)
+{
+	const saturn_profile_task_t *pt = NULL;
+	saturn_option_t *opts = NULL;
+	int nopts = 0;
+
+	*from_profile = 0;
+	if (pr)
+		pt = saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0);
+	if (pt) {
+		nopts = saturn_profile_options(pt, &opts);
+		if (nopts < 0)
+			return -1;
+		/* Slurm nodes carry no Saturn node class yet: a profile's class
+		 * says where it was measured, and applies to every node. */
+		for (int i = 0; i < nopts; i++) {
+			free(opts[i].klass);
+			opts[i].klass = NULL;
+			opts[i].class_idx = -1;
+		}
+	}
+	if (j->state == SATURN_SNAP_HELD) {
+		if (nopts > 0) {
+			t->options = opts;
+			t->noptions = nopts;
+			t->batches = pt->batches;
+			*from_profile = 1;
+		} else {
+			free_options(opts, nopts);
+			t->options = one_option("user", j->req_gpus > 0 ? j->req_gpus : 1, 1.0);
+			if (!t->options)
+				return -1;
+			t->noptions = 1;
+			t->batches = fallback_runtime(j);
+		}
+		if (!fits_some_node(s, t->options, t->noptions)) {
+			snprintf(why, whylen, "saturn: no option fits any node (needs %d GPUs on one node)",
+				 t->options[0].gpus);
+			free_options(t->options, t->noptions);
+			t->options = NULL;
+			return 1;
+		}
+		return 0;
+	}
+
+	/* Released or running: keep what it was released with, as one option
+	 * measured in seconds (sec_per_batch 1, batches = seconds left). */
+	{
+		double spb = 0, total, left;
+
+		for (int i = 0; i < nopts; i++)
+			if (opts[i].gpus == j->gpus && !strcmp(opts[i].technique, j->technique))
+				spb = opts[i].sec_per_batch;
+		if (spb > 0) {
+			*from_profile = 1;
+			total = pt->batches * spb;
+		} else {
+			total = fallback_runtime(j);
+		}
+		free_options(opts, nopts);
+		if (j->state == SATURN_SNAP_RUNNING && j->batches_left >= 0 && spb > 0)
+			left = j->batches_left * spb;
+		else if (j->state == SATURN_SNAP_RUNNING)
+			left = total - (s->now - j->start_time);
+		else
+			left = total;
+		if (left < 1)
+			left = 1;
+		t->options = one_option(j->technique, j->gpus > 0 ? j->gpus : 1, 1.0);
+		if (!t->options)
+			return -1;
+		t->noptions = 1;
+		t->batches = left;
+		if (!fits_some_node(s, t->options, 1)) {
+			snprintf(why, whylen, "saturn: released with %d GPUs, more than any node has",
+				 t->options[0].gpus);
+			free_options(t->options, 1);
+			t->options = NULL;
+			return 1;
+		}
+	}
+	if (j->state == SATURN_SNAP_RUNNING) {
+		int n;
+
+		if (j->node < 0 || j->node >= s->nnodes) {
+			snprintf(why, whylen, "saturn: running on a node that is not usable");
+			free_options(t->options, 1);
+			t->options = NULL;
+			return 1;
+		}
+		n = mask_ids(j->gpu_mask, &t->running.gpu_ids);
+		if (n < 0)
+			return -1;
+		if (n != t->options[0].gpus) {
+			/* Allocation differs from what we think it runs
+			 * with: trust the allocation. */
+			t->options[0].gpus = n > 0 ? n : 1;
+		}
+		if (n == 0) {
+			free(t->running.gpu_ids);
+			t->running.gpu_ids = NULL;
+			snprintf(why, whylen, "saturn: running without GPUs");
+			free_options(t->options, 1);
+			t->options = NULL;
+			return 1;
+		}
+		t->is_running = true;
+		t->running.node = j->node;
+		t->running.ngpus = n;
+		t->running.option = 0;
+	}
+	return 0;
+}
+
+static int cmp_submit(const void *a, const void *b, void *arg)
+{
+	const saturn_snapshot_t *s = arg;
+	const saturn_snap_job_t *x = &s->jobs[*(const int *)a];
+	const saturn_snap_job_t *y = &s->jobs[*(const int *)b];
+	uint32_t xa = x->array_job_id ? x->array_job_id : x->job_id;
+	uint32_t ya = y->array_job_id ? y->array_job_id : y->job_id;
+
+	/* running first (pinned), then released, then held in submission order */
+	if (x->state != y->state)
+		return x->state > y->state ? -1 : 1;
+	if (x->submit_time != y->submit_time)
+		return x->submit_time < y->submit_time ? -1 : 1;
+	if (xa != ya)
+		return xa < ya ? -1 : 1;
+	return x->task_id - y->task_id;
+}
+
+/* qsort_r is a GNU extension; keep a portable insertion-merge sort. */
+static void sort_jobs(int *idx, int n, const saturn_snapshot_t *s)
+{
+	int *tmp;
+
+	if (n < 2)
+		return;
+	tmp = malloc(sizeof(int) * (size_t)n);
+	if (!tmp) { /* fall back to insertion sort */
+		for (int i = 1; i < n; i++)
+			for (int k = i; k > 0 && cmp_submit(&idx[k], &idx[k - 1], (void *)s) < 0; k--) {
+				int t = idx[k];
+
+				idx[k] = idx[k - 1];
+				idx[k - 1] = t;
+			}
+		return;
+	}
+	for (int w = 1; w < n; w *= 2) {
+		for (int lo = 0; lo < n; lo += 2 * w) {
+			int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			int a = lo, b = mid, k = lo;
+
+			while (a < mid && b < hi)
+				tmp[k++] = cmp_submit(&idx[b], &idx[a], (void *)s) < 0 ? idx[b++] : idx[a++];
+			while (a < mid)
+				tmp[k++] = idx[a++];
+			while (b < hi)
+				tmp[k++] = idx[b++];
+		}
+		memcpy(idx, tmp, sizeof(int) * (size_t)n);
+	}
+	free(tmp);
+}
+
+void saturn_sched_build_free(saturn_sched_build_t *out)
+{
+	if (!out)
+		return;
+	saturn_problem_destroy(out->problem);
+	free(out->job_of_task);
+	free(out->skipped);
+	free(out->skip_reason);
+	memset(out, 0, sizeof(*out));
+}
+
+int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn lookup,
+		       void *arg, saturn_sched_build_t *out, saturn_error_t *err)
+{
+	saturn_problem_t *p;
+	int *order = NULL;
+
+	memset(out, 0, sizeof(*out));
+	p = out->problem = saturn_problem_create();
+	out->job_of_task = calloc((size_t)(s->njobs ? s->njobs : 1), sizeof(int));
+	order = calloc((size_t)(s->njobs ? s->njobs : 1), sizeof(int));
+	if (!p || !out->job_of_task || !order)
+		goto nomem;
+
+	for (int n = 0; n < s->nnodes; n++) {
+		saturn_node_t node = {0};
+		int nb = 0;
+
+		for (int b = 0; b < s->nbusy; b++)
+			if (s->busy[b].node == n && s->busy[b].gpu_mask)
+				nb++;
+		node.name = strdup(s->nodes[n].name);
+		node.gpus = s->nodes[n].gpus;
+		if (!node.name)
+			goto nomem;
+		if (nb) {
+			node.busy = calloc((size_t)nb, sizeof(*node.busy));
+			if (!node.busy) {
+				free(node.name);
+				goto nomem;
+			}
+		}
+		for (int b = 0; b < s->nbusy; b++) {
+			saturn_busy_t *bz;
+
+			if (s->busy[b].node != n || !s->busy[b].gpu_mask)
+				continue;
+			bz = &node.busy[node.nbusy];
+			bz->ngpus = mask_ids(s->busy[b].gpu_mask & ((node.gpus < 64) ? ((1ULL << node.gpus) - 1) : ~0ULL), &bz->gpu_ids);
+			if (bz->ngpus < 0)
+				goto nomem_node;
+			if (bz->ngpus == 0) {
+				free(bz->gpu_ids);
+				bz->gpu_ids = NULL;
+				continue;
+			}
+			bz->until_s = s->busy[b].until - s->now;
+			if (bz->until_s < 0)
+				bz->until_s = 0;
+			node.nbusy++;
+			continue;
+nomem_node:
+			for (int k = 0; k < node.nbusy; k++)
+				free(node.busy[k].gpu_ids);
+			free(node.busy);
+			free(node.name);
+			goto nomem;
+		}
+		if (saturn_problem_add_node(p, &node) < 0) {
+			for (int k = 0; k < node.nbusy; k++)
+				free(node.busy[k].gpu_ids);
+			free(node.busy);
+			free(node.name);
+			goto nomem;
+		}
+	}
+
+	for (int i = 0; i < s->njobs; i++)
+		order[i] = i;
+	sort_jobs(order, s->njobs, s);
+
+	for (int k = 0; k < s->njobs; k++) {
+		int i = order[k], fp, rc;
+		const saturn_snap_job_t *j = &s->jobs[i];
+		const saturn_profile_t *pr = lookup ? lookup(j->batch, j->uid, arg) : NULL;
+		saturn_task_t t = {0};
+		char name[48], why[128] = "";
+
+		rc = job_task(s, j, pr, &t, &fp, why, sizeof(why));
+		if (rc < 0)
+			goto nomem;
+		if (rc > 0) {
+			if (add_skip(out, i, why) < 0)
+				goto nomem;
+			continue;
+		}
+		saturn_sched_task_name(j, name, sizeof(name));
+		t.id = strdup(name);
+		if (!t.id || saturn_problem_add_task(p, &t) < 0) {
+			free(t.id);
+			free_options(t.options, t.noptions);
+			free(t.running.gpu_ids);
+			goto nomem;
+		}
+		out->job_of_task[p->ntasks - 1] = i;
+		if (fp)
+			out->any_profile = 1;
+	}
+	free(order);
+	if (p->nnodes == 0) {
+		saturn_sched_build_free(out);
+		return saturn_error_set(err, "no usable node with GPUs");
+	}
+	if (saturn_problem_check(p, err) < 0) {
+		saturn_sched_build_free(out);
+		return -1;
+	}
+	return 0;
+nomem:
+	free(order);
+	saturn_sched_build_free(out);
+	return saturn_error_set(err, "out of memory building the problem");
+}
+
+/* --- FCFS plan ------------------------------------------------------- */
+
+static int cmp_double_idx(const double *free_at, int a, int b)
+{
+	if (free_at[a] != free_at[b])
+		return free_at[a] < free_at[b] ? -1 : 1;
+	return a - b;
+}
+
+saturn_plan_t *saturn_sched_fcfs(const saturn_problem_t *p)
+{
+	saturn_plan_t *plan = saturn_plan_create(p->ntasks);
+	double **free_at = calloc((size_t)(p->nnodes ? p->nnodes : 1), sizeof(double *));
+	int ids[SATURN_MAX_GPUS_PER_NODE];
+
+	if (!plan || !free_at)
+		goto fail;
+	for (int n = 0; n < p->nnodes; n++) {
+		const saturn_node_t *node = &p->nodes[n];
+
+		free_at[n] = calloc((size_t)node->gpus, sizeof(double));
+		if (!free_at[n])
+			goto fail;
+		for (int b = 0; b < node->nbusy; b++)
+			for (int g = 0; g < node->busy[b].ngpus; g++) {
+				int id = node->busy[b].gpu_ids[g];
+
+				if (id >= 0 && id < node->gpus && free_at[n][id] < node->busy[b].until_s)
+					free_at[n][id] = node->busy[b].until_s;
+			}
+	}
+	/* pinned running tasks first */
+	for (int t = 0; t < p->ntasks; t++) {
+		const saturn_task_t *task = &p->tasks[t];
+		const saturn_running_t *r = &task->running;
+		double end;
+
+		if (!task->is_running)
+			continue;
+		end = saturn_task_runtime(task, r->option);
+		for (int g = 0; g < r->ngpus; g++)
+			if (free_at[r->node][r->gpu_ids[g]] < end)
+				free_at[r->node][r->gpu_ids[g]] = end;
+		if (saturn_plan_set(plan, t, p, t, r->option, r->node, 0, r->gpu_ids) < 0)
+			goto fail;
+	}
+	for (int t = 0; t < p->ntasks; t++) {
+		const saturn_task_t *task = &p->tasks[t];
+		double best_end = INFINITY, best_start = 0;
+		int best_n = -1, best_o = -1;
+
+		if (task->is_running)
+			continue;
+		for (int o = 0; o < task->noptions; o++) {
+			for (int n = 0; n < p->nnodes; n++) {
+				const saturn_node_t *node = &p->nodes[n];
+				int order[SATURN_MAX_GPUS_PER_NODE], G = task->options[o].gpus;
+				double start, end;
+
+				if (!saturn_option_fits(p, t, o, n))
+					continue;
+				for (int g = 0; g < node->gpus; g++) {
+					int k = g;
+
+					order[k] = g;
+					while (k > 0 && cmp_double_idx(free_at[n], order[k], order[k - 1]) < 0) {
+						int x = order[k];
+
+						order[k] = order[k - 1];
+						order[k - 1] = x;
+						k--;
+					}
+				}
+				start = free_at[n][order[G - 1]];
+				if (start < task->release_s)
+					start = task->release_s;
+				end = start + saturn_task_runtime(task, o);
+				if (end < best_end - 1e-9) {
+					best_end = end;
+					best_start = start;
+					best_n = n;
+					best_o = o;
+					for (int g = 0; g < G; g++)
+						ids[g] = order[g];
+				}
+			}
+		}
+		if (best_n < 0)
+			goto fail; /* saturn_problem_check guarantees a fit */
+		{
+			int G = task->options[best_o].gpus;
+
+			/* ascending ids */
+			for (int a = 1; a < G; a++)
+				for (int k = a; k > 0 && ids[k] < ids[k - 1]; k--) {
+					int x = ids[k];
+
+					ids[k] = ids[k - 1];
+					ids[k - 1] = x;
+				}
+			for (int g = 0; g < G; g++)
+				free_at[best_n][ids[g]] = best_end;
+		}
+		if (saturn_plan_set(plan, t, p, t, best_o, best_n, best_start, ids) < 0)
+			goto fail;
+	}
+	plan->makespan_s = 0;
+	for (int i = 0; i < plan->nassign; i++)
+		if (plan->assign[i].end_s > plan->makespan_s)
+			plan->makespan_s = plan->assign[i].end_s;
+	snprintf(plan->method, sizeof(plan->method), "fcfs");
+	snprintf(plan->status, sizeof(plan->status), "feasible");
+	for (int n = 0; n < p->nnodes; n++)
+		free(free_at[n]);
+	free(free_at);
+	return plan;
+fail:
+	if (free_at)
+		for (int n = 0; n < p->nnodes; n++)
+			free(free_at[n]);
+	free(free_at);
+	saturn_plan_destroy(plan);
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* --- decisions ------------------------------------------------------- */
+
+void saturn_sched_reason(char *buf, size_t len, double start_s,
+			 const char *node, int gpus, const char *technique)
+{
+	long s = start_s < 0 ? 0 : lround(start_s);
+	char when[32];
+
+	if (s < 60)
+		snprintf(when, sizeof(when), "~%lds", s);
+	else if (s < 3600)
+		snprintf(when, sizeof(when), "~%ldm", (s + 30) / 60);
+	else
+		snprintf(when, sizeof(when), "~%ldh%02ldm", s / 3600, (s % 3600) / 60);
+	snprintf(buf, len, "saturn: starts in %s on %s, %d GPU%s, %s", when, node, gpus,
+		 gpus == 1 ? "" : "s", technique);
+}
+
+int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
+			const saturn_plan_t *plan, double slack_s,
+			saturn_decision_t **out)
+{
+	saturn_decision_t *d;
+	int n = 0;
+
+	*out = NULL;
+	if (!plan || plan->nassign == 0)
+		return 0;
+	d = calloc((size_t)plan->nassign, sizeof(*d));
+	if (!d)
+		return -1;
+	for (int i = 0; i < plan->nassign; i++) {
+		const saturn_assign_t *a = &plan->assign[i];
+		int t = a->task >= 0 ? a->task : i, job;
+
+		if (t < 0 || t >= b->problem->ntasks)
+			continue;
+		job = b->job_of_task[t];
+		if (s->jobs[job].state != SATURN_SNAP_HELD)
+			continue;
+		d[n].job = job;
+		d[n].start_s = a->start_s;
+		d[n].gpus = a->gpus;
+		snprintf(d[n].node, sizeof(d[n].node), "%s", a->node_name ? a->node_name : "");
+		snprintf(d[n].technique, sizeof(d[n].technique), "%s", a->technique ? a->technique : "user");
+		d[n].release = a->start_s <= slack_s;
+		if (!d[n].release)
+			saturn_sched_reason(d[n].reason, sizeof(d[n].reason), a->start_s, d[n].node,
+					    d[n].gpus, d[n].technique);
+		n++;
+	}
+	if (!n) {
+		free(d);
+		return 0;
+	}
+	*out = d;
+	return n;
+}
+
+int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s,
+			       int task_set_changed, double min_gain)
+{
+	if (task_set_changed || old_makespan_left_s <= 0)
+		return 1;
+	return new_makespan_s < old_makespan_left_s * (1.0 - min_gain);
+}
+
+/* --- carrying a plan over to the next cycle -------------------------- */
+
+static int find_task(const saturn_problem_t *p, const char *id)
+{
+	for (int t = 0; t < p->ntasks; t++)
+		if (!strcmp(p->tasks[t].id, id))
+			return t;
+	return -1;
+}
+
+static int overlaps(double s1, double e1, double s2, double e2)
+{
+	return s1 < e2 - 1e-9 && s2 < e1 - 1e-9;
+}
+
+saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
+				  const saturn_problem_t *p)
+{
+	saturn_plan_t *plan;
+	int *seen;
+
+	if (!prev || prev->nassign != p->ntasks)
+		return NULL;
+	plan = saturn_plan_create(p->ntasks);
+	seen = calloc((size_t)(p->ntasks ? p->ntasks : 1), sizeof(int));
+	if (!plan || !seen)
+		goto fail;
+	for (int i = 0; i < prev->nassign; i++) {
+		const saturn_assign_t *a = &prev->assign[i];
+		int t = a->task_id ? find_task(p, a->task_id) : -1, o = -1, n = -1;
+		const saturn_task_t *task;
+		double start;
+
+		if (t < 0 || seen[t]++)
+			goto fail;
+		task = &p->tasks[t];
+		if (task->is_running) {
+			if (saturn_plan_set(plan, t, p, t, task->running.option, task->running.node, 0,
+					    task->running.gpu_ids) < 0)
+				goto fail;
+			continue;
+		}
+		for (int k = 0; k < task->noptions; k++)
+			if (task->options[k].gpus == a->gpus &&
+			    !strcmp(task->options[k].technique, a->technique ? a->technique : ""))
+				o = k;
+		for (int k = 0; k < p->nnodes; k++)
+			if (a->node_name && !strcmp(p->nodes[k].name, a->node_name))
+				n = k;
+		/* a start that has passed means "now" (released tasks waiting
+		 * for their GPUs, or a held task now due); conflicts with what
+		 * runs are caught below */
+		start = a->start_s - elapsed_s;
+		if (start < task->release_s)
+			start = task->release_s;
+		if (start < 0)
+			start = 0;
+		if (o < 0 || n < 0 || !saturn_option_fits(p, t, o, n) || !a->gpu_ids)
+			goto fail;
+		for (int g = 0; g < a->gpus; g++)
+			if (a->gpu_ids[g] < 0 || a->gpu_ids[g] >= p->nodes[n].gpus)
+				goto fail;
+		if (saturn_plan_set(plan, t, p, t, o, n, start, a->gpu_ids) < 0)
+			goto fail;
+	}
+	/* GPUs never shared in time, never used while busy */
+	for (int i = 0; i < plan->nassign; i++) {
+		const saturn_assign_t *a = &plan->assign[i];
+		const saturn_node_t *node = &p->nodes[a->node];
+
+		for (int b = 0; b < node->nbusy; b++)
+			for (int g = 0; g < a->gpus; g++)
+				for (int k = 0; k < node->busy[b].ngpus; k++)
+					if (a->gpu_ids[g] == node->busy[b].gpu_ids[k] &&
+					    a->start_s < node->busy[b].until_s - 1e-9)
+						goto fail;
+		for (int j = i + 1; j < plan->nassign; j++) {
+			const saturn_assign_t *c = &plan->assign[j];
+
+			if (c->node != a->node || !overlaps(a->start_s, a->end_s, c->start_s, c->end_s))
+				continue;
+			for (int g = 0; g < a->gpus; g++)
+				for (int k = 0; k < c->gpus; k++)
+					if (a->gpu_ids[g] == c->gpu_ids[k])
+						goto fail;
+		}
+	}
+	plan->makespan_s = 0;
+	for (int i = 0; i < plan->nassign; i++)
+		if (plan->assign[i].end_s > plan->makespan_s)
+			plan->makespan_s = plan->assign[i].end_s;
+	plan->lower_bound_s = prev->lower_bound_s;
+	snprintf(plan->method, sizeof(plan->method), "%s", prev->method);
+	snprintf(plan->status, sizeof(plan->status), "carried");
+	free(seen);
+	return plan;
+fail:
+	free(seen);
+	saturn_plan_destroy(plan);
+	return NULL;
+}

@@ -1,0 +1,241 @@
+/* sched.h - the Slurm-free half of sched/saturn.
+ *
+ * sched/saturn copies what it needs out of slurmctld under read locks into a
+ * plain snapshot (these structs), releases the locks, and everything from
+ * there to "which job gets released with what" happens here, without Slurm:
+ * settings parsing, building the planner problem from the snapshot and the
+ * batches' profiles (or the users' own requests when a batch has none), the
+ * first-come-first-served fallback plan, the decisions per job (release now
+ * or show the plan as the reason text), progress files, and the persisted
+ * state (saturn-sched-state/1). The plugin then re-validates and applies the
+ * decisions under the write locks. All of it is unit-tested without Slurm.
+ */
+#ifndef SATURN_SCHED_H
+#define SATURN_SCHED_H
+
+#include <stdint.h>
+
+#include "model.h"
+#include "profile.h"
+
+#define SATURN_NAME_LEN 64
+#define SATURN_TECH_LEN 32
+
+/* --- settings (SchedulerParameters saturn_*= keys) ------------------- */
+
+typedef struct saturn_sched_settings {
+	double interval_s;     /* saturn_interval: seconds between cycles (10) */
+	double solver_time_s;  /* saturn_solver_time: planner budget (2) */
+	char *state_dir;       /* saturn_state_dir: NULL = StateSaveLocation/saturn */
+	char *profile_dir;     /* saturn_profile_dir: NULL = STATE_DIR/profiles */
+	double min_gain;       /* saturn_min_gain: fraction, 0..1 (0.05) */
+	int backfill;          /* saturn_backfill: load sched/backfill (1) */
+	double release_slack_s; /* saturn_release_slack: release when due within (2) */
+} saturn_sched_settings_t;
+
+/* Defaults; strings NULL. */
+void saturn_sched_settings_init(saturn_sched_settings_t *s);
+
+/* Free the strings (s itself is the caller's). NULL is allowed. */
+void saturn_sched_settings_free(saturn_sched_settings_t *s);
+
+/* Parse the saturn_* keys out of a SchedulerParameters string (comma
+ * separated key=value; other keys are ignored; NULL is an empty string)
+ * into s, which must have been initialised. Bad values keep the previous
+ * value; returns the number of bad keys (0 = all good) with err describing
+ * the first ("saturn_interval=abc: must be a number of seconds from 1 to
+ * 3600"). */
+int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
+				saturn_error_t *err);
+
+/* --- snapshot -------------------------------------------------------- */
+
+typedef enum saturn_snap_state {
+	SATURN_SNAP_HELD = 0,  /* pending, held by job_submit/saturn */
+	SATURN_SNAP_RELEASED,  /* pending, released by us, not started yet */
+	SATURN_SNAP_RUNNING,   /* running (or completing) */
+} saturn_snap_state_t;
+
+typedef struct saturn_snap_job {
+	uint32_t job_id;       /* job record: for an unsplit task, the array's meta record */
+	uint32_t array_job_id; /* 0 when not part of an array */
+	int task_id;           /* array task id; -1 when not an array */
+	char batch[SATURN_NAME_LEN];
+	long uid;
+	saturn_snap_state_t state;
+	int req_gpus;          /* GPUs per node the user asked for (>= 0) */
+	double time_limit_s;   /* user's time limit; 0 = none */
+	double submit_time;    /* epoch */
+	double start_time;     /* epoch, running jobs */
+	int node;              /* index into snapshot nodes (running/released), else -1 */
+	uint64_t gpu_mask;     /* running: allocated GPU ids on node */
+	char technique[SATURN_TECH_LEN]; /* released/running: SATURN_TECHNIQUE or "user" */
+	int gpus;              /* released/running: GPU count */
+	/* Filled outside the locks (from the progress file): remaining
+	 * batches, or -1 when unknown. */
+	double batches_left;
+} saturn_snap_job_t;
+
+typedef struct saturn_snap_node {
+	char name[SATURN_NAME_LEN];
+	int gpus; /* usable GPUs, 1..64 */
+} saturn_snap_node_t;
+
+/* GPUs held by a job that is not a Saturn task. */
+typedef struct saturn_snap_busy {
+	int node;
+	uint64_t gpu_mask;
+	double until; /* epoch: the job's expected end */
+} saturn_snap_busy_t;
+
+typedef struct saturn_snapshot {
+	double now; /* epoch when taken */
+	int nnodes, cap_nodes;
+	saturn_snap_node_t *nodes;
+	int nbusy, cap_busy;
+	saturn_snap_busy_t *busy;
+	int njobs, cap_jobs;
+	saturn_snap_job_t *jobs;
+} saturn_snapshot_t;
+
+/* Zeroed snapshot, or NULL (ENOMEM). */
+saturn_snapshot_t *saturn_snapshot_create(void);
+/* Empty it, keeping the allocations (for reuse every cycle). */
+void saturn_snapshot_reset(saturn_snapshot_t *s);
+/* Free; NULL is allowed. */
+void saturn_snapshot_destroy(saturn_snapshot_t *s);
+/* Append a zeroed entry and return it (NULL on ENOMEM, snapshot unchanged).
+ * Cheap: amortised O(1), safe to call under slurmctld locks. */
+saturn_snap_node_t *saturn_snapshot_add_node(saturn_snapshot_t *s);
+saturn_snap_busy_t *saturn_snapshot_add_busy(saturn_snapshot_t *s);
+saturn_snap_job_t *saturn_snapshot_add_job(saturn_snapshot_t *s);
+/* Index of the node called name, or -1. */
+int saturn_snapshot_node_index(const saturn_snapshot_t *s, const char *name);
+
+/* Task id of a snapshot job in problems and plans: "ARRAYJOB_TASK" or
+ * "JOB" for a job that is not an array. Writes into buf (>= 32 bytes). */
+void saturn_sched_task_name(const saturn_snap_job_t *j, char *buf, size_t len);
+
+/* --- problem --------------------------------------------------------- */
+
+/* Where a batch's throughputs come from. Return the batch's profile (owned
+ * by the callee, valid until the build returns) or NULL for "none: use the
+ * users' requests". */
+typedef const saturn_profile_t *(*saturn_profile_lookup_fn)(const char *batch,
+							     long uid, void *arg);
+
+typedef struct saturn_sched_build {
+	saturn_problem_t *problem; /* checked; owned by the caller */
+	int *job_of_task;          /* problem task index -> snapshot job index */
+	int any_profile;           /* at least one task planned from a profile */
+	/* Jobs left out (no option fits any node): snapshot indices, with a
+	 * reason each, so the plugin can show them. */
+	int nskipped;
+	int *skipped;
+	char (*skip_reason)[128];
+} saturn_sched_build_t;
+
+/* Turn the snapshot into a problem. Held and released tasks get the options
+ * of their batch's profile (all usable technique x GPU-count options, total
+ * batches from the profile) or, without a profile, one option: technique
+ * "user", the requested GPU count, runtime = time limit (1 h when none).
+ * Released tasks keep the option they were released with. Running tasks are
+ * pinned (node, GPU ids, option) with their remaining work: from the
+ * progress file (batches_left) when known, else the planned runtime minus
+ * the time they have run (at least 1 s). GPUs of other jobs become busy
+ * entries until those jobs' expected end. Tasks whose options fit no node
+ * are skipped (listed in out). Returns 0, or -1 with err (ENOMEM, or a
+ * problem that fails saturn_problem_check: a bug). On failure out is
+ * emptied. */
+int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn lookup,
+		       void *arg, saturn_sched_build_t *out, saturn_error_t *err);
+
+/* Free what a build produced (not out itself). */
+void saturn_sched_build_free(saturn_sched_build_t *out);
+
+/* First-come-first-served plan: tasks in problem order (running first as
+ * pinned), each with its first option, at the earliest time that many GPUs
+ * are free on one node (GPU timelines never overlap, so the plan is valid).
+ * Used for batches without a profile ("users' requests, in submission
+ * order") and as the safety net when the planner fails. Returns a plan with
+ * method "fcfs" or NULL (ENOMEM). */
+saturn_plan_t *saturn_sched_fcfs(const saturn_problem_t *p);
+
+/* --- decisions ------------------------------------------------------- */
+
+typedef struct saturn_decision {
+	int job;        /* snapshot job index */
+	int release;    /* 1: release now with the fields below; 0: keep held */
+	char node[SATURN_NAME_LEN];
+	int gpus;
+	char technique[SATURN_TECH_LEN];
+	double start_s; /* planned start, relative to the snapshot */
+	char reason[160]; /* held: "saturn: starts in ~2h10m on n2, 4 GPUs, fsdp" */
+} saturn_decision_t;
+
+/* For every held task in the plan: release when its start is within
+ * slack_s, otherwise a reason text. Returns the number of decisions written
+ * into a malloc'd array (*out, NULL when 0) or -1 (ENOMEM). */
+int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
+			const saturn_plan_t *plan, double slack_s,
+			saturn_decision_t **out);
+
+/* "saturn: starts in ~2h10m on n2, 4 GPUs, fsdp" into buf. */
+void saturn_sched_reason(char *buf, size_t len, double start_s,
+			 const char *node, int gpus, const char *technique);
+
+/* Keep the previous plan unless the new one is better by min_gain?
+ * old_makespan_left_s is the old plan's end minus now. Returns 1 to switch
+ * to the new plan. A changed task set always switches. */
+int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s,
+			       int task_set_changed, double min_gain);
+
+/* The previous cycle's plan, elapsed_s later, as a plan of the new problem
+ * p: same task ids, options (technique and GPU count) and nodes, start
+ * times moved by elapsed_s (a start that has passed becomes 0), running
+ * tasks as pinned in p. NULL when it no longer fits: a task set that
+ * changed, an option or node that is gone, GPUs that would be shared in
+ * time (e.g. a running task overran) or used while busy, or ENOMEM. The caller keeps it unless the fresh plan beats it
+ * by saturn_min_gain (saturn_sched_should_switch). */
+saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
+				  const saturn_problem_t *p);
+
+/* --- progress files -------------------------------------------------- */
+
+/* Read a saturn-progress/1 file written by a job defensively: no symlinks
+ * (O_NOFOLLOW), owner must be uid (unless uid < 0), at most 64 KiB.
+ * Returns 0 and the remaining batches (batches_total - batches_done, >= 0),
+ * or -1 with err. */
+int saturn_progress_read(const char *path, long uid, double *batches_left,
+			 saturn_error_t *err);
+
+/* --- persisted state (saturn-sched-state/1) -------------------------- */
+
+/* Serialise the plan (times made absolute with now) and, per task, its
+ * snapshot state and batch. malloc'd JSON text or NULL (ENOMEM). */
+char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
+				 const saturn_plan_t *plan, const char *plan_id,
+				 double now);
+
+/* The parts of a persisted state the plugin and `saturn status` need. */
+typedef struct saturn_sched_state_task {
+	char *id, *batch, *technique, *node, *state;
+	int gpus;
+	double start, end; /* epochs */
+} saturn_sched_state_task_t;
+
+typedef struct saturn_sched_state {
+	char *plan_id;
+	double updated, makespan_end; /* epochs */
+	double makespan_s, lower_bound_s, solve_s;
+	char *method;
+	int ntasks;
+	saturn_sched_state_task_t *tasks;
+} saturn_sched_state_t;
+
+/* Parse; NULL with err naming the field. */
+saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
+					       saturn_error_t *err);
+void saturn_sched_state_destroy(saturn_sched_state_t *st);
+
+#endif /* SATURN_SCHED_H */

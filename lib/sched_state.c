@@ -1,0 +1,263 @@
+/* sched_state.c - the files sched/saturn reads and writes: progress files
+ * written by jobs (saturn-progress/1, read defensively: no symlinks, owner
+ * checked, size-limited) and the persisted scheduler state
+ * (saturn-sched-state/1: the current plan with absolute times and each
+ * task's state), which `saturn status` and a restarted slurmctld read back.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "sched.h"
+
+#define PROGRESS_MAX_BYTES (64 * 1024)
+
+static int get_num(json_object *o, const char *key, double *v)
+{
+	json_object *x;
+
+	if (!json_object_object_get_ex(o, key, &x))
+		return -1;
+	if (!json_object_is_type(x, json_type_double) && !json_object_is_type(x, json_type_int))
+		return -1;
+	*v = json_object_get_double(x);
+	return isfinite(*v) ? 0 : -1;
+}
+
+int saturn_progress_read(const char *path, long uid, double *batches_left,
+			 saturn_error_t *err)
+{
+	char buf[PROGRESS_MAX_BYTES + 1];
+	struct stat st;
+	ssize_t n, len = 0;
+	json_object *o, *fmt;
+	double done, total;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return saturn_error_set(err, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return saturn_error_set(err, "%s: not a regular file", path);
+	}
+	if (uid >= 0 && (long)st.st_uid != uid) {
+		close(fd);
+		return saturn_error_set(err, "%s: owned by uid %ld, expected %ld", path,
+					(long)st.st_uid, uid);
+	}
+	if (st.st_size > PROGRESS_MAX_BYTES) {
+		close(fd);
+		return saturn_error_set(err, "%s: larger than %d bytes", path, PROGRESS_MAX_BYTES);
+	}
+	while (len < PROGRESS_MAX_BYTES && (n = read(fd, buf + len, (size_t)(PROGRESS_MAX_BYTES - len))) > 0)
+		len += n;
+	close(fd);
+	buf[len] = '\0';
+	o = json_tokener_parse(buf);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return saturn_error_set(err, "%s: not a JSON object", path);
+	}
+	if (!json_object_object_get_ex(o, "format", &fmt) ||
+	    strcmp(json_object_get_string(fmt) ? json_object_get_string(fmt) : "", "saturn-progress/1")) {
+		json_object_put(o);
+		return saturn_error_set(err, "%s: format: expected \"saturn-progress/1\"", path);
+	}
+	if (get_num(o, "batches_done", &done) < 0 || done < 0) {
+		json_object_put(o);
+		return saturn_error_set(err, "%s: batches_done: must be a number >= 0", path);
+	}
+	if (get_num(o, "batches_total", &total) < 0 || total < 0) {
+		json_object_put(o);
+		return saturn_error_set(err, "%s: batches_total: must be a number >= 0", path);
+	}
+	json_object_put(o);
+	*batches_left = total > done ? total - done : 0;
+	return 0;
+}
+
+static const char *state_name(saturn_snap_state_t s)
+{
+	switch (s) {
+	case SATURN_SNAP_HELD:
+		return "planned";
+	case SATURN_SNAP_RELEASED:
+		return "released";
+	case SATURN_SNAP_RUNNING:
+		return "running";
+	}
+	return "unknown";
+}
+
+static void add_str(json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, json_object_new_string(v ? v : ""));
+}
+
+char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
+				 const saturn_plan_t *plan, const char *plan_id,
+				 double now)
+{
+	json_object *root = json_object_new_object(), *tasks = json_object_new_array();
+	char *out = NULL;
+
+	if (!root || !tasks)
+		goto done;
+	add_str(root, "format", "saturn-sched-state/1");
+	add_str(root, "plan_id", plan_id);
+	json_object_object_add(root, "updated", json_object_new_double(now));
+	if (plan) {
+		json_object_object_add(root, "makespan_s", json_object_new_double(plan->makespan_s));
+		json_object_object_add(root, "makespan_end", json_object_new_double(now + plan->makespan_s));
+		json_object_object_add(root, "lower_bound_s", json_object_new_double(plan->lower_bound_s));
+		json_object_object_add(root, "solve_s", json_object_new_double(plan->solve_s));
+		add_str(root, "method", plan->method);
+		for (int i = 0; i < plan->nassign; i++) {
+			const saturn_assign_t *a = &plan->assign[i];
+			int t = a->task >= 0 ? a->task : i;
+			const saturn_snap_job_t *j;
+			json_object *e = json_object_new_object(), *ids = json_object_new_array();
+
+			if (!e || !ids || t < 0 || t >= b->problem->ntasks) {
+				json_object_put(e);
+				json_object_put(ids);
+				continue;
+			}
+			j = &s->jobs[b->job_of_task[t]];
+			add_str(e, "id", a->task_id);
+			add_str(e, "batch", j->batch);
+			json_object_object_add(e, "job_id", json_object_new_int64(j->job_id));
+			add_str(e, "state", state_name(j->state));
+			add_str(e, "technique", a->technique);
+			json_object_object_add(e, "gpus", json_object_new_int(a->gpus));
+			add_str(e, "node", a->node_name);
+			for (int g = 0; g < a->gpus; g++)
+				json_object_array_add(ids, json_object_new_int(a->gpu_ids ? a->gpu_ids[g] : -1));
+			json_object_object_add(e, "gpu_ids", ids);
+			json_object_object_add(e, "start", json_object_new_double(now + a->start_s));
+			json_object_object_add(e, "end", json_object_new_double(now + a->end_s));
+			json_object_array_add(tasks, e);
+		}
+	}
+	json_object_object_add(root, "tasks", tasks);
+	tasks = NULL;
+	{
+		const char *txt = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
+
+		out = txt ? strdup(txt) : NULL;
+	}
+done:
+	json_object_put(tasks);
+	json_object_put(root);
+	return out;
+}
+
+void saturn_sched_state_destroy(saturn_sched_state_t *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < st->ntasks; i++) {
+		free(st->tasks[i].id);
+		free(st->tasks[i].batch);
+		free(st->tasks[i].technique);
+		free(st->tasks[i].node);
+		free(st->tasks[i].state);
+	}
+	free(st->tasks);
+	free(st->plan_id);
+	free(st->method);
+	free(st);
+}
+
+static char *get_str(json_object *o, const char *key)
+{
+	json_object *x;
+
+	if (!json_object_object_get_ex(o, key, &x) || !json_object_is_type(x, json_type_string))
+		return NULL;
+	return strdup(json_object_get_string(x));
+}
+
+saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
+					       saturn_error_t *err)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *o = NULL, *tasks, *fmt;
+	saturn_sched_state_t *st = calloc(1, sizeof(*st));
+	size_t n;
+
+	if (!tok || !st) {
+		saturn_error_set(err, "out of memory");
+		goto fail;
+	}
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		saturn_error_set(err, "not a JSON object");
+		goto fail;
+	}
+	if (!json_object_object_get_ex(o, "format", &fmt) ||
+	    strcmp(json_object_get_string(fmt) ? json_object_get_string(fmt) : "", "saturn-sched-state/1")) {
+		saturn_error_set(err, "format: expected \"saturn-sched-state/1\"");
+		goto fail;
+	}
+	st->plan_id = get_str(o, "plan_id");
+	st->method = get_str(o, "method");
+	get_num(o, "updated", &st->updated);
+	get_num(o, "makespan_s", &st->makespan_s);
+	get_num(o, "makespan_end", &st->makespan_end);
+	get_num(o, "lower_bound_s", &st->lower_bound_s);
+	get_num(o, "solve_s", &st->solve_s);
+	if (!json_object_object_get_ex(o, "tasks", &tasks) || !json_object_is_type(tasks, json_type_array)) {
+		saturn_error_set(err, "tasks: must be an array");
+		goto fail;
+	}
+	n = json_object_array_length(tasks);
+	if (n > SATURN_MAX_TASKS) {
+		saturn_error_set(err, "tasks: more than %d entries", SATURN_MAX_TASKS);
+		goto fail;
+	}
+	st->tasks = calloc(n ? n : 1, sizeof(*st->tasks));
+	if (!st->tasks) {
+		saturn_error_set(err, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(tasks, i), *g;
+		saturn_sched_state_task_t *t = &st->tasks[st->ntasks];
+
+		if (!json_object_is_type(e, json_type_object)) {
+			saturn_error_set(err, "tasks[%zu]: must be an object", i);
+			goto fail;
+		}
+		st->ntasks++;
+		t->id = get_str(e, "id");
+		t->batch = get_str(e, "batch");
+		t->technique = get_str(e, "technique");
+		t->node = get_str(e, "node");
+		t->state = get_str(e, "state");
+		if (json_object_object_get_ex(e, "gpus", &g))
+			t->gpus = json_object_get_int(g);
+		if (!t->id || get_num(e, "start", &t->start) < 0 || get_num(e, "end", &t->end) < 0) {
+			saturn_error_set(err, "tasks[%zu]: needs id, start and end", i);
+			goto fail;
+		}
+	}
+	json_object_put(o);
+	json_tokener_free(tok);
+	return st;
+fail:
+	json_object_put(o);
+	if (tok)
+		json_tokener_free(tok);
+	saturn_sched_state_destroy(st);
+	return NULL;
+}

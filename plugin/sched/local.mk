@@ -1,0 +1,16 @@
+# plugin/sched/local.mk - sched/saturn (needs the Slurm source: --with-slurm-source).
+# Slurm's internal headers include "config.h" and expect Slurm's own, so the
+# Slurm build folder comes first and our top_builddir is left out
+# (AUTOMAKE_OPTIONS = nostdinc in plugin/Makefile.am).
+if HAVE_SLURM_SOURCE
+slurmplugin_LTLIBRARIES += sched_saturn.la
+sched_saturn_la_SOURCES = \
+	sched/sched_saturn.c \
+	sched/saturn_agent.c \
+	sched/saturn_agent.h
+sched_saturn_la_CPPFLAGS = $(SLURM_SRC_CFLAGS) -I$(top_srcdir)/lib
+sched_saturn_la_CFLAGS = $(SATURN_CFLAGS) $(AX_PTHREAD_CFLAGS) $(JSONC_CFLAGS)
+sched_saturn_la_LDFLAGS = -module -avoid-version -shared -Wl,-z,now \
+	-export-symbols-regex '^(init|fini|sched_p_reconfig|plugin_(name|type|version))$$' $(SATURN_LDFLAGS)
+sched_saturn_la_LIBADD = $(top_builddir)/lib/libsaturn.la -ldl
+endif

@@ -1,0 +1,475 @@
+#!/bin/sh
+# cluster.sh - a whole Slurm cluster on one machine, for tests, the demo and
+# benchmarks: its own munged, one slurmctld and N slurmd (multiple-slurmd,
+# NodeAddr=127.0.0.1, distinct ports), each node with fake GPUs (character
+# devices cloned from /dev/null), select/cons_tres, fast scheduler settings,
+# all state, logs and sockets inside one instance folder. Nothing under
+# /etc/slurm is read or written: clients use the instance's SLURM_CONF, which
+# `start` writes to $SATURN_CLUSTER_DIR/env (". $SATURN_CLUSTER_DIR/env").
+#
+# usage: cluster.sh start|stop|status|wait-idle|restart-ctld
+#
+# Environment (defaults in brackets):
+#   SATURN_CLUSTER_DIR    instance folder [/tmp/saturn-cluster]
+#   SATURN_PORT_BASE      slurmctld port; slurmd ports follow it [16800]
+#   SATURN_NODES          number of nodes n1..nN [2]
+#   SATURN_GPUS_PER_NODE  fake GPUs per node [8]
+#   SATURN_CPUS_PER_NODE  CPUs each node claims [2 per GPU, at least 2]
+#   SATURN_SCHED          saturn (sched/saturn) or backfill (stock) [saturn]
+#   SATURN_PLUGIN_DIR     build folder holding our plugin .so files; put before
+#                         Debian's PluginDir [unset: Debian's only]
+#   SATURN_SCHED_PARAMS   extra SchedulerParameters, comma-separated [none]
+#   SATURN_AUTH           munge or none (auth/none: tests only) [munge]
+#   SATURN_DEBUG          SlurmctldDebug/SlurmdDebug level [info]
+#   SATURN_TIMEOUT        seconds to wait in start/stop/wait-idle [60]
+#   SATURN_SLURM_BIN      folder of the Slurm daemons [/usr/sbin]
+# Our plugins are used when found in the PluginDir list: spank_saturn.so
+# (plugstack.conf), job_submit_saturn.so (JobSubmitPlugins=saturn) and, with
+# SATURN_SCHED=saturn, sched_saturn.so (required).
+set -eu
+
+D=${SATURN_CLUSTER_DIR:-/tmp/saturn-cluster}
+PORT=${SATURN_PORT_BASE:-16800}
+NODES=${SATURN_NODES:-2}
+GPUS=${SATURN_GPUS_PER_NODE:-8}
+SCHED=${SATURN_SCHED:-saturn}
+AUTH=${SATURN_AUTH:-munge}
+DEBUG=${SATURN_DEBUG:-info}
+TIMEOUT=${SATURN_TIMEOUT:-60}
+SBIN=${SATURN_SLURM_BIN:-/usr/sbin}
+if [ -n "${SATURN_CPUS_PER_NODE:-}" ]; then
+	CPUS=$SATURN_CPUS_PER_NODE
+else
+	CPUS=$((GPUS * 2))
+	[ "$CPUS" -ge 2 ] || CPUS=2
+fi
+
+ME=cluster.sh
+die() {
+	echo "$ME: error: $*" >&2
+	exit 1
+}
+note() {
+	echo "$ME: $*" >&2
+}
+
+case "$D" in
+/*) ;;
+*) D="$(pwd)/$D" ;;
+esac
+CONF="$D/etc/slurm.conf"
+
+is_int() {
+	case "$1" in
+	'' | *[!0-9]*) return 1 ;;
+	esac
+	return 0
+}
+
+# Pid from a pid file, or nothing.
+pid_of() {
+	[ -f "$1" ] || return 0
+	p=$(cat "$1" 2>/dev/null || true)
+	is_int "$p" && echo "$p"
+	return 0
+}
+
+alive() {
+	[ -n "$1" ] && kill -0 "$1" 2>/dev/null
+}
+
+# Every process of this instance: the pids we recorded and any process whose
+# environment names this instance's slurm.conf (slurmd children: slurmstepd,
+# slurmscriptd). Matched by pid, never by process name.
+instance_pids() {
+	for f in "$D"/run/*.pid; do
+		[ -f "$f" ] || continue
+		p=$(pid_of "$f")
+		alive "$p" && echo "$p"
+	done
+	for e in $(grep -slzxF "SLURM_CONF=$CONF" /proc/[0-9]*/environ 2>/dev/null || true); do
+		p=${e#/proc/}
+		p=${p%/environ}
+		# Only daemons of ours: slurmctld, slurmd, slurmstepd,
+		# slurmscriptd (their comm), not a user's shell that sourced
+		# the env file.
+		c=$(cat "/proc/$p/comm" 2>/dev/null || true)
+		case "$c" in
+		slurmctld* | slurmd* | slurmstepd* | slurmscriptd*) echo "$p" ;;
+		esac
+	done
+	return 0
+}
+
+# Send TERM to the pids "$2...", wait up to $1 seconds for all, then KILL.
+stop_pids() {
+	secs=$1
+	shift
+	live=
+	for p in "$@"; do
+		alive "$p" || continue
+		kill -TERM "$p" 2>/dev/null || true
+		live="$live $p"
+	done
+	n=0
+	while [ -n "$live" ]; do
+		still=
+		for p in $live; do
+			alive "$p" && still="$still $p"
+		done
+		live=$still
+		[ -n "$live" ] || break
+		if [ $n -ge $((secs * 10)) ]; then
+			note "pids$live did not stop after ${secs}s: SIGKILL"
+			# shellcheck disable=SC2086
+			kill -KILL $live 2>/dev/null || true
+			sleep 0.2
+			break
+		fi
+		sleep 0.1
+		n=$((n + 1))
+	done
+}
+
+# Pids named by the pid files "$@" (deduplicated).
+pids_of_files() {
+	for f in "$@"; do
+		[ -f "$f" ] && pid_of "$f"
+	done | sort -u
+}
+
+plugin_dirs() {
+	echo "${SATURN_PLUGIN_DIR:+$SATURN_PLUGIN_DIR:}$DEBIAN_PLUGIN_DIR"
+}
+
+# Is plugin file $1 in the PluginDir list?
+find_plugin() {
+	old_ifs=$IFS
+	IFS=:
+	for d in $(plugin_dirs); do
+		if [ -f "$d/$1" ]; then
+			IFS=$old_ifs
+			echo "$d/$1"
+			return 0
+		fi
+	done
+	IFS=$old_ifs
+	return 1
+}
+
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+DEBIAN_PLUGIN_DIR=/usr/lib/$multiarch/slurm-wlm
+
+# Slurm client commands against this instance.
+sq() {
+	SLURM_CONF="$CONF" "$@"
+}
+
+ctld_up() {
+	sq scontrol ping 2>/dev/null | grep -q 'is UP'
+}
+
+# Wait (bounded) until all nodes are idle; 0 when they are.
+wait_nodes_idle() {
+	n=0
+	while [ $n -lt $((TIMEOUT * 5)) ]; do
+		st=$(sq sinfo -h -N -o '%T' 2>/dev/null | sort -u | tr '\n' ' ')
+		[ "$st" = "idle " ] && return 0
+		sleep 0.2
+		n=$((n + 1))
+	done
+	note "nodes not idle after ${TIMEOUT}s: $st"
+	return 1
+}
+
+# Wait (bounded) until the queue is empty (no pending/running/completing job).
+wait_queue_empty() {
+	n=0
+	while [ $n -lt $(($1 * 5)) ]; do
+		left=$(sq squeue -h -t PD,R,CG,S,CF,RQ,SE,RS,ST -o '%i' 2>/dev/null | wc -l) || left=1
+		[ "$left" = 0 ] && return 0
+		sleep 0.2
+		n=$((n + 1))
+	done
+	return 1
+}
+
+write_conf() {
+	is_int "$PORT" && is_int "$NODES" && is_int "$GPUS" && is_int "$CPUS" ||
+		die "SATURN_PORT_BASE, SATURN_NODES, SATURN_GPUS_PER_NODE and SATURN_CPUS_PER_NODE must be integers"
+	[ "$NODES" -ge 1 ] || die "SATURN_NODES must be at least 1"
+	first=$((PORT + 1))
+	last=$((PORT + NODES))
+	if [ "$NODES" = 1 ]; then
+		nodes=n1
+		ports=$first
+	else
+		nodes="n[1-$NODES]"
+		ports="[$first-$last]"
+	fi
+
+	case "$SCHED" in
+	saturn)
+		find_plugin sched_saturn.so >/dev/null ||
+			die "SATURN_SCHED=saturn but sched_saturn.so is not in PluginDir $(plugin_dirs) (set SATURN_PLUGIN_DIR to the build's plugin/slurm folder, or SATURN_SCHED=backfill)"
+		schedtype=sched/saturn
+		;;
+	backfill) schedtype=sched/backfill ;;
+	*) die "SATURN_SCHED must be saturn or backfill, not '$SCHED'" ;;
+	esac
+
+	params="batch_sched_delay=0,sched_interval=2,sched_min_interval=100000,bf_interval=1,bf_resolution=1,bf_continue,default_queue_depth=1000"
+	[ -n "${SATURN_SCHED_PARAMS:-}" ] && params="$params,$SATURN_SCHED_PARAMS"
+
+	case "$AUTH" in
+	munge)
+		auth="AuthType=auth/munge
+AuthInfo=socket=$D/munge/munge.socket.2
+CredType=cred/munge"
+		;;
+	none)
+		auth="AuthType=auth/none
+CredType=cred/none"
+		;;
+	*) die "SATURN_AUTH must be munge or none" ;;
+	esac
+
+	jobsubmit=
+	if find_plugin job_submit_saturn.so >/dev/null; then
+		jobsubmit="JobSubmitPlugins=saturn"
+	fi
+	spank=$(find_plugin spank_saturn.so || true)
+
+	cat >"$D/etc/slurm.conf" <<EOF
+# Generated by saturn-slurm scripts/cluster.sh for instance $D
+ClusterName=saturn
+SlurmctldHost=$(hostname -s)(127.0.0.1)
+SlurmctldPort=$PORT
+SlurmdPort=$first
+SlurmUser=root
+SlurmdUser=root
+$auth
+PluginDir=$(plugin_dirs)
+PlugStackConfig=$D/etc/plugstack.conf
+StateSaveLocation=$D/state
+SlurmdSpoolDir=$D/spool/%n
+SlurmctldPidFile=$D/run/slurmctld.pid
+SlurmdPidFile=$D/run/slurmd-%n.pid
+SlurmctldLogFile=$D/log/slurmctld.log
+SlurmdLogFile=$D/log/slurmd-%n.log
+SlurmctldDebug=$DEBUG
+SlurmdDebug=$DEBUG
+SchedulerType=$schedtype
+SchedulerParameters=$params
+$jobsubmit
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+GresTypes=gpu
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+SwitchType=switch/none
+MailProg=/bin/true
+ReturnToService=2
+SlurmdParameters=config_overrides
+MinJobAge=600
+KillWait=2
+InactiveLimit=0
+Waittime=0
+MessageTimeout=10
+NodeName=$nodes NodeAddr=127.0.0.1 Port=$ports CPUs=$CPUS Gres=gpu:$GPUS State=UNKNOWN
+PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+EOF
+
+	{
+		echo "# Generated by saturn-slurm scripts/cluster.sh (fake GPUs: /dev/null clones)"
+		echo "AutoDetect=off"
+		if [ "$GPUS" -gt 0 ]; then
+			last_gpu=$((GPUS - 1))
+			if [ "$GPUS" = 1 ]; then
+				echo "NodeName=$nodes Name=gpu File=$D/dev/nvidia0"
+			else
+				echo "NodeName=$nodes Name=gpu File=$D/dev/nvidia[0-$last_gpu]"
+			fi
+		fi
+	} >"$D/etc/gres.conf"
+
+	{
+		echo "# Generated by saturn-slurm scripts/cluster.sh"
+		[ -n "$spank" ] && echo "required $spank"
+	} >"$D/etc/plugstack.conf"
+	return 0
+}
+
+start_munged() {
+	[ "$AUTH" = munge ] || return 0
+	chmod 711 "$D/munge"
+	[ -f "$D/munge/munge.key" ] || mungekey -c -k "$D/munge/munge.key" >/dev/null 2>&1 ||
+		die "mungekey failed"
+	chmod 600 "$D/munge/munge.key"
+	rm -f "$D/munge/munge.socket.2" "$D/munge/munge.socket.2.lock"
+	munged --socket="$D/munge/munge.socket.2" --key-file="$D/munge/munge.key" \
+		--log-file="$D/log/munged.log" --pid-file="$D/run/munged.pid" \
+		--seed-file="$D/munge/munged.seed" --num-threads=2 >"$D/log/munged.out" 2>&1 ||
+		die "munged did not start (see $D/log/munged.log)"
+	n=0
+	while [ ! -S "$D/munge/munge.socket.2" ] && [ $n -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ -S "$D/munge/munge.socket.2" ] || die "munged socket did not appear (see $D/log/munged.log)"
+}
+
+start() {
+	[ "$(id -u)" = 0 ] || die "start needs root (slurmd runs jobs as their users)"
+	for b in slurmctld slurmd; do
+		[ -x "$SBIN/$b" ] || die "$SBIN/$b not found (apt-get install slurmctld slurmd slurm-client munge)"
+	done
+	for f in "$D"/run/*.pid; do
+		[ -f "$f" ] || continue
+		p=$(pid_of "$f")
+		if alive "$p"; then
+			die "instance $D is already running (pid $p from $f); run: $0 stop"
+		fi
+	done
+	mkdir -p "$D"
+	chmod 755 "$D"
+	mkdir -p "$D/etc" "$D/state" "$D/spool" "$D/log" "$D/run" "$D/munge" "$D/dev"
+	rm -f "$D"/run/*.pid
+	# A fresh cluster each start: no jobs or node state from a previous run.
+	rm -rf "$D/state" "$D/spool"
+	mkdir -p "$D/state" "$D/spool"
+	i=0
+	while [ $i -lt "$GPUS" ]; do
+		[ -c "$D/dev/nvidia$i" ] || mknod -m 666 "$D/dev/nvidia$i" c 1 3 ||
+			die "mknod $D/dev/nvidia$i failed"
+		i=$((i + 1))
+	done
+	write_conf
+	printf 'SLURM_CONF=%s\nexport SLURM_CONF\n' "$CONF" >"$D/env"
+
+	start_munged
+
+	export SLURM_CONF="$CONF"
+	setsid "$SBIN/slurmctld" -D -i >"$D/log/slurmctld.out" 2>&1 </dev/null &
+	echo $! >"$D/run/slurmctld.started.pid"
+	n=0
+	until ctld_up; do
+		alive "$(pid_of "$D/run/slurmctld.started.pid")" || {
+			tail -n 20 "$D/log/slurmctld.log" "$D/log/slurmctld.out" >&2 2>/dev/null || true
+			die "slurmctld exited at startup (see $D/log/slurmctld.log)"
+		}
+		[ $n -lt $((TIMEOUT * 10)) ] || die "slurmctld does not answer after ${TIMEOUT}s (see $D/log/slurmctld.log)"
+		sleep 0.1
+		n=$((n + 1))
+	done
+	i=1
+	while [ $i -le "$NODES" ]; do
+		mkdir -p "$D/spool/n$i"
+		setsid "$SBIN/slurmd" -D -N "n$i" >"$D/log/slurmd-n$i.out" 2>&1 </dev/null &
+		echo $! >"$D/run/slurmd-n$i.started.pid"
+		i=$((i + 1))
+	done
+	wait_nodes_idle || {
+		tail -n 20 "$D"/log/slurmd-n1.log >&2 2>/dev/null || true
+		die "nodes did not become idle (see $D/log/)"
+	}
+	note "up: $NODES nodes x $GPUS GPUs, $SCHED, port $PORT, instance $D (. $D/env)"
+}
+
+stop() {
+	if [ -f "$CONF" ]; then
+		if ctld_up; then
+			# Cancel every job and wait for an empty queue first:
+			# slurmstepd outlives slurmd otherwise.
+			ids=$(sq squeue -h -o '%A' 2>/dev/null || true)
+			if [ -n "$ids" ]; then
+				# shellcheck disable=SC2086
+				sq scancel $ids 2>/dev/null || true
+				wait_queue_empty "$TIMEOUT" || note "jobs still in the queue after ${TIMEOUT}s; stopping anyway"
+			fi
+		fi
+	fi
+	# slurmd before slurmctld, then munged; by pid.
+	# shellcheck disable=SC2046
+	stop_pids 10 $(pids_of_files "$D"/run/slurmd-*.pid)
+	# shellcheck disable=SC2046
+	stop_pids 20 $(pids_of_files "$D"/run/slurmctld*.pid)
+	# Anything left (slurmstepd of a job that would not die, slurmscriptd).
+	# shellcheck disable=SC2046
+	stop_pids 5 $(instance_pids | grep -vx "$(pid_of "$D/run/munged.pid")" || true)
+	stop_pids 5 $(pid_of "$D/run/munged.pid")
+	rm -f "$D"/run/*.pid
+	left=$(instance_pids)
+	[ -z "$left" ] || die "processes of $D still alive: $left"
+	note "stopped $D"
+}
+
+status() {
+	[ -f "$CONF" ] || {
+		echo "no instance in $D"
+		return 1
+	}
+	up=0
+	for f in "$D"/run/*.pid; do
+		[ -f "$f" ] || continue
+		case "$f" in
+		*.started.pid) continue ;;
+		esac
+		p=$(pid_of "$f")
+		name=$(basename "$f" .pid)
+		if alive "$p"; then
+			echo "$name: running (pid $p)"
+		else
+			echo "$name: not running"
+		fi
+	done
+	if ctld_up; then
+		sq sinfo -N -o '%N %T %G' || true
+		sq squeue || true
+		return 0
+	fi
+	echo "slurmctld: not answering"
+	return 1
+}
+
+# Wait until no job is queued or running and all nodes are idle.
+wait_idle() {
+	[ -f "$CONF" ] || die "no instance in $D"
+	ctld_up || die "slurmctld of $D is not answering"
+	wait_queue_empty "$TIMEOUT" || die "queue not empty after ${TIMEOUT}s"
+	wait_nodes_idle || die "nodes not idle after ${TIMEOUT}s"
+}
+
+# Restart slurmctld only (keeps its state; tests of restart mid-batch).
+restart_ctld() {
+	[ -f "$CONF" ] || die "no instance in $D"
+	# shellcheck disable=SC2046
+	stop_pids 20 $(pids_of_files "$D"/run/slurmctld*.pid)
+	rm -f "$D"/run/slurmctld*.pid
+	export SLURM_CONF="$CONF"
+	setsid "$SBIN/slurmctld" -D >>"$D/log/slurmctld.out" 2>&1 </dev/null &
+	echo $! >"$D/run/slurmctld.started.pid"
+	n=0
+	until ctld_up; do
+		alive "$(pid_of "$D/run/slurmctld.started.pid")" || die "slurmctld exited at restart (see $D/log/slurmctld.log)"
+		[ $n -lt $((TIMEOUT * 10)) ] || die "slurmctld does not answer after ${TIMEOUT}s"
+		sleep 0.1
+		n=$((n + 1))
+	done
+}
+
+case "${1:-}" in
+start) start ;;
+stop) stop ;;
+status) status ;;
+wait-idle) wait_idle ;;
+restart-ctld) restart_ctld ;;
+*)
+	echo "usage: $0 start|stop|status|wait-idle|restart-ctld" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,369 @@
+/* saturn-bench.c - planner benchmark on synthetic fine-tuning batches.
+ *
+ * Instances come from an analytic cost model (tests/bench/README.md has the
+ * formulas and constants): sweeps of GPT-2-XL-like (1.5 B parameters) and
+ * GPT-J-6B-like (6 B) fine-tuning jobs over batch sizes and learning rates,
+ * each job with options ddp / fsdp / pipeline / offload x 1, 2, 4, 8 GPUs
+ * where they fit in memory. Families:
+ *   sweep1   8-32 jobs on 1 node x 8 GPUs
+ *   sweep2   16-32 jobs on 2 nodes x 8 GPUs
+ *   multi    24-128 jobs on 2-4 nodes x 8 GPUs
+ *   large    64-128 jobs on 4 nodes x 8 GPUs
+ *   classes  64-128 jobs on 2 NVLink + 2 PCIe nodes x 8 GPUs (options per
+ *            class: collective bandwidth differs)
+ * Per instance it prints makespan / dual bound, makespan / the planner's
+ * best lower bound, makespan / the best current-practice baseline (fixed
+ * 1, 2, 4 or 8 GPUs, FCFS), solve time, method and status; then mean, min
+ * and max per family and how many runs.
+ *
+ * Usage: saturn-bench [--time-limit S] [--runs N] [--family NAME]
+ *                     [--seed N] [--quiet]
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "model.h"
+#include "planner.h"
+
+/* --- cost model (see README.md) ------------------------------------------ */
+#define PEAK_FLOPS 312e12 /* bf16 dense, A100-class */
+#define MFU 0.40
+#define GPU_MEM 80e9
+#define MEM_USABLE 0.85
+#define BW_NVL 150e9  /* all-reduce bus bandwidth, bytes/s */
+#define BW_PCIE 16e9
+#define OVERLAP 0.5   /* share of communication hidden behind compute */
+#define SEQ 1024
+#define STEP_OVERHEAD 0.05 /* s per batch: data loading, optimizer, ... */
+#define CPU_ADAM 1.0e-9    /* s per parameter per step for offloaded Adam */
+
+typedef struct model_spec {
+	const char *name;
+	double params;
+} model_spec_t;
+
+static const model_spec_t models[] = {{"gpt2xl", 1.5e9}, {"gptj", 6.0e9}};
+static const int batch_sizes[] = {8, 16, 32, 64};
+static const double lrs[] = {1e-5, 3e-5, 1e-4, 3e-4};
+
+enum { T_DDP, T_FSDP, T_PIPE, T_OFFLOAD, NTECH };
+static const char *tech_names[] = {"ddp", "fsdp", "pipeline", "offload"};
+
+/* Seconds per batch of technique tech on g GPUs with bus bandwidth bw, or
+ * 0 when it does not fit in memory or makes no sense. */
+static double sec_per_batch(double P, int B, int tech, int g, double bw)
+{
+	double compute = 6.0 * P * B * SEQ / (g * PEAK_FLOPS * MFU);
+	double state = 16.0 * P; /* fp32 master + Adam + bf16 weights/grads */
+	double comm, t;
+
+	switch (tech) {
+	case T_DDP:
+		if (state > MEM_USABLE * GPU_MEM)
+			return 0;
+		comm = g > 1 ? 2.0 * (g - 1) / g * 2.0 * P / bw : 0;
+		t = compute + (1 - OVERLAP) * comm;
+		break;
+	case T_FSDP:
+		if (g < 2 || state / g > MEM_USABLE * GPU_MEM)
+			return 0;
+		comm = 3.0 * (g - 1) / g * 2.0 * P / bw;
+		t = compute + (1 - OVERLAP) * comm;
+		break;
+	case T_PIPE: {
+		int micro = B / 2 > g ? B / 2 : g;
+
+		if (g < 2 || state / g > MEM_USABLE * GPU_MEM)
+			return 0;
+		/* GPipe bubble; activations between stages are small. */
+		t = compute * (1.0 + (double)(g - 1) / micro) +
+		    (g - 1) * 2.0 * B * SEQ * sqrt(P / 12.0) * 2 / bw;
+		break;
+	}
+	default: /* offload: one GPU, optimizer state and Adam on the CPU */
+		if (g != 1)
+			return 0;
+		t = compute * 1.15 + CPU_ADAM * P;
+		break;
+	}
+	return t + STEP_OVERHEAD;
+}
+
+/* --- instances ------------------------------------------------------------ */
+
+static uint64_t rng_state;
+
+static double unif(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+static int irand(int n)
+{
+	return (int)(unif() * n);
+}
+
+static char *xstrdup(const char *s)
+{
+	char *r = strdup(s);
+
+	if (!r) {
+		perror("strdup");
+		exit(2);
+	}
+	return r;
+}
+
+static void add_node(saturn_problem_t *p, const char *name, int gpus,
+		     const char *klass)
+{
+	saturn_node_t n = {0};
+
+	n.name = xstrdup(name);
+	n.gpus = gpus;
+	n.klass = klass ? xstrdup(klass) : NULL;
+	if (saturn_problem_add_node(p, &n) < 0)
+		exit(2);
+}
+
+static void add_option(saturn_task_t *t, int tech, int g, double spb,
+		       const char *klass)
+{
+	saturn_option_t *o = &t->options[t->noptions++];
+
+	o->technique = xstrdup(tech_names[tech]);
+	o->gpus = g;
+	o->sec_per_batch = spb;
+	o->klass = klass ? xstrdup(klass) : NULL;
+}
+
+/* One fine-tuning job from the sweep grid. two_classes: options per class
+ * (NVLink / PCIe bandwidth) for multi-GPU options. */
+static void add_job(saturn_problem_t *p, int idx, int two_classes)
+{
+	saturn_task_t t = {0};
+	const model_spec_t *m = &models[irand(2)];
+	int B = batch_sizes[irand(4)];
+	double lr = lrs[irand(4)];
+	double samples = 4000 + 16000 * unif();
+	int epochs = 1 + irand(3);
+	char id[96];
+
+	snprintf(id, sizeof(id), "%s-bs%d-lr%g-%d", m->name, B, lr, idx);
+	t.id = xstrdup(id);
+	t.batches = ceil(samples * epochs / B);
+	t.options = calloc(2 * NTECH * 4, sizeof(*t.options));
+	if (!t.options)
+		exit(2);
+	for (int tech = 0; tech < NTECH; tech++)
+		for (int g = 1; g <= 8; g *= 2) {
+			if (g == 1 || !two_classes) {
+				double s = sec_per_batch(m->params, B, tech, g,
+							 BW_NVL);
+
+				if (s > 0)
+					add_option(&t, tech, g, s, NULL);
+				continue;
+			}
+			double s1 = sec_per_batch(m->params, B, tech, g, BW_NVL);
+			double s2 = sec_per_batch(m->params, B, tech, g, BW_PCIE);
+
+			if (s1 > 0)
+				add_option(&t, tech, g, s1, "nvl");
+			if (s2 > 0)
+				add_option(&t, tech, g, s2, "pcie");
+		}
+	if (saturn_problem_add_task(p, &t) < 0)
+		exit(2);
+}
+
+typedef struct family {
+	const char *name;
+	int min_jobs, max_jobs;
+	int min_nodes, max_nodes;
+	int two_classes;
+	double target; /* makespan / dual bound */
+} family_t;
+
+static const family_t families[] = {
+	{"sweep1", 8, 32, 1, 1, 0, 1.05},
+	{"sweep2", 16, 32, 2, 2, 0, 1.05},
+	{"multi", 24, 128, 2, 4, 0, 0},
+	{"large", 64, 128, 4, 4, 0, 1.02},
+	{"classes", 64, 128, 4, 4, 1, 1.05},
+};
+
+static saturn_problem_t *make_instance(const family_t *f, int run, int runs,
+				       int *njobs, int *nnodes)
+{
+	saturn_problem_t *p = saturn_problem_create();
+	saturn_error_t err = {{0}};
+	int span = f->max_jobs - f->min_jobs;
+	int n = f->min_jobs + (runs > 1 ? span * run / (runs - 1) : span);
+	int k = f->min_nodes + irand(f->max_nodes - f->min_nodes + 1);
+
+	if (!p)
+		exit(2);
+	for (int i = 0; i < k; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "node%d", i);
+		add_node(p, name, 8,
+			 f->two_classes ? (i < k / 2 ? "nvl" : "pcie") : NULL);
+	}
+	for (int i = 0; i < n; i++)
+		add_job(p, i, f->two_classes);
+	if (saturn_problem_check(p, &err) < 0) {
+		fprintf(stderr, "saturn-bench: bad instance: %s\n", err.text);
+		exit(2);
+	}
+	*njobs = n;
+	*nnodes = k;
+	return p;
+}
+
+/* --- main ----------------------------------------------------------------- */
+
+typedef struct stat {
+	int n;
+	double sum, min, max;
+} stat_t;
+
+static void stat_add(stat_t *s, double v)
+{
+	if (s->n == 0 || v < s->min)
+		s->min = v;
+	if (s->n == 0 || v > s->max)
+		s->max = v;
+	s->sum += v;
+	s->n++;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: saturn-bench [--time-limit S] [--runs N] "
+			"[--family NAME] [--seed N] [--quiet]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	double limit = 0; /* 0: 5 s up to 32 jobs, 10 s above */
+	int runs = 6, quiet = 0;
+	const char *only = NULL;
+	unsigned long seed = 1;
+	int missed = 0, worse = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--time-limit") && i + 1 < argc)
+			limit = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+			runs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--family") && i + 1 < argc)
+			only = argv[++i];
+		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			seed = strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--quiet"))
+			quiet = 1;
+		else
+			usage();
+	}
+	if (runs < 1)
+		usage();
+	printf("%-8s %4s %5s %5s %8s %8s %8s %7s %-9s %s\n", "family", "run",
+	       "jobs", "nodes", "mk/dual", "mk/lb", "mk/base", "solve_s",
+	       "method", "status");
+	for (size_t fi = 0; fi < sizeof(families) / sizeof(families[0]); fi++) {
+		const family_t *f = &families[fi];
+		stat_t sd = {0}, sl = {0}, sb = {0}, st = {0};
+
+		if (only && strcmp(only, f->name))
+			continue;
+		for (int r = 0; r < runs; r++) {
+			int nj, nn;
+			saturn_problem_t *p;
+			saturn_planner_opts_t o;
+			saturn_bounds_t b;
+			saturn_plan_t *pl;
+			saturn_error_t err = {{0}};
+			double base = INFINITY, t0, dt;
+
+			rng_state = 0x9e3779b97f4a7c15ULL ^
+				    (seed * 1000003ULL + fi * 7919ULL + (unsigned)r);
+			p = make_instance(f, r, runs, &nj, &nn);
+			saturn_planner_opts_init(&o);
+			o.time_limit_s = limit > 0 ? limit : nj <= 32 ? 5 : 10;
+			o.seed = (unsigned)seed;
+			t0 = now_s();
+			pl = saturn_planner_solve(p, &o, &err);
+			dt = now_s() - t0;
+			if (!pl) {
+				fprintf(stderr, "saturn-bench: %s\n", err.text);
+				return 1;
+			}
+			if (saturn_planner_bounds(p, &b, &err) < 0) {
+				fprintf(stderr, "saturn-bench: %s\n", err.text);
+				return 1;
+			}
+			for (int g = 1; g <= 8; g *= 2) {
+				saturn_plan_t *x = saturn_planner_baseline(p, g, &err);
+
+				if (!x) {
+					fprintf(stderr, "saturn-bench: %s\n",
+						err.text);
+					return 1;
+				}
+				if (x->makespan_s < base)
+					base = x->makespan_s;
+				saturn_plan_destroy(x);
+			}
+			stat_add(&sd, pl->makespan_s / b.dual);
+			stat_add(&sl, pl->makespan_s / pl->lower_bound_s);
+			stat_add(&sb, pl->makespan_s / base);
+			stat_add(&st, dt);
+			if (f->target > 0 && pl->makespan_s / b.dual > f->target)
+				missed++;
+			if (pl->makespan_s > base * (1 + 1e-9))
+				worse++;
+			if (!quiet)
+				printf("%-8s %4d %5d %5d %8.4f %8.4f %8.4f %7.2f "
+				       "%-9s %s\n",
+				       f->name, r, nj, nn, pl->makespan_s / b.dual,
+				       pl->makespan_s / pl->lower_bound_s,
+				       pl->makespan_s / base, dt, pl->method,
+				       pl->status);
+			fflush(stdout);
+			saturn_plan_destroy(pl);
+			saturn_problem_destroy(p);
+		}
+		printf("SUMMARY %-8s runs %d  mk/dual mean %.4f min %.4f max "
+		       "%.4f  mk/lb mean %.4f max %.4f  mk/base mean %.4f "
+		       "max %.4f  solve_s mean %.2f max %.2f  target %s\n",
+		       f->name, sd.n, sd.sum / sd.n, sd.min, sd.max,
+		       sl.sum / sl.n, sl.max, sb.sum / sb.n, sb.max,
+		       st.sum / st.n, st.max,
+		       f->target > 0 ? (sd.max <= f->target ? "met" : "MISSED")
+				     : "-");
+		fflush(stdout);
+	}
+	printf("instances over target: %d, worse than baseline: %d\n", missed,
+	       worse);
+	return 0;
+}

@@ -1,0 +1,44 @@
+#!/bin/sh
+# plan.sh - `saturn plan` on the example sweeps: the human output has the
+# table, a Gantt chart, makespan, bound and solver lines; --json parses back
+# and plans every task once; --compare prints the time saved. Skipped while
+# the planner is the skeleton.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/cli/common.sh"
+
+GPT2="$SWEEPS/gpt2-sweep.json"
+skip_unless_planner "$GPT2"
+
+"$SATURN" plan --time-limit 2 "$GPT2" >"$TMP/out" 2>"$TMP/err" || fail "plan: exit $? $(cat "$TMP/err")"
+for want in "TASK" "TECHNIQUE" "GPU IDS" "sweep_15" "Node node1 (8 GPUs)" "GPU 7 |" "A=sweep_" \
+	"Makespan:" "Lower bound:" "gap" "Solver:"; do
+	grep -qF -- "$want" "$TMP/out" || fail "plan output lacks '$want'"
+done
+[ "$(grep -c '^sweep_' "$TMP/out")" -eq 16 ] || fail "table does not have 16 rows"
+
+"$SATURN" plan --json --time-limit 2 "$GPT2" >"$TMP/plan.json" 2>"$TMP/err" || fail "--json: exit $?"
+if command -v python3 >/dev/null 2>&1; then
+	python3 - "$TMP/plan.json" <<'PY' || fail "--json output is not a valid saturn-plan/1"
+import json, sys
+plan = json.load(open(sys.argv[1]))
+assert plan["format"] == "saturn-plan/1", plan["format"]
+ids = sorted(t["id"] for t in plan["tasks"])
+assert ids == sorted("sweep_%d" % i for i in range(16)), ids
+assert abs(plan["makespan_s"] - max(t["end_s"] for t in plan["tasks"])) < 1e-3
+assert plan["lower_bound_s"] <= plan["makespan_s"] + 1e-6
+for t in plan["tasks"]:
+    assert len(t["gpu_ids"]) == t["gpus"]
+PY
+fi
+grep -q "TECHNIQUE" "$TMP/plan.json" && fail "--json printed the table"
+
+# stdin, two node classes
+"$SATURN" plan --time-limit 2 - <"$SWEEPS/two-class.json" >"$TMP/out" 2>"$TMP/err" || fail "two-class: exit $?"
+grep -q "Node a100-1 (4 GPUs)" "$TMP/out" || fail "two-class: no chart for a100-1"
+
+"$SATURN" plan --compare --time-limit 2 "$GPT2" >"$TMP/out" 2>"$TMP/err" || fail "--compare: exit $?"
+grep -q "time saved: " "$TMP/out" || fail "--compare lacks 'time saved'"
+grep -q "Best baseline: " "$TMP/out" || fail "--compare lacks the best baseline"
+for g in 1 2 4 8; do
+	grep -Eq "^  $g GPUs?" "$TMP/out" || fail "--compare lacks the $g-GPU baseline"
+done
+exit 0

@@ -1,0 +1,10 @@
+# tests/sched/local.mk - sched/saturn: the Slurm-free logic (unit) and the
+# end-to-end tests on a one-machine cluster (tests/e2e/sched-*.sh).
+if HAVE_CHECK
+check_PROGRAMS += sched/test_sched
+TESTS += sched/test_sched
+sched_test_sched_SOURCES = sched/test_sched.c
+sched_test_sched_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_sched_CFLAGS = $(UNIT_CFLAGS)
+sched_test_sched_LDADD = $(UNIT_LDADD)
+endif

@@ -1,0 +1,412 @@
+/* test_sched.c - the Slurm-free half of sched/saturn: settings, snapshot to
+ * problem, the FCFS fallback plan, decisions, progress and state files. */
+#include "config.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "planner.h"
+#include "sched.h"
+
+static const char profile_text[] =
+	"{\"format\": \"saturn-profile/1\", \"batch\": \"sweep\", \"created\": 1,"
+	" \"tasks\": [ {\"signature\": \"m/bs8\", \"task_ids\": \"0-5\", \"batches\": 100,"
+	" \"class\": \"somewhere\", \"options\": ["
+	"  {\"technique\": \"single\", \"gpus\": 1, \"sec_per_batch\": 1.0, \"status\": \"measured\"},"
+	"  {\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 0.52, \"status\": \"measured\","
+	"   \"params\": {\"bucket_mb\": 25}},"
+	"  {\"technique\": \"fsdp\", \"gpus\": 4, \"sec_per_batch\": 0.3, \"status\": \"predicted\"},"
+	"  {\"technique\": \"ddp\", \"gpus\": 8, \"status\": \"oom\"} ] } ] }";
+
+static const saturn_profile_t *lookup_one(const char *batch, long uid, void *arg)
+{
+	return strcmp(batch, "sweep") ? NULL : arg;
+}
+
+static const struct settings_case {
+	const char *params;
+	int bad;
+	double interval, solver, gain;
+	int backfill;
+	const char *state_dir;
+	const char *expect; /* substring of the error, or NULL */
+} settings_cases[] = {
+	{NULL, 0, 10, 2, 0.05, 1, NULL, NULL},
+	{"bf_interval=30,saturn_interval=5,saturn_solver_time=0.5", 0, 5, 0.5, 0.05, 1, NULL, NULL},
+	{"saturn_min_gain=0.2,saturn_backfill=no,saturn_state_dir=/var/x", 0, 10, 2, 0.2, 0, "/var/x", NULL},
+	{"saturn_interval=abc", 1, 10, 2, 0.05, 1, NULL, "saturn_interval=abc: must be a number"},
+	{"saturn_interval=0", 1, 10, 2, 0.05, 1, NULL, "from 1 to 3600"},
+	{"saturn_backfill=maybe,saturn_min_gain=2", 2, 10, 2, 0.05, 1, NULL, "saturn_backfill=maybe: must be yes or no"},
+	{"saturn_state_dir=relative", 1, 10, 2, 0.05, 1, NULL, "absolute path"},
+	{"saturn_bogus=1", 1, 10, 2, 0.05, 1, NULL, "unknown saturn_ key"},
+	{"saturn_interval", 1, 10, 2, 0.05, 1, NULL, "needs a value"},
+};
+
+START_TEST(test_settings)
+{
+	const struct settings_case *c = &settings_cases[_i];
+	saturn_sched_settings_t s;
+	saturn_error_t err = {{0}};
+
+	saturn_sched_settings_init(&s);
+	ck_assert_int_eq(saturn_sched_settings_parse(&s, c->params, &err), c->bad);
+	ck_assert_double_eq(s.interval_s, c->interval);
+	ck_assert_double_eq(s.solver_time_s, c->solver);
+	ck_assert_double_eq(s.min_gain, c->gain);
+	ck_assert_int_eq(s.backfill, c->backfill);
+	if (c->state_dir)
+		ck_assert_str_eq(s.state_dir, c->state_dir);
+	else
+		ck_assert_ptr_null(s.state_dir);
+	if (c->expect)
+		ck_assert_msg(strstr(err.text, c->expect), "error '%s' lacks '%s'", err.text, c->expect);
+	saturn_sched_settings_free(&s);
+}
+END_TEST
+
+/* Two nodes of 8 GPUs, a batch of `n` held tasks asking for `gpus` each
+ * with a 60 s limit, submitted in task order. */
+static saturn_snapshot_t *cluster(int n, int gpus)
+{
+	saturn_snapshot_t *s = saturn_snapshot_create();
+
+	ck_assert_ptr_nonnull(s);
+	s->now = 1000;
+	for (int k = 0; k < 2; k++) {
+		saturn_snap_node_t *node = saturn_snapshot_add_node(s);
+
+		snprintf(node->name, sizeof(node->name), "n%d", k + 1);
+		node->gpus = 8;
+	}
+	for (int i = 0; i < n; i++) {
+		saturn_snap_job_t *j = saturn_snapshot_add_job(s);
+
+		j->job_id = 7;
+		j->array_job_id = 7;
+		j->task_id = i;
+		snprintf(j->batch, sizeof(j->batch), "sweep");
+		j->uid = 0;
+		j->state = SATURN_SNAP_HELD;
+		j->req_gpus = gpus;
+		j->time_limit_s = 60;
+		j->submit_time = 900;
+	}
+	return s;
+}
+
+START_TEST(test_fallback_fcfs)
+{
+	saturn_snapshot_t *s = cluster(6, 4);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan;
+	saturn_decision_t *d;
+	int nd, released = 0;
+
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, 6);
+	ck_assert_int_eq(b.any_profile, 0);
+	ck_assert_str_eq(b.problem->tasks[0].id, "7_0");
+	ck_assert_str_eq(b.problem->tasks[0].options[0].technique, "user");
+	plan = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(plan);
+	/* 4 tasks of 4 GPUs fit at once on 16 GPUs, the last two at 60 s */
+	ck_assert_double_eq_tol(plan->makespan_s, 120, 1e-9);
+	for (int i = 0; i < 4; i++)
+		ck_assert_double_eq(plan->assign[i].start_s, 0);
+	ck_assert_double_eq(plan->assign[4].start_s, 60);
+	ck_assert_int_ne(plan->assign[0].gpu_ids[0], plan->assign[1].gpu_ids[0] + 100);
+	nd = saturn_sched_decide(s, &b, plan, 2, &d);
+	ck_assert_int_eq(nd, 6);
+	for (int i = 0; i < nd; i++) {
+		if (d[i].release) {
+			released++;
+			ck_assert_int_eq(d[i].gpus, 4);
+		} else {
+			ck_assert_msg(strstr(d[i].reason, "saturn: starts in ~1m on n"), "%s", d[i].reason);
+		}
+	}
+	ck_assert_int_eq(released, 4);
+	free(d);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* A running task is pinned; a foreign job's GPUs are busy until its end; a
+ * task wider than any node is skipped with a reason. */
+START_TEST(test_running_busy_skip)
+{
+	saturn_snapshot_t *s = cluster(3, 8);
+	saturn_snap_busy_t *bz = saturn_snapshot_add_busy(s);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan;
+
+	s->jobs[0].state = SATURN_SNAP_RUNNING;
+	s->jobs[0].node = 0;
+	s->jobs[0].gpu_mask = 0xff;
+	s->jobs[0].gpus = 8;
+	snprintf(s->jobs[0].technique, SATURN_TECH_LEN, "user");
+	s->jobs[0].start_time = 970; /* 30 s in: 30 s left */
+	s->jobs[2].req_gpus = 16;
+	bz->node = 1;
+	bz->gpu_mask = 0x0f;
+	bz->until = 1050; /* 50 s */
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, 2);
+	ck_assert_int_eq(b.nskipped, 1);
+	ck_assert_int_eq(b.skipped[0], 2);
+	ck_assert_msg(strstr(b.skip_reason[0], "no option fits"), "%s", b.skip_reason[0]);
+	ck_assert(b.problem->tasks[0].is_running);
+	ck_assert_double_eq_tol(saturn_task_runtime(&b.problem->tasks[0], 0), 30, 1e-9);
+	plan = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(plan);
+	/* task 1 (8 GPUs): n1 free at 30, n2 at 50 -> n1 at 30 */
+	ck_assert_str_eq(plan->assign[1].node_name, "n1");
+	ck_assert_double_eq_tol(plan->assign[1].start_s, 30, 1e-9);
+	ck_assert_double_eq_tol(plan->makespan_s, 90, 1e-9);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+static const struct reason_case {
+	double start;
+	int gpus;
+	const char *expect;
+} reason_cases[] = {
+	{5, 1, "saturn: starts in ~5s on n2, 1 GPU, fsdp"},
+	{600, 4, "saturn: starts in ~10m on n2, 4 GPUs, fsdp"},
+	{7800, 4, "saturn: starts in ~2h10m on n2, 4 GPUs, fsdp"},
+	{-3, 2, "saturn: starts in ~0s on n2, 2 GPUs, fsdp"},
+};
+
+START_TEST(test_reason)
+{
+	char buf[160];
+
+	saturn_sched_reason(buf, sizeof(buf), reason_cases[_i].start, "n2", reason_cases[_i].gpus, "fsdp");
+	ck_assert_str_eq(buf, reason_cases[_i].expect);
+}
+END_TEST
+
+START_TEST(test_switch)
+{
+	ck_assert_int_eq(saturn_sched_should_switch(100, 100, 0, 0.05), 0);
+	ck_assert_int_eq(saturn_sched_should_switch(90, 100, 0, 0.05), 1);
+	ck_assert_int_eq(saturn_sched_should_switch(100, 100, 1, 0.05), 1);
+	ck_assert_int_eq(saturn_sched_should_switch(100, 0, 0, 0.05), 1);
+}
+END_TEST
+
+/* A plan carries over while the world follows it; an overrunning task or
+ * a changed task set breaks it. */
+START_TEST(test_carry)
+{
+	saturn_snapshot_t *s = cluster(6, 4);
+	saturn_sched_build_t b, b2;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan, *carried;
+
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	plan = saturn_sched_fcfs(b.problem);
+	/* 10 s later, the first four run as planned */
+	s->now += 10;
+	for (int i = 0; i < 4; i++) {
+		s->jobs[i].state = SATURN_SNAP_RUNNING;
+		s->jobs[i].start_time = s->now - 10;
+		s->jobs[i].node = plan->assign[i].node;
+		s->jobs[i].gpus = 4;
+		snprintf(s->jobs[i].technique, SATURN_TECH_LEN, "user");
+		s->jobs[i].gpu_mask = 0;
+		for (int g = 0; g < 4; g++)
+			s->jobs[i].gpu_mask |= 1ULL << plan->assign[i].gpu_ids[g];
+	}
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
+	carried = saturn_sched_carry(plan, 10, b2.problem);
+	ck_assert_ptr_nonnull(carried);
+	ck_assert_double_eq_tol(carried->makespan_s, 110, 1e-6);
+	ck_assert_double_eq_tol(carried->assign[4].start_s, 50, 1e-6);
+	ck_assert_int_eq(saturn_sched_should_switch(110, carried->makespan_s, 0, 0.05), 0);
+	saturn_plan_destroy(carried);
+	saturn_sched_build_free(&b2);
+	/* task 0 has run 70 s (overran): its GPUs are still in use at 50 s */
+	s->now += 60;
+	for (int i = 0; i < 4; i++)
+		s->jobs[i].time_limit_s = 200;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
+	ck_assert_ptr_null(saturn_sched_carry(plan, 10, b2.problem));
+	saturn_sched_build_free(&b2);
+	/* a task that ended: the set changed */
+	s->njobs--;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
+	ck_assert_ptr_null(saturn_sched_carry(plan, 70, b2.problem));
+	saturn_sched_build_free(&b2);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* With a profile: every usable option, the profile's batches, planned by
+ * the planner into a valid plan. */
+START_TEST(test_profile_plan)
+{
+	saturn_snapshot_t *s = cluster(6, 8);
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr = saturn_profile_parse(profile_text, strlen(profile_text), &err);
+	saturn_sched_build_t b;
+	saturn_planner_opts_t opts;
+	saturn_plan_t *plan;
+	saturn_decision_t *d;
+	int nd;
+
+	ck_assert_msg(pr != NULL, "%s", err.text);
+	ck_assert_int_eq(saturn_sched_build(s, lookup_one, pr, &b, &err), 0);
+	ck_assert_int_eq(b.any_profile, 1);
+	ck_assert_int_eq(b.problem->tasks[0].noptions, 3);
+	ck_assert_double_eq(b.problem->tasks[0].batches, 100);
+	saturn_planner_opts_init(&opts);
+	opts.time_limit_s = 0.3;
+	plan = saturn_planner_solve(b.problem, &opts, &err);
+	ck_assert_msg(plan != NULL, "%s", err.text);
+	ck_assert_int_eq(saturn_plan_validate(plan, b.problem, &err), 0);
+	/* the users' 8-GPU requests would take 6 x 100 s / 2 nodes = 300 s */
+	ck_assert_double_le(plan->makespan_s, 300);
+	nd = saturn_sched_decide(s, &b, plan, 2, &d);
+	ck_assert_int_eq(nd, 6);
+	free(d);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_profile_destroy(pr);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+START_TEST(test_state_roundtrip)
+{
+	saturn_snapshot_t *s = cluster(3, 8);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan;
+	saturn_sched_state_t *st;
+	char *txt;
+
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	plan = saturn_sched_fcfs(b.problem);
+	txt = saturn_sched_state_to_json(s, &b, plan, "p7", s->now);
+	ck_assert_ptr_nonnull(txt);
+	st = saturn_sched_state_parse(txt, strlen(txt), &err);
+	ck_assert_msg(st != NULL, "%s", err.text);
+	ck_assert_str_eq(st->plan_id, "p7");
+	ck_assert_int_eq(st->ntasks, 3);
+	ck_assert_str_eq(st->tasks[2].id, "7_2");
+	ck_assert_str_eq(st->tasks[2].batch, "sweep");
+	ck_assert_str_eq(st->tasks[2].state, "planned");
+	ck_assert_double_eq_tol(st->tasks[2].start, 1060, 1e-6);
+	ck_assert_double_eq_tol(st->makespan_end, 1120, 1e-6);
+	saturn_sched_state_destroy(st);
+	ck_assert_ptr_null(saturn_sched_state_parse("{\"format\":\"x\"}", 14, &err));
+	ck_assert_msg(strstr(err.text, "format"), "%s", err.text);
+	ck_assert_ptr_null(saturn_sched_state_parse("[1,", 3, &err));
+	free(txt);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+static const struct progress_case {
+	const char *text;
+	int rc;
+	double left;
+	const char *expect;
+} progress_cases[] = {
+	{"{\"format\":\"saturn-progress/1\",\"job_id\":3,\"batches_done\":30,\"batches_total\":100,\"sec_per_batch\":0.5,\"updated\":1}", 0, 70, NULL},
+	{"{\"format\":\"saturn-progress/1\",\"batches_done\":300,\"batches_total\":100}", 0, 0, NULL},
+	{"{\"format\":\"saturn-progress/2\",\"batches_done\":1,\"batches_total\":2}", -1, 0, "format"},
+	{"{\"format\":\"saturn-progress/1\",\"batches_done\":-1,\"batches_total\":2}", -1, 0, "batches_done"},
+	{"{\"format\":\"saturn-progress/1\",\"batches_done\":1}", -1, 0, "batches_total"},
+	{"not json", -1, 0, "not a JSON object"},
+};
+
+START_TEST(test_progress)
+{
+	const struct progress_case *c = &progress_cases[_i];
+	char dir[] = "/tmp/saturn-test-XXXXXX", path[128], link[128];
+	saturn_error_t err = {{0}};
+	double left = -1;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/1.json", dir);
+	snprintf(link, sizeof(link), "%s/2.json", dir);
+	f = fopen(path, "w");
+	fputs(c->text, f);
+	fclose(f);
+	ck_assert_int_eq(saturn_progress_read(path, (long)getuid(), &left, &err), c->rc);
+	if (!c->rc)
+		ck_assert_double_eq(left, c->left);
+	else
+		ck_assert_msg(strstr(err.text, c->expect), "%s", err.text);
+	/* symlinks and foreign owners are refused */
+	ck_assert_int_eq(symlink(path, link), 0);
+	ck_assert_int_eq(saturn_progress_read(link, -1, &left, &err), -1);
+	ck_assert_int_eq(saturn_progress_read(path, (long)getuid() + 1, &left, &err), -1);
+	ck_assert_msg(strstr(err.text, "owned by"), "%s", err.text);
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/* 1,000 held tasks build and plan quickly (the plugin does this outside
+ * the locks every cycle). */
+START_TEST(test_many)
+{
+	saturn_snapshot_t *s = cluster(1000, 2);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan;
+
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	plan = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(plan);
+	ck_assert_double_eq_tol(plan->makespan_s, 1000 / 8 * 60, 1e-6);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *su = suite_create("sched");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_loop_test(tc, test_settings, 0, sizeof(settings_cases) / sizeof(settings_cases[0]));
+	tcase_add_test(tc, test_fallback_fcfs);
+	tcase_add_test(tc, test_running_busy_skip);
+	tcase_add_loop_test(tc, test_reason, 0, sizeof(reason_cases) / sizeof(reason_cases[0]));
+	tcase_add_test(tc, test_switch);
+	tcase_add_test(tc, test_carry);
+	tcase_add_test(tc, test_profile_plan);
+	tcase_add_test(tc, test_state_roundtrip);
+	tcase_add_loop_test(tc, test_progress, 0, sizeof(progress_cases) / sizeof(progress_cases[0]));
+	tcase_add_test(tc, test_many);
+	suite_add_tcase(su, tc);
+	sr = srunner_create(su);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
