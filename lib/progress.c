@@ -151,7 +151,7 @@ out:
 	return rc;
 }
 
-int saturn_progress_read(const char *path, saturn_progress_t *p,
+int saturn_progress_load(const char *path, saturn_progress_t *p,
 			 saturn_error_t *err)
 {
 	char buf[SATURN_PROGRESS_MAX_BYTES + 1];

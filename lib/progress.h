@@ -47,7 +47,7 @@ int saturn_progress_write(const char *path, const saturn_progress_t *p,
 
 /* Read a progress file written earlier (no symlinks, <= 64 KiB). 0 or -1
  * with err. */
-int saturn_progress_read(const char *path, saturn_progress_t *p,
+int saturn_progress_load(const char *path, saturn_progress_t *p,
 			 saturn_error_t *err);
 
 typedef enum saturn_proto_kind {
