@@ -518,7 +518,7 @@ START_TEST(test_property)
 		saturn_plan_destroy(pl);
 		saturn_problem_destroy(p);
 	}
-	ck_assert_int_le(nbad, 12);
+	ck_assert_int_le(nbad, 2); /* heuristics alone give 0 */
 }
 END_TEST
 
