@@ -42,6 +42,7 @@ typedef struct spase_task {
  * the last step lasting forever. t[0] == 0. */
 typedef struct spase_prof {
 	int n, cap;
+	int full; /* steps before this one have no free GPU (a search hint) */
 	double *t;
 	int *free;
 } spase_prof_t;

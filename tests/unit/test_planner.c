@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -431,6 +432,34 @@ START_TEST(test_silent)
 }
 END_TEST
 
+static void *solve_thread(void *arg)
+{
+	saturn_problem_t *p = arg;
+	saturn_planner_opts_t o;
+
+	saturn_planner_opts_init(&o);
+	o.time_limit_s = 0.3;
+	return saturn_planner_solve(p, &o, NULL);
+}
+
+/* The Slurm plugin calls the planner from its own thread. */
+START_TEST(test_thread)
+{
+	saturn_problem_t *p = sweep(12, 1);
+	pthread_t th;
+	void *res = NULL;
+	saturn_plan_t *pl;
+
+	ck_assert_int_eq(pthread_create(&th, NULL, solve_thread, p), 0);
+	ck_assert_int_eq(pthread_join(th, &res), 0);
+	pl = res;
+	ck_assert_ptr_nonnull(pl);
+	ck_assert_ptr_null(fx_validate(p, pl));
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
 /* FCFS with a fixed count and no backfilling past earlier tasks. */
 START_TEST(test_baseline)
 {
@@ -518,7 +547,7 @@ START_TEST(test_property)
 		saturn_plan_destroy(pl);
 		saturn_problem_destroy(p);
 	}
-	ck_assert_int_le(nbad, 12);
+	ck_assert_int_le(nbad, 2); /* heuristics alone give 0 */
 }
 END_TEST
 
@@ -543,6 +572,7 @@ int main(void)
 	tcase_add_test(tc, test_deterministic);
 	tcase_add_test(tc, test_warm);
 	tcase_add_test(tc, test_silent);
+	tcase_add_test(tc, test_thread);
 	tcase_add_test(tc, test_baseline);
 	tcase_add_test(tc, test_problem_unchanged);
 	tcase_add_loop_test(tc, test_property, 0, 8);
