@@ -116,6 +116,7 @@ void saturn_sched_state_destroy(saturn_sched_state_t *st)
 		free(st->tasks[i].technique);
 		free(st->tasks[i].node);
 		free(st->tasks[i].state);
+		free(st->tasks[i].gpu_ids);
 	}
 	free(st->tasks);
 	free(st->plan_id);
@@ -191,6 +192,21 @@ saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 		t->state = get_str(e, "state");
 		if (json_object_object_get_ex(e, "gpus", &g))
 			t->gpus = json_object_get_int(g);
+		if (t->gpus < 0 || t->gpus > SATURN_MAX_GPUS_PER_NODE) {
+			saturn_error_set(err, "tasks[%zu].gpus: must be from 0 to %d", i,
+					 SATURN_MAX_GPUS_PER_NODE);
+			goto fail;
+		}
+		if (json_object_object_get_ex(e, "gpu_ids", &g) && json_object_is_type(g, json_type_array) &&
+		    (int)json_object_array_length(g) == t->gpus && t->gpus > 0) {
+			t->gpu_ids = calloc((size_t)t->gpus, sizeof(int));
+			if (!t->gpu_ids) {
+				saturn_error_set(err, "out of memory");
+				goto fail;
+			}
+			for (int k = 0; k < t->gpus; k++)
+				t->gpu_ids[k] = json_object_get_int(json_object_array_get_idx(g, (size_t)k));
+		}
 		if (!t->id || get_num(e, "start", &t->start) < 0 || get_num(e, "end", &t->end) < 0) {
 			saturn_error_set(err, "tasks[%zu]: needs id, start and end", i);
 			goto fail;

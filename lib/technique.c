@@ -631,6 +631,7 @@ int saturn_techniques_parse_config(saturn_techniques_t *reg, const char *text,
 			have_gpus = 1;
 		} else if (strcmp(key, "launch") == 0) {
 			free(cur->launch);
+			cur->launch = NULL;
 			if (!*val) {
 				saturn_error_set(err, "%s:%d: launch: empty", name, lineno);
 				goto out;
@@ -639,6 +640,7 @@ int saturn_techniques_parse_config(saturn_techniques_t *reg, const char *text,
 				goto nomem;
 		} else if (strcmp(key, "description") == 0) {
 			free(cur->description);
+			cur->description = NULL;
 			if (!(cur->description = strdup(val)))
 				goto nomem;
 		} else if (strcmp(key, "env") == 0) {

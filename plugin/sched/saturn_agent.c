@@ -955,8 +955,13 @@ void *saturn_agent(void *arg)
 		struct timespec ts;
 		double now;
 
+		/* wake twice a second: a job change is noticed within 0.5 s */
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 1;
+		ts.tv_nsec += 500000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
 		slurm_mutex_lock(&agent_mutex);
 		if (!stop_agent)
 			pthread_cond_timedwait(&agent_cond, &agent_mutex, &ts);
@@ -974,7 +979,7 @@ void *saturn_agent(void *arg)
 		}
 		now = now_mono();
 		/* a job changed (submit, end, cancel, ...) or the interval passed */
-		if ((last_job_update != seen_update && now - last_cycle >= 1.0) ||
+		if ((last_job_update != seen_update && now - last_cycle >= 0.5) ||
 		    now - last_cycle >= settings.interval_s) {
 			seen_update = last_job_update;
 			cycle(s, &snap_of_node);
