@@ -60,8 +60,12 @@ static void compare(const saturn_problem_t *p, const saturn_plan_t *plan)
 			       counts[i] > 1 ? "s" : " ", err.text);
 			continue;
 		}
-		printf("  %d GPU%s: makespan %10s\n", counts[i], counts[i] > 1 ? "s" : " ",
+		printf("  %d GPU%s: makespan %10s", counts[i], counts[i] > 1 ? "s" : " ",
 		       cli_hms(base->makespan_s, a, sizeof(a)));
+		if (base->makespan_s > 0)
+			printf("  (the plan is %.1f%% shorter)",
+			       100.0 * (base->makespan_s - plan->makespan_s) / base->makespan_s);
+		printf("\n");
 		if (base->makespan_s < best) {
 			best = base->makespan_s;
 			best_g = counts[i];

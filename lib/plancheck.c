@@ -7,8 +7,10 @@
  * per-node capacity profile was respected. spase_check() re-checks a plan
  * independently of how it was built (each task once, option fits node,
  * release, pinned tasks, ids in range and distinct, not busy, no GPU used by
- * two tasks at once); planner.c runs it on every plan it returns, on top of
- * saturn_plan_validate().
+ * two tasks at once; zero-length tasks hold no GPU time, as in validate.c);
+ * planner.c runs it on every plan it returns, on top of
+ * saturn_plan_validate(). spase_assign_ids() is the fallback should
+ * saturn_plan_assign_gpus() ever refuse a plan.
  */
 #include "config.h"
 
@@ -185,7 +187,8 @@ static int check_one(const spase_inst_t *in, const saturn_plan_t *plan,
 						"internal: task %s: bad GPU id",
 						st->id);
 		seen |= 1ULL << id;
-		for (int b = 0; b < p->nodes[a->node].nbusy && !st->is_running;
+		for (int b = 0; b < p->nodes[a->node].nbusy && !st->is_running &&
+				a->end_s > a->start_s;
 		     b++) {
 			const saturn_busy_t *bz = &p->nodes[a->node].busy[b];
 
@@ -236,7 +239,8 @@ int spase_check(const spase_inst_t *in, const saturn_plan_t *plan,
 			for (int g = 0; g < in->max_gpus; g++)
 				last[g] = 0;
 		}
-		for (int g = 0; g < a->gpus; g++) {
+		/* Zero-length tasks hold no GPU time (as in validate.c). */
+		for (int g = 0; g < a->gpus && a->end_s > a->start_s; g++) {
 			int id = a->gpu_ids[g];
 
 			if (last[id] > a->start_s + TOL(a->start_s)) {

@@ -65,8 +65,16 @@ static int finish_plan(const spase_inst_t *in, saturn_plan_t *plan,
 		if (plan->assign[i].end_s > mk)
 			mk = plan->assign[i].end_s;
 	plan->makespan_s = mk;
-	if (spase_assign_ids(in, plan, err) < 0)
+	/* The library's id hand-out (contiguous best fit); ours if it ever
+	 * refuses. Then both validators: a plan that fails is never
+	 * returned. */
+	if (saturn_plan_assign_gpus(plan, in->p, NULL) < 0 &&
+	    spase_assign_ids(in, plan, err) < 0)
 		return -1;
+	if (saturn_plan_validate(plan, in->p, err) < 0) {
+		saturn_error_prefix(err, "internal: planner made an invalid plan");
+		return -1;
+	}
 	return spase_check(in, plan, err);
 }
 
@@ -483,6 +491,13 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 		}
 	}
 	plan = sol_plan(in, w, best, err);
+	if (!plan && bl) {
+		/* A planner bug (the plan failed validation) or ENOMEM: fall
+		 * back to the valid current-practice plan rather than fail. */
+		plan = bl;
+		bl = NULL;
+		method = "heuristic";
+	}
 	if (!plan)
 		goto out;
 	/* Never worse than current practice. */

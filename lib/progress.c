@@ -19,6 +19,7 @@
 
 #include <json-c/json.h>
 
+#include "formats.h"
 #include "progress.h"
 
 char *saturn_progress_to_json(const saturn_progress_t *p)
@@ -27,8 +28,7 @@ char *saturn_progress_to_json(const saturn_progress_t *p)
 
 	if (asprintf(&s,
 		     "{\"format\":\"%s\",\"job_id\":%ld,\"batches_done\":%.0f,"
-		     "\"batches_total\":%.0f,\"sec_per_batch\":%.6g,"
-		     "\"updated\":%.3f}\n",
+		     "\"batches_total\":%.0f,\"sec_per_batch\":%.6g,\"updated\":%.3f}\n",
 		     SATURN_PROGRESS_FORMAT, p->job_id, p->batches_done,
 		     p->batches_total, p->sec_per_batch, p->updated) < 0)
 		return NULL;
@@ -46,13 +46,11 @@ static int get_num(json_object *o, const char *key, double *v, int required,
 		*v = 0;
 		return 0;
 	}
-	if (!json_object_is_type(x, json_type_int) &&
-	    !json_object_is_type(x, json_type_double))
+	if (!json_object_is_type(x, json_type_int) && !json_object_is_type(x, json_type_double))
 		return saturn_error_set(err, "%s: not a number", key);
 	*v = json_object_get_double(x);
 	if (!isfinite(*v) || *v < 0)
-		return saturn_error_set(err, "%s: must be a finite number >= 0",
-					key);
+		return saturn_error_set(err, "%s: must be a finite number >= 0", key);
 	return 0;
 }
 
@@ -66,8 +64,7 @@ int saturn_progress_parse(const char *buf, size_t len, saturn_progress_t *p,
 
 	memset(p, 0, sizeof(*p));
 	if (len > SATURN_PROGRESS_MAX_BYTES)
-		return saturn_error_set(err, "progress: larger than %d bytes",
-					SATURN_PROGRESS_MAX_BYTES);
+		return saturn_error_set(err, "progress: larger than %d bytes", SATURN_PROGRESS_MAX_BYTES);
 	if (!(tok = json_tokener_new()))
 		return saturn_error_set(err, "out of memory");
 	o = json_tokener_parse_ex(tok, buf, (int)len);
@@ -75,11 +72,9 @@ int saturn_progress_parse(const char *buf, size_t len, saturn_progress_t *p,
 		saturn_error_set(err, "progress: not a JSON object");
 		goto out;
 	}
-	if (!json_object_object_get_ex(o, "format", &f) ||
-	    !json_object_is_type(f, json_type_string) ||
+	if (!json_object_object_get_ex(o, "format", &f) || !json_object_is_type(f, json_type_string) ||
 	    strcmp(json_object_get_string(f), SATURN_PROGRESS_FORMAT) != 0) {
-		saturn_error_set(err, "format: want \"%s\"",
-				 SATURN_PROGRESS_FORMAT);
+		saturn_error_set(err, "format: want \"%s\"", SATURN_PROGRESS_FORMAT);
 		goto out;
 	}
 	if (get_num(o, "job_id", &job, 0, err) < 0 ||
@@ -99,78 +94,38 @@ out:
 int saturn_progress_write(const char *path, const saturn_progress_t *p,
 			  saturn_error_t *err)
 {
-	char *tmp = NULL, *json = NULL;
-	int fd = -1, rc = -1;
-	size_t len, off = 0;
+	char *json = saturn_progress_to_json(p);
+	int rc;
 
-	if (!(json = saturn_progress_to_json(p)))
+	if (!json)
 		return saturn_error_set(err, "%s: out of memory", path);
-	len = strlen(json);
-	for (int tries = 0; tries < 16 && fd < 0; tries++) {
-		free(tmp);
-		tmp = NULL;
-		if (asprintf(&tmp, "%s.tmp.%ld.%d", path, (long)getpid(),
-			     tries) < 0)
-			goto nomem;
-		fd = open(tmp,
-			  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			  0644);
-		if (fd < 0 && errno != EEXIST) {
-			saturn_error_set(err, "%s: %s", tmp, strerror(errno));
-			goto out;
-		}
-	}
-	if (fd < 0) {
-		saturn_error_set(err, "%s: cannot create a temporary file",
-				 path);
-		goto out;
-	}
-	while (off < len) {
-		ssize_t w = write(fd, json + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			saturn_error_set(err, "%s: %s", tmp, strerror(errno));
-			goto out_unlink;
-		}
-		off += w;
-	}
-	if (fchmod(fd, 0644) < 0 || close(fd) < 0) {
-		fd = -1;
-		saturn_error_set(err, "%s: %s", tmp, strerror(errno));
-		goto out_unlink;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0) {
-		saturn_error_set(err, "%s: %s", path, strerror(errno));
-		goto out_unlink;
-	}
-	rc = 0;
-	goto out;
-nomem:
-	saturn_error_set(err, "%s: out of memory", path);
-	goto out;
-out_unlink:
-	unlink(tmp);
-out:
-	if (fd >= 0)
-		close(fd);
-	free(tmp);
+	/* mkostemp (O_EXCL) + rename: safe in a shared sticky folder */
+	rc = saturn_write_file_atomic(path, json, strlen(json), err);
 	free(json);
 	return rc;
 }
 
-int saturn_progress_load(const char *path, saturn_progress_t *p,
+int saturn_progress_read(const char *path, long uid, saturn_progress_t *p,
 			 saturn_error_t *err)
 {
 	char buf[SATURN_PROGRESS_MAX_BYTES + 1];
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n, total = 0;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n = 0, total = 0;
 
 	if (fd < 0)
 		return saturn_error_set(err, "%s: %s", path, strerror(errno));
-	while ((n = read(fd, buf + total, sizeof(buf) - total)) > 0)
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return saturn_error_set(err, "%s: not a regular file", path);
+	}
+	if (uid >= 0 && (long)st.st_uid != uid) {
+		close(fd);
+		return saturn_error_set(err, "%s: owned by uid %ld, expected %ld",
+					path, (long)st.st_uid, uid);
+	}
+	while (total < (ssize_t)sizeof(buf) &&
+	       (n = read(fd, buf + total, sizeof(buf) - total)) > 0)
 		total += n;
 	close(fd);
 	if (n < 0)
@@ -183,6 +138,21 @@ int saturn_progress_load(const char *path, saturn_progress_t *p,
 	return 0;
 }
 
+int saturn_progress_remaining(const char *path, long uid, double *batches_left,
+			      saturn_error_t *err)
+{
+	saturn_progress_t p;
+
+	if (saturn_progress_read(path, uid, &p, err) < 0)
+		return -1;
+	if (p.batches_total <= 0)
+		return saturn_error_set(err, "%s: batches_total: unknown, so the remaining work is too", path);
+	*batches_left = p.batches_total > p.batches_done
+				? p.batches_total - p.batches_done
+				: 0;
+	return 0;
+}
+
 static int num(const char *kind, const char *key, const char *v, double *out,
 	       saturn_error_t *err)
 {
@@ -190,10 +160,8 @@ static int num(const char *kind, const char *key, const char *v, double *out,
 
 	errno = 0;
 	*out = strtod(v, &end);
-	if (errno || end == v || (*end && *end != ' ' && *end != '\t') ||
-	    !isfinite(*out) || *out < 0)
-		return saturn_error_set(err, "%s: %s: not a number >= 0", kind,
-					key);
+	if (errno || end == v || (*end && *end != ' ' && *end != '\t') || !isfinite(*out) || *out < 0)
+		return saturn_error_set(err, "%s: %s: not a number >= 0", kind, key);
 	return 0;
 }
 
@@ -204,20 +172,18 @@ int saturn_proto_parse(const char *line, saturn_proto_msg_t *m,
 		const char *word;
 		saturn_proto_kind_t kind;
 	} kinds[] = {
-	    {"SATURN_PROGRESS", SATURN_PROTO_PROGRESS},
-	    {"SATURN_OOM", SATURN_PROTO_OOM},
-	    {"SATURN_CHECKPOINTED", SATURN_PROTO_CHECKPOINTED},
+		{"SATURN_PROGRESS", SATURN_PROTO_PROGRESS},
+		{"SATURN_OOM", SATURN_PROTO_OOM},
+		{"SATURN_CHECKPOINTED", SATURN_PROTO_CHECKPOINTED},
 	};
 	const char *p = NULL, *kind = NULL;
 
 	memset(m, 0, sizeof(*m));
-	m->batches_done = m->sec_per_batch = m->batches_total = m->peak_mem_mb =
-	    -1;
+	m->batches_done = m->sec_per_batch = m->batches_total = m->peak_mem_mb = -1;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		size_t l = strlen(kinds[i].word);
 
-		if (strncmp(line, kinds[i].word, l) == 0 &&
-		    (line[l] == ' ' || line[l] == '\t' || !line[l])) {
+		if (strncmp(line, kinds[i].word, l) == 0 && (line[l] == ' ' || line[l] == '\t' || !line[l])) {
 			m->kind = kinds[i].kind;
 			kind = kinds[i].word;
 			p = line + l;
@@ -246,29 +212,24 @@ int saturn_proto_parse(const char *line, saturn_proto_msg_t *m,
 			break;
 		}
 		if (kl == 12 && strncmp(k, "batches_done", 12) == 0) {
-			if (num(kind, "batches_done", p, &m->batches_done,
-				err) < 0)
+			if (num(kind, "batches_done", p, &m->batches_done, err) < 0)
 				return -1;
 		} else if (kl == 5 && strncmp(k, "batch", 5) == 0) {
 			if (num(kind, "batch", p, &m->batches_done, err) < 0)
 				return -1;
 		} else if (kl == 13 && strncmp(k, "sec_per_batch", 13) == 0) {
-			if (num(kind, "sec_per_batch", p, &m->sec_per_batch,
-				err) < 0)
+			if (num(kind, "sec_per_batch", p, &m->sec_per_batch, err) < 0)
 				return -1;
 		} else if (kl == 13 && strncmp(k, "batches_total", 13) == 0) {
-			if (num(kind, "batches_total", p, &m->batches_total,
-				err) < 0)
+			if (num(kind, "batches_total", p, &m->batches_total, err) < 0)
 				return -1;
 		} else if (kl == 11 && strncmp(k, "peak_mem_mb", 11) == 0) {
-			if (num(kind, "peak_mem_mb", p, &m->peak_mem_mb, err) <
-			    0)
+			if (num(kind, "peak_mem_mb", p, &m->peak_mem_mb, err) < 0)
 				return -1;
 		}
 		p += strcspn(p, " \t");
 	}
 	if (m->kind == SATURN_PROTO_PROGRESS && m->batches_done < 0)
-		return saturn_error_set(
-		    err, "SATURN_PROGRESS: batches_done: missing");
+		return saturn_error_set(err, "SATURN_PROGRESS: batches_done: missing");
 	return m->kind;
 }

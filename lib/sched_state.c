@@ -1,6 +1,4 @@
-/* sched_state.c - the files sched/saturn reads and writes: progress files
- * written by jobs (saturn-progress/1, read defensively: no symlinks, owner
- * checked, size-limited) and the persisted scheduler state
+/* sched_state.c - the persisted scheduler state
  * (saturn-sched-state/1: the current plan with absolute times and each
  * task's state), which `saturn status` and a restarted slurmctld read back.
  */
@@ -17,9 +15,7 @@
 
 #include <json-c/json.h>
 
-#include "sched.h"
-
-#define PROGRESS_MAX_BYTES (64 * 1024)
+#include "sched_core.h"
 
 static int get_num(json_object *o, const char *key, double *v)
 {
@@ -27,62 +23,11 @@ static int get_num(json_object *o, const char *key, double *v)
 
 	if (!json_object_object_get_ex(o, key, &x))
 		return -1;
-	if (!json_object_is_type(x, json_type_double) && !json_object_is_type(x, json_type_int))
+	if (!json_object_is_type(x, json_type_double) &&
+	    !json_object_is_type(x, json_type_int))
 		return -1;
 	*v = json_object_get_double(x);
 	return isfinite(*v) ? 0 : -1;
-}
-
-int saturn_progress_read(const char *path, long uid, double *batches_left,
-			 saturn_error_t *err)
-{
-	char buf[PROGRESS_MAX_BYTES + 1];
-	struct stat st;
-	ssize_t n, len = 0;
-	json_object *o, *fmt;
-	double done, total;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0)
-		return saturn_error_set(err, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return saturn_error_set(err, "%s: not a regular file", path);
-	}
-	if (uid >= 0 && (long)st.st_uid != uid) {
-		close(fd);
-		return saturn_error_set(err, "%s: owned by uid %ld, expected %ld", path,
-					(long)st.st_uid, uid);
-	}
-	if (st.st_size > PROGRESS_MAX_BYTES) {
-		close(fd);
-		return saturn_error_set(err, "%s: larger than %d bytes", path, PROGRESS_MAX_BYTES);
-	}
-	while (len < PROGRESS_MAX_BYTES && (n = read(fd, buf + len, (size_t)(PROGRESS_MAX_BYTES - len))) > 0)
-		len += n;
-	close(fd);
-	buf[len] = '\0';
-	o = json_tokener_parse(buf);
-	if (!o || !json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
-		return saturn_error_set(err, "%s: not a JSON object", path);
-	}
-	if (!json_object_object_get_ex(o, "format", &fmt) ||
-	    strcmp(json_object_get_string(fmt) ? json_object_get_string(fmt) : "", "saturn-progress/1")) {
-		json_object_put(o);
-		return saturn_error_set(err, "%s: format: expected \"saturn-progress/1\"", path);
-	}
-	if (get_num(o, "batches_done", &done) < 0 || done < 0) {
-		json_object_put(o);
-		return saturn_error_set(err, "%s: batches_done: must be a number >= 0", path);
-	}
-	if (get_num(o, "batches_total", &total) < 0 || total < 0) {
-		json_object_put(o);
-		return saturn_error_set(err, "%s: batches_total: must be a number >= 0", path);
-	}
-	json_object_put(o);
-	*batches_left = total > done ? total - done : 0;
-	return 0;
 }
 
 static const char *state_name(saturn_snap_state_t s)
@@ -171,6 +116,7 @@ void saturn_sched_state_destroy(saturn_sched_state_t *st)
 		free(st->tasks[i].technique);
 		free(st->tasks[i].node);
 		free(st->tasks[i].state);
+		free(st->tasks[i].gpu_ids);
 	}
 	free(st->tasks);
 	free(st->plan_id);
@@ -246,6 +192,21 @@ saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 		t->state = get_str(e, "state");
 		if (json_object_object_get_ex(e, "gpus", &g))
 			t->gpus = json_object_get_int(g);
+		if (t->gpus < 0 || t->gpus > SATURN_MAX_GPUS_PER_NODE) {
+			saturn_error_set(err, "tasks[%zu].gpus: must be from 0 to %d", i,
+					 SATURN_MAX_GPUS_PER_NODE);
+			goto fail;
+		}
+		if (json_object_object_get_ex(e, "gpu_ids", &g) && json_object_is_type(g, json_type_array) &&
+		    (int)json_object_array_length(g) == t->gpus && t->gpus > 0) {
+			t->gpu_ids = calloc((size_t)t->gpus, sizeof(int));
+			if (!t->gpu_ids) {
+				saturn_error_set(err, "out of memory");
+				goto fail;
+			}
+			for (int k = 0; k < t->gpus; k++)
+				t->gpu_ids[k] = json_object_get_int(json_object_array_get_idx(g, (size_t)k));
+		}
 		if (!t->id || get_num(e, "start", &t->start) < 0 || get_num(e, "end", &t->end) < 0) {
 			saturn_error_set(err, "tasks[%zu]: needs id, start and end", i);
 			goto fail;

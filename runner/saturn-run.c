@@ -670,7 +670,7 @@ int main(int argc, char **argv)
 	if (!o.have_resume && !have && r.progress_file && !r.trial) {
 		saturn_progress_t old;
 
-		if (saturn_progress_load(r.progress_file, &old, NULL) == 0 &&
+		if (saturn_progress_read(r.progress_file, (long)getuid(), &old, NULL) == 0 &&
 		    old.job_id == r.job_id && r.job_id != 0)
 			o.resume = old.batches_done;
 	}

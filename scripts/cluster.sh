@@ -339,8 +339,10 @@ start() {
 	chmod 755 "$D"
 	mkdir -p "$D/etc" "$D/state" "$D/spool" "$D/log" "$D/run" "$D/munge" "$D/dev"
 	rm -f "$D"/run/*.pid
-	# A fresh cluster each start: no jobs or node state from a previous run.
+	# A fresh cluster each start: no jobs, node state or logs from a
+	# previous run.
 	rm -rf "$D/state" "$D/spool"
+	rm -f "$D"/log/*
 	mkdir -p "$D/state" "$D/spool"
 	i=0
 	while [ $i -lt "$GPUS" ]; do

@@ -10,7 +10,7 @@ sched_saturn_la_SOURCES = \
 	sched/saturn_agent.h
 sched_saturn_la_CPPFLAGS = $(SLURM_SRC_CFLAGS) -I$(top_srcdir)/lib
 sched_saturn_la_CFLAGS = $(SATURN_CFLAGS) $(AX_PTHREAD_CFLAGS) $(JSONC_CFLAGS)
-sched_saturn_la_LDFLAGS = -module -avoid-version -shared -Wl,-z,now \
-	-export-symbols-regex '^(init|fini|sched_p_reconfig|plugin_(name|type|version))$$' $(SATURN_LDFLAGS)
+sched_saturn_la_LDFLAGS = $(PLUGIN_LDFLAGS) \
+	-export-symbols-regex '^(init|fini|sched_p_reconfig|plugin_(name|type|version))$$'
 sched_saturn_la_LIBADD = $(top_builddir)/lib/libsaturn.la -ldl
 endif

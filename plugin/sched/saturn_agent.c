@@ -41,7 +41,8 @@
 #include "formats.h"
 #include "planner.h"
 #include "profile.h"
-#include "sched.h"
+#include "progress.h"
+#include "sched_core.h"
 
 #include "saturn_agent.h"
 
@@ -581,7 +582,7 @@ static void read_progress(saturn_snapshot_t *s)
 		snprintf(path, sizeof(path), "%s/%u.json", progress_dir, j->job_id);
 		if (access(path, F_OK) < 0)
 			continue;
-		if (saturn_progress_read(path, j->uid, &left, &err) == 0)
+		if (saturn_progress_remaining(path, j->uid, &left, &err) == 0)
 			j->batches_left = left;
 		else
 			debug("sched/saturn: JobId=%u: progress file ignored: %s", j->job_id, err.text);
@@ -954,8 +955,13 @@ void *saturn_agent(void *arg)
 		struct timespec ts;
 		double now;
 
+		/* wake twice a second: a job change is noticed within 0.5 s */
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 1;
+		ts.tv_nsec += 500000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
 		slurm_mutex_lock(&agent_mutex);
 		if (!stop_agent)
 			pthread_cond_timedwait(&agent_cond, &agent_mutex, &ts);
@@ -973,7 +979,7 @@ void *saturn_agent(void *arg)
 		}
 		now = now_mono();
 		/* a job changed (submit, end, cancel, ...) or the interval passed */
-		if ((last_job_update != seen_update && now - last_cycle >= 1.0) ||
+		if ((last_job_update != seen_update && now - last_cycle >= 0.5) ||
 		    now - last_cycle >= settings.interval_s) {
 			seen_update = last_job_update;
 			cycle(s, &snap_of_node);

@@ -494,7 +494,7 @@ START_TEST(test_progress)
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	ck_assert_int_eq(saturn_progress_write(path, &p, &err), 0);
-	ck_assert_int_eq(saturn_progress_load(path, &q, &err), 0);
+	ck_assert_int_eq(saturn_progress_read(path, -1, &q, &err), 0);
 	ck_assert_int_eq(q.job_id, 42);
 	ck_assert_double_eq(q.batches_done, 10);
 	ck_assert_int_eq(

@@ -10,7 +10,8 @@
 #include <unistd.h>
 
 #include "planner.h"
-#include "sched.h"
+#include "progress.h"
+#include "sched_core.h"
 
 static const char profile_text[] =
 	"{\"format\": \"saturn-profile/1\", \"batch\": \"sweep\", \"created\": 1,"
@@ -186,6 +187,7 @@ static const struct reason_case {
 	{600, 4, "saturn: starts in ~10m on n2, 4 GPUs, fsdp"},
 	{7800, 4, "saturn: starts in ~2h10m on n2, 4 GPUs, fsdp"},
 	{-3, 2, "saturn: starts in ~0s on n2, 2 GPUs, fsdp"},
+	{365 * 86400.0, 8, "saturn: waits for GPUs held by other jobs; then n2, 8 GPUs, fsdp"},
 };
 
 START_TEST(test_reason)
@@ -237,15 +239,35 @@ START_TEST(test_carry)
 	ck_assert_int_eq(saturn_sched_should_switch(110, carried->makespan_s, 0, 0.05), 0);
 	saturn_plan_destroy(carried);
 	saturn_sched_build_free(&b2);
-	/* task 0 has run 70 s (overran): its GPUs are still in use at 50 s */
+	/* 60 s later task 0 still runs (limit raised to 200 s: 130 s left):
+	 * the task planned after it on its GPUs is shifted right */
 	s->now += 60;
 	for (int i = 0; i < 4; i++)
 		s->jobs[i].time_limit_s = 200;
 	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
-	ck_assert_ptr_null(saturn_sched_carry(plan, 10, b2.problem));
+	carried = saturn_sched_carry(plan, 70, b2.problem);
+	ck_assert_ptr_nonnull(carried);
+	for (int i = 4; i < 6; i++) {
+		const saturn_assign_t *a = &carried->assign[i];
+
+		/* either behind a running task on its GPUs, or (if none
+		 * shares them) at 0 */
+		ck_assert(a->start_s == 0 || fabs(a->start_s - 130) < 1e-6);
+	}
+	ck_assert_double_eq_tol(carried->makespan_s, 190, 1e-6);
+	saturn_plan_destroy(carried);
 	saturn_sched_build_free(&b2);
-	/* a task that ended: the set changed */
+	/* tasks that ended are dropped */
 	s->njobs--;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
+	carried = saturn_sched_carry(plan, 70, b2.problem);
+	ck_assert_ptr_nonnull(carried);
+	ck_assert_int_eq(carried->nassign, 5);
+	saturn_plan_destroy(carried);
+	saturn_sched_build_free(&b2);
+	/* a task the old plan does not know: no carry */
+	s->njobs++;
+	s->jobs[5].task_id = 42;
 	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
 	ck_assert_ptr_null(saturn_sched_carry(plan, 70, b2.problem));
 	saturn_sched_build_free(&b2);
@@ -334,7 +356,7 @@ static const struct progress_case {
 	{"{\"format\":\"saturn-progress/2\",\"batches_done\":1,\"batches_total\":2}", -1, 0, "format"},
 	{"{\"format\":\"saturn-progress/1\",\"batches_done\":-1,\"batches_total\":2}", -1, 0, "batches_done"},
 	{"{\"format\":\"saturn-progress/1\",\"batches_done\":1}", -1, 0, "batches_total"},
-	{"not json", -1, 0, "not a JSON object"},
+	{"not json", -1, 0, "1.json"},
 };
 
 START_TEST(test_progress)
@@ -351,15 +373,15 @@ START_TEST(test_progress)
 	f = fopen(path, "w");
 	fputs(c->text, f);
 	fclose(f);
-	ck_assert_int_eq(saturn_progress_read(path, (long)getuid(), &left, &err), c->rc);
+	ck_assert_int_eq(saturn_progress_remaining(path, (long)getuid(), &left, &err), c->rc);
 	if (!c->rc)
 		ck_assert_double_eq(left, c->left);
 	else
 		ck_assert_msg(strstr(err.text, c->expect), "%s", err.text);
 	/* symlinks and foreign owners are refused */
 	ck_assert_int_eq(symlink(path, link), 0);
-	ck_assert_int_eq(saturn_progress_read(link, -1, &left, &err), -1);
-	ck_assert_int_eq(saturn_progress_read(path, (long)getuid() + 1, &left, &err), -1);
+	ck_assert_int_eq(saturn_progress_remaining(link, -1, &left, &err), -1);
+	ck_assert_int_eq(saturn_progress_remaining(path, (long)getuid() + 1, &left, &err), -1);
 	ck_assert_msg(strstr(err.text, "owned by"), "%s", err.text);
 	unlink(link);
 	unlink(path);

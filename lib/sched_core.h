@@ -1,4 +1,4 @@
-/* sched.h - the Slurm-free half of sched/saturn.
+/* sched_core.h - the Slurm-free half of sched/saturn.
  *
  * sched/saturn copies what it needs out of slurmctld under read locks into a
  * plain snapshot (these structs), releases the locks, and everything from
@@ -10,8 +10,8 @@
  * state (saturn-sched-state/1). The plugin then re-validates and applies the
  * decisions under the write locks. All of it is unit-tested without Slurm.
  */
-#ifndef SATURN_SCHED_H
-#define SATURN_SCHED_H
+#ifndef SATURN_SCHED_CORE_H
+#define SATURN_SCHED_CORE_H
 
 #include <stdint.h>
 
@@ -30,7 +30,7 @@ typedef struct saturn_sched_settings {
 	char *profile_dir;     /* saturn_profile_dir: NULL = STATE_DIR/profiles */
 	double min_gain;       /* saturn_min_gain: fraction, 0..1 (0.05) */
 	int backfill;          /* saturn_backfill: load sched/backfill (1) */
-	double release_slack_s; /* saturn_release_slack: release when due within (2) */
+	double release_slack_s; /* saturn_release_slack: release when due within (5) */
 } saturn_sched_settings_t;
 
 /* Defaults; strings NULL. */
@@ -191,23 +191,17 @@ int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s
 			       int task_set_changed, double min_gain);
 
 /* The previous cycle's plan, elapsed_s later, as a plan of the new problem
- * p: same task ids, options (technique and GPU count) and nodes, start
- * times moved by elapsed_s (a start that has passed becomes 0), running
- * tasks as pinned in p. NULL when it no longer fits: a task set that
- * changed, an option or node that is gone, GPUs that would be shared in
- * time (e.g. a running task overran) or used while busy, or ENOMEM. The caller keeps it unless the fresh plan beats it
- * by saturn_min_gain (saturn_sched_should_switch). */
+ * p: running tasks as pinned in p; the others keep their option, node and
+ * GPU ids and their order, with start times moved by elapsed_s (never
+ * before 0) and shifted right where their GPUs are not free yet (a task
+ * overran, another job holds them), so the result is always a valid
+ * schedule. Tasks of prev that are gone from p (finished, cancelled) are
+ * dropped. NULL when p has a task prev does not know (a new submission) or
+ * whose option or node is gone, or on ENOMEM. The caller keeps the carried
+ * plan unless a fresh one beats it by saturn_min_gain
+ * (saturn_sched_should_switch). */
 saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 				  const saturn_problem_t *p);
-
-/* --- progress files -------------------------------------------------- */
-
-/* Read a saturn-progress/1 file written by a job defensively: no symlinks
- * (O_NOFOLLOW), owner must be uid (unless uid < 0), at most 64 KiB.
- * Returns 0 and the remaining batches (batches_total - batches_done, >= 0),
- * or -1 with err. */
-int saturn_progress_read(const char *path, long uid, double *batches_left,
-			 saturn_error_t *err);
 
 /* --- persisted state (saturn-sched-state/1) -------------------------- */
 
@@ -221,6 +215,7 @@ char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_
 typedef struct saturn_sched_state_task {
 	char *id, *batch, *technique, *node, *state;
 	int gpus;
+	int *gpu_ids; /* gpus ids, or NULL when absent */
 	double start, end; /* epochs */
 } saturn_sched_state_task_t;
 
@@ -238,4 +233,4 @@ saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 					       saturn_error_t *err);
 void saturn_sched_state_destroy(saturn_sched_state_t *st);
 
-#endif /* SATURN_SCHED_H */
+#endif /* SATURN_SCHED_CORE_H */

@@ -1,4 +1,4 @@
-/* sched.c - the Slurm-free half of sched/saturn (see sched.h): settings,
+/* sched_core.c - the Slurm-free half of sched/saturn (see sched_core.h): settings,
  * snapshot -> planner problem, the first-come-first-served fallback plan and
  * the per-job decisions. Progress files and the persisted state live in
  * sched_state.c. Nothing here knows about slurmctld; the plugin fills the
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched.h"
+#include "sched_core.h"
 
 /* --- settings -------------------------------------------------------- */
 
@@ -23,7 +23,7 @@ void saturn_sched_settings_init(saturn_sched_settings_t *s)
 	s->solver_time_s = 2.0;
 	s->min_gain = 0.05;
 	s->backfill = 1;
-	s->release_slack_s = 2.0;
+	s->release_slack_s = 5.0;
 }
 
 void saturn_sched_settings_free(saturn_sched_settings_t *s)
@@ -723,6 +723,12 @@ void saturn_sched_reason(char *buf, size_t len, double start_s,
 	long s = start_s < 0 ? 0 : lround(start_s);
 	char when[32];
 
+	if (s > 7 * 86400) {
+		/* behind jobs without a time limit: no meaningful ETA */
+		snprintf(buf, len, "saturn: waits for GPUs held by other jobs; then %s, %d GPU%s, %s",
+			 node, gpus, gpus == 1 ? "" : "s", technique);
+		return;
+	}
 	if (s < 60)
 		snprintf(when, sizeof(when), "~%lds", s);
 	else if (s < 3600)
@@ -784,46 +790,77 @@ int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s
 
 /* --- carrying a plan over to the next cycle -------------------------- */
 
-static int find_task(const saturn_problem_t *p, const char *id)
-{
-	for (int t = 0; t < p->ntasks; t++)
-		if (!strcmp(p->tasks[t].id, id))
-			return t;
-	return -1;
-}
-
-static int overlaps(double s1, double e1, double s2, double e2)
-{
-	return s1 < e2 - 1e-9 && s2 < e1 - 1e-9;
-}
-
 saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 				  const saturn_problem_t *p)
 {
 	saturn_plan_t *plan;
-	int *seen;
+	int *from = NULL, *order = NULL, norder = 0;
+	double **free_at = NULL;
 
-	if (!prev || prev->nassign != p->ntasks)
+	if (!prev)
 		return NULL;
 	plan = saturn_plan_create(p->ntasks);
-	seen = calloc((size_t)(p->ntasks ? p->ntasks : 1), sizeof(int));
-	if (!plan || !seen)
+	from = malloc(sizeof(int) * (size_t)(p->ntasks ? p->ntasks : 1));
+	order = malloc(sizeof(int) * (size_t)(p->ntasks ? p->ntasks : 1));
+	free_at = calloc((size_t)(p->nnodes ? p->nnodes : 1), sizeof(double *));
+	if (!plan || !from || !order || !free_at)
 		goto fail;
-	for (int i = 0; i < prev->nassign; i++) {
-		const saturn_assign_t *a = &prev->assign[i];
-		int t = a->task_id ? find_task(p, a->task_id) : -1, o = -1, n = -1;
-		const saturn_task_t *task;
-		double start;
-
-		if (t < 0 || seen[t]++)
+	/* every task of p must be in prev (tasks that finished may be gone) */
+	for (int t = 0; t < p->ntasks; t++) {
+		from[t] = -1;
+		for (int i = 0; i < prev->nassign && from[t] < 0; i++)
+			if (prev->assign[i].task_id && !strcmp(prev->assign[i].task_id, p->tasks[t].id))
+				from[t] = i;
+		if (from[t] < 0)
 			goto fail;
-		task = &p->tasks[t];
-		if (task->is_running) {
-			if (saturn_plan_set(plan, t, p, t, task->running.option, task->running.node, 0,
-					    task->running.gpu_ids) < 0)
-				goto fail;
+	}
+	for (int n = 0; n < p->nnodes; n++) {
+		const saturn_node_t *node = &p->nodes[n];
+
+		free_at[n] = calloc((size_t)node->gpus, sizeof(double));
+		if (!free_at[n])
+			goto fail;
+		for (int b = 0; b < node->nbusy; b++)
+			for (int g = 0; g < node->busy[b].ngpus; g++) {
+				int id = node->busy[b].gpu_ids[g];
+
+				if (id >= 0 && id < node->gpus && free_at[n][id] < node->busy[b].until_s)
+					free_at[n][id] = node->busy[b].until_s;
+			}
+	}
+	/* running tasks as they are */
+	for (int t = 0; t < p->ntasks; t++) {
+		const saturn_task_t *task = &p->tasks[t];
+		const saturn_running_t *r = &task->running;
+		double end;
+
+		if (!task->is_running) {
+			order[norder++] = t;
 			continue;
 		}
+		end = saturn_task_runtime(task, r->option);
+		for (int g = 0; g < r->ngpus; g++)
+			if (free_at[r->node][r->gpu_ids[g]] < end)
+				free_at[r->node][r->gpu_ids[g]] = end;
+		if (saturn_plan_set(plan, t, p, t, r->option, r->node, 0, r->gpu_ids) < 0)
+			goto fail;
+	}
+	/* the rest in their planned order, each on its planned GPUs, shifted
+	 * right where a GPU is not free yet (an earlier task overran) */
+	for (int i = 1; i < norder; i++)
+		for (int k = i; k > 0 && prev->assign[from[order[k]]].start_s <
+					     prev->assign[from[order[k - 1]]].start_s; k--) {
+			int x = order[k];
+
+			order[k] = order[k - 1];
+			order[k - 1] = x;
+		}
+	for (int i = 0; i < norder; i++) {
+		int t = order[i], o = -1, n = -1;
+		const saturn_assign_t *a = &prev->assign[from[t]];
+		const saturn_task_t *task = &p->tasks[t];
+		double start, end;
+
 		for (int k = 0; k < task->noptions; k++)
 			if (task->options[k].gpus == a->gpus &&
 			    !strcmp(task->options[k].technique, a->technique ? a->technique : ""))
@@ -831,43 +868,24 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 		for (int k = 0; k < p->nnodes; k++)
 			if (a->node_name && !strcmp(p->nodes[k].name, a->node_name))
 				n = k;
-		/* a start that has passed means "now" (released tasks waiting
-		 * for their GPUs, or a held task now due); conflicts with what
-		 * runs are caught below */
+		if (o < 0 || n < 0 || !saturn_option_fits(p, t, o, n) || !a->gpu_ids)
+			goto fail;
 		start = a->start_s - elapsed_s;
 		if (start < task->release_s)
 			start = task->release_s;
 		if (start < 0)
 			start = 0;
-		if (o < 0 || n < 0 || !saturn_option_fits(p, t, o, n) || !a->gpu_ids)
-			goto fail;
-		for (int g = 0; g < a->gpus; g++)
+		for (int g = 0; g < a->gpus; g++) {
 			if (a->gpu_ids[g] < 0 || a->gpu_ids[g] >= p->nodes[n].gpus)
 				goto fail;
+			if (free_at[n][a->gpu_ids[g]] > start)
+				start = free_at[n][a->gpu_ids[g]];
+		}
+		end = start + saturn_task_runtime(task, o);
+		for (int g = 0; g < a->gpus; g++)
+			free_at[n][a->gpu_ids[g]] = end;
 		if (saturn_plan_set(plan, t, p, t, o, n, start, a->gpu_ids) < 0)
 			goto fail;
-	}
-	/* GPUs never shared in time, never used while busy */
-	for (int i = 0; i < plan->nassign; i++) {
-		const saturn_assign_t *a = &plan->assign[i];
-		const saturn_node_t *node = &p->nodes[a->node];
-
-		for (int b = 0; b < node->nbusy; b++)
-			for (int g = 0; g < a->gpus; g++)
-				for (int k = 0; k < node->busy[b].ngpus; k++)
-					if (a->gpu_ids[g] == node->busy[b].gpu_ids[k] &&
-					    a->start_s < node->busy[b].until_s - 1e-9)
-						goto fail;
-		for (int j = i + 1; j < plan->nassign; j++) {
-			const saturn_assign_t *c = &plan->assign[j];
-
-			if (c->node != a->node || !overlaps(a->start_s, a->end_s, c->start_s, c->end_s))
-				continue;
-			for (int g = 0; g < a->gpus; g++)
-				for (int k = 0; k < c->gpus; k++)
-					if (a->gpu_ids[g] == c->gpu_ids[k])
-						goto fail;
-		}
 	}
 	plan->makespan_s = 0;
 	for (int i = 0; i < plan->nassign; i++)
@@ -876,10 +894,16 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 	plan->lower_bound_s = prev->lower_bound_s;
 	snprintf(plan->method, sizeof(plan->method), "%s", prev->method);
 	snprintf(plan->status, sizeof(plan->status), "carried");
-	free(seen);
-	return plan;
+	goto out;
 fail:
-	free(seen);
 	saturn_plan_destroy(plan);
-	return NULL;
+	plan = NULL;
+out:
+	if (free_at)
+		for (int n = 0; n < p->nnodes; n++)
+			free(free_at[n]);
+	free(free_at);
+	free(from);
+	free(order);
+	return plan;
 }

@@ -1,0 +1,192 @@
+/* status.c - `saturn status`: the live plan of sched/saturn, read from the
+ * state it persists (STATE_DIR/state.json, saturn-sched-state/1): which
+ * task runs or will run where, with which technique and GPU count, when,
+ * as a table and a Gantt chart per node. Read-only; talks to no daemon.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "formats.h"
+#include "sched_core.h"
+
+#define GANTT_WIDTH 64
+
+static void status_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: %s status [OPTION]... [BATCH]\n"
+		"Show the plan sched/saturn is following (all batches, or BATCH): the\n"
+		"state of every task (running, released, planned), its technique, GPUs,\n"
+		"node and times, as a table and a Gantt chart per node.\n\n"
+		"  -d, --state-dir=DIR   sched/saturn's state folder (default: $SATURN_STATE_DIR,\n"
+		"                        else saturn_state_dir or StateSaveLocation/saturn\n"
+		"                        from $SLURM_CONF or /etc/slurm/slurm.conf)\n"
+		"  -j, --json            print the state file as it is\n"
+		"  -h, --help            show this help\n\n"
+		"Exit status: 0 shown, 1 no plan, 2 unreadable state, 64 usage error.\n",
+		cli_prog);
+}
+
+/* saturn_state_dir=, else StateSaveLocation + /saturn, from slurm.conf. */
+static char *state_dir_from_conf(void)
+{
+	const char *conf = getenv("SLURM_CONF") ? getenv("SLURM_CONF") : "/etc/slurm/slurm.conf";
+	char line[4096], save[1024] = "", *dir = NULL;
+	FILE *f = fopen(conf, "r");
+
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		char *v, *end;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!strncasecmp(line, "StateSaveLocation=", 18))
+			snprintf(save, sizeof(save), "%s", line + 18);
+		if (!strncasecmp(line, "SchedulerParameters=", 20) &&
+		    (v = strstr(line, "saturn_state_dir="))) {
+			v += 17;
+			end = v + strcspn(v, ", \t");
+			free(dir);
+			dir = strndup(v, (size_t)(end - v));
+		}
+	}
+	fclose(f);
+	if (!dir && save[0] && asprintf(&dir, "%s/saturn", save) < 0)
+		dir = NULL;
+	return dir;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"state-dir", required_argument, NULL, 'd'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	char *dir = NULL, *path = NULL, *buf = NULL, a[32], b[32], lb[32];
+	const char *batch = NULL;
+	saturn_error_t err = {{0}};
+	saturn_sched_state_t *st = NULL;
+	saturn_plan_t *plan = NULL;
+	int json = 0, c, rc = CLI_EXIT_OK, n = 0, nrun = 0, nrel = 0;
+	double now = (double)time(NULL), end = 0;
+	size_t len;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			free(dir);
+			dir = strdup(optarg);
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			status_usage(stdout);
+			return CLI_EXIT_OK;
+		default:
+			status_usage(stderr);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		batch = argv[optind++];
+	if (optind < argc) {
+		status_usage(stderr);
+		free(dir);
+		return CLI_EXIT_USAGE;
+	}
+	if (!dir && getenv("SATURN_STATE_DIR"))
+		dir = strdup(getenv("SATURN_STATE_DIR"));
+	if (!dir)
+		dir = state_dir_from_conf();
+	if (!dir)
+		return cli_fail(CLI_EXIT_INPUT, "no state folder: use --state-dir or set SATURN_STATE_DIR");
+	if (asprintf(&path, "%s/state.json", dir) < 0) {
+		free(dir);
+		return cli_fail(CLI_EXIT_FAIL, "out of memory");
+	}
+	buf = saturn_read_file(path, 64u << 20, &len, &err);
+	if (!buf) {
+		rc = cli_fail(CLI_EXIT_INPUT, "%s", err.text);
+		goto out;
+	}
+	if (json) {
+		fwrite(buf, 1, len, stdout);
+		goto out;
+	}
+	st = saturn_sched_state_parse(buf, len, &err);
+	if (!st) {
+		rc = cli_fail(CLI_EXIT_INPUT, "%s: %s", path, err.text);
+		goto out;
+	}
+	for (int i = 0; i < st->ntasks; i++)
+		if (!batch || (st->tasks[i].batch && !strcmp(st->tasks[i].batch, batch)))
+			n++;
+	if (n == 0) {
+		printf("no planned Saturn tasks%s%s (state of %s)\n", batch ? " in batch " : "",
+		       batch ? batch : "", path);
+		rc = CLI_EXIT_FAIL;
+		goto out;
+	}
+	plan = saturn_plan_create(n);
+	if (!plan) {
+		rc = cli_fail(CLI_EXIT_FAIL, "out of memory");
+		goto out;
+	}
+	n = 0;
+	for (int i = 0; i < st->ntasks; i++) {
+		saturn_sched_state_task_t *t = &st->tasks[i];
+		saturn_assign_t *as;
+
+		if (batch && (!t->batch || strcmp(t->batch, batch)))
+			continue;
+		as = &plan->assign[n++];
+		as->task_id = strdup(t->id);
+		as->technique = strdup(t->technique ? t->technique : "?");
+		as->node_name = strdup(t->node ? t->node : "?");
+		as->gpus = t->gpus;
+		as->gpu_ids = calloc((size_t)(t->gpus ? t->gpus : 1), sizeof(int));
+		if (!as->task_id || !as->technique || !as->node_name || !as->gpu_ids) {
+			rc = cli_fail(CLI_EXIT_FAIL, "out of memory");
+			goto out;
+		}
+		for (int g = 0; g < t->gpus; g++)
+			as->gpu_ids[g] = t->gpu_ids ? t->gpu_ids[g] : g;
+		/* times relative to now; what already started is shown from 0 */
+		as->start_s = t->start - now > 0 ? t->start - now : 0;
+		as->end_s = t->end - now > as->start_s ? t->end - now : as->start_s;
+		if (as->end_s > end)
+			end = as->end_s;
+		if (t->state && !strcmp(t->state, "running"))
+			nrun++;
+		else if (t->state && !strcmp(t->state, "released"))
+			nrel++;
+	}
+	plan->makespan_s = end;
+	printf("Plan %s (%s), updated %.0fs ago: %d task%s%s%s: %d running, %d released, %d planned\n",
+	       st->plan_id ? st->plan_id : "?", st->method ? st->method : "?", now - st->updated, n,
+	       n == 1 ? "" : "s", batch ? " of batch " : "", batch ? batch : "", nrun, nrel,
+	       n - nrun - nrel);
+	printf("Planned end in %s (plan made with makespan %s, lower bound %s)\n\n",
+	       cli_hms(end, a, sizeof(a)), cli_hms(st->makespan_s, b, sizeof(b)),
+	       cli_hms(st->lower_bound_s, lb, sizeof(lb)));
+	cli_print_table(stdout, plan);
+	printf("\n");
+	cli_print_gantt(stdout, plan, NULL, GANTT_WIDTH);
+out:
+	saturn_plan_destroy(plan);
+	saturn_sched_state_destroy(st);
+	free(buf);
+	free(path);
+	free(dir);
+	return rc;
+}

@@ -1,0 +1,428 @@
+/* job_submit_saturn.c - job_submit/saturn: the controller-side gate for
+ * Saturn jobs (those whose SPANK job environment carries SATURN_BATCH, set
+ * by spank_saturn.so's --saturn-batch). At submission it re-checks the batch
+ * name (a user could set the variable by hand), fills in the default name
+ * (the job name, sanitized, or "batch"), rejects requests the planner cannot
+ * honour with a message sbatch shows, and holds the job (priority 0) so that
+ * Slurm's own schedulers cannot start it: sched/saturn releases it when the
+ * plan says so. Every other job passes through untouched.
+ *
+ * Slurm turns a hold set at submission into a *user* hold (WAIT_HELD_USER),
+ * which the user could release. Two things make it an administrator's hold:
+ * job_modify refuses, for non-operators, any change of a Saturn job's
+ * priority (scontrol release/hold/update Priority) and any change that
+ * would break the rules below; and a small thread turns the fresh user hold
+ * into an admin hold (WAIT_HELD) with the reason "saturn: waiting for plan
+ * (batch NAME)" right after the submission RPC has created the job (no
+ * job_submit hook runs after creation). sched/saturn then owns the reason.
+ *
+ * Rules (documented in saturn-slurm(8)): one node (--nodes > 1 rejected),
+ * GPUs requested per node (--gres=gpu[:type]:N or --gpus-per-node; --gpus=N
+ * is turned into --gres=gpu:N; --gpus-per-task/--gpus-per-socket rejected),
+ * no GRES other than gpu, no heterogeneous job, no --dependency (the plan
+ * orders the batch), no array throttle (%N: the plan decides concurrency).
+ */
+#include "config.h" /* Slurm's, from the configured Slurm build folder */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pthread_timedjoin_np */
+#endif
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+/* Map Slurm's unprefixed names (error, info, list_for_each, ...) to the
+ * slurm_* symbols libslurmfull exports: without it `error` binds to glibc's
+ * error(3), which prints and may exit. */
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "../common/submit_rules.h"
+
+const char plugin_name[] = "Saturn batch gate (validate and hold Saturn jobs)";
+const char plugin_type[] = "job_submit/saturn";
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+extern int init(void);
+extern void fini(void);
+extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
+		      char **err_msg);
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+		      uint32_t submit_uid);
+
+#define ENV_PREFIX SATURN_BATCH_ENV "="
+#define ENV_PREFIX_LEN (sizeof(ENV_PREFIX) - 1)
+
+/* How long after submission a user hold still counts as ours to convert. */
+#define FRESH_SECS 120
+
+/* --- the SATURN_BATCH entry of a SPANK environment ------------------------ */
+
+/* Index of the first SATURN_BATCH= entry in env[size], or -1. */
+static int env_find(char **env, uint32_t size)
+{
+	for (uint32_t i = 0; env && i < size; i++)
+		if (env[i] && !strncmp(env[i], ENV_PREFIX, ENV_PREFIX_LEN))
+			return (int)i;
+	return -1;
+}
+
+/* The batch name of a job record, or NULL for a non-Saturn job. */
+static const char *job_batch(job_record_t *job_ptr)
+{
+	int i = env_find(job_ptr->spank_job_env, job_ptr->spank_job_env_size);
+
+	return i < 0 ? NULL : job_ptr->spank_job_env[i] + ENV_PREFIX_LEN;
+}
+
+/* --- hold conversion thread ----------------------------------------------- */
+
+/* One per init(): fini() may have to leave a thread that waits for
+ * slurmctld's locks behind (see fini), so the thread owns its state. */
+typedef struct hold_ctx {
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	int stop;
+	int pending; /* Saturn submissions not yet converted */
+	time_t give_up; /* stop retrying after this time */
+	int done;    /* the thread has left its loop */
+} hold_ctx_t;
+
+static hold_ctx_t *ctx;
+static pthread_t hold_thread;
+static pthread_mutex_t ctx_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+struct convert_arg {
+	time_t now;
+	int converted;
+};
+
+static int convert_one(void *x, void *arg)
+{
+	job_record_t *job_ptr = x;
+	struct convert_arg *a = arg;
+	const char *batch;
+
+	if (!IS_JOB_PENDING(job_ptr) || job_ptr->priority != 0 ||
+	    job_ptr->state_reason != WAIT_HELD_USER || job_ptr->state_desc ||
+	    !job_ptr->details || !(batch = job_batch(job_ptr)))
+		return 0;
+	if (job_ptr->details->submit_time + FRESH_SECS < a->now)
+		return 0;
+	job_ptr->state_reason = WAIT_HELD;
+	job_ptr->state_desc =
+		xstrdup_printf("saturn: waiting for plan (batch %s)", batch);
+	a->converted++;
+	debug("job_submit/saturn: %pJ held for batch %s", job_ptr, batch);
+	return 0;
+}
+
+/* Wake-ups come while the submission RPC is still running: the job record
+ * appears only after it takes the job write lock, which this thread may get
+ * first. So it sweeps until it has converted as many jobs as were submitted,
+ * retrying every RETRY_MS, for at most GIVE_UP_SECS after the last
+ * submission (a submission that fails later never creates a record). */
+#define RETRY_MS 50
+#define GIVE_UP_SECS 5
+
+static void *hold_loop(void *arg)
+{
+	hold_ctx_t *c = arg;
+	slurmctld_lock_t job_write = {.job = WRITE_LOCK};
+
+	pthread_mutex_lock(&c->mutex);
+	while (!c->stop) {
+		struct convert_arg a = {0};
+		struct timespec until;
+
+		if (!c->pending) {
+			pthread_cond_wait(&c->cond, &c->mutex);
+			continue;
+		}
+		pthread_mutex_unlock(&c->mutex);
+
+		lock_slurmctld(job_write);
+		pthread_mutex_lock(&c->mutex);
+		if (!c->stop && job_list && !slurmctld_config.shutdown_time) {
+			pthread_mutex_unlock(&c->mutex);
+			a.now = time(NULL);
+			list_for_each(job_list, convert_one, &a);
+			if (a.converted)
+				last_job_update = a.now;
+			pthread_mutex_lock(&c->mutex);
+		}
+		unlock_slurmctld(job_write);
+
+		c->pending -= a.converted;
+		if (c->pending < 0 || time(NULL) > c->give_up)
+			c->pending = 0;
+		if (c->pending && !c->stop) {
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += RETRY_MS * 1000000L;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&c->cond, &c->mutex, &until);
+		}
+	}
+	c->done = 1;
+	pthread_mutex_unlock(&c->mutex);
+	return NULL;
+}
+
+static void hold_ctx_free(hold_ctx_t *c)
+{
+	pthread_mutex_destroy(&c->mutex);
+	pthread_cond_destroy(&c->cond);
+	xfree(c);
+}
+
+extern int init(void)
+{
+	hold_ctx_t *c = xmalloc(sizeof(*c));
+
+	pthread_mutex_init(&c->mutex, NULL);
+	pthread_cond_init(&c->cond, NULL);
+	/* One sweep at start-up: a job submitted just before a restart (or
+	 * reconfigure) may not have been converted yet. */
+	c->pending = 1;
+	c->give_up = time(NULL) + GIVE_UP_SECS;
+	if (pthread_create(&hold_thread, NULL, hold_loop, c)) {
+		error("job_submit/saturn: cannot start the hold thread: %m");
+		hold_ctx_free(c);
+		return SLURM_ERROR;
+	}
+	pthread_mutex_lock(&ctx_mutex);
+	ctx = c;
+	pthread_mutex_unlock(&ctx_mutex);
+	info("job_submit/saturn: loaded");
+	return SLURM_SUCCESS;
+}
+
+extern void fini(void)
+{
+	hold_ctx_t *c;
+	struct timespec until;
+	int rc;
+
+	pthread_mutex_lock(&ctx_mutex);
+	c = ctx;
+	ctx = NULL;
+	pthread_mutex_unlock(&ctx_mutex);
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->mutex);
+	c->stop = 1;
+	pthread_cond_signal(&c->cond);
+	pthread_mutex_unlock(&c->mutex);
+	/* The thread can only be slow to stop while it waits for the job
+	 * write lock, which our caller may hold (scontrol reconfigure that
+	 * drops this plugin). Joining would then deadlock: wait a little,
+	 * and otherwise leave the thread (and its state) behind; it stops as
+	 * soon as it gets the lock. */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 2;
+	rc = pthread_timedjoin_np(hold_thread, NULL, &until);
+	if (rc == 0) {
+		hold_ctx_free(c);
+	} else {
+		error("job_submit/saturn: hold thread busy at unload; leaving it to stop on its own");
+		pthread_detach(hold_thread);
+	}
+}
+
+static void hold_wake(void)
+{
+	pthread_mutex_lock(&ctx_mutex);
+	if (ctx) {
+		pthread_mutex_lock(&ctx->mutex);
+		ctx->pending++;
+		ctx->give_up = time(NULL) + GIVE_UP_SECS;
+		pthread_cond_signal(&ctx->cond);
+		pthread_mutex_unlock(&ctx->mutex);
+	}
+	pthread_mutex_unlock(&ctx_mutex);
+}
+
+/* --- the rules ------------------------------------------------------------ */
+
+/* Check the parts of a request that a Saturn job must not have. Fields at
+ * their "unset" value are fine. Returns NULL or a message (xmalloc'd). */
+static char *check_request(job_desc_msg_t *d, const char *batch, int submit)
+{
+	saturn_tres_req_t r;
+	char why[160];
+	struct {
+		const char *tres;
+		const char *option;
+	} per_x[] = {
+		{d->tres_per_task, "--gpus-per-task"},
+		{d->tres_per_socket, "--gpus-per-socket"},
+	};
+
+	if (submit && d->het_job_offset != NO_VAL)
+		return xstrdup_printf("saturn: batch %s: a heterogeneous job cannot be part of a Saturn batch",
+				      batch);
+	if (d->min_nodes != NO_VAL && d->min_nodes > 1)
+		return xstrdup_printf("saturn: batch %s: a Saturn job runs on one node; drop --nodes=%u (the plan picks the node and GPU count)",
+				      batch, d->min_nodes);
+	if (d->max_nodes != NO_VAL && d->max_nodes > 1 && d->max_nodes != INFINITE)
+		return xstrdup_printf("saturn: batch %s: a Saturn job runs on one node; drop the node range up to %u",
+				      batch, d->max_nodes);
+	if (d->dependency && d->dependency[0])
+		return xstrdup_printf("saturn: batch %s: --dependency is not supported for Saturn jobs (the plan orders the batch); submit the batch once its dependencies are done",
+				      batch);
+	if (d->array_inx && strchr(d->array_inx, '%'))
+		return xstrdup_printf("saturn: batch %s: an array throttle (%%N in --array=%s) is not supported; the plan decides how many tasks run at once",
+				      batch, d->array_inx);
+	for (size_t i = 0; i < sizeof(per_x) / sizeof(per_x[0]); i++) {
+		if (saturn_tres_parse(per_x[i].tres, &r, why, sizeof(why)) < 0)
+			return xstrdup_printf("saturn: batch %s: %s", batch, why);
+		if (r.gpus || r.other)
+			return xstrdup_printf("saturn: batch %s: %s is not supported for Saturn jobs; ask for GPUs per node with --gres=gpu:N (the plan then sets the count)",
+					      batch, r.gpus ? per_x[i].option : "GRES per task/socket");
+	}
+	return NULL;
+}
+
+/* Check and normalise the GPU request: --gpus=N becomes gres:gpu:N per
+ * node. Returns NULL or a message (xmalloc'd). */
+static char *check_gpus(job_desc_msg_t *d, const char *batch)
+{
+	saturn_tres_req_t node, job;
+	char why[160];
+
+	if (saturn_tres_parse(d->tres_per_node, &node, why, sizeof(why)) < 0 ||
+	    saturn_tres_parse(d->tres_per_job, &job, why, sizeof(why)) < 0)
+		return xstrdup_printf("saturn: batch %s: %s", batch, why);
+	if (node.other || job.other)
+		return xstrdup_printf("saturn: batch %s: only GPUs can be requested as GRES (got '%s'); the plan sets the GPU count",
+				      batch, node.other ? node.first_other : job.first_other);
+	if (node.gpus && job.gpus)
+		return xstrdup_printf("saturn: batch %s: use either --gres=gpu:N or --gpus=N, not both",
+				      batch);
+	if (!node.gpus && !job.gpus)
+		return xstrdup_printf("saturn: batch %s: a Saturn job must request GPUs, e.g. --gres=gpu:1 (the plan then sets the count)",
+				      batch);
+	if (job.gpus) {
+		/* one node: a per-job count is a per-node count */
+		xfree(d->tres_per_node);
+		d->tres_per_node = xstrdup(d->tres_per_job);
+		xfree(d->tres_per_job);
+	}
+	return NULL;
+}
+
+extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
+		      char **err_msg)
+{
+	char name[SATURN_BATCH_NAME_MAX + 1];
+	char why[160];
+	const char *given;
+	char *msg;
+	int i;
+
+	i = env_find(job_desc->spank_job_env, job_desc->spank_job_env_size);
+	if (i < 0)
+		return SLURM_SUCCESS; /* not a Saturn job: untouched */
+
+	given = job_desc->spank_job_env[i] + ENV_PREFIX_LEN;
+	if (!*given) {
+		saturn_batch_name_default(job_desc->name, name);
+	} else if (saturn_batch_name_check(given, why, sizeof(why)) < 0) {
+		*err_msg = xstrdup_printf("saturn: bad batch name '%s': %s",
+					  given, why);
+		info("job_submit/saturn: uid %u: rejected batch name '%s': %s",
+		     submit_uid, given, why);
+		return SLURM_ERROR;
+	} else {
+		snprintf(name, sizeof(name), "%s", given);
+	}
+
+	if ((msg = check_request(job_desc, name, 1)) ||
+	    (msg = check_gpus(job_desc, name))) {
+		info("job_submit/saturn: uid %u: rejected: %s", submit_uid, msg);
+		*err_msg = msg;
+		return SLURM_ERROR;
+	}
+
+	/* exactly one SATURN_BATCH entry, with the final name */
+	xfree(job_desc->spank_job_env[i]);
+	job_desc->spank_job_env[i] = xstrdup_printf("%s%s", ENV_PREFIX, name);
+	for (uint32_t k = (uint32_t)i + 1; k < job_desc->spank_job_env_size;) {
+		char **env = job_desc->spank_job_env;
+
+		if (env[k] && !strncmp(env[k], ENV_PREFIX, ENV_PREFIX_LEN)) {
+			xfree(env[k]);
+			memmove(&env[k], &env[k + 1],
+				(job_desc->spank_job_env_size - k - 1) * sizeof(char *));
+			job_desc->spank_job_env_size--;
+			env[job_desc->spank_job_env_size] = NULL;
+		} else {
+			k++;
+		}
+	}
+
+	/* sbatch also exports SLURM_SPANK_SATURN_BATCH (empty for a bare
+	 * --saturn-batch) in the job's environment, where it would hide the
+	 * final name: keep the two in step. */
+	for (uint32_t k = 0; job_desc->environment && k < job_desc->env_size; k++) {
+		char *e = job_desc->environment[k];
+
+		if (e && !strncmp(e, "SLURM_SPANK_" ENV_PREFIX,
+				  sizeof("SLURM_SPANK_" ENV_PREFIX) - 1)) {
+			xfree(job_desc->environment[k]);
+			job_desc->environment[k] =
+				xstrdup_printf("SLURM_SPANK_%s%s", ENV_PREFIX, name);
+		}
+	}
+
+	job_desc->priority = 0; /* held until sched/saturn releases it */
+	hold_wake();
+	debug("job_submit/saturn: uid %u: job '%s' joins batch %s (held)",
+	      submit_uid, job_desc->name ? job_desc->name : "", name);
+	return SLURM_SUCCESS;
+}
+
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+		      uint32_t submit_uid)
+{
+	const char *batch;
+	char *msg;
+
+	if (!job_ptr || !(batch = job_batch(job_ptr)))
+		return SLURM_SUCCESS; /* not a Saturn job */
+	if (validate_operator(submit_uid))
+		return SLURM_SUCCESS; /* root, SlurmUser, operators, sched/saturn */
+
+	if (job_desc->priority != NO_VAL) {
+		info("job_submit/saturn: uid %u may not change the priority or hold of %pJ (batch %s): the plan releases it",
+		     submit_uid, job_ptr, batch);
+		return ESLURM_JOB_HELD;
+	}
+	if (job_desc->spank_job_env_size || job_desc->tres_per_node ||
+	    job_desc->tres_per_job || job_desc->tres_per_task ||
+	    job_desc->tres_per_socket || job_desc->req_nodes) {
+		info("job_submit/saturn: uid %u may not change the GPUs or nodes of %pJ (batch %s): the plan sets them",
+		     submit_uid, job_ptr, batch);
+		return ESLURM_ACCESS_DENIED;
+	}
+	if ((msg = check_request(job_desc, batch, 0))) {
+		info("job_submit/saturn: uid %u: update of %pJ refused: %s",
+		     submit_uid, job_ptr, msg);
+		xfree(msg);
+		return ESLURM_ACCESS_DENIED;
+	}
+	return SLURM_SUCCESS;
+}
