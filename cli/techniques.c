@@ -28,10 +28,10 @@ static void print_json_str(const char *s)
 int cmd_techniques(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"conf", required_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"json", no_argument, NULL, 'j'},
+	    {"conf", required_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c, json = 0;
 	const char *conf = NULL;
@@ -48,8 +48,10 @@ int cmd_techniques(int argc, char **argv)
 			break;
 		case 'h':
 			printf("Usage: %s techniques [--json] [--conf FILE]\n"
-			       "List the parallelism techniques: built-ins, those of the configuration file\n"
-			       "(--conf, else $SATURN_TECHNIQUES_CONF, else %s) and its plugins.\n",
+			       "List the parallelism techniques: built-ins, "
+			       "those of the configuration file\n"
+			       "(--conf, else $SATURN_TECHNIQUES_CONF, else "
+			       "%s) and its plugins.\n",
 			       cli_prog, SATURN_TECHNIQUES_CONF_DEFAULT);
 			return CLI_EXIT_OK;
 		default:
@@ -57,10 +59,13 @@ int cmd_techniques(int argc, char **argv)
 		}
 	}
 	if (optind != argc)
-		return cli_fail(CLI_EXIT_USAGE, "techniques: unexpected argument '%s'", argv[optind]);
+		return cli_fail(CLI_EXIT_USAGE,
+				"techniques: unexpected argument '%s'",
+				argv[optind]);
 	if (conf) {
 		reg = saturn_techniques_create();
-		if (reg && saturn_techniques_load_config(reg, conf, 0, &err) < 0) {
+		if (reg &&
+		    saturn_techniques_load_config(reg, conf, 0, &err) < 0) {
 			saturn_techniques_destroy(reg);
 			return cli_fail(CLI_EXIT_INPUT, "%s", err.text);
 		}
@@ -68,7 +73,8 @@ int cmd_techniques(int argc, char **argv)
 		reg = saturn_techniques_default(&err);
 	}
 	if (!reg)
-		return cli_fail(CLI_EXIT_INPUT, "%s", err.text[0] ? err.text : "out of memory");
+		return cli_fail(CLI_EXIT_INPUT, "%s",
+				err.text[0] ? err.text : "out of memory");
 	if (json)
 		printf("[");
 	for (int i = 0; i < saturn_techniques_count(reg); i++) {
@@ -77,7 +83,8 @@ int cmd_techniques(int argc, char **argv)
 		if (json) {
 			printf("%s\n {\"name\":", i ? "," : "");
 			print_json_str(t->name);
-			printf(",\"min_gpus\":%d,\"max_gpus\":%d,\"launch\":", t->min_gpus, t->max_gpus);
+			printf(",\"min_gpus\":%d,\"max_gpus\":%d,\"launch\":",
+			       t->min_gpus, t->max_gpus);
 			print_json_str(t->launch);
 			printf(",\"source\":");
 			print_json_str(t->source);
@@ -92,7 +99,9 @@ int cmd_techniques(int argc, char **argv)
 
 				printf("%s{\"name\":", k ? "," : "");
 				print_json_str(p->name);
-				printf(",\"type\":\"%s\",\"min\":%ld,", p->type == SATURN_TPARAM_BOOL ? "bool" : "int",
+				printf(",\"type\":\"%s\",\"min\":%ld,",
+				       p->type == SATURN_TPARAM_BOOL ? "bool"
+								     : "int",
 				       p->min);
 				if (p->max_is_gpus)
 					printf("\"max\":\"gpus\",");
@@ -111,7 +120,8 @@ int cmd_techniques(int argc, char **argv)
 			printf("%-4d", t->max_gpus);
 		else
 			printf("%-4s", "");
-		printf(" %s\n", t->description && *t->description ? t->description : "");
+		printf(" %s\n",
+		       t->description && *t->description ? t->description : "");
 		printf("           launch: %s\n", t->launch);
 		for (int k = 0; k < t->nenv; k++)
 			printf("           env:    %s\n", t->env[k]);
@@ -119,13 +129,18 @@ int cmd_techniques(int argc, char **argv)
 			const saturn_tparam_t *p = &t->params[k];
 
 			if (p->type == SATURN_TPARAM_BOOL)
-				printf("           param:  %s bool (default %ld)\n", p->name, p->def);
+				printf("           param:  %s bool (default "
+				       "%ld)\n",
+				       p->name, p->def);
 			else if (p->max_is_gpus)
-				printf("           param:  %s int %ld..gpus (default %s)\n", p->name, p->min,
+				printf("           param:  %s int %ld..gpus "
+				       "(default %s)\n",
+				       p->name, p->min,
 				       p->def_is_gpus ? "gpus" : "");
 			else
-				printf("           param:  %s int %ld..%ld (default %ld)\n", p->name, p->min, p->max,
-				       p->def);
+				printf("           param:  %s int %ld..%ld "
+				       "(default %ld)\n",
+				       p->name, p->min, p->max, p->def);
 		}
 		printf("           from:   %s\n", t->source);
 	}

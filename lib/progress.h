@@ -27,11 +27,11 @@
 #define SATURN_PROGRESS_MAX_BYTES 65536
 
 typedef struct saturn_progress {
-	long job_id;          /* 0 = unknown */
+	long job_id; /* 0 = unknown */
 	double batches_done;
 	double batches_total; /* 0 = unknown */
 	double sec_per_batch; /* 0 = unknown */
-	double updated;       /* seconds since the epoch */
+	double updated;	      /* seconds since the epoch */
 } saturn_progress_t;
 
 /* Serialise as saturn-progress/1. malloc'd string or NULL (ENOMEM). */

@@ -710,7 +710,7 @@ static void set_reason(job_record_t *job_ptr, const char *reason, time_t now)
 }
 
 /* Returns the number of tasks released. */
-static int apply(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
+static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		 saturn_decision_t *d, int nd)
 {
 	time_t now = time(NULL);
@@ -727,8 +727,10 @@ static int apply(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			      j->job_id, j->task_id);
 			continue;
 		}
-		if (release_task(j, &d[i]) == 0)
+		if (release_task(j, &d[i]) == 0) {
 			released++;
+			s->jobs[d[i].job].state = SATURN_SNAP_RELEASED; /* for the persisted state */
+		}
 	}
 	/* reasons: per job record, the earliest planned start among its tasks */
 	for (int i = 0; i < nd; i++) {
@@ -813,18 +815,54 @@ static void persist(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	xfree(path);
 }
 
+/* last_job_update right after our own changes: not news for the loop */
+static time_t own_update;
+
+/* Decide from plan and apply under the job write locks. Adds the time
+ * under the locks to *t_lock0..*t_lock1 (the last apply's bounds) and the
+ * releases to *released. -1 on ENOMEM. */
+static int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
+		      const saturn_plan_t *plan, double *t_lock0, double *t_lock1,
+		      int *released)
+{
+	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
+				       .part = READ_LOCK, .fed = READ_LOCK};
+	saturn_decision_t *d = NULL;
+	int nd = saturn_sched_decide(s, b, plan, settings.release_slack_s, &d);
+
+	if (nd < 0) {
+		error("sched/saturn: out of memory deciding: cycle skipped");
+		return -1;
+	}
+	for (int i = 0; i < nd; i++)
+		debug2("sched/saturn: plan %s (%s): task %u_%d %s at %.1fs on %s, %d GPUs",
+		       plan_id, plan->status, s->jobs[d[i].job].array_job_id, s->jobs[d[i].job].task_id,
+		       d[i].release ? "release" : "hold", d[i].start_s, d[i].node, d[i].gpus);
+	if (nd == 0 && b->nskipped == 0)
+		return 0;
+	lock_slurmctld(write_lock);
+	*t_lock0 = now_mono();
+	*released = apply(s, b, d, nd);
+	*t_lock1 = now_mono();
+	own_update = last_job_update;
+	unlock_slurmctld(write_lock);
+	if (*released) {
+		schedule_job_save();
+		queue_job_scheduler();
+	}
+	free(d);
+	return 0;
+}
+
 static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 {
 	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK,
 				      .part = NO_LOCK, .fed = NO_LOCK};
-	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
-				       .part = READ_LOCK, .fed = READ_LOCK};
 	saturn_sched_build_t b;
 	saturn_error_t err = {{0}};
-	saturn_plan_t *plan = NULL;
-	saturn_decision_t *d = NULL;
-	double t0, t1, t2, t3, t4, t5;
-	int nsaturn, nd, released = 0, new_plan = 0;
+	saturn_plan_t *plan = NULL, *carried = NULL;
+	double t0, t1, t2, t3, t4 = 0, t5 = 0;
+	int nsaturn, released = 0, new_plan = 0;
 
 	t0 = now_mono();
 	lock_slurmctld(read_lock);
@@ -848,6 +886,16 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		      (t2 - t1) * 1e3);
 		return;
 	}
+	if (s->nnodes == 0) {
+		static time_t warned;
+
+		if (time(NULL) - warned > 600) {
+			info("sched/saturn: %d Saturn task(s) but no usable node with GPUs (down, drained or not responding): waiting",
+			     nsaturn);
+			warned = time(NULL);
+		}
+		return;
+	}
 	read_progress(s);
 	if (saturn_sched_build(s, lookup_profile, NULL, &b, &err) < 0) {
 		error("sched/saturn: cannot build the problem: %s", err.text);
@@ -860,6 +908,13 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		      j->task_id, j->batch, b.skip_reason[i]);
 	}
 	if (b.problem->ntasks == 0)
+		goto out;
+
+	/* Fast path: the previous plan carried over (finished tasks dropped,
+	 * late ones shifted) decides releases now, before the solve, so a
+	 * task due when another ends starts without waiting for the solver. */
+	carried = saturn_sched_carry(prev_plan, s->now - prev_now, b.problem);
+	if (carried && apply_plan(s, &b, carried, &t4, &t5, &released) < 0)
 		goto out;
 
 	if (b.any_profile) {
@@ -881,41 +936,22 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	}
 	t3 = now_mono();
 
-	/* keep the previous plan unless the new one is better by min_gain */
-	{
-		saturn_plan_t *carried = saturn_sched_carry(prev_plan, s->now - prev_now, b.problem);
-
-		if (carried && !saturn_sched_should_switch(plan->makespan_s, carried->makespan_s, 0,
-							   settings.min_gain)) {
-			saturn_plan_destroy(plan);
-			plan = carried;
-		} else {
-			saturn_plan_destroy(carried);
-			new_plan = 1;
-			snprintf(plan_id, sizeof(plan_id), "p%ld-%lu", (long)s->now, ++plan_seq);
-		}
-		prev_makespan_end = s->now + plan->makespan_s;
-	}
-
-	nd = saturn_sched_decide(s, &b, plan, settings.release_slack_s, &d);
-	if (nd < 0) {
-		error("sched/saturn: out of memory deciding: cycle skipped");
-		goto out;
-	}
-	t4 = now_mono();
-	if (nd > 0 || b.nskipped > 0) {
-		lock_slurmctld(write_lock);
-		t4 = now_mono();
-		released = apply(s, &b, d, nd);
-		t5 = now_mono();
-		unlock_slurmctld(write_lock);
-		if (released) {
-			schedule_job_save();
-			queue_job_scheduler();
-		}
+	/* keep the carried plan unless the new one is better by min_gain */
+	if (carried && !saturn_sched_should_switch(plan->makespan_s, carried->makespan_s, 0,
+						   settings.min_gain)) {
+		saturn_plan_destroy(plan);
+		plan = carried;
+		carried = NULL;
 	} else {
-		t5 = t4;
+		int more = 0;
+
+		new_plan = 1;
+		snprintf(plan_id, sizeof(plan_id), "p%ld-%lu", (long)s->now, ++plan_seq);
+		if (apply_plan(s, &b, plan, &t4, &t5, &more) < 0)
+			goto out;
+		released += more;
 	}
+	prev_makespan_end = s->now + plan->makespan_s;
 
 	if (new_plan) {
 		char tech[256];
@@ -935,7 +971,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	prev_now = s->now;
 	plan = NULL;
 out:
-	free(d);
+	saturn_plan_destroy(carried);
 	saturn_plan_destroy(plan);
 	saturn_sched_build_free(&b);
 }
@@ -981,11 +1017,12 @@ void *saturn_agent(void *arg)
 		/* a job changed (submit, end, cancel, ...) or the interval passed */
 		if ((last_job_update != seen_update && now - last_cycle >= 0.5) ||
 		    now - last_cycle >= settings.interval_s) {
-			seen_update = last_job_update;
+			time_t before = last_job_update;
+
 			cycle(s, &snap_of_node);
-			/* our own updates are not news */
-			if (last_job_update != seen_update)
-				seen_update = last_job_update;
+			/* our own updates are not news; changes by others during
+			 * the cycle (a job ended while we solved) are */
+			seen_update = last_job_update == own_update ? own_update : before;
 			last_cycle = now_mono();
 		}
 	}

@@ -7,3 +7,10 @@ bench_saturn_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_saturn_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_saturn_bench_LDADD = $(top_builddir)/lib/libsaturn.la
 EXTRA_DIST += bench/README.md bench/run-bench.sh
+
+# formats and validator timing at the size limit (doc/benchmarks.md)
+noinst_PROGRAMS += bench/bench-formats
+bench_bench_formats_SOURCES = bench/bench-formats.c
+bench_bench_formats_CPPFLAGS = $(UNIT_CPPFLAGS)
+bench_bench_formats_CFLAGS = $(SATURN_CFLAGS)
+bench_bench_formats_LDADD = $(top_builddir)/lib/libsaturn.la

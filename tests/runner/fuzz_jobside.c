@@ -36,7 +36,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (saturn_progress_parse(s, size - 1, &p, &err) == 0) {
 			char *j = saturn_progress_to_json(&p);
 
-			if (!j || saturn_progress_parse(j, strlen(j), &q, &err) != 0 ||
+			if (!j ||
+			    saturn_progress_parse(j, strlen(j), &q, &err) !=
+				0 ||
 			    q.batches_done != p.batches_done)
 				abort();
 			free(j);
@@ -52,14 +54,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	case 2: {
 		for (int i = 0; i < saturn_techniques_count(reg); i++) {
-			char *r = saturn_technique_params(saturn_techniques_get(reg, i), 1 + (int)(size % 8), s, &err);
+			char *r = saturn_technique_params(
+			    saturn_techniques_get(reg, i), 1 + (int)(size % 8),
+			    s, &err);
 
 			free(r);
 		}
 		break;
 	}
 	case 3: {
-		static const saturn_kv_t v[] = {{"gpus", "2"}, {"command", "x"}};
+		static const saturn_kv_t v[] = {{"gpus", "2"},
+						{"command", "x"}};
 		char *cmd[] = {"a", "b"}, **argv = NULL;
 		char *r = saturn_template_expand(s, v, 2, &err);
 
@@ -73,12 +78,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		saturn_techniques_t *r = saturn_techniques_create();
 
 		if (!strstr(s, "plugin_dir"))
-			saturn_techniques_parse_config(r, s, "fuzz.conf", -1, &err);
+			saturn_techniques_parse_config(r, s, "fuzz.conf", -1,
+						       &err);
 		saturn_techniques_destroy(r);
 		break;
 	}
 	default:
-		saturn_topology_destroy(saturn_topology_from_gres(s, 25, 16, &err));
+		saturn_topology_destroy(
+		    saturn_topology_from_gres(s, 25, 16, &err));
 		break;
 	}
 	free(s);
