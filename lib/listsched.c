@@ -204,17 +204,21 @@ static int best_node(spase_work_t *w, int t, int o, double *start)
 	const spase_inst_t *in = w->in;
 	const spase_opt_t *op = &in->t[t].opt[o];
 	int best = -1, best_left = 0;
-	double bs = INFINITY;
+	int pref = w->pref_node ? w->pref_node[t] : -1;
+	double bs = INFINITY, r = in->t[t].release;
 
+	if (w->not_before && w->not_before[t] > r)
+		r = w->not_before[t];
 	for (int n = 0; n < in->nn; n++) {
 		int fa;
 		double s;
 
 		if (!spase_fits(in, t, o, n))
 			continue;
-		s = spase_prof_earliest(&w->prof[n], op->gpus, op->dur,
-					in->t[t].release, &fa);
-		if (s < bs || (s == bs && fa - op->gpus < best_left)) {
+		s = spase_prof_earliest(&w->prof[n], op->gpus, op->dur, r,
+					&fa);
+		if (s < bs || (s == bs && n == pref) ||
+		    (s == bs && best != pref && fa - op->gpus < best_left)) {
 			bs = s;
 			best = n;
 			best_left = fa - op->gpus;

@@ -1,6 +1,6 @@
 # tests/bench/local.mk - planner benchmark (not part of `make check`).
-# Run: tests/bench/run-bench.sh (from the build folder) or
-#      tests/bench/saturn-bench --help. See bench/README.md.
+# Run from the build folder: $(srcdir)/bench/run-bench.sh, or
+# tests/bench/saturn-bench --family NAME --runs N. See bench/README.md.
 noinst_PROGRAMS += bench/saturn-bench
 bench_saturn_bench_SOURCES = bench/saturn-bench.c
 bench_saturn_bench_CPPFLAGS = $(UNIT_CPPFLAGS)

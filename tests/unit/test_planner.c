@@ -381,7 +381,8 @@ START_TEST(test_warm)
 	again = saturn_planner_solve(p, &o, &err);
 	ck_assert_ptr_nonnull(again);
 	ck_assert_ptr_null(fx_validate(p, again));
-	ck_assert_double_le(again->makespan_s, first->makespan_s * 1.05);
+	/* The previous plan is reproduced, so never lost. */
+	ck_assert_double_le(again->makespan_s, first->makespan_s * (1 + 1e-9));
 	saturn_plan_destroy(again);
 	/* A warm plan whose names do not match is ignored. */
 	old = first->assign[0].task_id;
