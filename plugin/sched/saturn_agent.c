@@ -711,7 +711,7 @@ static void set_reason(job_record_t *job_ptr, const char *reason, time_t now)
 
 /* Returns the number of tasks released. */
 static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
-		 saturn_decision_t *d, int nd)
+		 saturn_decision_t *d, int nd, const char *primary, const int *count)
 {
 	time_t now = time(NULL);
 	int released = 0;
@@ -732,27 +732,18 @@ static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			s->jobs[d[i].job].state = SATURN_SNAP_RELEASED; /* for the persisted state */
 		}
 	}
-	/* reasons: per job record, the earliest planned start among its tasks */
+	/* reasons: per job record, the earliest planned start among its tasks
+	 * (primary/count worked out before taking the locks) */
 	for (int i = 0; i < nd; i++) {
 		const saturn_snap_job_t *j = &s->jobs[d[i].job];
 		job_record_t *job_ptr;
-		int first = 1, count = 0;
 		char text[200];
 
-		if (d[i].release)
+		if (d[i].release || !primary[i] || !(job_ptr = revalidate(j)))
 			continue;
-		for (int k = 0; k < nd; k++) {
-			if (d[k].release || s->jobs[d[k].job].job_id != j->job_id)
-				continue;
-			count++;
-			if (d[k].start_s < d[i].start_s || (d[k].start_s == d[i].start_s && k < i))
-				first = 0;
-		}
-		if (!first || !(job_ptr = revalidate(j)))
-			continue;
-		if (count > 1)
+		if (count[i] > 1)
 			snprintf(text, sizeof(text), "%s (task %d; %d tasks held)", d[i].reason,
-				 j->task_id, count);
+				 j->task_id, count[i]);
 		else
 			snprintf(text, sizeof(text), "%s", d[i].reason);
 		set_reason(job_ptr, text, now);
@@ -815,6 +806,51 @@ static void persist(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	xfree(path);
 }
 
+static const saturn_snapshot_t *sort_s;
+static const saturn_decision_t *sort_d;
+
+static int cmp_record(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+	uint32_t ja = sort_s->jobs[sort_d[a].job].job_id, jb = sort_s->jobs[sort_d[b].job].job_id;
+
+	if (ja != jb)
+		return ja < jb ? -1 : 1;
+	if (sort_d[a].start_s != sort_d[b].start_s)
+		return sort_d[a].start_s < sort_d[b].start_s ? -1 : 1;
+	return a - b;
+}
+
+/* For the held (not released) decisions: primary[i] = 1 for the earliest
+ * of each job record, count[i] = held tasks of that record. O(n log n),
+ * outside the locks. */
+static void group_records(const saturn_snapshot_t *s, const saturn_decision_t *d, int nd,
+			  char *primary, int *count)
+{
+	int *idx = xcalloc(nd ? nd : 1, sizeof(int)), n = 0;
+
+	for (int i = 0; i < nd; i++) {
+		primary[i] = 0;
+		count[i] = 0;
+		if (!d[i].release)
+			idx[n++] = i;
+	}
+	sort_s = s;
+	sort_d = d;
+	qsort(idx, (size_t)n, sizeof(int), cmp_record);
+	for (int k = 0; k < n;) {
+		int e = k;
+		uint32_t id = s->jobs[d[idx[k]].job].job_id;
+
+		while (e < n && s->jobs[d[idx[e]].job].job_id == id)
+			e++;
+		primary[idx[k]] = 1;
+		count[idx[k]] = e - k;
+		k = e;
+	}
+	xfree(idx);
+}
+
 /* last_job_update right after our own changes: not news for the loop */
 static time_t own_update;
 
@@ -828,6 +864,8 @@ static int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
 				       .part = READ_LOCK, .fed = READ_LOCK};
 	saturn_decision_t *d = NULL;
+	char *primary;
+	int *count;
 	int nd = saturn_sched_decide(s, b, plan, settings.release_slack_s, &d);
 
 	if (nd < 0) {
@@ -840,9 +878,12 @@ static int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		       d[i].release ? "release" : "hold", d[i].start_s, d[i].node, d[i].gpus);
 	if (nd == 0 && b->nskipped == 0)
 		return 0;
+	primary = xcalloc(nd ? nd : 1, 1);
+	count = xcalloc(nd ? nd : 1, sizeof(int));
+	group_records(s, d, nd, primary, count);
 	lock_slurmctld(write_lock);
 	*t_lock0 = now_mono();
-	*released = apply(s, b, d, nd);
+	*released = apply(s, b, d, nd, primary, count);
 	*t_lock1 = now_mono();
 	own_update = last_job_update;
 	unlock_slurmctld(write_lock);
@@ -850,6 +891,8 @@ static int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		schedule_job_save();
 		queue_job_scheduler();
 	}
+	xfree(primary);
+	xfree(count);
 	free(d);
 	return 0;
 }
