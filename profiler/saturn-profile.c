@@ -502,7 +502,7 @@ int main(int argc, char **argv)
 	struct opts o = {
 	    .trial_batches = 3, .warmup = 1, .timeout = 300, .backend = "auto"};
 	char devs[MAX_GPUS][32], work[PATH_MAX];
-	int ndev, nids, nsigs, c, rc = 1, total_trials = 0, done_trials = 0,
+	int ndev, nids, nsigs = 0, c, rc = 1, total_trials = 0, done_trials = 0,
 				  usable_all = 1;
 	int *ids = NULL;
 	double ar[MAX_GPUS + 1] = {0}, ag[MAX_GPUS + 1] = {0}, t0 = mono(),
