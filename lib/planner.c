@@ -65,17 +65,15 @@ static int finish_plan(const spase_inst_t *in, saturn_plan_t *plan,
 		if (plan->assign[i].end_s > mk)
 			mk = plan->assign[i].end_s;
 	plan->makespan_s = mk;
-	/* The library's id hand-out (contiguous best fit); ours if it ever
-	 * refuses. Then both validators: a plan that fails is never
-	 * returned. */
-	if (saturn_plan_assign_gpus(plan, in->p, NULL) < 0 &&
-	    spase_assign_ids(in, plan, err) < 0)
-		return -1;
-	if (saturn_plan_validate(plan, in->p, err) < 0) {
+	/* GPU ids (contiguous best fit), then the library's validator: a plan
+	 * that fails either is never returned (the caller falls back to the
+	 * next candidate). */
+	if (saturn_plan_assign_gpus(plan, in->p, err) < 0 ||
+	    saturn_plan_validate(plan, in->p, err) < 0) {
 		saturn_error_prefix(err, "internal: planner made an invalid plan");
 		return -1;
 	}
-	return spase_check(in, plan, err);
+	return 0;
 }
 
 /* Decode sol into a new plan (GPU ids assigned, checked). */

@@ -173,13 +173,6 @@ double spase_milp_improve(const spase_inst_t *in, spase_work_t *w,
 			  double budget_s, spase_clock_t *clk, double *proved);
 
 /* --- plancheck.c --- */
-/* Hand out GPU ids for every assignment of plan (node, start, end set). */
-int spase_assign_ids(const spase_inst_t *in, saturn_plan_t *plan,
-		     saturn_error_t *err);
-/* Independent check of a finished plan against in->p. */
-int spase_check(const spase_inst_t *in, const saturn_plan_t *plan,
-		saturn_error_t *err);
-
 /* --- rng --- */
 static inline uint64_t spase_rng(uint64_t *s)
 {
