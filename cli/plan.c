@@ -96,9 +96,13 @@ static void print_human(const char *file, const saturn_problem_t *p,
 	printf("Plan for %s: %d task%s on %d node%s (%d GPUs)\n\n",
 	       strcmp(file, "-") ? file : "stdin", p->ntasks, p->ntasks == 1 ? "" : "s",
 	       p->nnodes, p->nnodes == 1 ? "" : "s", gpus);
-	cli_print_table(stdout, plan);
-	printf("\n");
-	cli_print_gantt(stdout, plan, p, GANTT_WIDTH);
+	if (plan->nassign > 0) {
+		cli_print_table(stdout, plan);
+		printf("\n");
+		cli_print_gantt(stdout, plan, p, GANTT_WIDTH);
+	} else {
+		printf("(no tasks to plan)\n\n");
+	}
 	printf("Makespan:    %10s (%.1f s)\n", cli_hms(plan->makespan_s, a, sizeof(a)),
 	       plan->makespan_s);
 	if (plan->lower_bound_s > 0)

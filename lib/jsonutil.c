@@ -74,7 +74,11 @@ json_object *sj_parse(const char *buf, size_t len, saturn_error_t *err)
 					    JSON_TOKENER_VALIDATE_UTF8);
 	root = json_tokener_parse_ex(tok, buf, (int)len);
 	jerr = json_tokener_get_error(tok);
+#if JSON_C_VERSION_NUM >= ((0 << 16) | (15 << 8))
 	end = json_tokener_get_parse_end(tok);
+#else
+	end = (size_t)tok->char_offset; /* json-c 0.13, 0.14 */
+#endif
 	json_tokener_free(tok);
 	if (!root || jerr != json_tokener_success) {
 		json_object_put(root);

@@ -358,9 +358,16 @@ static int job_task(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
 			total = fallback_runtime(j);
 		}
 		free_options(opts, nopts);
-		if (j->state == SATURN_SNAP_RUNNING && j->batches_left >= 0 && spb > 0)
+		if (j->state == SATURN_SNAP_RUNNING && j->batches_left >= 0 && spb > 0) {
+			/* progress reports come every so often: between two, the
+			 * time run says more; a task slower than its profile
+			 * (time-based estimate used up) goes by its progress */
+			double lt = total - (s->now - j->start_time);
+
 			left = j->batches_left * spb;
-		else if (j->state == SATURN_SNAP_RUNNING)
+			if (lt > 0 && lt < left)
+				left = lt;
+		} else if (j->state == SATURN_SNAP_RUNNING)
 			left = total - (s->now - j->start_time);
 		else
 			left = total;
@@ -794,7 +801,7 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 				  const saturn_problem_t *p)
 {
 	saturn_plan_t *plan;
-	int *from = NULL, *order = NULL, norder = 0;
+	int *from = NULL, *order = NULL, norder = 0, ids[SATURN_MAX_GPUS_PER_NODE];
 	double **free_at = NULL;
 
 	if (!prev)
@@ -868,23 +875,48 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 		for (int k = 0; k < p->nnodes; k++)
 			if (a->node_name && !strcmp(p->nodes[k].name, a->node_name))
 				n = k;
-		if (o < 0 || n < 0 || !saturn_option_fits(p, t, o, n) || !a->gpu_ids)
+		if (o < 0 || n < 0 || !saturn_option_fits(p, t, o, n))
 			goto fail;
 		start = a->start_s - elapsed_s;
 		if (start < task->release_s)
 			start = task->release_s;
 		if (start < 0)
 			start = 0;
-		for (int g = 0; g < a->gpus; g++) {
-			if (a->gpu_ids[g] < 0 || a->gpu_ids[g] >= p->nodes[n].gpus)
-				goto fail;
-			if (free_at[n][a->gpu_ids[g]] > start)
-				start = free_at[n][a->gpu_ids[g]];
+		/* Slurm picks the GPU ids itself: take the planned count on the
+		 * planned node, the GPUs that are free earliest */
+		{
+			int G = task->options[o].gpus, ord[SATURN_MAX_GPUS_PER_NODE];
+			const saturn_node_t *node = &p->nodes[n];
+
+			for (int g = 0; g < node->gpus; g++) {
+				int k = g;
+
+				ord[k] = g;
+				while (k > 0 && (free_at[n][ord[k]] < free_at[n][ord[k - 1]] ||
+						 (free_at[n][ord[k]] == free_at[n][ord[k - 1]] && ord[k] < ord[k - 1]))) {
+					int x = ord[k];
+
+					ord[k] = ord[k - 1];
+					ord[k - 1] = x;
+					k--;
+				}
+			}
+			if (free_at[n][ord[G - 1]] > start)
+				start = free_at[n][ord[G - 1]];
+			for (int g = 0; g < G; g++)
+				ids[g] = ord[g];
+			for (int x = 1; x < G; x++)
+				for (int k = x; k > 0 && ids[k] < ids[k - 1]; k--) {
+					int y = ids[k];
+
+					ids[k] = ids[k - 1];
+					ids[k - 1] = y;
+				}
+			end = start + saturn_task_runtime(task, o);
+			for (int g = 0; g < G; g++)
+				free_at[n][ids[g]] = end;
 		}
-		end = start + saturn_task_runtime(task, o);
-		for (int g = 0; g < a->gpus; g++)
-			free_at[n][a->gpu_ids[g]] = end;
-		if (saturn_plan_set(plan, t, p, t, o, n, start, a->gpu_ids) < 0)
+		if (saturn_plan_set(plan, t, p, t, o, n, start, ids) < 0)
 			goto fail;
 	}
 	plan->makespan_s = 0;

@@ -192,10 +192,10 @@ int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s
 
 /* The previous cycle's plan, elapsed_s later, as a plan of the new problem
  * p: running tasks as pinned in p; the others keep their option, node and
- * GPU ids and their order, with start times moved by elapsed_s (never
- * before 0) and shifted right where their GPUs are not free yet (a task
- * overran, another job holds them), so the result is always a valid
- * schedule. Tasks of prev that are gone from p (finished, cancelled) are
+ * order, with start times moved by elapsed_s (never before 0) and shifted
+ * right until enough GPUs of their node are free (a task overran, another
+ * job holds them); GPU ids are re-chosen (earliest free), because Slurm
+ * picks the ids itself. The result is always a valid schedule. Tasks of prev that are gone from p (finished, cancelled) are
  * dropped. NULL when p has a task prev does not know (a new submission) or
  * whose option or node is gone, or on ENOMEM. The caller keeps the carried
  * plan unless a fresh one beats it by saturn_min_gain

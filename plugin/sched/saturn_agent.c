@@ -710,8 +710,8 @@ static void set_reason(job_record_t *job_ptr, const char *reason, time_t now)
 }
 
 /* Returns the number of tasks released. */
-static int apply(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
-		 saturn_decision_t *d, int nd)
+static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
+		 saturn_decision_t *d, int nd, const char *primary, const int *count)
 {
 	time_t now = time(NULL);
 	int released = 0;
@@ -727,30 +727,23 @@ static int apply(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			      j->job_id, j->task_id);
 			continue;
 		}
-		if (release_task(j, &d[i]) == 0)
+		if (release_task(j, &d[i]) == 0) {
 			released++;
+			s->jobs[d[i].job].state = SATURN_SNAP_RELEASED; /* for the persisted state */
+		}
 	}
-	/* reasons: per job record, the earliest planned start among its tasks */
+	/* reasons: per job record, the earliest planned start among its tasks
+	 * (primary/count worked out before taking the locks) */
 	for (int i = 0; i < nd; i++) {
 		const saturn_snap_job_t *j = &s->jobs[d[i].job];
 		job_record_t *job_ptr;
-		int first = 1, count = 0;
 		char text[200];
 
-		if (d[i].release)
+		if (d[i].release || !primary[i] || !(job_ptr = revalidate(j)))
 			continue;
-		for (int k = 0; k < nd; k++) {
-			if (d[k].release || s->jobs[d[k].job].job_id != j->job_id)
-				continue;
-			count++;
-			if (d[k].start_s < d[i].start_s || (d[k].start_s == d[i].start_s && k < i))
-				first = 0;
-		}
-		if (!first || !(job_ptr = revalidate(j)))
-			continue;
-		if (count > 1)
+		if (count[i] > 1)
 			snprintf(text, sizeof(text), "%s (task %d; %d tasks held)", d[i].reason,
-				 j->task_id, count);
+				 j->task_id, count[i]);
 		else
 			snprintf(text, sizeof(text), "%s", d[i].reason);
 		set_reason(job_ptr, text, now);
@@ -813,18 +806,106 @@ static void persist(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	xfree(path);
 }
 
+static const saturn_snapshot_t *sort_s;
+static const saturn_decision_t *sort_d;
+
+static int cmp_record(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+	uint32_t ja = sort_s->jobs[sort_d[a].job].job_id, jb = sort_s->jobs[sort_d[b].job].job_id;
+
+	if (ja != jb)
+		return ja < jb ? -1 : 1;
+	if (sort_d[a].start_s != sort_d[b].start_s)
+		return sort_d[a].start_s < sort_d[b].start_s ? -1 : 1;
+	return a - b;
+}
+
+/* For the held (not released) decisions: primary[i] = 1 for the earliest
+ * of each job record, count[i] = held tasks of that record. O(n log n),
+ * outside the locks. */
+static void group_records(const saturn_snapshot_t *s, const saturn_decision_t *d, int nd,
+			  char *primary, int *count)
+{
+	int *idx = xcalloc(nd ? nd : 1, sizeof(int)), n = 0;
+
+	for (int i = 0; i < nd; i++) {
+		primary[i] = 0;
+		count[i] = 0;
+		if (!d[i].release)
+			idx[n++] = i;
+	}
+	sort_s = s;
+	sort_d = d;
+	qsort(idx, (size_t)n, sizeof(int), cmp_record);
+	for (int k = 0; k < n;) {
+		int e = k;
+		uint32_t id = s->jobs[d[idx[k]].job].job_id;
+
+		while (e < n && s->jobs[d[idx[e]].job].job_id == id)
+			e++;
+		primary[idx[k]] = 1;
+		count[idx[k]] = e - k;
+		k = e;
+	}
+	xfree(idx);
+}
+
+/* last_job_update right after our own changes: not news for the loop */
+static time_t own_update;
+
+/* Decide from plan and apply under the job write locks. Adds the time
+ * under the locks to *t_lock0..*t_lock1 (the last apply's bounds) and the
+ * releases to *released. -1 on ENOMEM. */
+static int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
+		      const saturn_plan_t *plan, double *t_lock0, double *t_lock1,
+		      int *released)
+{
+	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
+				       .part = READ_LOCK, .fed = READ_LOCK};
+	saturn_decision_t *d = NULL;
+	char *primary;
+	int *count;
+	int nd = saturn_sched_decide(s, b, plan, settings.release_slack_s, &d);
+
+	if (nd < 0) {
+		error("sched/saturn: out of memory deciding: cycle skipped");
+		return -1;
+	}
+	for (int i = 0; i < nd; i++)
+		debug2("sched/saturn: plan %s (%s): task %u_%d %s at %.1fs on %s, %d GPUs",
+		       plan_id, plan->status, s->jobs[d[i].job].array_job_id, s->jobs[d[i].job].task_id,
+		       d[i].release ? "release" : "hold", d[i].start_s, d[i].node, d[i].gpus);
+	if (nd == 0 && b->nskipped == 0)
+		return 0;
+	primary = xcalloc(nd ? nd : 1, 1);
+	count = xcalloc(nd ? nd : 1, sizeof(int));
+	group_records(s, d, nd, primary, count);
+	lock_slurmctld(write_lock);
+	*t_lock0 = now_mono();
+	*released = apply(s, b, d, nd, primary, count);
+	*t_lock1 = now_mono();
+	own_update = last_job_update;
+	unlock_slurmctld(write_lock);
+	if (*released) {
+		schedule_job_save();
+		queue_job_scheduler();
+	}
+	xfree(primary);
+	xfree(count);
+	free(d);
+	return 0;
+}
+
 static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 {
 	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK,
 				      .part = NO_LOCK, .fed = NO_LOCK};
-	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
-				       .part = READ_LOCK, .fed = READ_LOCK};
 	saturn_sched_build_t b;
 	saturn_error_t err = {{0}};
-	saturn_plan_t *plan = NULL;
-	saturn_decision_t *d = NULL;
-	double t0, t1, t2, t3, t4, t5;
-	int nsaturn, nd, released = 0, new_plan = 0;
+	saturn_plan_t *plan = NULL, *carried = NULL;
+	double t0, t1, t2, t3, t4 = 0, t5 = 0;
+	int nsaturn, released = 0, new_plan = 0;
 
 	t0 = now_mono();
 	lock_slurmctld(read_lock);
@@ -848,6 +929,16 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		      (t2 - t1) * 1e3);
 		return;
 	}
+	if (s->nnodes == 0) {
+		static time_t warned;
+
+		if (time(NULL) - warned > 600) {
+			info("sched/saturn: %d Saturn task(s) but no usable node with GPUs (down, drained or not responding): waiting",
+			     nsaturn);
+			warned = time(NULL);
+		}
+		return;
+	}
 	read_progress(s);
 	if (saturn_sched_build(s, lookup_profile, NULL, &b, &err) < 0) {
 		error("sched/saturn: cannot build the problem: %s", err.text);
@@ -860,6 +951,13 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		      j->task_id, j->batch, b.skip_reason[i]);
 	}
 	if (b.problem->ntasks == 0)
+		goto out;
+
+	/* Fast path: the previous plan carried over (finished tasks dropped,
+	 * late ones shifted) decides releases now, before the solve, so a
+	 * task due when another ends starts without waiting for the solver. */
+	carried = saturn_sched_carry(prev_plan, s->now - prev_now, b.problem);
+	if (carried && apply_plan(s, &b, carried, &t4, &t5, &released) < 0)
 		goto out;
 
 	if (b.any_profile) {
@@ -881,41 +979,22 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	}
 	t3 = now_mono();
 
-	/* keep the previous plan unless the new one is better by min_gain */
-	{
-		saturn_plan_t *carried = saturn_sched_carry(prev_plan, s->now - prev_now, b.problem);
-
-		if (carried && !saturn_sched_should_switch(plan->makespan_s, carried->makespan_s, 0,
-							   settings.min_gain)) {
-			saturn_plan_destroy(plan);
-			plan = carried;
-		} else {
-			saturn_plan_destroy(carried);
-			new_plan = 1;
-			snprintf(plan_id, sizeof(plan_id), "p%ld-%lu", (long)s->now, ++plan_seq);
-		}
-		prev_makespan_end = s->now + plan->makespan_s;
-	}
-
-	nd = saturn_sched_decide(s, &b, plan, settings.release_slack_s, &d);
-	if (nd < 0) {
-		error("sched/saturn: out of memory deciding: cycle skipped");
-		goto out;
-	}
-	t4 = now_mono();
-	if (nd > 0 || b.nskipped > 0) {
-		lock_slurmctld(write_lock);
-		t4 = now_mono();
-		released = apply(s, &b, d, nd);
-		t5 = now_mono();
-		unlock_slurmctld(write_lock);
-		if (released) {
-			schedule_job_save();
-			queue_job_scheduler();
-		}
+	/* keep the carried plan unless the new one is better by min_gain */
+	if (carried && !saturn_sched_should_switch(plan->makespan_s, carried->makespan_s, 0,
+						   settings.min_gain)) {
+		saturn_plan_destroy(plan);
+		plan = carried;
+		carried = NULL;
 	} else {
-		t5 = t4;
+		int more = 0;
+
+		new_plan = 1;
+		snprintf(plan_id, sizeof(plan_id), "p%ld-%lu", (long)s->now, ++plan_seq);
+		if (apply_plan(s, &b, plan, &t4, &t5, &more) < 0)
+			goto out;
+		released += more;
 	}
+	prev_makespan_end = s->now + plan->makespan_s;
 
 	if (new_plan) {
 		char tech[256];
@@ -935,7 +1014,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	prev_now = s->now;
 	plan = NULL;
 out:
-	free(d);
+	saturn_plan_destroy(carried);
 	saturn_plan_destroy(plan);
 	saturn_sched_build_free(&b);
 }
@@ -981,11 +1060,12 @@ void *saturn_agent(void *arg)
 		/* a job changed (submit, end, cancel, ...) or the interval passed */
 		if ((last_job_update != seen_update && now - last_cycle >= 0.5) ||
 		    now - last_cycle >= settings.interval_s) {
-			seen_update = last_job_update;
+			time_t before = last_job_update;
+
 			cycle(s, &snap_of_node);
-			/* our own updates are not news */
-			if (last_job_update != seen_update)
-				seen_update = last_job_update;
+			/* our own updates are not news; changes by others during
+			 * the cycle (a job ended while we solved) are */
+			seen_update = last_job_update == own_update ? own_update : before;
 			last_cycle = now_mono();
 		}
 	}

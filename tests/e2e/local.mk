@@ -3,6 +3,7 @@
 # slot so they run in parallel. Need root and the built plugins (configure
 # --with-slurm-source); skipped (77) otherwise. Helpers: e2e/lib.sh.
 TESTS += \
+	e2e/slurm-source.sh \
 	e2e/plugins-load.sh \
 	e2e/bad-names.sh \
 	e2e/held-array.sh \
@@ -10,7 +11,9 @@ TESTS += \
 	e2e/raw-tag.sh \
 	e2e/cluster-stop.sh
 EXTRA_DIST += \
+	e2e/spank_rawtag.c \
 	e2e/lib.sh \
+	e2e/slurm-source.sh \
 	e2e/plugins-load.sh \
 	e2e/bad-names.sh \
 	e2e/held-array.sh \

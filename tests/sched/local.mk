@@ -12,12 +12,14 @@ endif
 # End-to-end on a one-machine cluster (root, Slurm and the built plugins;
 # skipped with 77 otherwise). Each test uses its own port slot from 18000.
 TESTS += \
+	sched/status.sh \
 	e2e/sched-plan.sh \
 	e2e/sched-fallback.sh \
 	e2e/sched-fail.sh \
 	e2e/sched-backfill.sh \
 	e2e/sched-restart.sh
 EXTRA_DIST += \
+	sched/status.sh \
 	e2e/sched-lib.sh \
 	e2e/sched-plan.sh \
 	e2e/sched-fallback.sh \

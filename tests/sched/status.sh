@@ -1,0 +1,33 @@
+#!/bin/sh
+# status.sh - `saturn status` renders sched/saturn's persisted state
+# (saturn-sched-state/1): counts, table, Gantt chart, batch filter, errors.
+set -u
+SATURN="${top_builddir:-.}/cli/saturn"
+[ -x "$SATURN" ] || { echo "no $SATURN"; exit 1; }
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+now=$(date +%s)
+cat >"$d/state.json" <<EOF2
+{ "format": "saturn-sched-state/1", "plan_id": "p1-7", "updated": $now, "makespan_s": 100,
+  "makespan_end": $((now + 100)), "lower_bound_s": 90, "solve_s": 1, "method": "anneal",
+  "tasks": [
+    { "id": "7_0", "batch": "sweep", "job_id": 8, "state": "running", "technique": "fsdp",
+      "gpus": 4, "node": "n1", "gpu_ids": [0, 1, 2, 3], "start": $((now - 10)), "end": $((now + 50)) },
+    { "id": "7_1", "batch": "sweep", "job_id": 7, "state": "planned", "technique": "ddp",
+      "gpus": 2, "node": "n1", "gpu_ids": [4, 5], "start": $((now + 50)), "end": $((now + 100)) },
+    { "id": "9", "batch": "other", "job_id": 9, "state": "released", "technique": "user",
+      "gpus": 1, "node": "n2", "gpu_ids": [0], "start": $now, "end": $((now + 20)) } ] }
+EOF2
+out=$("$SATURN" status --state-dir "$d") || { echo "status failed: $out"; exit 1; }
+echo "$out"
+echo "$out" | grep -q '^Plan p1-7 (anneal).*3 tasks: 1 running, 1 released, 1 planned' || { echo "bad header"; exit 1; }
+echo "$out" | grep -q '^7_1 *ddp *2 *n1 *4-5 ' || { echo "bad table row"; exit 1; }
+echo "$out" | grep -q 'Node n1 (' || { echo "no Gantt chart"; exit 1; }
+out=$("$SATURN" status --state-dir "$d" other) || exit 1
+echo "$out" | grep -q '1 task of batch other: 0 running, 1 released, 0 planned' || { echo "batch filter: $out"; exit 1; }
+"$SATURN" status --state-dir "$d" nosuch >/dev/null; [ $? = 1 ] || { echo "unknown batch should exit 1"; exit 1; }
+"$SATURN" status --state-dir "$d/missing" 2>/dev/null; [ $? = 2 ] || { echo "missing state should exit 2"; exit 1; }
+echo '{"format":"x"}' >"$d/state.json"
+"$SATURN" status --state-dir "$d" 2>"$d/err"; [ $? = 2 ] || { echo "bad state should exit 2"; exit 1; }
+grep -q 'format' "$d/err" || { echo "error should name the field"; exit 1; }
+echo ok
