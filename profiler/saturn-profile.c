@@ -596,6 +596,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"%s: --task-ids %s: want a list like 0-15 or 0,3,5-7\n",
 			prog, o.task_ids);
+		free(ids);
 		return 2;
 	}
 	ndev = visible_devices(devs, MAX_GPUS);
@@ -604,18 +605,22 @@ int main(int argc, char **argv)
 			"%s: no GPUs: CUDA_VISIBLE_DEVICES and SLURM_JOB_GPUS "
 			"are unset\n",
 			prog);
+		free(ids);
 		return 2;
 	}
 	if (o.max_gpus && ndev > o.max_gpus)
 		ndev = o.max_gpus;
 	if (!(reg = saturn_techniques_default(&err))) {
 		fprintf(stderr, "%s: %s\n", prog, err.text);
+		free(ids);
 		return 2;
 	}
 	snprintf(work, sizeof(work), "%s/saturn-profile.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(work)) {
 		fprintf(stderr, "%s: mkdtemp: %s\n", prog, strerror(errno));
+		free(ids);
+		saturn_techniques_destroy(reg);
 		return 2;
 	}
 	if (!(pr = saturn_profile_create()) || !(pr->batch = strdup(o.batch)) ||
