@@ -28,11 +28,15 @@ for tech in $techs; do
 	grep -q '"batches_done":20' "$tmp/p.json" || fail "$tech progress: $(cat "$tmp/p.json")"
 done
 # checkpoint + resume
+# (bounded: a run left behind by a failed check must not keep the test's
+# output open, which would stall the test harness)
 SATURN_PROGRESS_FILE="$tmp/c.json" SLURM_JOB_ID=8 OMP_NUM_THREADS=1 \
 	saturn-run --batches 100000 -- $py "$train" --checkpoint "$tmp/ck.pt" >"$tmp/log" 2>&1 &
 pid=$!
+trap 'pkill -KILL -P $pid 2>/dev/null; kill -KILL $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 i=0; while [ ! -s "$tmp/c.json" ] || ! grep -q '"batches_done":[1-9]' "$tmp/c.json"; do
-	sleep 0.5; i=$((i+1)); [ $i -gt 120 ] && fail "no progress before checkpoint"; done
+	kill -0 $pid 2>/dev/null || { cat "$tmp/log"; fail "training ended before any progress"; }
+	sleep 0.5; i=$((i+1)); [ $i -gt 240 ] && fail "no progress before checkpoint"; done
 kill -USR1 $pid; wait $pid; rc=$?
 [ $rc = 75 ] || { cat "$tmp/log"; fail "checkpoint exit $rc"; }
 [ -s "$tmp/ck.pt" ] || fail "no checkpoint file"
