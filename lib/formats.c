@@ -288,32 +288,13 @@ saturn_problem_t *saturn_problem_load(const char *path, saturn_error_t *err)
 
 /* --- problem: model -> JSON ---------------------------------------------- */
 
-/* json_object_object_add that drops val when obj is NULL or it fails;
- * returns -1 then, so builders can chain with ||. */
-static int put(json_object *obj, const char *key, json_object *val)
-{
-	if (!obj || !val || json_object_object_add(obj, key, val) < 0) {
-		json_object_put(val);
-		return -1;
-	}
-	return 0;
-}
-
-static int append(json_object *arr, json_object *val)
-{
-	if (!arr || !val || json_object_array_add(arr, val) < 0) {
-		json_object_put(val);
-		return -1;
-	}
-	return 0;
-}
 
 static json_object *int_array(const int *v, int n)
 {
 	json_object *a = json_object_new_array();
 
 	for (int i = 0; a && i < n; i++)
-		if (append(a, json_object_new_int(v[i])) < 0) {
+		if (sj_append(a, json_object_new_int(v[i])) < 0) {
 			json_object_put(a);
 			return NULL;
 		}
@@ -324,20 +305,20 @@ static json_object *node_json(const saturn_node_t *n)
 {
 	json_object *o = json_object_new_object(), *busy;
 
-	if (put(o, "name", json_object_new_string(n->name)) < 0 ||
-	    put(o, "gpus", json_object_new_int(n->gpus)) < 0 ||
-	    (n->klass && put(o, "class", json_object_new_string(n->klass)) < 0))
+	if (sj_put(o, "name", json_object_new_string(n->name)) < 0 ||
+	    sj_put(o, "gpus", json_object_new_int(n->gpus)) < 0 ||
+	    (n->klass && sj_put(o, "class", json_object_new_string(n->klass)) < 0))
 		goto fail;
 	if (n->nbusy > 0) {
 		busy = json_object_new_array();
-		if (put(o, "busy", busy) < 0)
+		if (sj_put(o, "busy", busy) < 0)
 			goto fail;
 		for (int b = 0; b < n->nbusy; b++) {
 			json_object *e = json_object_new_object();
 
-			if (append(busy, e) < 0 ||
-			    put(e, "gpu_ids", int_array(n->busy[b].gpu_ids, n->busy[b].ngpus)) < 0 ||
-			    put(e, "until_s", sj_new_num(n->busy[b].until_s)) < 0)
+			if (sj_append(busy, e) < 0 ||
+			    sj_put(e, "gpu_ids", int_array(n->busy[b].gpu_ids, n->busy[b].ngpus)) < 0 ||
+			    sj_put(e, "until_s", sj_new_num(n->busy[b].until_s)) < 0)
 				goto fail;
 		}
 	}
@@ -351,33 +332,33 @@ static json_object *task_json(const saturn_problem_t *p, const saturn_task_t *t)
 {
 	json_object *o = json_object_new_object(), *opts;
 
-	if (put(o, "id", json_object_new_string(t->id)) < 0 ||
-	    put(o, "batches", sj_new_num(t->batches)) < 0 ||
-	    (t->release_s > 0 && put(o, "release_s", sj_new_num(t->release_s)) < 0))
+	if (sj_put(o, "id", json_object_new_string(t->id)) < 0 ||
+	    sj_put(o, "batches", sj_new_num(t->batches)) < 0 ||
+	    (t->release_s > 0 && sj_put(o, "release_s", sj_new_num(t->release_s)) < 0))
 		goto fail;
 	opts = json_object_new_array();
-	if (put(o, "options", opts) < 0)
+	if (sj_put(o, "options", opts) < 0)
 		goto fail;
 	for (int i = 0; i < t->noptions; i++) {
 		const saturn_option_t *opt = &t->options[i];
 		json_object *e = json_object_new_object();
 
-		if (append(opts, e) < 0 ||
-		    put(e, "technique", json_object_new_string(opt->technique)) < 0 ||
-		    put(e, "gpus", json_object_new_int(opt->gpus)) < 0 ||
-		    put(e, "sec_per_batch", sj_new_num(opt->sec_per_batch)) < 0 ||
-		    (opt->klass && put(e, "class", json_object_new_string(opt->klass)) < 0))
+		if (sj_append(opts, e) < 0 ||
+		    sj_put(e, "technique", json_object_new_string(opt->technique)) < 0 ||
+		    sj_put(e, "gpus", json_object_new_int(opt->gpus)) < 0 ||
+		    sj_put(e, "sec_per_batch", sj_new_num(opt->sec_per_batch)) < 0 ||
+		    (opt->klass && sj_put(e, "class", json_object_new_string(opt->klass)) < 0))
 			goto fail;
 	}
 	if (t->is_running) {
 		const saturn_running_t *r = &t->running;
 		json_object *e = json_object_new_object();
 
-		if (put(o, "running", e) < 0 ||
-		    put(e, "node", json_object_new_string(p->nodes[r->node].name)) < 0 ||
-		    put(e, "gpu_ids", int_array(r->gpu_ids, r->ngpus)) < 0 ||
-		    put(e, "technique", json_object_new_string(t->options[r->option].technique)) < 0 ||
-		    put(e, "gpus", json_object_new_int(r->ngpus)) < 0)
+		if (sj_put(o, "running", e) < 0 ||
+		    sj_put(e, "node", json_object_new_string(p->nodes[r->node].name)) < 0 ||
+		    sj_put(e, "gpu_ids", int_array(r->gpu_ids, r->ngpus)) < 0 ||
+		    sj_put(e, "technique", json_object_new_string(t->options[r->option].technique)) < 0 ||
+		    sj_put(e, "gpus", json_object_new_int(r->ngpus)) < 0)
 			goto fail;
 	}
 	return o;
@@ -393,22 +374,22 @@ char *saturn_problem_to_json(const saturn_problem_t *p)
 
 	nodes = json_object_new_array();
 	tasks = json_object_new_array();
-	if (put(root, "format", json_object_new_string(SATURN_PROBLEM_FORMAT)) < 0) {
+	if (sj_put(root, "format", json_object_new_string(SATURN_PROBLEM_FORMAT)) < 0) {
 		json_object_put(nodes);
 		json_object_put(tasks);
 		goto out;
 	}
-	if (put(root, "nodes", nodes) < 0) {
+	if (sj_put(root, "nodes", nodes) < 0) {
 		json_object_put(tasks);
 		goto out;
 	}
-	if (put(root, "tasks", tasks) < 0)
+	if (sj_put(root, "tasks", tasks) < 0)
 		goto out;
 	for (int i = 0; i < p->nnodes; i++)
-		if (append(nodes, node_json(&p->nodes[i])) < 0)
+		if (sj_append(nodes, node_json(&p->nodes[i])) < 0)
 			goto out;
 	for (int i = 0; i < p->ntasks; i++)
-		if (append(tasks, task_json(p, &p->tasks[i])) < 0)
+		if (sj_append(tasks, task_json(p, &p->tasks[i])) < 0)
 			goto out;
 	s = sj_to_string(root, true);
 out:
@@ -522,31 +503,31 @@ char *saturn_plan_to_json(const saturn_plan_t *plan, int pretty)
 	json_object *root = json_object_new_object(), *solver, *tasks;
 	char *s = NULL;
 
-	if (put(root, "format", json_object_new_string(SATURN_PLAN_FORMAT)) < 0 ||
-	    put(root, "makespan_s", sj_new_num(plan->makespan_s)) < 0 ||
-	    put(root, "lower_bound_s", sj_new_num(plan->lower_bound_s)) < 0)
+	if (sj_put(root, "format", json_object_new_string(SATURN_PLAN_FORMAT)) < 0 ||
+	    sj_put(root, "makespan_s", sj_new_num(plan->makespan_s)) < 0 ||
+	    sj_put(root, "lower_bound_s", sj_new_num(plan->lower_bound_s)) < 0)
 		goto out;
 	solver = json_object_new_object();
-	if (put(root, "solver", solver) < 0 ||
-	    put(solver, "method", json_object_new_string(plan->method)) < 0 ||
-	    put(solver, "status", json_object_new_string(plan->status)) < 0 ||
-	    put(solver, "solve_s", sj_new_num(plan->solve_s)) < 0)
+	if (sj_put(root, "solver", solver) < 0 ||
+	    sj_put(solver, "method", json_object_new_string(plan->method)) < 0 ||
+	    sj_put(solver, "status", json_object_new_string(plan->status)) < 0 ||
+	    sj_put(solver, "solve_s", sj_new_num(plan->solve_s)) < 0)
 		goto out;
 	tasks = json_object_new_array();
-	if (put(root, "tasks", tasks) < 0)
+	if (sj_put(root, "tasks", tasks) < 0)
 		goto out;
 	for (int i = 0; i < plan->nassign; i++) {
 		const saturn_assign_t *a = &plan->assign[i];
 		json_object *e = json_object_new_object();
 
-		if (append(tasks, e) < 0 ||
-		    put(e, "id", json_object_new_string(a->task_id ? a->task_id : "")) < 0 ||
-		    put(e, "technique", json_object_new_string(a->technique ? a->technique : "")) < 0 ||
-		    put(e, "gpus", json_object_new_int(a->gpus)) < 0 ||
-		    put(e, "node", json_object_new_string(a->node_name ? a->node_name : "")) < 0 ||
-		    put(e, "gpu_ids", int_array(a->gpu_ids, a->gpu_ids ? a->gpus : 0)) < 0 ||
-		    put(e, "start_s", sj_new_num(a->start_s)) < 0 ||
-		    put(e, "end_s", sj_new_num(a->end_s)) < 0)
+		if (sj_append(tasks, e) < 0 ||
+		    sj_put(e, "id", json_object_new_string(a->task_id ? a->task_id : "")) < 0 ||
+		    sj_put(e, "technique", json_object_new_string(a->technique ? a->technique : "")) < 0 ||
+		    sj_put(e, "gpus", json_object_new_int(a->gpus)) < 0 ||
+		    sj_put(e, "node", json_object_new_string(a->node_name ? a->node_name : "")) < 0 ||
+		    sj_put(e, "gpu_ids", int_array(a->gpu_ids, a->gpu_ids ? a->gpus : 0)) < 0 ||
+		    sj_put(e, "start_s", sj_new_num(a->start_s)) < 0 ||
+		    sj_put(e, "end_s", sj_new_num(a->end_s)) < 0)
 			goto out;
 	}
 	s = sj_to_string(root, pretty != 0);

@@ -484,3 +484,21 @@ char *sj_read_fd(int fd, size_t max, size_t *len, saturn_error_t *err)
 		*len = n;
 	return buf;
 }
+
+int sj_put(json_object *obj, const char *key, json_object *val)
+{
+	if (!obj || !val || json_object_object_add(obj, key, val) < 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}
+
+int sj_append(json_object *arr, json_object *val)
+{
+	if (!arr || !val || json_object_array_add(arr, val) < 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}

@@ -62,6 +62,12 @@ int sj_int_array(json_object *obj, const char *ctx, const char *key,
  * exactly d. NULL on ENOMEM. */
 json_object *sj_new_num(double d);
 
+/* Builders: add val to obj under key / append it to arr. When obj/arr or
+ * val is NULL, or the add fails, val is dropped and -1 returned, so that
+ * builders can chain calls with || and check once. */
+int sj_put(json_object *obj, const char *key, json_object *val);
+int sj_append(json_object *arr, json_object *val);
+
 /* Serialise root (pretty or compact) into a malloc'd string; NULL on
  * ENOMEM. Does not drop the reference. */
 char *sj_to_string(json_object *root, bool pretty);

@@ -534,27 +534,10 @@ out:
 
 /* --- writing ---------------------------------------------------------------- */
 
-static int put(json_object *obj, const char *key, json_object *val)
-{
-	if (!obj || !val || json_object_object_add(obj, key, val) < 0) {
-		json_object_put(val);
-		return -1;
-	}
-	return 0;
-}
-
-static int append(json_object *arr, json_object *val)
-{
-	if (!arr || !val || json_object_array_add(arr, val) < 0) {
-		json_object_put(val);
-		return -1;
-	}
-	return 0;
-}
 
 static int put_str(json_object *o, const char *key, const char *s)
 {
-	return s ? put(o, key, json_object_new_string(s)) : 0;
+	return s ? sj_put(o, key, json_object_new_string(s)) : 0;
 }
 
 static json_object *hw_json(const saturn_profile_hw_t *h)
@@ -563,37 +546,37 @@ static json_object *hw_json(const saturn_profile_hw_t *h)
 
 	if (put_str(o, "class", h->klass) < 0 || put_str(o, "node", h->node) < 0 ||
 	    put_str(o, "gpu_model", h->gpu_model ? h->gpu_model : "unknown") < 0 ||
-	    put(o, "gpus", json_object_new_int(h->gpus)) < 0 ||
-	    put(o, "gpu_mem_mb", sj_new_num(h->gpu_mem_mb)) < 0 ||
+	    sj_put(o, "gpus", json_object_new_int(h->gpus)) < 0 ||
+	    sj_put(o, "gpu_mem_mb", sj_new_num(h->gpu_mem_mb)) < 0 ||
 	    put_str(o, "interconnect", h->interconnect) < 0)
 		goto fail;
 	if (h->link_gbs) {
 		json_object *m = json_object_new_array();
 
-		if (put(o, "link_gbs", m) < 0)
+		if (sj_put(o, "link_gbs", m) < 0)
 			goto fail;
 		for (int r = 0; r < h->gpus; r++) {
 			json_object *row = json_object_new_array();
 
-			if (append(m, row) < 0)
+			if (sj_append(m, row) < 0)
 				goto fail;
 			for (int c = 0; c < h->gpus; c++)
-				if (append(row, sj_new_num(h->link_gbs[r * h->gpus + c])) < 0)
+				if (sj_append(row, sj_new_num(h->link_gbs[r * h->gpus + c])) < 0)
 					goto fail;
 		}
 	}
 	if (h->nnccl > 0) {
 		json_object *a = json_object_new_array();
 
-		if (put(o, "nccl", a) < 0)
+		if (sj_put(o, "nccl", a) < 0)
 			goto fail;
 		for (int k = 0; k < h->nnccl; k++) {
 			json_object *e = json_object_new_object();
 
-			if (append(a, e) < 0 ||
-			    put(e, "gpus", json_object_new_int(h->nccl[k].gpus)) < 0 ||
-			    put(e, "allreduce_busbw_gbs", sj_new_num(h->nccl[k].allreduce_busbw_gbs)) < 0 ||
-			    put(e, "allgather_busbw_gbs", sj_new_num(h->nccl[k].allgather_busbw_gbs)) < 0)
+			if (sj_append(a, e) < 0 ||
+			    sj_put(e, "gpus", json_object_new_int(h->nccl[k].gpus)) < 0 ||
+			    sj_put(e, "allreduce_busbw_gbs", sj_new_num(h->nccl[k].allreduce_busbw_gbs)) < 0 ||
+			    sj_put(e, "allgather_busbw_gbs", sj_new_num(h->nccl[k].allgather_busbw_gbs)) < 0)
 				goto fail;
 		}
 	}
@@ -613,9 +596,9 @@ static json_object *option_json(const saturn_profile_option_t *op)
 		goto fail;
 	}
 	if (put_str(o, "technique", op->technique) < 0 ||
-	    put(o, "gpus", json_object_new_int(op->gpus)) < 0 ||
-	    put(o, "sec_per_batch", sj_new_num(op->sec_per_batch)) < 0 ||
-	    put(o, "peak_mem_mb", sj_new_num(op->peak_mem_mb)) < 0 ||
+	    sj_put(o, "gpus", json_object_new_int(op->gpus)) < 0 ||
+	    sj_put(o, "sec_per_batch", sj_new_num(op->sec_per_batch)) < 0 ||
+	    sj_put(o, "peak_mem_mb", sj_new_num(op->peak_mem_mb)) < 0 ||
 	    put_str(o, "status", st) < 0 || put_str(o, "reason", op->reason) < 0)
 		goto fail;
 	if (op->params) {
@@ -626,7 +609,7 @@ static json_object *option_json(const saturn_profile_option_t *op)
 			errno = EINVAL;
 			goto fail;
 		}
-		if (put(o, "params", p) < 0)
+		if (sj_put(o, "params", p) < 0)
 			goto fail;
 	}
 	return o;
@@ -642,19 +625,19 @@ static json_object *task_json(const saturn_profile_task_t *t)
 	if (put_str(o, "signature", t->signature) < 0)
 		goto fail;
 	ids = json_object_new_array();
-	if (put(o, "task_ids", ids) < 0)
+	if (sj_put(o, "task_ids", ids) < 0)
 		goto fail;
 	for (int i = 0; i < t->ntask_ids; i++)
-		if (append(ids, json_object_new_int(t->task_ids[i])) < 0)
+		if (sj_append(ids, json_object_new_int(t->task_ids[i])) < 0)
 			goto fail;
-	if (put(o, "batches", sj_new_num(t->batches)) < 0 ||
+	if (sj_put(o, "batches", sj_new_num(t->batches)) < 0 ||
 	    put_str(o, "class", t->klass) < 0)
 		goto fail;
 	opts = json_object_new_array();
-	if (put(o, "options", opts) < 0)
+	if (sj_put(o, "options", opts) < 0)
 		goto fail;
 	for (int i = 0; i < t->noptions; i++)
-		if (append(opts, option_json(&t->options[i])) < 0)
+		if (sj_append(opts, option_json(&t->options[i])) < 0)
 			goto fail;
 	return o;
 fail:
@@ -670,19 +653,19 @@ char *saturn_profile_to_json(const saturn_profile_t *pr)
 	errno = ENOMEM;
 	if (put_str(root, "format", SATURN_PROFILE_FORMAT) < 0 ||
 	    put_str(root, "batch", pr->batch ? pr->batch : "") < 0 ||
-	    put(root, "created", sj_new_num(pr->created)) < 0)
+	    sj_put(root, "created", sj_new_num(pr->created)) < 0)
 		goto out;
 	hw = json_object_new_array();
-	if (put(root, "hardware", hw) < 0)
+	if (sj_put(root, "hardware", hw) < 0)
 		goto out;
 	for (int i = 0; i < pr->nhw; i++)
-		if (append(hw, hw_json(&pr->hw[i])) < 0)
+		if (sj_append(hw, hw_json(&pr->hw[i])) < 0)
 			goto out;
 	tasks = json_object_new_array();
-	if (put(root, "tasks", tasks) < 0)
+	if (sj_put(root, "tasks", tasks) < 0)
 		goto out;
 	for (int i = 0; i < pr->ntasks; i++)
-		if (append(tasks, task_json(&pr->tasks[i])) < 0)
+		if (sj_append(tasks, task_json(&pr->tasks[i])) < 0)
 			goto out;
 	s = sj_to_string(root, true);
 out:
