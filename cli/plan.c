@@ -60,8 +60,12 @@ static void compare(const saturn_problem_t *p, const saturn_plan_t *plan)
 			       counts[i] > 1 ? "s" : " ", err.text);
 			continue;
 		}
-		printf("  %d GPU%s: makespan %10s\n", counts[i], counts[i] > 1 ? "s" : " ",
+		printf("  %d GPU%s: makespan %10s", counts[i], counts[i] > 1 ? "s" : " ",
 		       cli_hms(base->makespan_s, a, sizeof(a)));
+		if (base->makespan_s > 0)
+			printf("  (the plan is %.1f%% shorter)",
+			       100.0 * (base->makespan_s - plan->makespan_s) / base->makespan_s);
+		printf("\n");
 		if (base->makespan_s < best) {
 			best = base->makespan_s;
 			best_g = counts[i];
@@ -92,9 +96,13 @@ static void print_human(const char *file, const saturn_problem_t *p,
 	printf("Plan for %s: %d task%s on %d node%s (%d GPUs)\n\n",
 	       strcmp(file, "-") ? file : "stdin", p->ntasks, p->ntasks == 1 ? "" : "s",
 	       p->nnodes, p->nnodes == 1 ? "" : "s", gpus);
-	cli_print_table(stdout, plan);
-	printf("\n");
-	cli_print_gantt(stdout, plan, p, GANTT_WIDTH);
+	if (plan->nassign > 0) {
+		cli_print_table(stdout, plan);
+		printf("\n");
+		cli_print_gantt(stdout, plan, p, GANTT_WIDTH);
+	} else {
+		printf("(no tasks to plan)\n\n");
+	}
 	printf("Makespan:    %10s (%.1f s)\n", cli_hms(plan->makespan_s, a, sizeof(a)),
 	       plan->makespan_s);
 	if (plan->lower_bound_s > 0)

@@ -15,17 +15,17 @@
 #include "technique.h"
 
 static const saturn_emu_model_t models[] = {
-	/* name, parameters, layers, hidden, sequence length (public configs) */
-	{"gpt2", 124e6, 12, 768, 1024},
-	{"gpt2-medium", 355e6, 24, 1024, 1024},
-	{"gpt2-large", 774e6, 36, 1280, 1024},
-	{"gpt2-xl", 1558e6, 48, 1600, 1024},
-	{"bert-large", 340e6, 24, 1024, 512},
-	{"vit-h-14", 632e6, 32, 1280, 257},
-	{"gpt-neo-2.7b", 2.7e9, 32, 2560, 2048},
-	{"gpt-j-6b", 6.05e9, 28, 4096, 2048},
-	{"llama-7b", 6.74e9, 32, 4096, 2048},
-	{"llama-13b", 13.0e9, 40, 5120, 2048},
+    /* name, parameters, layers, hidden, sequence length (public configs) */
+    {"gpt2", 124e6, 12, 768, 1024},
+    {"gpt2-medium", 355e6, 24, 1024, 1024},
+    {"gpt2-large", 774e6, 36, 1280, 1024},
+    {"gpt2-xl", 1558e6, 48, 1600, 1024},
+    {"bert-large", 340e6, 24, 1024, 512},
+    {"vit-h-14", 632e6, 32, 1280, 257},
+    {"gpt-neo-2.7b", 2.7e9, 32, 2560, 2048},
+    {"gpt-j-6b", 6.05e9, 28, 4096, 2048},
+    {"llama-7b", 6.74e9, 32, 4096, 2048},
+    {"llama-13b", 13.0e9, 40, 5120, 2048},
 };
 
 #define NMODELS ((int)(sizeof(models) / sizeof(models[0])))
@@ -54,7 +54,8 @@ void saturn_emu_hw_default(saturn_emu_hw_t *hw, int nvlink)
 	hw->tflops = 312;     /* A100 dense bf16 */
 	hw->efficiency = 0.4; /* typical MFU of a fine-tuning run */
 	hw->nvlink = nvlink;
-	hw->link_gbs = nvlink ? 240 : 20; /* NVSwitch A100 vs PCIe 4.0 x16 peer */
+	hw->link_gbs =
+	    nvlink ? 240 : 20; /* NVSwitch A100 vs PCIe 4.0 x16 peer */
 	hw->host_gbs = 24;
 	hw->hbm_gbs = 2000;
 	hw->cpu_gbs = 100;
@@ -69,7 +70,8 @@ static int env_num(const char *name, double lo, double *v, saturn_error_t *err)
 		return 0;
 	*v = strtod(s, &end);
 	if (*end || !isfinite(*v) || *v <= lo)
-		return saturn_error_set(err, "%s=%s: want a number > %g", name, s, lo);
+		return saturn_error_set(err, "%s=%s: want a number > %g", name,
+					s, lo);
 	return 0;
 }
 
@@ -79,12 +81,15 @@ int saturn_emu_hw_from_env(saturn_emu_hw_t *hw, saturn_error_t *err)
 	int nvlink = 1;
 
 	if (link && *link) {
-		if (strcmp(link, "nvlink") == 0 || strcmp(link, "nvswitch") == 0)
+		if (strcmp(link, "nvlink") == 0 ||
+		    strcmp(link, "nvswitch") == 0)
 			nvlink = 1;
 		else if (strcmp(link, "pcie") == 0)
 			nvlink = 0;
 		else
-			return saturn_error_set(err, "SATURN_EMU_LINK=%s: want nvlink or pcie", link);
+			return saturn_error_set(
+			    err, "SATURN_EMU_LINK=%s: want nvlink or pcie",
+			    link);
 	}
 	saturn_emu_hw_default(hw, nvlink);
 	if (env_num("SATURN_EMU_LINK_GBS", 0, &hw->link_gbs, err) < 0 ||
@@ -120,7 +125,8 @@ double saturn_emu_busbw(const saturn_emu_hw_t *hw, int gpus,
 static double act_bytes(const saturn_emu_model_t *m, double tokens, int ckpt)
 {
 	if (ckpt)
-		return tokens * (m->layers * 2.0 * m->hidden + 34.0 * m->hidden);
+		return tokens *
+		       (m->layers * 2.0 * m->hidden + 34.0 * m->hidden);
 	return tokens * m->layers * 34.0 * m->hidden;
 }
 
@@ -131,8 +137,9 @@ int saturn_emu_eval(const saturn_emu_model_t *m, int batch_size,
 {
 	const double P = m->params, T = (double)batch_size * m->seq_len;
 	const double flops = hw->tflops * 1e12 * hw->efficiency;
-	const double fixed = 0.003;  /* data loading, kernel launches */
-	const double overlap = 0.5;  /* share of communication hidden by compute */
+	const double fixed = 0.003; /* data loading, kernel launches */
+	const double overlap =
+	    0.5; /* share of communication hidden by compute */
 	const double ctx = 1.5 * 1073741824.0; /* CUDA context, workspaces */
 	double g = gpus, mem, C;
 	int ckpt = 0;
@@ -143,24 +150,28 @@ int saturn_emu_eval(const saturn_emu_model_t *m, int batch_size,
 	if (batch_size < 1)
 		return saturn_error_set(err, "batch size: must be >= 1");
 	if (strcmp(technique, "fsdp") == 0)
-		ckpt = saturn_technique_param(params, "activation_checkpointing", 0) != 0;
+		ckpt = saturn_technique_param(
+			   params, "activation_checkpointing", 0) != 0;
 	/* forward 2PT, backward 4PT, recompute another 2PT */
 	C = (ckpt ? 8.0 : 6.0) * P * T / flops;
 
-	if (strcmp(technique, "single") == 0 || strcmp(technique, "offload") == 0) {
+	if (strcmp(technique, "single") == 0 ||
+	    strcmp(technique, "offload") == 0) {
 		if (gpus != 1)
-			return saturn_error_set(err, "%s runs on exactly 1 GPU", technique);
+			return saturn_error_set(err, "%s runs on exactly 1 GPU",
+						technique);
 		r->compute_s = C;
 		if (technique[0] == 's') {
 			r->other_s = fixed + 32.0 * P / (hw->hbm_gbs * 1e9);
 			mem = 16.0 * P + act_bytes(m, T, 0);
 		} else {
-			/* bf16 gradients to the host, updated bf16 weights back,
-			 * Adam on the CPU over fp32 master, m, v (28 bytes/param
-			 * of traffic) */
+			/* bf16 gradients to the host, updated bf16 weights
+			 * back, Adam on the CPU over fp32 master, m, v (28
+			 * bytes/param of traffic) */
 			r->other_s = fixed + 4.0 * P / (hw->host_gbs * 1e9) +
 				     28.0 * P / (hw->cpu_gbs * 1e9);
-			mem = 2.0 * P + 4.0 * P / m->layers + act_bytes(m, T, 0);
+			mem =
+			    2.0 * P + 4.0 * P / m->layers + act_bytes(m, T, 0);
 		}
 	} else if (strcmp(technique, "pipeline") == 0) {
 		double s = saturn_technique_param(params, "stages", gpus);
@@ -168,16 +179,20 @@ int saturn_emu_eval(const saturn_emu_model_t *m, int batch_size,
 		double bw = saturn_emu_busbw(hw, gpus, SATURN_ALLREDUCE);
 
 		if (gpus < 2 || s < 2 || s > g)
-			return saturn_error_set(err, "pipeline needs 2..gpus stages on >= 2 GPUs");
+			return saturn_error_set(
+			    err, "pipeline needs 2..gpus stages on >= 2 GPUs");
 		if (s > m->layers)
-			return saturn_error_set(err, "pipeline: %g stages for %d layers", s, m->layers);
+			return saturn_error_set(
+			    err, "pipeline: %g stages for %d layers", s,
+			    m->layers);
 		if (mb > batch_size)
 			mb = batch_size;
 		/* GPipe: each stage does C/s per batch, idle for s-1 of the
 		 * m+s-1 micro-batch slots; activations cross s-1 boundaries
 		 * forward and back, one micro-batch at a time */
 		r->compute_s = C / s * (mb + s - 1) / mb;
-		r->comm_s = (mb + s - 1) * 2.0 * (T / mb) * m->hidden * 2.0 / (bw * 1e9);
+		r->comm_s = (mb + s - 1) * 2.0 * (T / mb) * m->hidden * 2.0 /
+			    (bw * 1e9);
 		r->other_s = fixed + 32.0 * P / s / (hw->hbm_gbs * 1e9);
 		mem = (16.0 * P + act_bytes(m, T, 0)) / s;
 	} else if (strcmp(technique, "fsdp") == 0) {
@@ -188,13 +203,17 @@ int saturn_emu_eval(const saturn_emu_model_t *m, int batch_size,
 		/* all-gather parameters for forward and backward,
 		 * reduce-scatter gradients: 3 x 2P bytes x (g-1)/g */
 		if (gpus > 1)
-			r->comm_s = (1 - overlap) * 3.0 * 2.0 * P * (g - 1) / g / (bw * 1e9);
+			r->comm_s = (1 - overlap) * 3.0 * 2.0 * P * (g - 1) /
+				    g / (bw * 1e9);
 		r->other_s = fixed + 32.0 * P / g / (hw->hbm_gbs * 1e9);
 		if (off) {
-			r->other_s += 4.0 * P / g / (hw->host_gbs * 1e9) + 28.0 * P / (hw->cpu_gbs * 1e9);
-			mem = 2.0 * 2.0 * P / m->layers + act_bytes(m, T / g, ckpt);
+			r->other_s += 4.0 * P / g / (hw->host_gbs * 1e9) +
+				      28.0 * P / (hw->cpu_gbs * 1e9);
+			mem = 2.0 * 2.0 * P / m->layers +
+			      act_bytes(m, T / g, ckpt);
 		} else {
-			mem = 16.0 * P / g + 2.0 * 2.0 * P / m->layers + act_bytes(m, T / g, ckpt);
+			mem = 16.0 * P / g + 2.0 * 2.0 * P / m->layers +
+			      act_bytes(m, T / g, ckpt);
 		}
 	} else {
 		/* ddp and unknown techniques: replica per GPU, bf16 gradient
@@ -203,9 +222,11 @@ int saturn_emu_eval(const saturn_emu_model_t *m, int batch_size,
 
 		r->compute_s = C / g;
 		if (gpus > 1)
-			r->comm_s = (1 - overlap) * 2.0 * P * 2.0 * (g - 1) / g / (bw * 1e9);
+			r->comm_s = (1 - overlap) * 2.0 * P * 2.0 * (g - 1) /
+				    g / (bw * 1e9);
 		r->other_s = fixed + 32.0 * P / (hw->hbm_gbs * 1e9);
-		mem = 16.0 * P + (gpus > 1 ? 2.0 * P : 0) + act_bytes(m, T / g, 0);
+		mem = 16.0 * P + (gpus > 1 ? 2.0 * P : 0) +
+		      act_bytes(m, T / g, 0);
 	}
 	mem += ctx;
 	r->mem_mb = mem / 1048576.0;

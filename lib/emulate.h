@@ -15,10 +15,10 @@
 
 typedef struct saturn_emu_model {
 	const char *name;
-	double params;  /* parameter count */
+	double params; /* parameter count */
 	int layers;
 	int hidden;
-	int seq_len;    /* tokens per sample */
+	int seq_len; /* tokens per sample */
 } saturn_emu_model_t;
 
 /* Built-in model catalog. */
@@ -27,14 +27,15 @@ const saturn_emu_model_t *saturn_emu_model_get(int i);
 const saturn_emu_model_t *saturn_emu_model_find(const char *name);
 
 typedef struct saturn_emu_hw {
-	double gpu_mem_gb;  /* memory per GPU (GiB) */
-	double tflops;      /* peak dense bf16 TFLOP/s per GPU */
-	double efficiency;  /* fraction of peak reached (model FLOPs utilisation) */
-	double link_gbs;    /* GPU-to-GPU link bandwidth (GB/s, one direction) */
-	int nvlink;         /* 1: NVLink/NVSwitch, 0: PCIe */
-	double host_gbs;    /* GPU-to-host PCIe bandwidth (GB/s) */
-	double hbm_gbs;     /* GPU memory bandwidth (GB/s) */
-	double cpu_gbs;     /* host memory bandwidth for CPU optimizer steps */
+	double gpu_mem_gb; /* memory per GPU (GiB) */
+	double tflops;	   /* peak dense bf16 TFLOP/s per GPU */
+	double
+	    efficiency; /* fraction of peak reached (model FLOPs utilisation) */
+	double link_gbs; /* GPU-to-GPU link bandwidth (GB/s, one direction) */
+	int nvlink;	 /* 1: NVLink/NVSwitch, 0: PCIe */
+	double host_gbs; /* GPU-to-host PCIe bandwidth (GB/s) */
+	double hbm_gbs;	 /* GPU memory bandwidth (GB/s) */
+	double cpu_gbs;	 /* host memory bandwidth for CPU optimizer steps */
 } saturn_emu_hw_t;
 
 /* Defaults of an A100-80GB-class node: NVLink (nvlink=1) or PCIe. */
@@ -58,10 +59,10 @@ double saturn_emu_busbw(const saturn_emu_hw_t *hw, int gpus,
 typedef struct saturn_emu_result {
 	double sec_per_batch; /* modelled time per batch */
 	double compute_s;     /* forward + backward (+ recompute) */
-	double comm_s;        /* exposed communication */
-	double other_s;       /* optimizer step, host transfers, fixed cost */
-	double mem_mb;        /* peak memory per GPU (MiB) */
-	int oom;              /* mem_mb > GPU memory */
+	double comm_s;	      /* exposed communication */
+	double other_s;	      /* optimizer step, host transfers, fixed cost */
+	double mem_mb;	      /* peak memory per GPU (MiB) */
+	int oom;	      /* mem_mb > GPU memory */
 } saturn_emu_result_t;
 
 /* Evaluate model m at batch_size samples per batch under technique (single,

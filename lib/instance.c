@@ -199,6 +199,9 @@ static int build_node(spase_inst_t *in, int n)
 		}
 		pr->free[pr->n - 1]++;
 	}
+	pr->full = 0;
+	while (pr->full < pr->n - 1 && pr->free[pr->full] <= 0)
+		pr->full++;
 	rc = 0;
 out:
 	free(sorted);

@@ -74,7 +74,11 @@ json_object *sj_parse(const char *buf, size_t len, saturn_error_t *err)
 					    JSON_TOKENER_VALIDATE_UTF8);
 	root = json_tokener_parse_ex(tok, buf, (int)len);
 	jerr = json_tokener_get_error(tok);
+#if JSON_C_VERSION_NUM >= ((0 << 16) | (15 << 8))
 	end = json_tokener_get_parse_end(tok);
+#else
+	end = (size_t)tok->char_offset; /* json-c 0.13, 0.14 */
+#endif
 	json_tokener_free(tok);
 	if (!root || jerr != json_tokener_success) {
 		json_object_put(root);
@@ -281,22 +285,61 @@ fail:
 	return -1;
 }
 
-json_object *sj_new_num(double d)
+/* Shortest decimal that reads back as exactly d ("%.1f" for integers, so
+ * that numbers stay numbers-with-a-point). buf >= 40 bytes. */
+static const char *num_text(double d, char *buf, size_t sz)
 {
-	char buf[40];
-
 	if (!isfinite(d)) /* never written by us; keep the output valid JSON */
 		d = 0;
 	if (d == floor(d) && fabs(d) < 1e15) {
-		snprintf(buf, sizeof(buf), "%.1f", d);
+		snprintf(buf, sz, "%.1f", d);
 	} else {
 		for (int prec = 15; prec <= 17; prec++) {
-			snprintf(buf, sizeof(buf), "%.*g", prec, d);
+			snprintf(buf, sz, "%.*g", prec, d);
 			if (strtod(buf, NULL) == d)
 				break;
 		}
 	}
-	return json_object_new_double_s(d, buf);
+	return buf;
+}
+
+json_object *sj_new_num(double d)
+{
+	char buf[40];
+
+	return json_object_new_double_s(d, num_text(d, buf, sizeof(buf)));
+}
+
+static void put_string(FILE *f, const char *s, size_t n)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		switch (c) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				fprintf(f, "\\u%04x", c);
+			else
+				fputc(c, f);
+		}
+	}
+	fputc('"', f);
 }
 
 static bool is_scalar(json_object *v)
@@ -305,69 +348,85 @@ static bool is_scalar(json_object *v)
 	       !json_object_is_type(v, json_type_array);
 }
 
-/* Pretty printing with two-space indents, but arrays of scalars on one line
- * ("gpu_ids": [0, 1, 2, 3]) so that plans stay readable. */
-static void pretty_value(FILE *f, json_object *v, int depth)
+static void newline(FILE *f, bool pretty, int depth)
 {
-	const int flags = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
+	if (pretty)
+		fprintf(f, "\n%*s", 2 * depth, "");
+}
 
-	if (json_object_is_type(v, json_type_object)) {
+/* Our own writer (json-c's allocates a buffer per value, which is slow for
+ * plans of 100,000 tasks). Pretty output indents by two spaces but keeps
+ * arrays of scalars on one line ("gpu_ids": [0, 1, 2, 3]). */
+static void write_value(FILE *f, json_object *v, int depth, bool pretty)
+{
+	char buf[40];
+
+	switch (json_object_get_type(v)) {
+	case json_type_null:
+		fputs("null", f);
+		break;
+	case json_type_boolean:
+		fputs(json_object_get_boolean(v) ? "true" : "false", f);
+		break;
+	case json_type_double:
+		fputs(num_text(json_object_get_double(v), buf, sizeof(buf)), f);
+		break;
+	case json_type_int:
+		/* uint64 above INT64_MAX only occurs in pass-through params */
+		fputs(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN), f);
+		break;
+	case json_type_string:
+		put_string(f, json_object_get_string(v),
+			   (size_t)json_object_get_string_len(v));
+		break;
+	case json_type_object: {
 		bool first = true;
 
-		if (json_object_object_length(v) == 0) {
-			fputs("{}", f);
-			return;
-		}
-		fputs("{", f);
+		fputc('{', f);
 		json_object_object_foreach(v, key, val) {
-			json_object *k = json_object_new_string(key);
-
-			fprintf(f, "%s\n%*s%s: ", first ? "" : ",", 2 * (depth + 1), "",
-				k ? json_object_to_json_string_ext(k, flags) : "\"\"");
-			json_object_put(k);
-			pretty_value(f, val, depth + 1);
+			fputs(first ? "" : ",", f);
+			newline(f, pretty, depth + 1);
+			put_string(f, key, strlen(key));
+			fputs(pretty ? ": " : ":", f);
+			write_value(f, val, depth + 1, pretty);
 			first = false;
 		}
-		fprintf(f, "\n%*s}", 2 * depth, "");
-	} else if (json_object_is_type(v, json_type_array)) {
+		if (!first)
+			newline(f, pretty, depth);
+		fputc('}', f);
+		break;
+	}
+	case json_type_array: {
 		size_t n = json_object_array_length(v);
 		bool flat = true;
 
 		for (size_t i = 0; i < n && flat; i++)
 			flat = is_scalar(json_object_array_get_idx(v, i));
-		fputs("[", f);
+		fputc('[', f);
 		for (size_t i = 0; i < n; i++) {
-			if (flat) {
-				fputs(i ? ", " : "", f);
-			} else {
-				fprintf(f, "%s\n%*s", i ? "," : "", 2 * (depth + 1), "");
-			}
-			pretty_value(f, json_object_array_get_idx(v, i), depth + 1);
+			if (i)
+				fputs(flat && pretty ? ", " : ",", f);
+			if (!flat)
+				newline(f, pretty, depth + 1);
+			write_value(f, json_object_array_get_idx(v, i), depth + 1, pretty);
 		}
 		if (!flat && n > 0)
-			fprintf(f, "\n%*s", 2 * depth, "");
-		fputs("]", f);
-	} else {
-		fputs(json_object_to_json_string_ext(v, flags), f);
+			newline(f, pretty, depth);
+		fputc(']', f);
+		break;
+	}
 	}
 }
 
 char *sj_to_string(json_object *root, bool pretty)
 {
-	const char *s;
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *f;
+	FILE *f = open_memstream(&buf, &len);
 
-	if (!pretty) {
-		s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
-							 JSON_C_TO_STRING_NOSLASHESCAPE);
-		return s ? strdup(s) : NULL;
-	}
-	f = open_memstream(&buf, &len);
 	if (!f)
 		return NULL;
-	pretty_value(f, root, 0);
+	write_value(f, root, 0, pretty);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;

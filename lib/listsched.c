@@ -24,6 +24,7 @@ int spase_prof_init(spase_prof_t *pr, int cap)
 	pr->t = calloc((size_t)cap, sizeof(*pr->t));
 	pr->free = calloc((size_t)cap, sizeof(*pr->free));
 	pr->n = 1;
+	pr->full = 0;
 	pr->cap = cap;
 	if (!pr->t || !pr->free) {
 		spase_prof_free(pr);
@@ -69,6 +70,7 @@ int spase_prof_copy(spase_prof_t *dst, const spase_prof_t *src)
 	memcpy(dst->t, src->t, sizeof(*dst->t) * (size_t)src->n);
 	memcpy(dst->free, src->free, sizeof(*dst->free) * (size_t)src->n);
 	dst->n = src->n;
+	dst->full = src->full;
 	return 0;
 }
 
@@ -91,8 +93,13 @@ static int prof_find(const spase_prof_t *pr, double x)
 double spase_prof_earliest(const spase_prof_t *pr, int g, double d, double r,
 			   int *free_at)
 {
-	double s = r;
 	int js = prof_find(pr, r);
+	double s;
+
+	/* Nothing fits in the fully used steps at the front: skip them. */
+	if (js < pr->full)
+		js = pr->full;
+	s = r > pr->t[js] ? r : pr->t[js];
 
 	for (int j = js; j < pr->n; j++) {
 		double end = j + 1 < pr->n ? pr->t[j + 1] : INFINITY;
@@ -148,6 +155,8 @@ int spase_prof_take(spase_prof_t *pr, double s, double e, int g)
 		return -1;
 	for (int i = a; i < b; i++)
 		pr->free[i] -= g;
+	while (pr->full < pr->n - 1 && pr->free[pr->full] <= 0)
+		pr->full++;
 	return 0;
 }
 
@@ -195,17 +204,21 @@ static int best_node(spase_work_t *w, int t, int o, double *start)
 	const spase_inst_t *in = w->in;
 	const spase_opt_t *op = &in->t[t].opt[o];
 	int best = -1, best_left = 0;
-	double bs = INFINITY;
+	int pref = w->pref_node ? w->pref_node[t] : -1;
+	double bs = INFINITY, r = in->t[t].release;
 
+	if (w->not_before && w->not_before[t] > r)
+		r = w->not_before[t];
 	for (int n = 0; n < in->nn; n++) {
 		int fa;
 		double s;
 
 		if (!spase_fits(in, t, o, n))
 			continue;
-		s = spase_prof_earliest(&w->prof[n], op->gpus, op->dur,
-					in->t[t].release, &fa);
-		if (s < bs || (s == bs && fa - op->gpus < best_left)) {
+		s = spase_prof_earliest(&w->prof[n], op->gpus, op->dur, r,
+					&fa);
+		if (s < bs || (s == bs && n == pref) ||
+		    (s == bs && best != pref && fa - op->gpus < best_left)) {
 			bs = s;
 			best = n;
 			best_left = fa - op->gpus;

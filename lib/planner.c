@@ -65,9 +65,15 @@ static int finish_plan(const spase_inst_t *in, saturn_plan_t *plan,
 		if (plan->assign[i].end_s > mk)
 			mk = plan->assign[i].end_s;
 	plan->makespan_s = mk;
-	if (spase_assign_ids(in, plan, err) < 0)
+	/* GPU ids (contiguous best fit), then the library's validator: a plan
+	 * that fails either is never returned (the caller falls back to the
+	 * next candidate). */
+	if (saturn_plan_assign_gpus(plan, in->p, err) < 0 ||
+	    saturn_plan_validate(plan, in->p, err) < 0) {
+		saturn_error_prefix(err, "internal: planner made an invalid plan");
 		return -1;
-	return spase_check(in, plan, err);
+	}
+	return 0;
 }
 
 /* Decode sol into a new plan (GPU ids assigned, checked). */
@@ -287,10 +293,13 @@ static int warm_cmp(const void *a, const void *b, void *arg)
 }
 
 /* Build a solution from a previous plan: its options and start order for
- * the tasks it names, the others after them (longest first). Returns 0 when
- * at least one task matched, 1 when none did, -1 on ENOMEM. */
+ * the tasks it names, the others after them (longest first). nb and pn (nt
+ * entries each) get each matched task's previous start and node (-1
+ * elsewhere): decoding with them as not_before/pref_node reproduces the
+ * previous plan where the problem has not changed. Returns 0 when at least
+ * one task matched, 1 when none did, -1 on ENOMEM. */
 static int warm_sol(const spase_inst_t *in, const saturn_plan_t *warm,
-		    spase_sol_t *sol)
+		    spase_sol_t *sol, double *nb, int *pn)
 {
 	name_idx_t *names = calloc((size_t)in->nt + 1, sizeof(*names));
 	double *key = calloc((size_t)in->nt + 1, sizeof(double));
@@ -308,13 +317,15 @@ static int warm_sol(const spase_inst_t *in, const saturn_plan_t *warm,
 		names[t].idx = t;
 		key[t] = NAN;
 		sol->opt[t] = in->t[t].min_area_opt;
+		nb[t] = -1;
+		pn[t] = -1;
 	}
 	qsort(names, (size_t)in->nt, sizeof(*names), name_cmp);
 	for (int i = 0; i < warm->nassign; i++) {
 		const saturn_assign_t *a = &warm->assign[i];
 		name_idx_t k = {a->task_id, 0}, *hit;
 
-		if (!a->task_id)
+		if (!a->task_id || !isfinite(a->start_s))
 			continue;
 		hit = bsearch(&k, names, (size_t)in->nt, sizeof(*names),
 			      name_cmp);
@@ -322,6 +333,12 @@ static int warm_sol(const spase_inst_t *in, const saturn_plan_t *warm,
 			continue;
 		key[hit->idx] = a->start_s;
 		sol->opt[hit->idx] = warm_option(in, hit->idx, a);
+		nb[hit->idx] = a->start_s;
+		for (int n = 0; a->node_name && n < in->nn; n++)
+			if (strcmp(in->p->nodes[n].name, a->node_name) == 0) {
+				pn[hit->idx] = n;
+				break;
+			}
 		if (a->start_s > maxs)
 			maxs = a->start_s;
 		matched++;
@@ -362,7 +379,7 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 	spase_inst_t *in = NULL;
 	spase_work_t *w = NULL;
 	spase_sol_t *best = NULL, *cand = NULL;
-	saturn_plan_t *plan = NULL, *bl = NULL;
+	saturn_plan_t *plan = NULL, *bl = NULL, *wplan = NULL;
 	saturn_bounds_t b;
 	const char *method = "heuristic";
 	double mk, limit, target, proved = 0;
@@ -388,13 +405,50 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 	spase_bounds(in, &b);
 	target = b.best * (1 + TARGET_TOL);
 
+	/* Current practice at 1, 2, 4, ... GPUs: the best is the fallback and
+	 * the plan to beat. Computed first, whatever the clock says; one of
+	 * them costs about one decode, so the search stops early enough to
+	 * leave time for the final decode and validation (reserve). */
+	{
+		double tb = spase_now(), reserve;
+		int nb = 0;
+
+		for (int g = 1; g <= in->max_gpus; g *= 2, nb++) {
+			saturn_plan_t *x = baseline(in, g, NULL);
+
+			if (x && (!bl || x->makespan_s < bl->makespan_s)) {
+				saturn_plan_destroy(bl);
+				bl = x;
+			} else {
+				saturn_plan_destroy(x);
+			}
+		}
+		reserve = 2 * (spase_now() - tb) / (nb > 0 ? nb : 1);
+		if (reserve > limit / 2)
+			reserve = limit / 2;
+		clk.deadline -= reserve;
+	}
+
 	mk = spase_heuristics(in, w, b.best, best, &clk);
 	if (mk < 0)
 		goto nomem;
 	if (opts->warm) {
-		int rc = warm_sol(in, opts->warm, cand);
-		double wm;
+		double *nb = calloc((size_t)in->nt + 1, sizeof(double)), wm;
+		int *pn = calloc((size_t)in->nt + 1, sizeof(int));
+		int rc = nb && pn ? warm_sol(in, opts->warm, cand, nb, pn) : -1;
 
+		if (rc == 0) {
+			/* The previous plan itself, where it still holds: a
+			 * candidate of its own (the search below does not keep
+			 * these start limits). */
+			w->not_before = nb;
+			w->pref_node = pn;
+			wplan = sol_plan(in, w, cand, NULL);
+			w->not_before = NULL;
+			w->pref_node = NULL;
+		}
+		free(nb);
+		free(pn);
 		if (rc < 0)
 			goto nomem;
 		if (rc == 0) {
@@ -405,19 +459,6 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 				mk = wm;
 				spase_sol_copy(in, best, cand);
 			}
-		}
-	}
-
-	/* Current practice at 1, 2, 4, ... GPUs: the best is the fallback
-	 * (computed even when the clock has run out; it is cheap). */
-	for (int g = 1; g <= in->max_gpus; g *= 2) {
-		saturn_plan_t *x = baseline(in, g, NULL);
-
-		if (x && (!bl || x->makespan_s < bl->makespan_s)) {
-			saturn_plan_destroy(bl);
-			bl = x;
-		} else {
-			saturn_plan_destroy(x);
 		}
 	}
 
@@ -483,9 +524,23 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 		}
 	}
 	plan = sol_plan(in, w, best, err);
+	if (!plan && bl) {
+		/* A planner bug (the plan failed validation) or ENOMEM: fall
+		 * back to the valid current-practice plan rather than fail. */
+		plan = bl;
+		bl = NULL;
+		method = "heuristic";
+	}
 	if (!plan)
 		goto out;
-	/* Never worse than current practice. */
+	/* Never worse than the previous plan (warm start) ... */
+	if (wplan && wplan->makespan_s < plan->makespan_s * (1 - 1e-12)) {
+		saturn_plan_destroy(plan);
+		plan = wplan;
+		wplan = NULL;
+		method = "heuristic";
+	}
+	/* ... nor than current practice. */
 	if (bl && bl->makespan_s < plan->makespan_s * (1 - 1e-12)) {
 		saturn_plan_destroy(plan);
 		plan = bl;
@@ -498,6 +553,7 @@ nomem:
 	saturn_error_set(err, "planner: out of memory");
 out:
 	saturn_plan_destroy(bl);
+	saturn_plan_destroy(wplan);
 	spase_sol_destroy(best);
 	spase_sol_destroy(cand);
 	spase_work_destroy(w);

@@ -20,7 +20,10 @@ typedef struct saturn_planner_opts {
 	int (*abort_cb)(void *arg);
 	void *abort_arg;
 	/* Optional previous plan (re-planning): its order and options seed the
-	 * search where they still apply. May be NULL; names are matched. */
+	 * search where they still apply, and the plan itself (starts taken as
+	 * seconds from the same "now" as the problem's) is reproduced where it
+	 * still holds, so the result is never longer than that reproduction.
+	 * May be NULL; task and node names are matched. */
 	const saturn_plan_t *warm;
 } saturn_planner_opts_t;
 

@@ -42,6 +42,7 @@ typedef struct spase_task {
  * the last step lasting forever. t[0] == 0. */
 typedef struct spase_prof {
 	int n, cap;
+	int full; /* steps before this one have no free GPU (a search hint) */
 	double *t;
 	int *free;
 } spase_prof_t;
@@ -76,6 +77,12 @@ typedef struct spase_work {
 	int *node;          /* decoded node per task */
 	double *start;      /* decoded start per task */
 	double *node_end;   /* per node latest end */
+	/* Warm start only (NULL otherwise): per task, no start before
+	 * not_before[t] (< 0: no limit), and prefer node pref_node[t] on
+	 * ties (-1: none). With a previous plan's starts and nodes, decoding
+	 * in start order reproduces that plan. */
+	const double *not_before;
+	const int *pref_node;
 } spase_work_t;
 
 /* Deadline and abort handling shared by every phase. */
@@ -166,13 +173,6 @@ double spase_milp_improve(const spase_inst_t *in, spase_work_t *w,
 			  double budget_s, spase_clock_t *clk, double *proved);
 
 /* --- plancheck.c --- */
-/* Hand out GPU ids for every assignment of plan (node, start, end set). */
-int spase_assign_ids(const spase_inst_t *in, saturn_plan_t *plan,
-		     saturn_error_t *err);
-/* Independent check of a finished plan against in->p. */
-int spase_check(const spase_inst_t *in, const saturn_plan_t *plan,
-		saturn_error_t *err);
-
 /* --- rng --- */
 static inline uint64_t spase_rng(uint64_t *s)
 {

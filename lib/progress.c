@@ -19,6 +19,7 @@
 
 #include <json-c/json.h>
 
+#include "formats.h"
 #include "progress.h"
 
 char *saturn_progress_to_json(const saturn_progress_t *p)
@@ -93,82 +94,62 @@ out:
 int saturn_progress_write(const char *path, const saturn_progress_t *p,
 			  saturn_error_t *err)
 {
-	char *tmp = NULL, *json = NULL;
-	int fd = -1, rc = -1;
-	size_t len, off = 0;
+	char *json = saturn_progress_to_json(p);
+	int rc;
 
-	if (!(json = saturn_progress_to_json(p)))
+	if (!json)
 		return saturn_error_set(err, "%s: out of memory", path);
-	len = strlen(json);
-	for (int tries = 0; tries < 16 && fd < 0; tries++) {
-		free(tmp);
-		tmp = NULL;
-		if (asprintf(&tmp, "%s.tmp.%ld.%d", path, (long)getpid(), tries) < 0)
-			goto nomem;
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0 && errno != EEXIST) {
-			saturn_error_set(err, "%s: %s", tmp, strerror(errno));
-			goto out;
-		}
-	}
-	if (fd < 0) {
-		saturn_error_set(err, "%s: cannot create a temporary file", path);
-		goto out;
-	}
-	while (off < len) {
-		ssize_t w = write(fd, json + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			saturn_error_set(err, "%s: %s", tmp, strerror(errno));
-			goto out_unlink;
-		}
-		off += w;
-	}
-	if (fchmod(fd, 0644) < 0 || close(fd) < 0) {
-		fd = -1;
-		saturn_error_set(err, "%s: %s", tmp, strerror(errno));
-		goto out_unlink;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0) {
-		saturn_error_set(err, "%s: %s", path, strerror(errno));
-		goto out_unlink;
-	}
-	rc = 0;
-	goto out;
-nomem:
-	saturn_error_set(err, "%s: out of memory", path);
-	goto out;
-out_unlink:
-	unlink(tmp);
-out:
-	if (fd >= 0)
-		close(fd);
-	free(tmp);
+	/* mkostemp (O_EXCL) + rename: safe in a shared sticky folder */
+	rc = saturn_write_file_atomic(path, json, strlen(json), err);
 	free(json);
 	return rc;
 }
 
-int saturn_progress_read(const char *path, saturn_progress_t *p,
+int saturn_progress_read(const char *path, long uid, saturn_progress_t *p,
 			 saturn_error_t *err)
 {
 	char buf[SATURN_PROGRESS_MAX_BYTES + 1];
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n, total = 0;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n = 0, total = 0;
 
 	if (fd < 0)
 		return saturn_error_set(err, "%s: %s", path, strerror(errno));
-	while ((n = read(fd, buf + total, sizeof(buf) - total)) > 0)
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return saturn_error_set(err, "%s: not a regular file", path);
+	}
+	if (uid >= 0 && (long)st.st_uid != uid) {
+		close(fd);
+		return saturn_error_set(err, "%s: owned by uid %ld, expected %ld",
+					path, (long)st.st_uid, uid);
+	}
+	while (total < (ssize_t)sizeof(buf) &&
+	       (n = read(fd, buf + total, sizeof(buf) - total)) > 0)
 		total += n;
 	close(fd);
 	if (n < 0)
 		return saturn_error_set(err, "%s: %s", path, strerror(errno));
 	if (total > SATURN_PROGRESS_MAX_BYTES)
-		return saturn_error_set(err, "%s: larger than %d bytes", path, SATURN_PROGRESS_MAX_BYTES);
+		return saturn_error_set(err, "%s: larger than %d bytes", path,
+					SATURN_PROGRESS_MAX_BYTES);
 	if (saturn_progress_parse(buf, total, p, err) < 0)
 		return saturn_error_prefix(err, "%s", path);
+	return 0;
+}
+
+int saturn_progress_remaining(const char *path, long uid, double *batches_left,
+			      saturn_error_t *err)
+{
+	saturn_progress_t p;
+
+	if (saturn_progress_read(path, uid, &p, err) < 0)
+		return -1;
+	if (p.batches_total <= 0)
+		return saturn_error_set(err, "%s: batches_total: unknown, so the remaining work is too", path);
+	*batches_left = p.batches_total > p.batches_done
+				? p.batches_total - p.batches_done
+				: 0;
 	return 0;
 }
 

@@ -27,11 +27,11 @@
 #define SATURN_PROGRESS_MAX_BYTES 65536
 
 typedef struct saturn_progress {
-	long job_id;          /* 0 = unknown */
+	long job_id; /* 0 = unknown */
 	double batches_done;
 	double batches_total; /* 0 = unknown */
 	double sec_per_batch; /* 0 = unknown */
-	double updated;       /* seconds since the epoch */
+	double updated;	      /* seconds since the epoch */
 } saturn_progress_t;
 
 /* Serialise as saturn-progress/1. malloc'd string or NULL (ENOMEM). */
@@ -45,10 +45,17 @@ int saturn_progress_parse(const char *buf, size_t len, saturn_progress_t *p,
 int saturn_progress_write(const char *path, const saturn_progress_t *p,
 			  saturn_error_t *err);
 
-/* Read a progress file written earlier (no symlinks, <= 64 KiB). 0 or -1
- * with err. */
-int saturn_progress_read(const char *path, saturn_progress_t *p,
+/* Read a progress file written by a job, defensively: no symlinks
+ * (O_NOFOLLOW), a regular file, owned by uid (unless uid < 0), at most
+ * SATURN_PROGRESS_MAX_BYTES. 0, or -1 with err ("PATH: ..."). */
+int saturn_progress_read(const char *path, long uid, saturn_progress_t *p,
 			 saturn_error_t *err);
+
+/* saturn_progress_read(), reduced to the batches still to run
+ * (batches_total - batches_done, >= 0); -1 with err when the file does not
+ * state batches_total. */
+int saturn_progress_remaining(const char *path, long uid, double *batches_left,
+			      saturn_error_t *err);
 
 typedef enum saturn_proto_kind {
 	SATURN_PROTO_NONE = 0, /* not a protocol line */

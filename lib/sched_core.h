@@ -203,16 +203,6 @@ int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s
 saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 				  const saturn_problem_t *p);
 
-/* --- progress files -------------------------------------------------- */
-
-/* Read a saturn-progress/1 file written by a job defensively: no symlinks
- * (O_NOFOLLOW), owner must be uid (unless uid < 0), at most 64 KiB, parsed
- * by saturn_progress_parse (progress.h). Returns 0 and the remaining batches
- * (batches_total - batches_done, >= 0), or -1 with err (batches_total
- * unknown is an error: nothing to plan with). */
-int saturn_sched_progress_left(const char *path, long uid, double *batches_left,
-			       saturn_error_t *err);
-
 /* --- persisted state (saturn-sched-state/1) -------------------------- */
 
 /* Serialise the plan (times made absolute with now) and, per task, its

@@ -1,6 +1,4 @@
-/* sched_state.c - the files sched/saturn reads and writes: progress files
- * written by jobs (saturn-progress/1, read defensively: no symlinks, owner
- * checked, size-limited) and the persisted scheduler state
+/* sched_state.c - the persisted scheduler state
  * (saturn-sched-state/1: the current plan with absolute times and each
  * task's state), which `saturn status` and a restarted slurmctld read back.
  */
@@ -17,10 +15,7 @@
 
 #include <json-c/json.h>
 
-#include "progress.h"
 #include "sched_core.h"
-
-#define PROGRESS_MAX_BYTES (64 * 1024)
 
 static int get_num(json_object *o, const char *key, double *v)
 {
@@ -28,46 +23,11 @@ static int get_num(json_object *o, const char *key, double *v)
 
 	if (!json_object_object_get_ex(o, key, &x))
 		return -1;
-	if (!json_object_is_type(x, json_type_double) && !json_object_is_type(x, json_type_int))
+	if (!json_object_is_type(x, json_type_double) &&
+	    !json_object_is_type(x, json_type_int))
 		return -1;
 	*v = json_object_get_double(x);
 	return isfinite(*v) ? 0 : -1;
-}
-
-int saturn_sched_progress_left(const char *path, long uid, double *batches_left,
-			       saturn_error_t *err)
-{
-	char buf[PROGRESS_MAX_BYTES + 1];
-	saturn_progress_t pr;
-	struct stat st;
-	ssize_t n, len = 0;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0)
-		return saturn_error_set(err, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return saturn_error_set(err, "%s: not a regular file", path);
-	}
-	if (uid >= 0 && (long)st.st_uid != uid) {
-		close(fd);
-		return saturn_error_set(err, "%s: owned by uid %ld, expected %ld", path,
-					(long)st.st_uid, uid);
-	}
-	if (st.st_size > PROGRESS_MAX_BYTES) {
-		close(fd);
-		return saturn_error_set(err, "%s: larger than %d bytes", path, PROGRESS_MAX_BYTES);
-	}
-	while (len < PROGRESS_MAX_BYTES && (n = read(fd, buf + len, (size_t)(PROGRESS_MAX_BYTES - len))) > 0)
-		len += n;
-	close(fd);
-	buf[len] = '\0';
-	if (saturn_progress_parse(buf, (size_t)len, &pr, err) < 0)
-		return saturn_error_prefix(err, "%s", path);
-	if (!(pr.batches_total > 0))
-		return saturn_error_set(err, "%s: batches_total: unknown", path);
-	*batches_left = pr.batches_total > pr.batches_done ? pr.batches_total - pr.batches_done : 0;
-	return 0;
 }
 
 static const char *state_name(saturn_snap_state_t s)

@@ -114,7 +114,10 @@ int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 		int seen = 0;
 
 		if (g[i] < 1 || !(t[i] > 0) || !isfinite(t[i]))
-			return saturn_error_set(err, "scaling fit: point %d: bad value (g=%d, t=%g)", i, g[i], t[i]);
+			return saturn_error_set(
+			    err,
+			    "scaling fit: point %d: bad value (g=%d, t=%g)", i,
+			    g[i], t[i]);
 		for (int j = 0; j < i; j++)
 			seen |= g[j] == g[i];
 		distinct += !seen;
@@ -131,8 +134,9 @@ int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 		if (k > distinct || ((mask & 2) && distinct < 3))
 			continue;
 		for (int i = 0; i < n; i++) {
-			double f[3] = {saturn_scale_comp(kind, g[i], micro), 1.0,
-				       saturn_scale_comm(kind, g[i], micro, bw)};
+			double f[3] = {
+			    saturn_scale_comp(kind, g[i], micro), 1.0,
+			    saturn_scale_comm(kind, g[i], micro, bw)};
 			double w = 1.0 / (t[i] * t[i]);
 
 			for (int r = 0; r < k; r++) {
@@ -154,8 +158,10 @@ int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 		for (int j = 0; j < k; j++)
 			coef[cols[j]] = x[j];
 		for (int i = 0; i < n; i++) {
-			double p = coef[0] * saturn_scale_comp(kind, g[i], micro) + coef[1] +
-				   coef[2] * saturn_scale_comm(kind, g[i], micro, bw);
+			double p =
+			    coef[0] * saturn_scale_comp(kind, g[i], micro) +
+			    coef[1] +
+			    coef[2] * saturn_scale_comm(kind, g[i], micro, bw);
 			double e = (p - t[i]) / t[i];
 
 			res += e * e;
@@ -169,7 +175,8 @@ int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 		}
 	}
 	if (!isfinite(best))
-		return saturn_error_set(err, "scaling fit: no non-negative solution");
+		return saturn_error_set(
+		    err, "scaling fit: no non-negative solution");
 	fit->npoints = n;
 	fit->rms_rel = sqrt(best / n);
 	return 0;
@@ -189,7 +196,7 @@ struct saturn_sweep {
 	int micro;
 	int lo, hi;
 	int exhaustive;
-	int extra;      /* extra counts tried after failures */
+	int extra; /* extra counts tried after failures */
 	int complete;
 	int trials;
 	double *ar, *ag;
@@ -199,8 +206,8 @@ struct saturn_sweep {
 	saturn_scale_fit_t fit;
 };
 
-saturn_sweep_t *saturn_sweep_create(saturn_scale_kind_t kind, int micro,
-				    int lo, int hi, const saturn_bw_table_t *bw,
+saturn_sweep_t *saturn_sweep_create(saturn_scale_kind_t kind, int micro, int lo,
+				    int hi, const saturn_bw_table_t *bw,
 				    int exhaustive)
 {
 	saturn_sweep_t *sw;
@@ -270,7 +277,8 @@ static void finish(saturn_sweep_t *sw)
 			ts[n++] = sw->pts[g].sec_per_batch;
 		}
 	}
-	if (n < 1 || saturn_scale_fit(sw->kind, sw->micro, n, gs, ts, &sw->bw, &sw->fit, NULL) < 0)
+	if (n < 1 || saturn_scale_fit(sw->kind, sw->micro, n, gs, ts, &sw->bw,
+				      &sw->fit, NULL) < 0)
 		return;
 	sw->have_fit = 1;
 	if (n < 2)
@@ -282,7 +290,8 @@ static void finish(saturn_sweep_t *sw)
 			continue;
 		p->state = SATURN_PT_PREDICTED;
 		p->sec_per_batch = saturn_scale_predict(&sw->fit, g, &sw->bw);
-		snprintf(p->reason, sizeof(p->reason), "scaling fit of %d measured GPU counts", n);
+		snprintf(p->reason, sizeof(p->reason),
+			 "scaling fit of %d measured GPU counts", n);
 	}
 }
 
@@ -315,7 +324,9 @@ int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max)
 		if (p->state == SATURN_PT_UNKNOWN) {
 			p->state = SATURN_PT_OOM_PRED;
 			snprintf(p->reason, sizeof(p->reason),
-				 "out of memory on %d GPUs, and memory per GPU does not fall with fewer", koom);
+				 "out of memory on %d GPUs, and memory per GPU "
+				 "does not fall with fewer",
+				 koom);
 		}
 	}
 	if (koom < sw->lo - 1)
@@ -397,6 +408,7 @@ int saturn_sweep_feasible_from(const saturn_sweep_t *sw)
 			koom = g;
 	}
 	for (int g = koom + 1; g <= sw->hi; g++)
-		any |= sw->pts[g].state == SATURN_PT_MEASURED || sw->pts[g].state == SATURN_PT_PREDICTED;
+		any |= sw->pts[g].state == SATURN_PT_MEASURED ||
+		       sw->pts[g].state == SATURN_PT_PREDICTED;
 	return any ? koom + 1 : 0;
 }

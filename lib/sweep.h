@@ -40,10 +40,10 @@ typedef struct saturn_bw_table {
 
 typedef struct saturn_scale_fit {
 	saturn_scale_kind_t kind;
-	int micro;         /* pipeline micro-batches */
+	int micro; /* pipeline micro-batches */
 	double a, b, c;
 	int npoints;
-	double rms_rel;    /* relative RMS residual of the fit */
+	double rms_rel; /* relative RMS residual of the fit */
 } saturn_scale_fit_t;
 
 double saturn_scale_comp(saturn_scale_kind_t kind, int g, int micro);
@@ -63,12 +63,12 @@ double saturn_scale_predict(const saturn_scale_fit_t *fit, int g,
 
 typedef enum saturn_point_state {
 	SATURN_PT_UNKNOWN = 0,
-	SATURN_PT_PENDING,   /* handed out, no result yet */
+	SATURN_PT_PENDING, /* handed out, no result yet */
 	SATURN_PT_MEASURED,
-	SATURN_PT_OOM,       /* measured OOM */
+	SATURN_PT_OOM, /* measured OOM */
 	SATURN_PT_FAILED,
 	SATURN_PT_TIMEOUT,
-	SATURN_PT_OOM_PRED,  /* OOM implied by another count's OOM */
+	SATURN_PT_OOM_PRED, /* OOM implied by another count's OOM */
 	SATURN_PT_PREDICTED,
 } saturn_point_state_t;
 
@@ -84,8 +84,8 @@ typedef struct saturn_sweep saturn_sweep_t;
 /* A sweep of one technique over GPU counts lo..hi (1 <= lo <= hi). With
  * exhaustive set, every count is measured. The bandwidth table is copied.
  * NULL on ENOMEM or bad arguments. */
-saturn_sweep_t *saturn_sweep_create(saturn_scale_kind_t kind, int micro,
-				    int lo, int hi, const saturn_bw_table_t *bw,
+saturn_sweep_t *saturn_sweep_create(saturn_scale_kind_t kind, int micro, int lo,
+				    int hi, const saturn_bw_table_t *bw,
 				    int exhaustive);
 void saturn_sweep_destroy(saturn_sweep_t *sw);
 

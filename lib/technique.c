@@ -53,27 +53,41 @@ struct builtin {
 /* Launch lines follow PyTorch's torchrun; an admin can replace any of them
  * in the configuration file (e.g. to use a site wrapper). */
 static const struct builtin builtins[] = {
-	{"single", "one GPU, no parallelism", 1, 1, "{command}", {NULL}, {{NULL}}},
-	{"ddp", "data parallel (PyTorch DDP): a replica per GPU, gradients all-reduced",
-	 1, 0, "torchrun --standalone --nproc_per_node={gpus} --no_python {command}",
-	 {"SATURN_DDP_BUCKET_CAP_MB={bucket_cap_mb}", NULL},
-	 {{"bucket_cap_mb", SATURN_TPARAM_INT, 1, 1024, 25, 0, 0}, {NULL}}},
-	{"fsdp", "fully sharded data parallel (PyTorch FSDP / ZeRO-3)", 1, 0,
-	 "torchrun --standalone --nproc_per_node={gpus} --no_python {command}",
-	 {"SATURN_FSDP_ACTIVATION_CHECKPOINTING={activation_checkpointing}",
-	  "SATURN_FSDP_CPU_OFFLOAD={cpu_offload}", NULL},
-	 {{"activation_checkpointing", SATURN_TPARAM_BOOL, 0, 1, 0, 0, 0},
-	  {"cpu_offload", SATURN_TPARAM_BOOL, 0, 1, 0, 0, 0},
-	  {NULL}}},
-	{"pipeline", "pipeline parallel (GPipe schedule): layers split into stages",
-	 2, 0, "torchrun --standalone --nproc_per_node={gpus} --no_python {command}",
-	 {"SATURN_PIPELINE_STAGES={stages}",
-	  "SATURN_PIPELINE_MICRO_BATCHES={micro_batches}", NULL},
-	 {{"stages", SATURN_TPARAM_INT, 2, 0, 0, 1, 1},
-	  {"micro_batches", SATURN_TPARAM_INT, 1, 256, 8, 0, 0},
-	  {NULL}}},
-	{"offload", "one GPU, optimizer state and gradients in host memory (ZeRO-Offload)",
-	 1, 1, "{command}", {"SATURN_OFFLOAD=1", NULL}, {{NULL}}},
+    {"single", "one GPU, no parallelism", 1, 1, "{command}", {NULL}, {{NULL}}},
+    {"ddp",
+     "data parallel (PyTorch DDP): a replica per GPU, gradients all-reduced",
+     1,
+     0,
+     "torchrun --standalone --nproc_per_node={gpus} --no_python {command}",
+     {"SATURN_DDP_BUCKET_CAP_MB={bucket_cap_mb}", NULL},
+     {{"bucket_cap_mb", SATURN_TPARAM_INT, 1, 1024, 25, 0, 0}, {NULL}}},
+    {"fsdp",
+     "fully sharded data parallel (PyTorch FSDP / ZeRO-3)",
+     1,
+     0,
+     "torchrun --standalone --nproc_per_node={gpus} --no_python {command}",
+     {"SATURN_FSDP_ACTIVATION_CHECKPOINTING={activation_checkpointing}",
+      "SATURN_FSDP_CPU_OFFLOAD={cpu_offload}", NULL},
+     {{"activation_checkpointing", SATURN_TPARAM_BOOL, 0, 1, 0, 0, 0},
+      {"cpu_offload", SATURN_TPARAM_BOOL, 0, 1, 0, 0, 0},
+      {NULL}}},
+    {"pipeline",
+     "pipeline parallel (GPipe schedule): layers split into stages",
+     2,
+     0,
+     "torchrun --standalone --nproc_per_node={gpus} --no_python {command}",
+     {"SATURN_PIPELINE_STAGES={stages}",
+      "SATURN_PIPELINE_MICRO_BATCHES={micro_batches}", NULL},
+     {{"stages", SATURN_TPARAM_INT, 2, 0, 0, 1, 1},
+      {"micro_batches", SATURN_TPARAM_INT, 1, 256, 8, 0, 0},
+      {NULL}}},
+    {"offload",
+     "one GPU, optimizer state and gradients in host memory (ZeRO-Offload)",
+     1,
+     1,
+     "{command}",
+     {"SATURN_OFFLOAD=1", NULL},
+     {{NULL}}},
 };
 
 /* --- small helpers --------------------------------------------------- */
@@ -102,8 +116,9 @@ static int valid_name(const char *s)
 	if (!s)
 		return 0;
 	for (; s[n]; n++)
-		if (!(islower((unsigned char)s[n]) || isdigit((unsigned char)s[n]) ||
-		      s[n] == '_' || s[n] == '-'))
+		if (!(islower((unsigned char)s[n]) ||
+		      isdigit((unsigned char)s[n]) || s[n] == '_' ||
+		      s[n] == '-'))
 			return 0;
 	return n >= 1 && n <= 32;
 }
@@ -206,13 +221,13 @@ saturn_techniques_t *saturn_techniques_create(void)
 				goto fail_t;
 		for (int j = 0; b->params[j].name; j++) {
 			saturn_tparam_t p = {
-				.name = (char *)b->params[j].name,
-				.type = b->params[j].type,
-				.min = b->params[j].min,
-				.max = b->params[j].max,
-				.def = b->params[j].def,
-				.max_is_gpus = b->params[j].max_is_gpus,
-				.def_is_gpus = b->params[j].def_is_gpus,
+			    .name = (char *)b->params[j].name,
+			    .type = b->params[j].type,
+			    .min = b->params[j].min,
+			    .max = b->params[j].max,
+			    .def = b->params[j].def,
+			    .max_is_gpus = b->params[j].max_is_gpus,
+			    .def_is_gpus = b->params[j].def_is_gpus,
 			};
 			if (add_param(t, &p) < 0)
 				goto fail_t;
@@ -220,7 +235,7 @@ saturn_techniques_t *saturn_techniques_create(void)
 		if (reg_put(reg, t) < 0)
 			goto fail_t;
 		continue;
-fail_t:
+	fail_t:
 		technique_free(t);
 		goto fail;
 	}
@@ -278,7 +293,8 @@ int saturn_technique_max_gpus(const saturn_technique_t *t, int node_gpus)
 
 static int trusted_stat(const struct stat *st, long trusted_uid)
 {
-	if (st->st_uid != 0 && (trusted_uid < 0 || st->st_uid != (uid_t)trusted_uid))
+	if (st->st_uid != 0 &&
+	    (trusted_uid < 0 || st->st_uid != (uid_t)trusted_uid))
 		return 0;
 	return (st->st_mode & (S_IWGRP | S_IWOTH)) == 0;
 }
@@ -296,43 +312,63 @@ int saturn_techniques_load_plugin(saturn_techniques_t *reg, const char *dir,
 	void **nh;
 
 	if (!realpath(dir, rdir))
-		return saturn_error_set(err, "%s: plugin directory: %s", dir, strerror(errno));
+		return saturn_error_set(err, "%s: plugin directory: %s", dir,
+					strerror(errno));
 	if (!realpath(file, rfile))
 		return saturn_error_set(err, "%s: %s", file, strerror(errno));
 	dl = strlen(rdir);
-	if (strncmp(rfile, rdir, dl) != 0 || rfile[dl] != '/' || strchr(rfile + dl + 1, '/'))
-		return saturn_error_set(err, "%s: refused: not in the plugin directory %s", file, rdir);
+	if (strncmp(rfile, rdir, dl) != 0 || rfile[dl] != '/' ||
+	    strchr(rfile + dl + 1, '/'))
+		return saturn_error_set(
+		    err, "%s: refused: not in the plugin directory %s", file,
+		    rdir);
 	if (stat(rdir, &st) < 0)
 		return saturn_error_set(err, "%s: %s", rdir, strerror(errno));
 	if (!trusted_stat(&st, trusted_uid))
-		return saturn_error_set(err, "%s: refused: plugin directory must be owned by root or the admin and not writable by group or others", rdir);
+		return saturn_error_set(
+		    err,
+		    "%s: refused: plugin directory must be owned by root or "
+		    "the admin and not writable by group or others",
+		    rdir);
 	if (stat(rfile, &st) < 0)
 		return saturn_error_set(err, "%s: %s", rfile, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return saturn_error_set(err, "%s: refused: not a regular file", rfile);
+		return saturn_error_set(err, "%s: refused: not a regular file",
+					rfile);
 	if (!trusted_stat(&st, trusted_uid))
-		return saturn_error_set(err, "%s: refused: plugin must be owned by root or the admin and not writable by group or others", rfile);
+		return saturn_error_set(
+		    err,
+		    "%s: refused: plugin must be owned by root or the admin "
+		    "and not writable by group or others",
+		    rfile);
 
 	h = dlopen(rfile, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return saturn_error_set(err, "%s: %s", rfile, dlerror());
 	pl = dlsym(h, SATURN_TECHNIQUE_PLUGIN_SYMBOL);
 	if (!pl) {
-		saturn_error_set(err, "%s: no symbol %s", rfile, SATURN_TECHNIQUE_PLUGIN_SYMBOL);
+		saturn_error_set(err, "%s: no symbol %s", rfile,
+				 SATURN_TECHNIQUE_PLUGIN_SYMBOL);
 		goto fail;
 	}
 	if (pl->abi != SATURN_TECHNIQUE_PLUGIN_ABI || pl->size < sizeof(*pl)) {
-		saturn_error_set(err, "%s: plugin ABI %u (size %zu); this program speaks ABI %d",
-				 rfile, pl->abi, pl->size, SATURN_TECHNIQUE_PLUGIN_ABI);
+		saturn_error_set(
+		    err,
+		    "%s: plugin ABI %u (size %zu); this program speaks ABI %d",
+		    rfile, pl->abi, pl->size, SATURN_TECHNIQUE_PLUGIN_ABI);
 		goto fail;
 	}
 	if (!valid_name(pl->name)) {
-		saturn_error_set(err, "%s: bad technique name (want [a-z0-9_-], 1..32 characters)", rfile);
+		saturn_error_set(err,
+				 "%s: bad technique name (want [a-z0-9_-], "
+				 "1..32 characters)",
+				 rfile);
 		goto fail;
 	}
-	if (pl->min_gpus < 1 || (pl->max_gpus != 0 && pl->max_gpus < pl->min_gpus)) {
-		saturn_error_set(err, "%s: technique %s: bad GPU range %d-%d", rfile, pl->name,
-				 pl->min_gpus, pl->max_gpus);
+	if (pl->min_gpus < 1 ||
+	    (pl->max_gpus != 0 && pl->max_gpus < pl->min_gpus)) {
+		saturn_error_set(err, "%s: technique %s: bad GPU range %d-%d",
+				 rfile, pl->name, pl->min_gpus, pl->max_gpus);
 		goto fail;
 	}
 	if (!(t = calloc(1, sizeof(*t))))
@@ -341,13 +377,16 @@ int saturn_techniques_load_plugin(saturn_techniques_t *reg, const char *dir,
 	t->min_gpus = pl->min_gpus;
 	t->max_gpus = pl->max_gpus;
 	if (!(t->name = strdup(pl->name)) ||
-	    !(t->description = strdup(pl->description ? pl->description : "")) ||
+	    !(t->description =
+		  strdup(pl->description ? pl->description : "")) ||
 	    !(t->launch = strdup(pl->launch ? pl->launch : "{command}")) ||
 	    asprintf(&t->source, "plugin %s", rfile) < 0)
 		goto nomem;
 	for (int i = 0; pl->env && pl->env[i]; i++) {
 		if (!valid_env_entry(pl->env[i])) {
-			saturn_error_set(err, "%s: env entry %d: want KEY=template", rfile, i);
+			saturn_error_set(err,
+					 "%s: env entry %d: want KEY=template",
+					 rfile, i);
 			goto fail;
 		}
 		if (add_env(t, pl->env[i]) < 0)
@@ -374,9 +413,8 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int saturn_techniques_load_plugin_dir(saturn_techniques_t *reg,
-				      const char *dir, long trusted_uid,
-				      saturn_error_t *err)
+int saturn_techniques_load_plugin_dir(saturn_techniques_t *reg, const char *dir,
+				      long trusted_uid, saturn_error_t *err)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -389,7 +427,8 @@ int saturn_techniques_load_plugin_dir(saturn_techniques_t *reg,
 		size_t l = strlen(de->d_name);
 		char **nn;
 
-		if (l < 4 || strcmp(de->d_name + l - 3, ".so") != 0 || de->d_name[0] == '.')
+		if (l < 4 || strcmp(de->d_name + l - 3, ".so") != 0 ||
+		    de->d_name[0] == '.')
 			continue;
 		nn = realloc(names, (n + 1) * sizeof(*nn));
 		if (!nn || asprintf(&nn[n], "%s/%s", dir, de->d_name) < 0) {
@@ -402,7 +441,8 @@ int saturn_techniques_load_plugin_dir(saturn_techniques_t *reg,
 	}
 	qsort(names, n, sizeof(*names), cmp_str);
 	for (int i = 0; i < n && rc == 0; i++)
-		rc = saturn_techniques_load_plugin(reg, dir, names[i], trusted_uid, err);
+		rc = saturn_techniques_load_plugin(reg, dir, names[i],
+						   trusted_uid, err);
 out:
 	for (int i = 0; i < n; i++)
 		free(names[i]);
@@ -450,7 +490,8 @@ static int parse_gpu_range(const char *s, int *lo, int *hi)
 		return -1;
 	if (!dash)
 		b = a;
-	else if (*trim(dash) && (parse_long(trim(dash), &b) < 0 || b < a || b > 4096))
+	else if (*trim(dash) &&
+		 (parse_long(trim(dash), &b) < 0 || b < a || b > 4096))
 		return -1;
 	*lo = (int)a;
 	*hi = (int)b;
@@ -482,7 +523,8 @@ static int parse_param(char *s, saturn_tparam_t *p, const char **why)
 	}
 	p->name = w[0];
 	if (strcmp(w[1], "bool") == 0) {
-		if (n != 3 || parse_long(w[2], &p->def) < 0 || p->def < 0 || p->def > 1) {
+		if (n != 3 || parse_long(w[2], &p->def) < 0 || p->def < 0 ||
+		    p->def > 1) {
 			*why = "want NAME bool 0|1";
 			return -1;
 		}
@@ -509,7 +551,8 @@ static int parse_param(char *s, saturn_tparam_t *p, const char **why)
 		p->def_is_gpus = 1;
 	else if (parse_long(w[4], &p->def) < 0 || p->def < p->min ||
 		 (!p->max_is_gpus && p->def > p->max)) {
-		*why = "DEFAULT is not an integer in [MIN, MAX] (or the word gpus)";
+		*why = "DEFAULT is not an integer in [MIN, MAX] (or the word "
+		       "gpus)";
 		return -1;
 	}
 	return 0;
@@ -525,7 +568,8 @@ static int finish_section(saturn_techniques_t *reg, saturn_technique_t **cur,
 		return 0;
 	*cur = NULL;
 	if (!have_gpus) {
-		saturn_error_set(err, "%s:%d: technique %s: missing gpus = N-M", name, line, t->name);
+		saturn_error_set(err, "%s:%d: technique %s: missing gpus = N-M",
+				 name, line, t->name);
 		technique_free(t);
 		return -1;
 	}
@@ -573,26 +617,38 @@ int saturn_techniques_parse_config(saturn_techniques_t *reg, const char *text,
 			char *end = strchr(line, ']'), *tn;
 
 			if (!end || end[1]) {
-				saturn_error_set(err, "%s:%d: want [technique NAME]", name, lineno);
+				saturn_error_set(err,
+						 "%s:%d: want [technique NAME]",
+						 name, lineno);
 				goto out;
 			}
 			*end = '\0';
-			if (strncmp(line + 1, "technique", 9) != 0 || !isspace((unsigned char)line[10])) {
-				saturn_error_set(err, "%s:%d: unknown section [%s] (want [technique NAME])",
+			if (strncmp(line + 1, "technique", 9) != 0 ||
+			    !isspace((unsigned char)line[10])) {
+				saturn_error_set(err,
+						 "%s:%d: unknown section [%s] "
+						 "(want [technique NAME])",
 						 name, lineno, line + 1);
 				goto out;
 			}
-			if (finish_section(reg, &cur, have_gpus, name, sec_line, err) < 0)
+			if (finish_section(reg, &cur, have_gpus, name, sec_line,
+					   err) < 0)
 				goto out;
 			tn = trim(line + 10);
 			if (!valid_name(tn)) {
-				saturn_error_set(err, "%s:%d: bad technique name '%s' (want [a-z0-9_-], 1..32 characters)",
-						 name, lineno, tn);
+				saturn_error_set(
+				    err,
+				    "%s:%d: bad technique name '%s' (want "
+				    "[a-z0-9_-], 1..32 characters)",
+				    name, lineno, tn);
 				goto out;
 			}
-			if (!(cur = calloc(1, sizeof(*cur))) || !(cur->name = strdup(tn)) ||
-			    asprintf(&cur->source, "config %s:%d", name, lineno) < 0) {
-				saturn_error_set(err, "%s: out of memory", name);
+			if (!(cur = calloc(1, sizeof(*cur))) ||
+			    !(cur->name = strdup(tn)) ||
+			    asprintf(&cur->source, "config %s:%d", name,
+				     lineno) < 0) {
+				saturn_error_set(err, "%s: out of memory",
+						 name);
 				goto out;
 			}
 			have_gpus = 0;
@@ -601,7 +657,8 @@ int saturn_techniques_parse_config(saturn_techniques_t *reg, const char *text,
 		}
 		eq = strchr(line, '=');
 		if (!eq) {
-			saturn_error_set(err, "%s:%d: want key = value", name, lineno);
+			saturn_error_set(err, "%s:%d: want key = value", name,
+					 lineno);
 			goto out;
 		}
 		*eq = '\0';
@@ -610,66 +667,92 @@ int saturn_techniques_parse_config(saturn_techniques_t *reg, const char *text,
 		if (!cur) {
 			if (strcmp(key, "plugin_dir") == 0) {
 				if (*val != '/') {
-					saturn_error_set(err, "%s:%d: plugin_dir must be an absolute path", name, lineno);
+					saturn_error_set(
+					    err,
+					    "%s:%d: plugin_dir must be an "
+					    "absolute path",
+					    name, lineno);
 					goto out;
 				}
-				if (saturn_techniques_load_plugin_dir(reg, val, trusted_uid, err) < 0) {
-					saturn_error_prefix(err, "%s:%d", name, lineno);
+				if (saturn_techniques_load_plugin_dir(
+					reg, val, trusted_uid, err) < 0) {
+					saturn_error_prefix(err, "%s:%d", name,
+							    lineno);
 					goto out;
 				}
 				continue;
 			}
-			saturn_error_set(err, "%s:%d: unknown setting '%s' outside a [technique NAME] section",
+			saturn_error_set(err,
+					 "%s:%d: unknown setting '%s' outside "
+					 "a [technique NAME] section",
 					 name, lineno, key);
 			goto out;
 		}
 		if (strcmp(key, "gpus") == 0) {
-			if (parse_gpu_range(val, &cur->min_gpus, &cur->max_gpus) < 0) {
-				saturn_error_set(err, "%s:%d: gpus: want N, N-M or N- (1..4096)", name, lineno);
+			if (parse_gpu_range(val, &cur->min_gpus,
+					    &cur->max_gpus) < 0) {
+				saturn_error_set(
+				    err,
+				    "%s:%d: gpus: want N, N-M or N- (1..4096)",
+				    name, lineno);
 				goto out;
 			}
 			have_gpus = 1;
 		} else if (strcmp(key, "launch") == 0) {
 			free(cur->launch);
+			cur->launch = NULL;
 			if (!*val) {
-				saturn_error_set(err, "%s:%d: launch: empty", name, lineno);
+				saturn_error_set(err, "%s:%d: launch: empty",
+						 name, lineno);
 				goto out;
 			}
 			if (!(cur->launch = strdup(val)))
 				goto nomem;
 		} else if (strcmp(key, "description") == 0) {
 			free(cur->description);
+			cur->description = NULL;
 			if (!(cur->description = strdup(val)))
 				goto nomem;
 		} else if (strcmp(key, "env") == 0) {
 			if (!valid_env_entry(val)) {
-				saturn_error_set(err, "%s:%d: env: want NAME=template", name, lineno);
+				saturn_error_set(
+				    err, "%s:%d: env: want NAME=template", name,
+				    lineno);
 				goto out;
 			}
 			if (add_env(cur, val) < 0) {
-				saturn_error_set(err, "%s:%d: env: too many entries (max %d)", name, lineno,
-						 SATURN_TECHNIQUE_MAX_ENV);
+				saturn_error_set(
+				    err,
+				    "%s:%d: env: too many entries (max %d)",
+				    name, lineno, SATURN_TECHNIQUE_MAX_ENV);
 				goto out;
 			}
 		} else if (strcmp(key, "param") == 0) {
 			saturn_tparam_t p;
 
 			if (parse_param(val, &p, &why) < 0) {
-				saturn_error_set(err, "%s:%d: param: %s", name, lineno, why);
+				saturn_error_set(err, "%s:%d: param: %s", name,
+						 lineno, why);
 				goto out;
 			}
 			for (int i = 0; i < cur->nparams; i++)
 				if (strcmp(cur->params[i].name, p.name) == 0) {
-					saturn_error_set(err, "%s:%d: param %s: declared twice", name, lineno, p.name);
+					saturn_error_set(
+					    err,
+					    "%s:%d: param %s: declared twice",
+					    name, lineno, p.name);
 					goto out;
 				}
 			if (add_param(cur, &p) < 0) {
-				saturn_error_set(err, "%s:%d: param: too many (max %d)", name, lineno,
-						 SATURN_TECHNIQUE_MAX_PARAMS);
+				saturn_error_set(
+				    err, "%s:%d: param: too many (max %d)",
+				    name, lineno, SATURN_TECHNIQUE_MAX_PARAMS);
 				goto out;
 			}
 		} else {
-			saturn_error_set(err, "%s:%d: unknown key '%s' (want gpus, launch, env, param, description)",
+			saturn_error_set(err,
+					 "%s:%d: unknown key '%s' (want gpus, "
+					 "launch, env, param, description)",
 					 name, lineno, key);
 			goto out;
 		}
@@ -704,7 +787,9 @@ static char *read_small_file(const char *path, size_t max, size_t *len,
 	}
 	*len = fread(buf, 1, max + 1, f);
 	if (ferror(f) || *len > max) {
-		saturn_error_set(err, "%s: %s", path, ferror(f) ? strerror(errno) : "file too large");
+		saturn_error_set(err, "%s: %s", path,
+				 ferror(f) ? strerror(errno)
+					   : "file too large");
 		fclose(f);
 		free(buf);
 		return NULL;
@@ -734,7 +819,8 @@ int saturn_techniques_load_config(saturn_techniques_t *reg, const char *path,
 		free(text);
 		return saturn_error_set(err, "%s: contains a NUL byte", path);
 	}
-	rc = saturn_techniques_parse_config(reg, text, path, (long)st.st_uid, err);
+	rc = saturn_techniques_parse_config(reg, text, path, (long)st.st_uid,
+					    err);
 	free(text);
 	return rc;
 }
@@ -752,385 +838,11 @@ saturn_techniques_t *saturn_techniques_default(saturn_error_t *err)
 	if (env && *env)
 		rc = saturn_techniques_load_config(reg, env, 0, err);
 	else
-		rc = saturn_techniques_load_config(reg, SATURN_TECHNIQUES_CONF_DEFAULT, 1, err);
+		rc = saturn_techniques_load_config(
+		    reg, SATURN_TECHNIQUES_CONF_DEFAULT, 1, err);
 	if (rc < 0) {
 		saturn_techniques_destroy(reg);
 		return NULL;
 	}
 	return reg;
-}
-
-/* --- parameters ---------------------------------------------------------- */
-
-static long pmax(const saturn_tparam_t *p, int gpus)
-{
-	return p->max_is_gpus ? gpus : p->max;
-}
-
-static long pdef(const saturn_tparam_t *p, int gpus)
-{
-	return p->def_is_gpus ? gpus : p->def;
-}
-
-char *saturn_technique_params(const saturn_technique_t *t, int gpus,
-			      const char *json, saturn_error_t *err)
-{
-	json_object *in = NULL, *out = NULL;
-	char *res = NULL;
-
-	if (json && *json) {
-		enum json_tokener_error jerr;
-
-		in = json_tokener_parse_verbose(json, &jerr);
-		if (!in || !json_object_is_type(in, json_type_object)) {
-			saturn_error_set(err, "params: not a JSON object%s%s", in ? "" : ": ",
-					 in ? "" : json_tokener_error_desc(jerr));
-			goto out;
-		}
-		json_object_object_foreach(in, key, val)
-		{
-			int known = 0;
-
-			(void)val;
-			for (int i = 0; i < t->nparams; i++)
-				known |= strcmp(t->params[i].name, key) == 0;
-			if (!known) {
-				saturn_error_set(err, "params.%s: technique %s has no such parameter", key, t->name);
-				goto out;
-			}
-		}
-	}
-	if (!(out = json_object_new_object()))
-		goto nomem;
-	for (int i = 0; i < t->nparams; i++) {
-		const saturn_tparam_t *p = &t->params[i];
-		json_object *v = NULL;
-		long val = pdef(p, gpus);
-
-		if (in && json_object_object_get_ex(in, p->name, &v)) {
-			if (p->type == SATURN_TPARAM_BOOL && json_object_is_type(v, json_type_boolean)) {
-				val = json_object_get_boolean(v);
-			} else if (json_object_is_type(v, json_type_int)) {
-				val = (long)json_object_get_int64(v);
-			} else {
-				saturn_error_set(err, "params.%s: want %s", p->name,
-						 p->type == SATURN_TPARAM_BOOL ? "true, false, 0 or 1" : "an integer");
-				goto out;
-			}
-		}
-		if (val < p->min || val > pmax(p, gpus)) {
-			saturn_error_set(err, "params.%s: %ld is out of range [%ld, %ld] on %d GPUs",
-					 p->name, val, p->min, pmax(p, gpus), gpus);
-			goto out;
-		}
-		if (json_object_object_add(out, p->name, json_object_new_int64(val)) < 0)
-			goto nomem;
-	}
-	res = strdup(json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN));
-	if (!res)
-		goto nomem;
-	goto out;
-nomem:
-	saturn_error_set(err, "params: out of memory");
-out:
-	json_object_put(in);
-	json_object_put(out);
-	return res;
-}
-
-long saturn_technique_param(const char *json, const char *name, long def)
-{
-	json_object *o, *v;
-	long r = def;
-
-	if (!json || !(o = json_tokener_parse(json)))
-		return def;
-	if (json_object_object_get_ex(o, name, &v)) {
-		if (json_object_is_type(v, json_type_int))
-			r = (long)json_object_get_int64(v);
-		else if (json_object_is_type(v, json_type_boolean))
-			r = json_object_get_boolean(v);
-	}
-	json_object_put(o);
-	return r;
-}
-
-/* Built-in candidates: the defaults, then memory-saving variants. */
-static const char *const fsdp_candidates[] = {
-	"{}",
-	"{\"activation_checkpointing\":1}",
-	"{\"activation_checkpointing\":1,\"cpu_offload\":1}",
-	NULL,
-};
-
-int saturn_technique_candidate(const saturn_technique_t *t, int gpus, int i,
-			       const char *signature, char *buf, size_t len,
-			       saturn_error_t *err)
-{
-	const char *c = NULL;
-	char *r;
-
-	if (t->plugin && t->plugin->search) {
-		saturn_technique_ctx_v1_t ctx = {signature ? signature : "", gpus, "{}", 0, 0};
-		char ebuf[256] = "";
-		int rc;
-
-		if (i > 0)
-			return 1;
-		rc = t->plugin->search(&ctx, buf, len, ebuf, sizeof(ebuf));
-		if (rc < 0)
-			return saturn_error_set(err, "technique %s: search: %s", t->name, ebuf);
-		if (rc > 0)
-			return 1;
-		buf[len - 1] = '\0';
-		r = saturn_technique_params(t, gpus, buf, err);
-		if (!r)
-			return saturn_error_prefix(err, "technique %s: search result", t->name);
-		free(r);
-		return 0;
-	}
-	if (strcmp(t->name, "fsdp") == 0 && t->nparams == 2) {
-		if (i >= 3)
-			return 1;
-		c = fsdp_candidates[i];
-	} else if (i == 0) {
-		c = "{}";
-	} else {
-		return 1;
-	}
-	r = saturn_technique_params(t, gpus, c, err);
-	if (!r)
-		return -1;
-	if (strlen(r) >= len) {
-		free(r);
-		return saturn_error_set(err, "technique %s: parameters too long", t->name);
-	}
-	strcpy(buf, r);
-	free(r);
-	return 0;
-}
-
-/* --- templates ----------------------------------------------------------- */
-
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static int sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-		char *ns = realloc(b->s, cap);
-
-		if (!ns)
-			return -1;
-		b->s = ns;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-	return 0;
-}
-
-char *saturn_template_expand(const char *tmpl, const saturn_kv_t *vars,
-			     int nvars, saturn_error_t *err)
-{
-	struct sbuf b = {0};
-	const char *p = tmpl;
-
-	if (sb_add(&b, "", 0) < 0)
-		goto nomem;
-	while (*p) {
-		if (p[0] == '{' && p[1] == '{') {
-			if (sb_add(&b, "{", 1) < 0)
-				goto nomem;
-			p += 2;
-		} else if (p[0] == '}' && p[1] == '}') {
-			if (sb_add(&b, "}", 1) < 0)
-				goto nomem;
-			p += 2;
-		} else if (*p == '}') {
-			saturn_error_set(err, "unmatched '}' at offset %td (write }} for a brace)", p - tmpl);
-			goto fail;
-		} else if (*p == '{') {
-			const char *end = strchr(p + 1, '}');
-			size_t n;
-			int found = 0;
-
-			if (!end) {
-				saturn_error_set(err, "unterminated placeholder at offset %td", p - tmpl);
-				goto fail;
-			}
-			n = end - p - 1;
-			for (const char *q = p + 1; q < end; q++)
-				if (!(isalnum((unsigned char)*q) || *q == '_')) {
-					saturn_error_set(err, "bad placeholder {%.*s} at offset %td",
-							 (int)n, p + 1, p - tmpl);
-					goto fail;
-				}
-			for (int i = 0; i < nvars && !found; i++) {
-				if (strlen(vars[i].key) == n && strncmp(vars[i].key, p + 1, n) == 0) {
-					if (sb_add(&b, vars[i].value, strlen(vars[i].value)) < 0)
-						goto nomem;
-					found = 1;
-				}
-			}
-			if (!found) {
-				saturn_error_set(err, "unknown placeholder {%.*s} at offset %td", (int)n,
-						 p + 1, p - tmpl);
-				goto fail;
-			}
-			p = end + 1;
-		} else {
-			size_t n = strcspn(p, "{}");
-
-			if (sb_add(&b, p, n) < 0)
-				goto nomem;
-			p += n;
-		}
-	}
-	return b.s;
-nomem:
-	saturn_error_set(err, "out of memory");
-fail:
-	free(b.s);
-	return NULL;
-}
-
-void saturn_argv_free(char **argv)
-{
-	if (!argv)
-		return;
-	for (char **a = argv; *a; a++)
-		free(*a);
-	free(argv);
-}
-
-static int argv_push(char ***argv, int *n, char *s)
-{
-	char **na = realloc(*argv, (*n + 2) * sizeof(*na));
-
-	if (!na) {
-		free(s);
-		return -1;
-	}
-	*argv = na;
-	na[(*n)++] = s;
-	na[*n] = NULL;
-	return 0;
-}
-
-int saturn_template_argv(const char *tmpl, const saturn_kv_t *vars, int nvars,
-			 char *const *cmd, int ncmd, char ***argvp,
-			 saturn_error_t *err)
-{
-	char **argv = NULL;
-	int n = 0;
-	const char *p = tmpl;
-	struct sbuf w = {0};
-
-	*argvp = NULL;
-	if (!(argv = calloc(1, sizeof(*argv))))
-		return saturn_error_set(err, "out of memory");
-	while (*p) {
-		int quoted = 0;
-		char *exp;
-
-		while (isspace((unsigned char)*p))
-			p++;
-		if (!*p)
-			break;
-		w.len = 0;
-		if (sb_add(&w, "", 0) < 0)
-			goto nomem;
-		while (*p && !isspace((unsigned char)*p)) {
-			if (*p == '\'' || *p == '"') {
-				char q = *p;
-				const char *end = strchr(p + 1, q);
-
-				if (!end) {
-					saturn_error_set(err, "launch template: unterminated %c quote at offset %td",
-							 q, p - tmpl);
-					goto fail;
-				}
-				if (sb_add(&w, p + 1, end - p - 1) < 0)
-					goto nomem;
-				quoted = 1;
-				p = end + 1;
-			} else {
-				if (sb_add(&w, p, 1) < 0)
-					goto nomem;
-				p++;
-			}
-		}
-		if (!quoted && strcmp(w.s, "{command}") == 0) {
-			for (int i = 0; i < ncmd; i++) {
-				char *a = strdup(cmd[i]);
-
-				if (!a || argv_push(&argv, &n, a) < 0)
-					goto nomem;
-			}
-			continue;
-		}
-		if (strstr(w.s, "{command}")) {
-			saturn_error_set(err, "launch template: {command} must be a word of its own");
-			goto fail;
-		}
-		exp = saturn_template_expand(w.s, vars, nvars, err);
-		if (!exp) {
-			saturn_error_prefix(err, "launch template");
-			goto fail;
-		}
-		if (argv_push(&argv, &n, exp) < 0)
-			goto nomem;
-	}
-	if (n == 0) {
-		saturn_error_set(err, "launch template: empty command");
-		goto fail;
-	}
-	free(w.s);
-	*argvp = argv;
-	return n;
-nomem:
-	saturn_error_set(err, "out of memory");
-fail:
-	free(w.s);
-	saturn_argv_free(argv);
-	return -1;
-}
-
-int saturn_technique_vars(const saturn_technique_t *t, int gpus,
-			  const char *params, const char *batch,
-			  const char *plan_id, saturn_kv_t *vars, int max,
-			  char *store, size_t storelen)
-{
-	int n = 0;
-	size_t used = 0;
-
-#define PUT(k, fmt, ...)                                                        \
-	do {                                                                    \
-		int l_;                                                         \
-		if (n >= max)                                                   \
-			return -1;                                              \
-		l_ = snprintf(store + used, storelen - used, fmt, __VA_ARGS__); \
-		if (l_ < 0 || (size_t)l_ >= storelen - used)                    \
-			return -1;                                              \
-		vars[n].key = (k);                                              \
-		vars[n].value = store + used;                                   \
-		used += l_ + 1;                                                 \
-		n++;                                                            \
-	} while (0)
-
-	PUT("gpus", "%d", gpus);
-	PUT("technique", "%s", t->name);
-	PUT("batch", "%s", batch ? batch : "");
-	PUT("plan_id", "%s", plan_id ? plan_id : "");
-	for (int i = 0; i < t->nparams; i++)
-		PUT(t->params[i].name, "%ld",
-		    saturn_technique_param(params, t->params[i].name,
-					   pdef(&t->params[i], gpus)));
-#undef PUT
-	return n;
 }

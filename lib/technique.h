@@ -38,22 +38,22 @@
  * caller and valid only during the call. */
 typedef struct saturn_technique_ctx_v1 {
 	const char *signature; /* task signature, e.g. "gpt2-xl/bs16" */
-	int gpus;              /* GPU count the technique runs on */
+	int gpus;	       /* GPU count the technique runs on */
 	const char *params;    /* parameters as a JSON object text ("{}") */
-	double batches;        /* total batches (0 = unknown) */
+	double batches;	       /* total batches (0 = unknown) */
 	double resume_batch;   /* first batch to run (0 = from the start) */
 } saturn_technique_ctx_v1_t;
 
 /* Exported by a technique plugin as a const object named
  * SATURN_TECHNIQUE_PLUGIN_SYMBOL. Fields after `launch` may be NULL. */
 typedef struct saturn_technique_plugin_v1 {
-	unsigned int abi;     /* SATURN_TECHNIQUE_PLUGIN_ABI */
-	size_t size;          /* sizeof(saturn_technique_plugin_v1_t) */
-	const char *name;     /* [a-z0-9_-]+, 1..32 characters */
+	unsigned int abi; /* SATURN_TECHNIQUE_PLUGIN_ABI */
+	size_t size;	  /* sizeof(saturn_technique_plugin_v1_t) */
+	const char *name; /* [a-z0-9_-]+, 1..32 characters */
 	const char *description;
-	int min_gpus;         /* >= 1 */
-	int max_gpus;         /* >= min_gpus, or 0 = as many as the node has */
-	const char *launch;   /* launch template ("{command}" if NULL) */
+	int min_gpus;	    /* >= 1 */
+	int max_gpus;	    /* >= min_gpus, or 0 = as many as the node has */
+	const char *launch; /* launch template ("{command}" if NULL) */
 	const char *const *env; /* NULL-terminated "KEY=template" entries */
 	/* Tune the parameters for ctx->gpus GPUs: write a JSON object text
 	 * into params (len bytes, NUL-terminated). Return 0, 1 when the
@@ -90,13 +90,13 @@ typedef struct saturn_technique {
 	char *name;
 	char *description;
 	int min_gpus;
-	int max_gpus;       /* 0 = no limit but the node's */
-	char *launch;       /* launch template */
+	int max_gpus; /* 0 = no limit but the node's */
+	char *launch; /* launch template */
 	int nenv;
-	char **env;         /* "KEY=template" */
+	char **env; /* "KEY=template" */
 	int nparams;
 	saturn_tparam_t *params;
-	char *source;       /* "builtin", "config FILE:LINE", "plugin FILE" */
+	char *source; /* "builtin", "config FILE:LINE", "plugin FILE" */
 	const saturn_technique_plugin_v1_t *plugin; /* NULL unless a plugin */
 } saturn_technique_t;
 
@@ -134,9 +134,8 @@ int saturn_techniques_load_plugin(saturn_techniques_t *reg, const char *dir,
 
 /* Load every "*.so" of dir (sorted by name) as above. -1 on the first
  * refusal (with err). */
-int saturn_techniques_load_plugin_dir(saturn_techniques_t *reg,
-				      const char *dir, long trusted_uid,
-				      saturn_error_t *err);
+int saturn_techniques_load_plugin_dir(saturn_techniques_t *reg, const char *dir,
+				      long trusted_uid, saturn_error_t *err);
 
 /* Registry built the way programs do: built-ins, then the configuration file
  * $SATURN_TECHNIQUES_CONF (must exist when set) or the default path (may be

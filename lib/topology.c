@@ -135,9 +135,13 @@ static saturn_topology_t *from_hwloc(hwloc_topology_t topo, saturn_error_t *err)
 	if (n == 0)
 		goto done;
 	{
-		const char *model = hwloc_obj_get_info_by_name(gpus[0], "GPUModel");
-		hwloc_obj_t c = fam == 2 ? gpus[0] : cuda_sibling(topo, gpus[0]);
-		const char *mem = c ? hwloc_obj_get_info_by_name(c, "CUDAGlobalMemorySize") : NULL;
+		const char *model =
+		    hwloc_obj_get_info_by_name(gpus[0], "GPUModel");
+		hwloc_obj_t c =
+		    fam == 2 ? gpus[0] : cuda_sibling(topo, gpus[0]);
+		const char *mem =
+		    c ? hwloc_obj_get_info_by_name(c, "CUDAGlobalMemorySize")
+		      : NULL;
 
 		if (model && !(t->gpu_model = strdup(model)))
 			goto nomem;
@@ -151,11 +155,22 @@ static saturn_topology_t *from_hwloc(hwloc_topology_t topo, saturn_error_t *err)
 			t->link_gbs[i * n + j] = i == j ? 0 : (a < b ? a : b);
 		}
 	strcpy(t->interconnect, "pcie");
-	if (hwloc_distances_get_by_name(topo, "NVLinkBandwidth", &nr, &d, 0) == 0 && nr >= 1) {
+	if (hwloc_distances_get_by_name(topo, "NVLinkBandwidth", &nr, &d, 0) ==
+		0 &&
+	    nr >= 1) {
 		if (sw) {
-			if (hwloc_distances_transform(topo, d, HWLOC_DISTANCES_TRANSFORM_MERGE_SWITCH_PORTS, NULL, 0) < 0 ||
-			    hwloc_distances_transform(topo, d, HWLOC_DISTANCES_TRANSFORM_TRANSITIVE_CLOSURE, NULL, 0) < 0) {
-				saturn_error_set(err, "NVLinkBandwidth: cannot merge NVSwitch ports: %s", strerror(errno));
+			if (hwloc_distances_transform(
+				topo, d,
+				HWLOC_DISTANCES_TRANSFORM_MERGE_SWITCH_PORTS,
+				NULL, 0) < 0 ||
+			    hwloc_distances_transform(
+				topo, d,
+				HWLOC_DISTANCES_TRANSFORM_TRANSITIVE_CLOSURE,
+				NULL, 0) < 0) {
+				saturn_error_set(err,
+						 "NVLinkBandwidth: cannot "
+						 "merge NVSwitch ports: %s",
+						 strerror(errno));
 				goto fail;
 			}
 		}
@@ -210,12 +225,14 @@ static saturn_topology_t *load(const char *xml, saturn_error_t *err)
 	}
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
 	if (xml && hwloc_topology_set_xml(topo, xml) < 0) {
-		saturn_error_set(err, "%s: not a hwloc XML topology this hwloc can read: %s", xml, strerror(errno));
+		saturn_error_set(
+		    err, "%s: not a hwloc XML topology this hwloc can read: %s",
+		    xml, strerror(errno));
 		goto out;
 	}
 	if (hwloc_topology_load(topo) < 0) {
-		saturn_error_set(err, "%s: hwloc cannot load the topology: %s", xml ? xml : "this machine",
-				 strerror(errno));
+		saturn_error_set(err, "%s: hwloc cannot load the topology: %s",
+				 xml ? xml : "this machine", strerror(errno));
 		goto out;
 	}
 	t = from_hwloc(topo, err);
@@ -226,7 +243,8 @@ out:
 	return t;
 }
 
-saturn_topology_t *saturn_topology_load_xml(const char *path, saturn_error_t *err)
+saturn_topology_t *saturn_topology_load_xml(const char *path,
+					    saturn_error_t *err)
 {
 	return load(path, err);
 }
@@ -257,7 +275,8 @@ saturn_topology_t *saturn_topology_from_gres(const char *text,
 
 		lineno++;
 		if (l >= sizeof(line)) {
-			saturn_error_set(err, "gres.conf line %d: too long", lineno);
+			saturn_error_set(err, "gres.conf line %d: too long",
+					 lineno);
 			goto out;
 		}
 		memcpy(line, p, l);
@@ -268,7 +287,9 @@ saturn_topology_t *saturn_topology_from_gres(const char *text,
 		if (!strstr(line, "Name=gpu"))
 			continue;
 		if (n >= cap) {
-			saturn_error_set(err, "gres.conf line %d: more than %d GPUs", lineno, cap);
+			saturn_error_set(err,
+					 "gres.conf line %d: more than %d GPUs",
+					 lineno, cap);
 			goto out;
 		}
 		l2 = strstr(line, "Links=");
@@ -282,8 +303,12 @@ saturn_topology_t *saturn_topology_from_gres(const char *text,
 				long v = strtol(q, &end, 10);
 
 				if (end == q || v < -1 || v > 64 || k >= cap) {
-					saturn_error_set(err, "gres.conf line %d: Links: want a comma list of -1, 0 or link counts",
-							 lineno);
+					saturn_error_set(
+					    err,
+					    "gres.conf line %d: Links: want a "
+					    "comma list of -1, 0 or link "
+					    "counts",
+					    lineno);
 					goto out;
 				}
 				links[n * cap + k++] = (int)v;
@@ -292,7 +317,11 @@ saturn_topology_t *saturn_topology_from_gres(const char *text,
 					q++;
 			}
 			if (links[n * cap + n] != -1 && k > n) {
-				saturn_error_set(err, "gres.conf line %d: Links: entry %d (this GPU) must be -1", lineno, n);
+				saturn_error_set(
+				    err,
+				    "gres.conf line %d: Links: entry %d (this "
+				    "GPU) must be -1",
+				    lineno, n);
 				goto out;
 			}
 		}
@@ -318,7 +347,8 @@ saturn_topology_t *saturn_topology_from_gres(const char *text,
 
 			if (i == j)
 				continue;
-			t->link_gbs[i * n + j] = k > 0 ? k * per_link_gbs : pcie_gbs;
+			t->link_gbs[i * n + j] =
+			    k > 0 ? k * per_link_gbs : pcie_gbs;
 			if (k > 0 && i < j)
 				t->nvlink_pairs++;
 		}

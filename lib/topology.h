@@ -14,20 +14,22 @@
 
 #include "error.h"
 
-#define SATURN_PCIE_DEFAULT_GBS 15.75 /* PCIe 3.0 x16, when hwloc has no speed */
+#define SATURN_PCIE_DEFAULT_GBS                                                \
+	15.75 /* PCIe 3.0 x16, when hwloc has no speed */
 
 typedef struct saturn_topology {
 	int ngpus;
-	char **names;        /* OS device names, e.g. "nvml0" or "cuda0" */
-	char *gpu_model;     /* model of GPU 0, or NULL */
-	double gpu_mem_mb;   /* memory of GPU 0 (MiB), 0 = unknown */
-	double *link_gbs;    /* ngpus x ngpus, GB/s one direction, diagonal 0 */
-	int nvlink_pairs;    /* pairs connected by NVLink */
+	char **names;	   /* OS device names, e.g. "nvml0" or "cuda0" */
+	char *gpu_model;   /* model of GPU 0, or NULL */
+	double gpu_mem_mb; /* memory of GPU 0 (MiB), 0 = unknown */
+	double *link_gbs;  /* ngpus x ngpus, GB/s one direction, diagonal 0 */
+	int nvlink_pairs;  /* pairs connected by NVLink */
 	char interconnect[16]; /* "nvswitch", "nvlink", "pcie", "unknown" */
 } saturn_topology_t;
 
 /* Load a recorded hwloc XML file. NULL with err ("FILE: ..."). */
-saturn_topology_t *saturn_topology_load_xml(const char *path, saturn_error_t *err);
+saturn_topology_t *saturn_topology_load_xml(const char *path,
+					    saturn_error_t *err);
 
 /* Discover this machine (honours HWLOC_XMLFILE like every hwloc program).
  * NULL with err. */

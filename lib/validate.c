@@ -404,8 +404,7 @@ int saturn_plan_validate(const saturn_plan_t *plan, const saturn_problem_t *p,
 			goto out;
 		}
 	if (!isfinite(plan->makespan_s) ||
-	    fabs(plan->makespan_s - latest) > tol(latest))
-		{
+	    fabs(plan->makespan_s - latest) > tol(latest)) {
 		saturn_error_set(err, "plan: makespan_s %.6g s but the latest task ends at %.6g s", plan->makespan_s, latest);
 		goto out;
 	}

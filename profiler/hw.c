@@ -18,17 +18,22 @@ int saturn_hw_busbw(const saturn_hw_ops_t *ops, void *ctx,
 	*busbw = 0;
 	if (n < 2)
 		return 0;
-	if (ops->collective(ctx, c, n, BW_BYTES, BW_WARMUP, BW_ITERS, &sec, &correct, err) < 0)
+	if (ops->collective(ctx, c, n, BW_BYTES, BW_WARMUP, BW_ITERS, &sec,
+			    &correct, err) < 0)
 		return -1;
 	if (!correct)
-		return saturn_error_set(err, "%s: %s over %d GPUs returned wrong values", ops->name,
-					c == SATURN_ALLREDUCE ? "all-reduce" : "all-gather", n);
+		return saturn_error_set(
+		    err, "%s: %s over %d GPUs returned wrong values", ops->name,
+		    c == SATURN_ALLREDUCE ? "all-reduce" : "all-gather", n);
 	if (!(sec > 0))
-		return saturn_error_set(err, "%s: collective took no time", ops->name);
+		return saturn_error_set(err, "%s: collective took no time",
+					ops->name);
 	algbw = BW_BYTES / sec / 1e9;
 	if (c == SATURN_ALLREDUCE)
-		*busbw = algbw * 2.0 * (n - 1) / n; /* ring: 2(n-1)/n of the data per link */
+		*busbw = algbw * 2.0 * (n - 1) /
+			 n; /* ring: 2(n-1)/n of the data per link */
 	else
-		*busbw = algbw * (n - 1) / n;       /* each rank receives (n-1)/n of the output */
+		*busbw = algbw * (n - 1) /
+			 n; /* each rank receives (n-1)/n of the output */
 	return 0;
 }

@@ -53,7 +53,8 @@ static int cpu_collective(void *ctx, saturn_collective_t coll, int n,
 	double busbw = saturn_emu_busbw(&c->hw, n, coll);
 
 	if (n < 2 || n > c->ngpus)
-		return saturn_error_set(err, "cpu: collective over %d of %d GPUs", n, c->ngpus);
+		return saturn_error_set(
+		    err, "cpu: collective over %d of %d GPUs", n, c->ngpus);
 	buf = calloc((size_t)n * COUNT, sizeof(float));
 	if (!buf)
 		return saturn_error_set(err, "out of memory");
@@ -72,7 +73,8 @@ static int cpu_collective(void *ctx, saturn_collective_t coll, int n,
 	}
 	free(buf);
 	/* time of one iteration from the modelled bus bandwidth */
-	*sec = (double)bytes / 1e9 / busbw * (coll == SATURN_ALLREDUCE ? 2.0 * (n - 1) / n : (n - 1.0) / n);
+	*sec = (double)bytes / 1e9 / busbw *
+	       (coll == SATURN_ALLREDUCE ? 2.0 * (n - 1) / n : (n - 1.0) / n);
 	return 0;
 }
 
@@ -82,5 +84,5 @@ static void cpu_close(void *ctx)
 }
 
 const saturn_hw_ops_t saturn_hw_cpu = {
-	"cpu", cpu_open, cpu_gpu_info, cpu_collective, cpu_close,
+    "cpu", cpu_open, cpu_gpu_info, cpu_collective, cpu_close,
 };

@@ -14,25 +14,27 @@
 
 #include "hw.h"
 
-#define CUDA_CHECK(call)                                                                  \
-	do {                                                                              \
-		cudaError_t e_ = (call);                                                  \
-		if (e_ != cudaSuccess) {                                                  \
-			saturn_error_set(err, "%s:%d: %s: %s", __FILE__, __LINE__, #call, \
-					 cudaGetErrorString(e_));                         \
-			goto fail;                                                        \
-		}                                                                         \
+#define CUDA_CHECK(call)                                                       \
+	do {                                                                   \
+		cudaError_t e_ = (call);                                       \
+		if (e_ != cudaSuccess) {                                       \
+			saturn_error_set(err, "%s:%d: %s: %s", __FILE__,       \
+					 __LINE__, #call,                      \
+					 cudaGetErrorString(e_));              \
+			goto fail;                                             \
+		}                                                              \
 	} while (0)
 
 #ifdef HAVE_NCCL
-#define NCCL_CHECK(call)                                                                  \
-	do {                                                                              \
-		ncclResult_t r_ = (call);                                                 \
-		if (r_ != ncclSuccess) {                                                  \
-			saturn_error_set(err, "%s:%d: %s: %s", __FILE__, __LINE__, #call, \
-					 ncclGetErrorString(r_));                         \
-			goto fail;                                                        \
-		}                                                                         \
+#define NCCL_CHECK(call)                                                       \
+	do {                                                                   \
+		ncclResult_t r_ = (call);                                      \
+		if (r_ != ncclSuccess) {                                       \
+			saturn_error_set(err, "%s:%d: %s: %s", __FILE__,       \
+					 __LINE__, #call,                      \
+					 ncclGetErrorString(r_));              \
+			goto fail;                                             \
+		}                                                              \
 	} while (0)
 #endif
 
@@ -48,9 +50,11 @@ static int cuda_open(void **ctx, int ngpus, saturn_error_t *err)
 
 	if (e != cudaSuccess || n < 1)
 		return saturn_error_set(err, "no CUDA device (%s)",
-					e != cudaSuccess ? cudaGetErrorString(e) : "count 0");
+					e != cudaSuccess ? cudaGetErrorString(e)
+							 : "count 0");
 	if (ngpus > n)
-		return saturn_error_set(err, "%d GPUs requested, CUDA sees %d", ngpus, n);
+		return saturn_error_set(err, "%d GPUs requested, CUDA sees %d",
+					ngpus, n);
 	if (!(c = calloc(1, sizeof(*c))))
 		return saturn_error_set(err, "out of memory");
 	c->ngpus = ngpus;
@@ -86,7 +90,8 @@ static int cuda_collective(void *ctx, saturn_collective_t coll, int n,
 	int rc = -1;
 
 	if (n < 2 || n > 64)
-		return saturn_error_set(err, "cuda: collective over %d GPUs", n);
+		return saturn_error_set(err, "cuda: collective over %d GPUs",
+					n);
 	/* all-gather: bytes is the gathered output, each rank sends 1/n */
 	sendcount = coll == SATURN_ALLREDUCE ? count : count / n;
 	count = coll == SATURN_ALLREDUCE ? count : sendcount * n;
@@ -98,8 +103,10 @@ static int cuda_collective(void *ctx, saturn_collective_t coll, int n,
 		CUDA_CHECK(cudaSetDevice(i));
 		CUDA_CHECK(cudaStreamCreate(&streams[i]));
 		nstream++;
-		CUDA_CHECK(cudaMalloc((void **)&send[i], sendcount * sizeof(float)));
-		CUDA_CHECK(cudaMalloc((void **)&recv[i], count * sizeof(float)));
+		CUDA_CHECK(
+		    cudaMalloc((void **)&send[i], sendcount * sizeof(float)));
+		CUDA_CHECK(
+		    cudaMalloc((void **)&recv[i], count * sizeof(float)));
 	}
 	for (int it = 0; it < warmup + iters + 1; it++) {
 		int check = it == warmup + iters;
@@ -124,15 +131,21 @@ static int cuda_collective(void *ctx, saturn_collective_t coll, int n,
 				for (size_t k = 0; k < sendcount; k++)
 					host[k] = (float)(r + 1);
 				CUDA_CHECK(cudaSetDevice(r));
-				CUDA_CHECK(cudaMemcpy(send[r], host, sendcount * sizeof(float), cudaMemcpyHostToDevice));
+				CUDA_CHECK(cudaMemcpy(send[r], host,
+						      sendcount * sizeof(float),
+						      cudaMemcpyHostToDevice));
 			}
 		}
 		NCCL_CHECK(ncclGroupStart());
 		for (int i = 0; i < n; i++) {
 			if (coll == SATURN_ALLREDUCE)
-				NCCL_CHECK(ncclAllReduce(send[i], recv[i], count, ncclFloat, ncclSum, comms[i], streams[i]));
+				NCCL_CHECK(ncclAllReduce(
+				    send[i], recv[i], count, ncclFloat, ncclSum,
+				    comms[i], streams[i]));
 			else
-				NCCL_CHECK(ncclAllGather(send[i], recv[i], sendcount, ncclFloat, comms[i], streams[i]));
+				NCCL_CHECK(ncclAllGather(send[i], recv[i],
+							 sendcount, ncclFloat,
+							 comms[i], streams[i]));
 		}
 		NCCL_CHECK(ncclGroupEnd());
 	}
@@ -145,10 +158,13 @@ static int cuda_collective(void *ctx, saturn_collective_t coll, int n,
 		size_t last = count - 1;
 
 		CUDA_CHECK(cudaSetDevice(n - 1));
-		CUDA_CHECK(cudaMemcpy(&probe[0], recv[n - 1], sizeof(float), cudaMemcpyDeviceToHost));
-		CUDA_CHECK(cudaMemcpy(&probe[1], recv[n - 1] + last, sizeof(float), cudaMemcpyDeviceToHost));
+		CUDA_CHECK(cudaMemcpy(&probe[0], recv[n - 1], sizeof(float),
+				      cudaMemcpyDeviceToHost));
+		CUDA_CHECK(cudaMemcpy(&probe[1], recv[n - 1] + last,
+				      sizeof(float), cudaMemcpyDeviceToHost));
 		if (coll == SATURN_ALLREDUCE)
-			*correct = probe[0] == (float)(n * (n + 1) / 2) && probe[1] == probe[0];
+			*correct = probe[0] == (float)(n * (n + 1) / 2) &&
+				   probe[1] == probe[0];
 		else
 			*correct = probe[0] == 1.0f && probe[1] == (float)n;
 	}
@@ -176,7 +192,8 @@ static int cuda_collective(void *ctx, saturn_collective_t coll, int n,
 			   size_t bytes, int warmup, int iters, double *sec,
 			   int *correct, saturn_error_t *err)
 {
-	return saturn_error_set(err, "cuda: built without NCCL: no collective bandwidth");
+	return saturn_error_set(
+	    err, "cuda: built without NCCL: no collective bandwidth");
 }
 #endif
 
@@ -186,5 +203,5 @@ static void cuda_close(void *ctx)
 }
 
 const saturn_hw_ops_t saturn_hw_cuda = {
-	"cuda", cuda_open, cuda_gpu_info, cuda_collective, cuda_close,
+    "cuda", cuda_open, cuda_gpu_info, cuda_collective, cuda_close,
 };

@@ -33,18 +33,13 @@
 #include "sweep.h"
 #include "technique.h"
 #include "topology.h"
+#include "probe.h"
 
 #define MAX_GPUS 64
 #define MAX_CAND 3
 
-static const char *prog = "saturn-profile";
+const char *prog = "saturn-profile";
 
-struct opts {
-	const char *batch, *script, *task_ids, *output;
-	int trial_batches, warmup, max_gpus, exhaustive, quiet, keep;
-	double timeout;
-	const char *backend, *topology, *gres_conf, *klass, *techniques;
-};
 
 /* one sweep over a GPU range with one parameter candidate */
 struct tsweep {
@@ -105,7 +100,8 @@ static int parse_ids(const char *s, int **ids)
 				goto bad;
 			p = end;
 		}
-		if (*p == ':') { /* Slurm's step syntax 0-15:2 is not supported */
+		if (*p ==
+		    ':') { /* Slurm's step syntax 0-15:2 is not supported */
 			goto bad;
 		}
 		for (long v = lo; v <= hi; v++) {
@@ -226,8 +222,10 @@ static const char *jstr(json_object *o, const char *k)
 {
 	json_object *v;
 
-	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_string)
-		       ? json_object_get_string(v) : NULL;
+	return json_object_object_get_ex(o, k, &v) &&
+		       json_object_is_type(v, json_type_string)
+		   ? json_object_get_string(v)
+		   : NULL;
 }
 
 static double jnum(json_object *o, const char *k)
@@ -236,12 +234,13 @@ static double jnum(json_object *o, const char *k)
 
 	if (!json_object_object_get_ex(o, k, &v))
 		return -1;
-	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))
+	if (!json_object_is_type(v, json_type_int) &&
+	    !json_object_is_type(v, json_type_double))
 		return -1;
 	return json_object_get_double(v);
 }
 
-static char *xstrdup(const char *s)
+char *xstrdup(const char *s)
 {
 	char *d = strdup(s ? s : "");
 
@@ -252,110 +251,8 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
-/* --- hardware ------------------------------------------------------------ */
-
-static int probe_hw(const struct opts *o, int ngpus, saturn_profile_hw_t *hw,
-		    double *ar, double *ag)
-{
-	const saturn_hw_ops_t *ops = &saturn_hw_cpu;
-	saturn_topology_t *topo = NULL;
-	saturn_error_t err = {{0}};
-	void *ctx = NULL;
-	char model[256], host[256] = "localhost";
-	double mem = 0;
-
-	if (strcmp(o->backend, "cuda") == 0 || strcmp(o->backend, "auto") == 0) {
-#ifdef HAVE_CUDA
-		ops = &saturn_hw_cuda;
-		if (ops->open(&ctx, ngpus, &err) < 0) {
-			if (strcmp(o->backend, "cuda") == 0) {
-				fprintf(stderr, "%s: cuda backend: %s\n", prog, err.text);
-				return strstr(err.text, "no CUDA device") ? 77 : -1;
-			}
-			ops = &saturn_hw_cpu;
-			ctx = NULL;
-		}
-#else
-		if (strcmp(o->backend, "cuda") == 0) {
-			fprintf(stderr, "%s: built without CUDA\n", prog);
-			return 77;
-		}
-#endif
-	} else if (strcmp(o->backend, "cpu") != 0) {
-		fprintf(stderr, "%s: --backend: want auto, cpu or cuda\n", prog);
-		return -1;
-	}
-	if (!ctx && ops->open(&ctx, ngpus, &err) < 0) {
-		fprintf(stderr, "%s: %s backend: %s\n", prog, ops->name, err.text);
-		return -1;
-	}
-	if (ops->gpu_info(ctx, 0, model, sizeof(model), &mem, &err) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, err.text);
-		ops->close(ctx);
-		return -1;
-	}
-	gethostname(host, sizeof(host) - 1);
-	hw->klass = o->klass ? xstrdup(o->klass) : NULL;
-	hw->node = xstrdup(host);
-	hw->gpu_model = xstrdup(model);
-	hw->gpus = ngpus;
-	hw->gpu_mem_mb = mem;
-	hw->nccl = calloc(ngpus, sizeof(*hw->nccl));
-	for (int n = 2; n <= ngpus; n++) {
-		saturn_nccl_bw_t *b = &hw->nccl[hw->nnccl];
-
-		b->gpus = n;
-		if (saturn_hw_busbw(ops, ctx, SATURN_ALLREDUCE, n, &b->allreduce_busbw_gbs, &err) < 0 ||
-		    saturn_hw_busbw(ops, ctx, SATURN_ALLGATHER, n, &b->allgather_busbw_gbs, &err) < 0) {
-			fprintf(stderr, "%s: bandwidth over %d GPUs: %s (predictions use volume only)\n", prog, n,
-				err.text);
-			continue;
-		}
-		ar[n] = b->allreduce_busbw_gbs;
-		ag[n] = b->allgather_busbw_gbs;
-		hw->nnccl++;
-	}
-	ops->close(ctx);
-
-	/* links: a recorded/real hwloc topology, or gres.conf, or the stand-in */
-	if (o->topology)
-		topo = saturn_topology_load_xml(o->topology, &err);
-	else if (o->gres_conf) {
-		size_t len;
-		char *txt = saturn_read_file(o->gres_conf, 1 << 20, &len, &err);
-
-		topo = txt ? saturn_topology_from_gres(txt, 25.0, SATURN_PCIE_DEFAULT_GBS, &err) : NULL;
-		free(txt);
-	} else if (ops != &saturn_hw_cpu) {
-		topo = saturn_topology_load_system(&err);
-	}
-	if ((o->topology || o->gres_conf) && !topo) {
-		fprintf(stderr, "%s: %s\n", prog, err.text);
-		return -1;
-	}
-	hw->link_gbs = calloc((size_t)ngpus * ngpus, sizeof(double));
-	if (topo && topo->ngpus >= ngpus) {
-		for (int i = 0; i < ngpus; i++)
-			for (int j = 0; j < ngpus; j++)
-				hw->link_gbs[i * ngpus + j] = topo->link_gbs[i * topo->ngpus + j];
-		hw->interconnect = xstrdup(topo->interconnect);
-		if (ops == &saturn_hw_cpu && topo->gpu_mem_mb > 0)
-			hw->gpu_mem_mb = hw->gpu_mem_mb; /* the stand-in's model rules trials */
-	} else {
-		saturn_emu_hw_t eh;
-
-		if (saturn_emu_hw_from_env(&eh, &err) < 0)
-			saturn_emu_hw_default(&eh, 1);
-		for (int i = 0; i < ngpus; i++)
-			for (int j = 0; j < ngpus; j++)
-				hw->link_gbs[i * ngpus + j] = i == j ? 0 : eh.link_gbs;
-		hw->interconnect = xstrdup(ops == &saturn_hw_cpu ? (eh.nvlink ? "nvswitch" : "pcie") : "unknown");
-	}
-	saturn_topology_destroy(topo);
-	return 0;
-}
-
-/* --- signatures ------------------------------------------------------------ */
+/* --- signatures ------------------------------------------------------------
+ */
 
 static int signature_pass(const struct opts *o, const char *work, int nids,
 			  const int *ids, struct sig **sigs_out)
@@ -377,10 +274,13 @@ static int signature_pass(const struct opts *o, const char *work, int nids,
 			char *env[8];
 			int id = ids[base + k];
 
-			snprintf(report, sizeof(report), "%s/sig-%d.json", work, id);
+			snprintf(report, sizeof(report), "%s/sig-%d.json", work,
+				 id);
 			snprintf(log, sizeof(log), "%s/sig-%d.log", work, id);
-			if (asprintf(&env[0], "SLURM_ARRAY_TASK_ID=%d", id) < 0 ||
-			    asprintf(&env[1], "SATURN_REPORT_FILE=%s", report) < 0 ||
+			if (asprintf(&env[0], "SLURM_ARRAY_TASK_ID=%d", id) <
+				0 ||
+			    asprintf(&env[1], "SATURN_REPORT_FILE=%s", report) <
+				0 ||
 			    asprintf(&env[2], "SATURN_BATCH=%s", o->batch) < 0)
 				return -1;
 			env[3] = "SATURN_MODE=signature";
@@ -400,13 +300,20 @@ static int signature_pass(const struct opts *o, const char *work, int nids,
 			struct sig *s = NULL;
 
 			st = wait_deadline(pids[k], mono() + o->timeout, &to);
-			snprintf(report, sizeof(report), "%s/sig-%d.json", work, id);
+			snprintf(report, sizeof(report), "%s/sig-%d.json", work,
+				 id);
 			r = load_json(report);
 			sg = r ? jstr(r, "signature") : NULL;
 			b = r ? jnum(r, "batches") : -1;
 			if (!sg || !*sg || b < 0) {
-				fprintf(stderr, "%s: task %d: no signature (%s; log %s/sig-%d.log)\n", prog, id,
-					to ? "timed out" : WIFEXITED(st) ? "see the log" : "killed", work, id);
+				fprintf(stderr,
+					"%s: task %d: no signature (%s; log "
+					"%s/sig-%d.log)\n",
+					prog, id,
+					to		? "timed out"
+					: WIFEXITED(st) ? "see the log"
+							: "killed",
+					work, id);
 				json_object_put(r);
 				continue;
 			}
@@ -414,7 +321,8 @@ static int signature_pass(const struct opts *o, const char *work, int nids,
 				if (strcmp(sigs[i].signature, sg) == 0)
 					s = &sigs[i];
 			if (!s) {
-				struct sig *ns = realloc(sigs, (nsigs + 1) * sizeof(*ns));
+				struct sig *ns =
+				    realloc(sigs, (nsigs + 1) * sizeof(*ns));
 
 				if (!ns)
 					return -1;
@@ -434,12 +342,13 @@ static int signature_pass(const struct opts *o, const char *work, int nids,
 	}
 	*sigs_out = sigs;
 	if (!o->quiet)
-		fprintf(stderr, "%s: %d of %d tasks: %d distinct signature%s\n", prog, ok, nids, nsigs,
-			nsigs == 1 ? "" : "s");
+		fprintf(stderr, "%s: %d of %d tasks: %d distinct signature%s\n",
+			prog, ok, nids, nsigs, nsigs == 1 ? "" : "s");
 	return nsigs;
 }
 
-/* --- trials ---------------------------------------------------------------- */
+/* --- trials ----------------------------------------------------------------
+ */
 
 static int start_trial(const struct opts *o, const char *work, struct trial *tr,
 		       char devs[][32], int seq)
@@ -450,12 +359,14 @@ static int start_trial(const struct opts *o, const char *work, struct trial *tr,
 	saturn_error_t err = {{0}};
 
 	/* parameters resolved for this GPU count (e.g. pipeline stages) */
-	if (saturn_technique_candidate(tr->ts->t, tr->gpus, tr->ts->cand, tr->s->signature, params,
-				       sizeof(params), &err) != 0)
+	if (saturn_technique_candidate(tr->ts->t, tr->gpus, tr->ts->cand,
+				       tr->s->signature, params, sizeof(params),
+				       &err) != 0)
 		snprintf(params, sizeof(params), "%s", tr->ts->params);
 
 	for (int i = 0; i < tr->gpus; i++)
-		off += snprintf(vis + off, sizeof(vis) - off, "%s%s", i ? "," : "", devs[tr->gpu_idx[i]]);
+		off += snprintf(vis + off, sizeof(vis) - off, "%s%s",
+				i ? "," : "", devs[tr->gpu_idx[i]]);
 	snprintf(tr->report, sizeof(tr->report), "%s/trial-%d.json", work, seq);
 	snprintf(tr->log, sizeof(tr->log), "%s/trial-%d.log", work, seq);
 	unlink(tr->report);
@@ -463,7 +374,8 @@ static int start_trial(const struct opts *o, const char *work, struct trial *tr,
 	    asprintf(&env[ne++], "SATURN_TECHNIQUE=%s", tr->ts->t->name) < 0 ||
 	    asprintf(&env[ne++], "SATURN_GPUS=%d", tr->gpus) < 0 ||
 	    asprintf(&env[ne++], "SATURN_TECHNIQUE_PARAMS=%s", params) < 0 ||
-	    asprintf(&env[ne++], "SATURN_TRIAL_BATCHES=%d", o->trial_batches) < 0 ||
+	    asprintf(&env[ne++], "SATURN_TRIAL_BATCHES=%d", o->trial_batches) <
+		0 ||
 	    asprintf(&env[ne++], "SATURN_TRIAL_WARMUP=%d", o->warmup) < 0 ||
 	    asprintf(&env[ne++], "SATURN_TRIAL_TIMEOUT=%.0f", o->timeout) < 0 ||
 	    asprintf(&env[ne++], "SATURN_REPORT_FILE=%s", tr->report) < 0 ||
@@ -486,7 +398,8 @@ static void finish_trial(struct trial *tr, int st, int timed_out)
 	json_object *r = load_json(tr->report);
 	const char *status = r ? jstr(r, "status") : NULL;
 	const char *reason = r ? jstr(r, "reason") : NULL;
-	double spb = r ? jnum(r, "sec_per_batch") : 0, mem = r ? jnum(r, "peak_mem_mb") : 0;
+	double spb = r ? jnum(r, "sec_per_batch") : 0,
+	       mem = r ? jnum(r, "peak_mem_mb") : 0;
 	char why[300];
 	saturn_point_state_t state = SATURN_PT_FAILED;
 
@@ -494,11 +407,13 @@ static void finish_trial(struct trial *tr, int st, int timed_out)
 		mem = 0;
 	if (timed_out) {
 		state = SATURN_PT_TIMEOUT;
-		snprintf(why, sizeof(why), "trial did not finish in time (log %s)", tr->log);
+		snprintf(why, sizeof(why),
+			 "trial did not finish in time (log %s)", tr->log);
 		reason = why;
 	} else if (!status) {
 		snprintf(why, sizeof(why), "no trial report (%s %d; log %s)",
-			 WIFEXITED(st) ? "exit status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
+			 WIFEXITED(st) ? "exit status" : "signal",
+			 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
 			 tr->log);
 		reason = why;
 	} else if (strcmp(status, "measured") == 0 && spb > 0) {
@@ -519,7 +434,8 @@ static void chain_candidates(struct sig *s, int ngpus)
 {
 	for (int k = 0; k < s->ntech; k++) {
 		for (int c = 0; c + 1 < MAX_CAND; c++) {
-			struct tsweep *cur = &s->ts[k * MAX_CAND + c], *nx = &s->ts[k * MAX_CAND + c + 1];
+			struct tsweep *cur = &s->ts[k * MAX_CAND + c],
+				      *nx = &s->ts[k * MAX_CAND + c + 1];
 			int from, hi;
 			saturn_error_t err = {{0}};
 
@@ -529,8 +445,9 @@ static void chain_candidates(struct sig *s, int ngpus)
 			hi = from ? from - 1 : cur->hi;
 			if (hi < cur->lo)
 				continue;
-			if (saturn_technique_candidate(cur->t, hi, c + 1, s->signature, nx->params, sizeof(nx->params),
-						       &err) != 0)
+			if (saturn_technique_candidate(
+				cur->t, hi, c + 1, s->signature, nx->params,
+				sizeof(nx->params), &err) != 0)
 				continue;
 			nx->t = cur->t;
 			nx->cand = c + 1;
@@ -541,78 +458,55 @@ static void chain_candidates(struct sig *s, int ngpus)
 	(void)ngpus;
 }
 
-/* --show-topology: print what --topology / --gres-conf (or this machine)
- * says, one line, for scripts and tests. */
-static int show_topology(const struct opts *o)
-{
-	saturn_error_t err = {{0}};
-	saturn_topology_t *t;
-
-	if (o->gres_conf) {
-		size_t len;
-		char *txt = saturn_read_file(o->gres_conf, 1 << 20, &len, &err);
-
-		t = txt ? saturn_topology_from_gres(txt, 25.0, SATURN_PCIE_DEFAULT_GBS, &err) : NULL;
-		free(txt);
-	} else {
-		t = o->topology ? saturn_topology_load_xml(o->topology, &err) : saturn_topology_load_system(&err);
-	}
-	if (!t) {
-		fprintf(stderr, "%s: %s\n", prog, err.text);
-		return 1;
-	}
-	printf("gpus=%d interconnect=%s nvlink_pairs=%d gpu_mem_mb=%.0f model=%s\n", t->ngpus, t->interconnect,
-	       t->nvlink_pairs, t->gpu_mem_mb, t->gpu_model ? t->gpu_model : "unknown");
-	for (int i = 0; i < t->ngpus; i++) {
-		printf("%s", t->names[i]);
-		for (int j = 0; j < t->ngpus; j++)
-			printf(" %.1f", t->link_gbs[i * t->ngpus + j]);
-		putchar('\n');
-	}
-	saturn_topology_destroy(t);
-	return 0;
-}
-
-/* --- main ------------------------------------------------------------------ */
+/* --- main ------------------------------------------------------------------
+ */
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s --batch NAME --script FILE --task-ids LIST --output FILE\n"
-		"       [--trial-batches N] [--warmup N] [--timeout S] [--max-gpus N]\n"
-		"       [--techniques LIST] [--exhaustive] [--backend auto|cpu|cuda]\n"
-		"       [--topology XML] [--gres-conf FILE] [--class NAME] [--keep] [--quiet]\n"
-		"see saturn-profile(1)\n", prog);
+		"usage: %s --batch NAME --script FILE --task-ids LIST --output "
+		"FILE\n"
+		"       [--trial-batches N] [--warmup N] [--timeout S] "
+		"[--max-gpus N]\n"
+		"       [--techniques LIST] [--exhaustive] [--backend "
+		"auto|cpu|cuda]\n"
+		"       [--topology XML] [--gres-conf FILE] [--class NAME] "
+		"[--keep] [--quiet]\n"
+		"see saturn-profile(1)\n",
+		prog);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"batch", required_argument, NULL, 'b'},
-		{"script", required_argument, NULL, 's'},
-		{"task-ids", required_argument, NULL, 'i'},
-		{"output", required_argument, NULL, 'o'},
-		{"trial-batches", required_argument, NULL, 'n'},
-		{"warmup", required_argument, NULL, 'w'},
-		{"timeout", required_argument, NULL, 't'},
-		{"max-gpus", required_argument, NULL, 'g'},
-		{"techniques", required_argument, NULL, 'T'},
-		{"exhaustive", no_argument, NULL, 'x'},
-		{"backend", required_argument, NULL, 'B'},
-		{"topology", required_argument, NULL, 'X'},
-		{"gres-conf", required_argument, NULL, 'G'},
-		{"class", required_argument, NULL, 'c'},
-		{"keep", no_argument, NULL, 'k'},
-		{"show-topology", no_argument, NULL, 'S'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"batch", required_argument, NULL, 'b'},
+	    {"script", required_argument, NULL, 's'},
+	    {"task-ids", required_argument, NULL, 'i'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"trial-batches", required_argument, NULL, 'n'},
+	    {"warmup", required_argument, NULL, 'w'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"max-gpus", required_argument, NULL, 'g'},
+	    {"techniques", required_argument, NULL, 'T'},
+	    {"exhaustive", no_argument, NULL, 'x'},
+	    {"backend", required_argument, NULL, 'B'},
+	    {"topology", required_argument, NULL, 'X'},
+	    {"gres-conf", required_argument, NULL, 'G'},
+	    {"class", required_argument, NULL, 'c'},
+	    {"keep", no_argument, NULL, 'k'},
+	    {"show-topology", no_argument, NULL, 'S'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
-	struct opts o = {.trial_batches = 3, .warmup = 1, .timeout = 300, .backend = "auto"};
+	struct opts o = {
+	    .trial_batches = 3, .warmup = 1, .timeout = 300, .backend = "auto"};
 	char devs[MAX_GPUS][32], work[PATH_MAX];
-	int ndev, nids, nsigs, c, rc = 1, total_trials = 0, done_trials = 0, usable_all = 1;
+	int ndev, nids, nsigs = 0, c, rc = 1, total_trials = 0, done_trials = 0,
+				  usable_all = 1;
 	int *ids = NULL;
-	double ar[MAX_GPUS + 1] = {0}, ag[MAX_GPUS + 1] = {0}, t0 = mono(), trial_time = 0;
+	double ar[MAX_GPUS + 1] = {0}, ag[MAX_GPUS + 1] = {0}, t0 = mono(),
+			     trial_time = 0;
 	saturn_profile_t *pr = NULL;
 	saturn_profile_hw_t *hw;
 	struct sig *sigs = NULL;
@@ -621,46 +515,95 @@ int main(int argc, char **argv)
 	saturn_bw_table_t bw;
 	int show = 0;
 
-	while ((c = getopt_long(argc, argv, "b:s:i:o:n:w:t:g:T:xB:X:G:c:kqhS", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:s:i:o:n:w:t:g:T:xB:X:G:c:kqhS",
+				longopts, NULL)) != -1) {
 		switch (c) {
-		case 'b': o.batch = optarg; break;
-		case 's': o.script = optarg; break;
-		case 'i': o.task_ids = optarg; break;
-		case 'o': o.output = optarg; break;
-		case 'n': o.trial_batches = atoi(optarg); break;
-		case 'w': o.warmup = atoi(optarg); break;
-		case 't': o.timeout = atof(optarg); break;
-		case 'g': o.max_gpus = atoi(optarg); break;
-		case 'T': o.techniques = optarg; break;
-		case 'x': o.exhaustive = 1; break;
-		case 'B': o.backend = optarg; break;
-		case 'X': o.topology = optarg; break;
-		case 'G': o.gres_conf = optarg; break;
-		case 'c': o.klass = optarg; break;
-		case 'k': o.keep = 1; break;
-		case 'S': show = 1; break;
-		case 'q': o.quiet = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'b':
+			o.batch = optarg;
+			break;
+		case 's':
+			o.script = optarg;
+			break;
+		case 'i':
+			o.task_ids = optarg;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'n':
+			o.trial_batches = atoi(optarg);
+			break;
+		case 'w':
+			o.warmup = atoi(optarg);
+			break;
+		case 't':
+			o.timeout = atof(optarg);
+			break;
+		case 'g':
+			o.max_gpus = atoi(optarg);
+			break;
+		case 'T':
+			o.techniques = optarg;
+			break;
+		case 'x':
+			o.exhaustive = 1;
+			break;
+		case 'B':
+			o.backend = optarg;
+			break;
+		case 'X':
+			o.topology = optarg;
+			break;
+		case 'G':
+			o.gres_conf = optarg;
+			break;
+		case 'c':
+			o.klass = optarg;
+			break;
+		case 'k':
+			o.keep = 1;
+			break;
+		case 'S':
+			show = 1;
+			break;
+		case 'q':
+			o.quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (show)
 		return show_topology(&o);
-	if (!o.batch || !o.script || !o.task_ids || !o.output || optind != argc) {
+	if (!o.batch || !o.script || !o.task_ids || !o.output ||
+	    optind != argc) {
 		usage(stderr);
 		return 2;
 	}
-	if (o.trial_batches < 1 || o.warmup < 0 || !(o.timeout > 0) || o.max_gpus < 0) {
-		fprintf(stderr, "%s: --trial-batches >= 1, --warmup >= 0, --timeout > 0, --max-gpus >= 0\n", prog);
+	if (o.trial_batches < 1 || o.warmup < 0 || !(o.timeout > 0) ||
+	    o.max_gpus < 0) {
+		fprintf(stderr,
+			"%s: --trial-batches >= 1, --warmup >= 0, --timeout > "
+			"0, --max-gpus >= 0\n",
+			prog);
 		return 2;
 	}
 	if ((nids = parse_ids(o.task_ids, &ids)) < 1) {
-		fprintf(stderr, "%s: --task-ids %s: want a list like 0-15 or 0,3,5-7\n", prog, o.task_ids);
+		fprintf(stderr,
+			"%s: --task-ids %s: want a list like 0-15 or 0,3,5-7\n",
+			prog, o.task_ids);
 		return 2;
 	}
 	ndev = visible_devices(devs, MAX_GPUS);
 	if (ndev < 1) {
-		fprintf(stderr, "%s: no GPUs: CUDA_VISIBLE_DEVICES and SLURM_JOB_GPUS are unset\n", prog);
+		fprintf(stderr,
+			"%s: no GPUs: CUDA_VISIBLE_DEVICES and SLURM_JOB_GPUS "
+			"are unset\n",
+			prog);
 		return 2;
 	}
 	if (o.max_gpus && ndev > o.max_gpus)
@@ -669,7 +612,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, err.text);
 		return 2;
 	}
-	snprintf(work, sizeof(work), "%s/saturn-profile.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(work, sizeof(work), "%s/saturn-profile.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(work)) {
 		fprintf(stderr, "%s: mkdtemp: %s\n", prog, strerror(errno));
 		return 2;
@@ -692,17 +636,23 @@ int main(int argc, char **argv)
 	bw.ar = ar;
 	bw.ag = ag;
 	if (!o.quiet) {
-		fprintf(stderr, "%s: %d GPUs (%s, %.0f MiB, %s)", prog, ndev, hw->gpu_model, hw->gpu_mem_mb,
-			hw->interconnect);
+		fprintf(stderr, "%s: %d GPUs (%s, %.0f MiB, %s)", prog, ndev,
+			hw->gpu_model, hw->gpu_mem_mb, hw->interconnect);
 		for (int i = 0; i < hw->nnccl; i++)
-			fprintf(stderr, "%s%d:%.1f/%.1f", i ? " " : "; all-reduce/all-gather busbw GB/s ",
-				hw->nccl[i].gpus, hw->nccl[i].allreduce_busbw_gbs, hw->nccl[i].allgather_busbw_gbs);
+			fprintf(stderr, "%s%d:%.1f/%.1f",
+				i ? " " : "; all-reduce/all-gather busbw GB/s ",
+				hw->nccl[i].gpus,
+				hw->nccl[i].allreduce_busbw_gbs,
+				hw->nccl[i].allgather_busbw_gbs);
 		fputc('\n', stderr);
 	}
 
 	nsigs = signature_pass(&o, work, nids, ids, &sigs);
 	if (nsigs < 1) {
-		fprintf(stderr, "%s: no task produced a signature (is saturn-run in the script?)\n", prog);
+		fprintf(stderr,
+			"%s: no task produced a signature (is saturn-run in "
+			"the script?)\n",
+			prog);
 		goto out;
 	}
 
@@ -710,9 +660,11 @@ int main(int argc, char **argv)
 	for (int si = 0; si < nsigs; si++) {
 		struct sig *s = &sigs[si];
 
-		s->ts = calloc((size_t)saturn_techniques_count(reg) * MAX_CAND, sizeof(*s->ts));
+		s->ts = calloc((size_t)saturn_techniques_count(reg) * MAX_CAND,
+			       sizeof(*s->ts));
 		for (int k = 0; k < saturn_techniques_count(reg); k++) {
-			const saturn_technique_t *t = saturn_techniques_get(reg, k);
+			const saturn_technique_t *t =
+			    saturn_techniques_get(reg, k);
 			struct tsweep *ts = &s->ts[s->ntech * MAX_CAND];
 			int hi = saturn_technique_max_gpus(t, ndev);
 
@@ -724,7 +676,8 @@ int main(int argc, char **argv)
 
 				for (; *p; p += l + (p[l] == ',')) {
 					l = strcspn(p, ",");
-					snprintf(want, sizeof(want), "%.*s", (int)l, p);
+					snprintf(want, sizeof(want), "%.*s",
+						 (int)l, p);
 					tv |= strcmp(want, t->name) == 0;
 				}
 				if (!tv)
@@ -732,8 +685,12 @@ int main(int argc, char **argv)
 			}
 			if (t->min_gpus > hi)
 				continue;
-			if (saturn_technique_candidate(t, hi, 0, s->signature, ts->params, sizeof(ts->params), &err) != 0) {
-				fprintf(stderr, "%s: technique %s skipped: %s\n", prog, t->name, err.text);
+			if (saturn_technique_candidate(
+				t, hi, 0, s->signature, ts->params,
+				sizeof(ts->params), &err) != 0) {
+				fprintf(stderr,
+					"%s: technique %s skipped: %s\n", prog,
+					t->name, err.text);
 				continue;
 			}
 			ts->t = t;
@@ -761,15 +718,18 @@ int main(int argc, char **argv)
 				if (!ts->t)
 					continue;
 				if (!ts->sw) {
-					ts->sw = saturn_sweep_create(saturn_scale_kind(ts->t->name),
-								     (int)saturn_technique_param(ts->params, "micro_batches", 8),
-								     ts->lo, ts->hi, &bw, o.exhaustive);
+					ts->sw = saturn_sweep_create(
+					    saturn_scale_kind(ts->t->name),
+					    (int)saturn_technique_param(
+						ts->params, "micro_batches", 8),
+					    ts->lo, ts->hi, &bw, o.exhaustive);
 					if (!ts->sw)
 						goto out;
 				}
 				n = saturn_sweep_next(ts->sw, gl, MAX_GPUS);
 				for (int j = 0; j < n; j++) {
-					struct trial *nqa = realloc(q, (nq + 1) * sizeof(*q));
+					struct trial *nqa =
+					    realloc(q, (nq + 1) * sizeof(*q));
 
 					if (!nqa)
 						goto out;
@@ -783,14 +743,17 @@ int main(int argc, char **argv)
 			}
 		}
 		if (nq == 0) {
-			/* sweeps just completed may call for another candidate */
+			/* sweeps just completed may call for another candidate
+			 */
 			int more = 0;
 
 			for (int si = 0; si < nsigs; si++)
 				chain_candidates(&sigs[si], ndev);
 			for (int si = 0; si < nsigs && !more; si++)
-				for (int k = 0; k < sigs[si].ntech * MAX_CAND; k++)
-					more |= sigs[si].ts[k].t && !sigs[si].ts[k].sw;
+				for (int k = 0; k < sigs[si].ntech * MAX_CAND;
+				     k++)
+					more |= sigs[si].ts[k].t &&
+						!sigs[si].ts[k].sw;
 			free(q);
 			if (more)
 				continue;
@@ -818,14 +781,19 @@ int main(int argc, char **argv)
 
 				if (tr->pid || tr->gpus > free_n)
 					continue;
-				for (int g = 0, k = 0; g < ndev && k < tr->gpus; g++)
+				for (int g = 0, k = 0; g < ndev && k < tr->gpus;
+				     g++)
 					if (!busy[g]) {
 						busy[g] = 1;
 						tr->gpu_idx[k++] = g;
 					}
 				free_n -= tr->gpus;
-				if (start_trial(&o, work, tr, devs, done_trials + running) < 0) {
-					fprintf(stderr, "%s: cannot start a trial: %s\n", prog, strerror(errno));
+				if (start_trial(&o, work, tr, devs,
+						done_trials + running) < 0) {
+					fprintf(
+					    stderr,
+					    "%s: cannot start a trial: %s\n",
+					    prog, strerror(errno));
 					goto out;
 				}
 				for (int r = 0; r < MAX_GPUS; r++)
@@ -836,16 +804,30 @@ int main(int argc, char **argv)
 				running++;
 				if (!o.quiet) {
 					double el = mono() - t0;
-					double mean = done_trials ? trial_time / done_trials : 0;
+					double mean =
+					    done_trials
+						? trial_time / done_trials
+						: 0;
 					int left = total_trials - done_trials;
 
-					fprintf(stderr, "%s: trial %d of %d: %s %s on %d GPU%s (%s); elapsed %.0f s",
-						prog, done_trials + running, total_trials, tr->s->signature,
-						tr->ts->t->name, tr->gpus, tr->gpus == 1 ? "" : "s",
-						tr->ts->cand ? "memory-saving parameters" : "default parameters", el);
+					fprintf(stderr,
+						"%s: trial %d of %d: %s %s on "
+						"%d GPU%s (%s); elapsed %.0f s",
+						prog, done_trials + running,
+						total_trials, tr->s->signature,
+						tr->ts->t->name, tr->gpus,
+						tr->gpus == 1 ? "" : "s",
+						tr->ts->cand
+						    ? "memory-saving parameters"
+						    : "default parameters",
+						el);
 					if (mean > 0)
-						fprintf(stderr, ", ETA about %.0f s (more if trials fail)",
-							mean * left / (running ? running : 1));
+						fprintf(stderr,
+							", ETA about %.0f s "
+							"(more if trials fail)",
+							mean * left /
+							    (running ? running
+								     : 1));
 					fputc('\n', stderr);
 				}
 			}
@@ -858,11 +840,19 @@ int main(int argc, char **argv)
 
 				if (w > 0) {
 					for (int r = 0; r < MAX_GPUS; r++)
-						if (run[r] && run[r]->pid == w) {
-							finish_trial(run[r], st, 0);
-							for (int k = 0; k < run[r]->gpus; k++)
-								busy[run[r]->gpu_idx[k]] = 0;
-							trial_time += mono() - run[r]->start;
+						if (run[r] &&
+						    run[r]->pid == w) {
+							finish_trial(run[r], st,
+								     0);
+							for (int k = 0;
+							     k < run[r]->gpus;
+							     k++)
+								busy[run[r]->gpu_idx
+									 [k]] =
+								    0;
+							trial_time +=
+							    mono() -
+							    run[r]->start;
 							run[r]->pid = -1;
 							run[r] = NULL;
 							running--;
@@ -874,14 +864,19 @@ int main(int argc, char **argv)
 						break;
 					continue;
 				}
-				/* profiler-side deadline: the trial's own timeout plus slack */
+				/* profiler-side deadline: the trial's own
+				 * timeout plus slack */
 				for (int r = 0; r < MAX_GPUS; r++)
-					if (run[r] && mono() - run[r]->start > o.timeout + 30) {
+					if (run[r] && mono() - run[r]->start >
+							  o.timeout + 30) {
 						kill(-run[r]->pid, SIGKILL);
 						waitpid(run[r]->pid, &st, 0);
 						finish_trial(run[r], st, 1);
-						for (int k = 0; k < run[r]->gpus; k++)
-							busy[run[r]->gpu_idx[k]] = 0;
+						for (int k = 0;
+						     k < run[r]->gpus; k++)
+							busy[run[r]
+								 ->gpu_idx[k]] =
+							    0;
 						run[r]->pid = -1;
 						run[r] = NULL;
 						running--;
@@ -911,7 +906,8 @@ int main(int argc, char **argv)
 		s->ids = NULL;
 		pt->batches = s->batches;
 		pt->klass = o.klass ? xstrdup(o.klass) : NULL;
-		pt->options = calloc((size_t)s->ntech * ndev, sizeof(*pt->options));
+		pt->options =
+		    calloc((size_t)s->ntech * ndev, sizeof(*pt->options));
 		for (int k = 0; k < s->ntech; k++) {
 			struct tsweep *base = &s->ts[k * MAX_CAND];
 
@@ -919,14 +915,21 @@ int main(int argc, char **argv)
 				const saturn_point_t *best = NULL;
 				const struct tsweep *from = NULL;
 
-				/* the first candidate that runs; else the first one's failure */
+				/* the first candidate that runs; else the first
+				 * one's failure */
 				for (int cc = 0; cc < MAX_CAND; cc++) {
 					const struct tsweep *ts = &base[cc];
-					const saturn_point_t *p = ts->sw ? saturn_sweep_point(ts->sw, g) : NULL;
+					const saturn_point_t *p =
+					    ts->sw
+						? saturn_sweep_point(ts->sw, g)
+						: NULL;
 
-					if (!p || p->state == SATURN_PT_UNKNOWN || p->state == SATURN_PT_PENDING)
+					if (!p ||
+					    p->state == SATURN_PT_UNKNOWN ||
+					    p->state == SATURN_PT_PENDING)
 						continue;
-					if (p->state == SATURN_PT_MEASURED || p->state == SATURN_PT_PREDICTED) {
+					if (p->state == SATURN_PT_MEASURED ||
+					    p->state == SATURN_PT_PREDICTED) {
 						best = p;
 						from = ts;
 						break;
@@ -938,7 +941,8 @@ int main(int argc, char **argv)
 				}
 				if (!best)
 					continue;
-				saturn_profile_option_t *op = &pt->options[pt->noptions++];
+				saturn_profile_option_t *op =
+				    &pt->options[pt->noptions++];
 
 				op->technique = xstrdup(from->t->name);
 				op->gpus = g;
@@ -948,26 +952,43 @@ int main(int argc, char **argv)
 					char pj[512];
 					saturn_error_t perr = {{0}};
 
-					if (saturn_technique_candidate(from->t, g, from->cand, s->signature, pj, sizeof(pj),
-								       &perr) != 0)
-						snprintf(pj, sizeof(pj), "%s", from->params);
+					if (saturn_technique_candidate(
+						from->t, g, from->cand,
+						s->signature, pj, sizeof(pj),
+						&perr) != 0)
+						snprintf(pj, sizeof(pj), "%s",
+							 from->params);
 					op->params = xstrdup(pj);
 				}
 				switch (best->state) {
-				case SATURN_PT_MEASURED: op->status = SATURN_OPT_MEASURED; usable++; break;
-				case SATURN_PT_PREDICTED: op->status = SATURN_OPT_PREDICTED; usable++; predicted++; break;
+				case SATURN_PT_MEASURED:
+					op->status = SATURN_OPT_MEASURED;
+					usable++;
+					break;
+				case SATURN_PT_PREDICTED:
+					op->status = SATURN_OPT_PREDICTED;
+					usable++;
+					predicted++;
+					break;
 				case SATURN_PT_OOM:
-				case SATURN_PT_OOM_PRED: op->status = SATURN_OPT_OOM; break;
-				case SATURN_PT_TIMEOUT: op->status = SATURN_OPT_TIMEOUT; break;
-				default: op->status = SATURN_OPT_FAILED; break;
+				case SATURN_PT_OOM_PRED:
+					op->status = SATURN_OPT_OOM;
+					break;
+				case SATURN_PT_TIMEOUT:
+					op->status = SATURN_OPT_TIMEOUT;
+					break;
+				default:
+					op->status = SATURN_OPT_FAILED;
+					break;
 				}
 				if (best->reason[0])
 					op->reason = xstrdup(best->reason);
 			}
 		}
 		if (!o.quiet)
-			fprintf(stderr, "%s: %s: %d usable options (%d predicted)\n", prog, s->signature, usable,
-				predicted);
+			fprintf(stderr,
+				"%s: %s: %d usable options (%d predicted)\n",
+				prog, s->signature, usable, predicted);
 		if (!usable)
 			usable_all = 0;
 	}
@@ -975,10 +996,13 @@ int main(int argc, char **argv)
 		char *json = saturn_profile_to_json(pr);
 
 		if (!json) {
-			fprintf(stderr, "%s: cannot serialise the profile: %s\n", prog, strerror(errno));
+			fprintf(stderr,
+				"%s: cannot serialise the profile: %s\n", prog,
+				strerror(errno));
 			goto out;
 		}
-		if (saturn_write_file_atomic(o.output, json, strlen(json), &err) < 0) {
+		if (saturn_write_file_atomic(o.output, json, strlen(json),
+					     &err) < 0) {
 			fprintf(stderr, "%s: %s\n", prog, err.text);
 			free(json);
 			goto out;
@@ -986,11 +1010,13 @@ int main(int argc, char **argv)
 		free(json);
 	}
 	if (!o.quiet)
-		fprintf(stderr, "%s: %d trials in %.0f s; profile written to %s\n", prog, done_trials, mono() - t0,
-			o.output);
+		fprintf(stderr,
+			"%s: %d trials in %.0f s; profile written to %s\n",
+			prog, done_trials, mono() - t0, o.output);
 	rc = usable_all ? 0 : 1;
 	if (!usable_all)
-		fprintf(stderr, "%s: some signatures have no usable option\n", prog);
+		fprintf(stderr, "%s: some signatures have no usable option\n",
+			prog);
 out:
 	if (!o.keep) {
 		char cmd[PATH_MAX + 16];
@@ -998,7 +1024,8 @@ out:
 		/* our own private directory */
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
 		if (system(cmd) != 0)
-			fprintf(stderr, "%s: could not remove %s\n", prog, work);
+			fprintf(stderr, "%s: could not remove %s\n", prog,
+				work);
 	} else {
 		fprintf(stderr, "%s: trial logs kept in %s\n", prog, work);
 	}

@@ -54,7 +54,8 @@ static void sleep_until(double t)
 	ts.tv_sec = (time_t)t;
 	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
 	while (!want_ckpt && !want_stop &&
-	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+		   EINTR)
 		;
 }
 
@@ -80,7 +81,8 @@ static double env_double(const char *name, double def)
 		return def;
 	v = strtod(s, &end);
 	if (*end || !isfinite(v) || v < 0) {
-		fprintf(stderr, "%s: %s=%s: want a number >= 0\n", prog, name, s);
+		fprintf(stderr, "%s: %s=%s: want a number >= 0\n", prog, name,
+			s);
 		exit(EXIT_USAGE);
 	}
 	return v;
@@ -94,7 +96,8 @@ static double uniform(void)
 	rng ^= rng >> 12;
 	rng ^= rng << 25;
 	rng ^= rng >> 27;
-	return ((rng * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
+	return ((rng * 2685821657736338717ULL) >> 11) *
+	       (1.0 / 9007199254740992.0);
 }
 
 static double gauss(void)
@@ -115,7 +118,8 @@ static FILE *progress_out(void)
 		return stdout;
 	f = fopen(p, "we");
 	if (!f) {
-		fprintf(stderr, "%s: %s: %s (progress goes to stdout)\n", prog, p, strerror(errno));
+		fprintf(stderr, "%s: %s: %s (progress goes to stdout)\n", prog,
+			p, strerror(errno));
 		return stdout;
 	}
 	setvbuf(f, NULL, _IOLBF, 0);
@@ -124,30 +128,43 @@ static FILE *progress_out(void)
 
 int main(int argc, char **argv)
 {
-	enum { O_PARAMS = 256, O_LAYERS, O_HIDDEN, O_SEQ, O_LINK, O_LINKGBS, O_MEM, O_TFLOPS,
-	       O_PJSON, O_PRINT, O_NOISE, O_SEED, O_IGNORE };
+	enum {
+		O_PARAMS = 256,
+		O_LAYERS,
+		O_HIDDEN,
+		O_SEQ,
+		O_LINK,
+		O_LINKGBS,
+		O_MEM,
+		O_TFLOPS,
+		O_PJSON,
+		O_PRINT,
+		O_NOISE,
+		O_SEED,
+		O_IGNORE
+	};
 	static const struct option longopts[] = {
-		{"model", required_argument, NULL, 'm'},
-		{"batch-size", required_argument, NULL, 'b'},
-		{"technique", required_argument, NULL, 't'},
-		{"gpus", required_argument, NULL, 'g'},
-		{"batches", required_argument, NULL, 'n'},
-		{"time-scale", required_argument, NULL, 's'},
-		{"num-params", required_argument, NULL, O_PARAMS},
-		{"layers", required_argument, NULL, O_LAYERS},
-		{"hidden", required_argument, NULL, O_HIDDEN},
-		{"seq-len", required_argument, NULL, O_SEQ},
-		{"link", required_argument, NULL, O_LINK},
-		{"link-gbs", required_argument, NULL, O_LINKGBS},
-		{"gpu-mem-gb", required_argument, NULL, O_MEM},
-		{"tflops", required_argument, NULL, O_TFLOPS},
-		{"technique-params", required_argument, NULL, O_PJSON},
-		{"print-model", no_argument, NULL, O_PRINT},
-		{"noise", required_argument, NULL, O_NOISE},
-		{"seed", required_argument, NULL, O_SEED},
-		{"lr", required_argument, NULL, O_IGNORE},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"model", required_argument, NULL, 'm'},
+	    {"batch-size", required_argument, NULL, 'b'},
+	    {"technique", required_argument, NULL, 't'},
+	    {"gpus", required_argument, NULL, 'g'},
+	    {"batches", required_argument, NULL, 'n'},
+	    {"time-scale", required_argument, NULL, 's'},
+	    {"num-params", required_argument, NULL, O_PARAMS},
+	    {"layers", required_argument, NULL, O_LAYERS},
+	    {"hidden", required_argument, NULL, O_HIDDEN},
+	    {"seq-len", required_argument, NULL, O_SEQ},
+	    {"link", required_argument, NULL, O_LINK},
+	    {"link-gbs", required_argument, NULL, O_LINKGBS},
+	    {"gpu-mem-gb", required_argument, NULL, O_MEM},
+	    {"tflops", required_argument, NULL, O_TFLOPS},
+	    {"technique-params", required_argument, NULL, O_PJSON},
+	    {"print-model", no_argument, NULL, O_PRINT},
+	    {"noise", required_argument, NULL, O_NOISE},
+	    {"seed", required_argument, NULL, O_SEED},
+	    {"lr", required_argument, NULL, O_IGNORE},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	saturn_emu_model_t custom = {"custom", 0, 0, 0, 1024};
 	const saturn_emu_model_t *m = NULL;
@@ -164,14 +181,21 @@ int main(int argc, char **argv)
 	FILE *out;
 	double t0, next, last_line = 0;
 
-	while ((c = getopt_long(argc, argv, "m:b:t:g:n:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:b:t:g:n:s:h", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'm':
 			if (!(m = saturn_emu_model_find(optarg))) {
-				fprintf(stderr, "%s: unknown model %s; known:", prog, optarg);
-				for (int i = 0; i < saturn_emu_model_count(); i++)
-					fprintf(stderr, " %s", saturn_emu_model_get(i)->name);
-				fprintf(stderr, " (or --num-params/--layers/--hidden/--seq-len)\n");
+				fprintf(stderr,
+					"%s: unknown model %s; known:", prog,
+					optarg);
+				for (int i = 0; i < saturn_emu_model_count();
+				     i++)
+					fprintf(stderr, " %s",
+						saturn_emu_model_get(i)->name);
+				fprintf(stderr, " (or "
+						"--num-params/--layers/"
+						"--hidden/--seq-len)\n");
 				return EXIT_USAGE;
 			}
 			break;
@@ -224,27 +248,37 @@ int main(int argc, char **argv)
 			noise = num_arg("--noise", optarg, 0);
 			break;
 		case O_SEED:
-			rng ^= (unsigned long long)num_arg("--seed", optarg, 0) * 0x9E3779B97F4A7C15ULL;
+			rng ^=
+			    (unsigned long long)num_arg("--seed", optarg, 0) *
+			    0x9E3779B97F4A7C15ULL;
 			if (!rng)
 				rng = 1;
 			break;
 		case O_IGNORE:
 			break;
 		case 'h':
-			printf("usage: %s --model NAME --batch-size N [--technique T] [--gpus G]\n"
-			       "  [--batches N] [--time-scale F] [--link nvlink|pcie] [--link-gbs X]\n"
-			       "  [--gpu-mem-gb X] [--tflops X] [--noise F] [--seed N] [--print-model]\n"
-			       "see doc/emulator.md\n", prog);
+			printf("usage: %s --model NAME --batch-size N "
+			       "[--technique T] [--gpus G]\n"
+			       "  [--batches N] [--time-scale F] [--link "
+			       "nvlink|pcie] [--link-gbs X]\n"
+			       "  [--gpu-mem-gb X] [--tflops X] [--noise F] "
+			       "[--seed N] [--print-model]\n"
+			       "see doc/emulator.md\n",
+			       prog);
 			return 0;
 		default:
 			return EXIT_USAGE;
 		}
 	}
 	if (!m) {
-		if (custom.params > 0 && custom.layers > 0 && custom.hidden > 0) {
+		if (custom.params > 0 && custom.layers > 0 &&
+		    custom.hidden > 0) {
 			m = &custom;
 		} else {
-			fprintf(stderr, "%s: --model NAME (or --num-params, --layers and --hidden) is required\n", prog);
+			fprintf(stderr,
+				"%s: --model NAME (or --num-params, --layers "
+				"and --hidden) is required\n",
+				prog);
 			return EXIT_USAGE;
 		}
 	}
@@ -275,15 +309,19 @@ int main(int argc, char **argv)
 	}
 	if (!technique || !*technique || strcmp(technique, "user") == 0)
 		technique = gpus > 1 ? "ddp" : "single";
-	if (saturn_emu_eval(m, bs, technique, gpus, params, &hw, &res, &err) < 0) {
+	if (saturn_emu_eval(m, bs, technique, gpus, params, &hw, &res, &err) <
+	    0) {
 		fprintf(stderr, "%s: %s\n", prog, err.text);
 		return EXIT_USAGE;
 	}
 	if (print) {
-		printf("model=%s batch_size=%d technique=%s gpus=%d sec_per_batch=%.6f compute_s=%.6f "
-		       "comm_s=%.6f other_s=%.6f mem_mb=%.0f gpu_mem_mb=%.0f oom=%d\n",
-		       m->name, bs, technique, gpus, res.sec_per_batch, res.compute_s, res.comm_s,
-		       res.other_s, res.mem_mb, hw.gpu_mem_gb * 1024, res.oom);
+		printf("model=%s batch_size=%d technique=%s gpus=%d "
+		       "sec_per_batch=%.6f compute_s=%.6f "
+		       "comm_s=%.6f other_s=%.6f mem_mb=%.0f gpu_mem_mb=%.0f "
+		       "oom=%d\n",
+		       m->name, bs, technique, gpus, res.sec_per_batch,
+		       res.compute_s, res.comm_s, res.other_s, res.mem_mb,
+		       hw.gpu_mem_gb * 1024, res.oom);
 		return 0;
 	}
 	if (batches < 0)
@@ -299,9 +337,14 @@ int main(int argc, char **argv)
 	next = t0 + (2.0 + gpus * 0.5) * scale;
 	sleep_until(next);
 	if (res.oom) {
-		fprintf(stderr, "%s: out of memory: %s on %d GPUs needs %.0f MiB per GPU, GPUs have %.0f MiB\n",
-			prog, technique, gpus, res.mem_mb, hw.gpu_mem_gb * 1024);
-		fprintf(out, "SATURN_OOM peak_mem_mb=%.0f reason=needs %.0f MiB per GPU, %.0f MiB available\n",
+		fprintf(stderr,
+			"%s: out of memory: %s on %d GPUs needs %.0f MiB per "
+			"GPU, GPUs have %.0f MiB\n",
+			prog, technique, gpus, res.mem_mb,
+			hw.gpu_mem_gb * 1024);
+		fprintf(out,
+			"SATURN_OOM peak_mem_mb=%.0f reason=needs %.0f MiB per "
+			"GPU, %.0f MiB available\n",
 			res.mem_mb, res.mem_mb, hw.gpu_mem_gb * 1024);
 		fflush(out);
 		return EXIT_OOM;
@@ -316,8 +359,12 @@ int main(int argc, char **argv)
 		if (want_stop)
 			break;
 		done++;
-		if (trial || done >= batches || tb - last_line >= 0.2 || want_ckpt) {
-			fprintf(out, "SATURN_PROGRESS batches_done=%.0f batches_total=%.0f sec_per_batch=%.9g peak_mem_mb=%.0f\n",
+		if (trial || done >= batches || tb - last_line >= 0.2 ||
+		    want_ckpt) {
+			fprintf(out,
+				"SATURN_PROGRESS batches_done=%.0f "
+				"batches_total=%.0f sec_per_batch=%.9g "
+				"peak_mem_mb=%.0f\n",
 				done, batches, dt, res.mem_mb);
 			fflush(out);
 			last_line = tb;

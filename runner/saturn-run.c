@@ -29,9 +29,9 @@
 #include "progress.h"
 #include "technique.h"
 
-#define EXIT_SETUP 125   /* saturn-run failed before running the command */
-#define EXIT_REQUEUE 75  /* checkpointed: requeue me (EX_TEMPFAIL) */
-#define EXIT_OOM 3       /* the program ran out of GPU memory (protocol) */
+#define EXIT_SETUP 125	/* saturn-run failed before running the command */
+#define EXIT_REQUEUE 75 /* checkpointed: requeue me (EX_TEMPFAIL) */
+#define EXIT_OOM 3	/* the program ran out of GPU memory (protocol) */
 
 static const char *prog = "saturn-run";
 static int sigpipe_fds[2] = {-1, -1};
@@ -53,16 +53,16 @@ struct run {
 	char fifo_dir[PATH_MAX];
 	char fifo_path[PATH_MAX];
 	/* progress */
-	double done;          /* batches done (absolute) */
+	double done; /* batches done (absolute) */
 	double total;
-	double spb;           /* seconds per batch */
+	double spb; /* seconds per batch */
 	double peak_mem;
 	int seen_progress;
 	int oom;
 	char oom_reason[256];
 	int checkpointed;
-	double last_done_t;   /* time of the last progress line */
-	double last_done;     /* batches_done at that time */
+	double last_done_t; /* time of the last progress line */
+	double last_done;   /* batches_done at that time */
 	double last_write;
 	const char *progress_file;
 	long job_id;
@@ -72,7 +72,7 @@ struct run {
 	/* trial */
 	int trial;
 	double warmup, measure;
-	double rep_sum;       /* child-reported sec_per_batch after warm-up */
+	double rep_sum; /* child-reported sec_per_batch after warm-up */
 	int rep_n, unrep_n;
 	double t_warm, done_warm, t_meas_end;
 	int trial_done;
@@ -116,7 +116,8 @@ static int env_num(const char *name, double *v, int *have)
 		return 0;
 	*v = strtod(s, &end);
 	if (*end || !isfinite(*v) || *v < 0) {
-		fprintf(stderr, "%s: %s=%s: want a number >= 0\n", prog, name, s);
+		fprintf(stderr, "%s: %s=%s: want a number >= 0\n", prog, name,
+			s);
 		return -1;
 	}
 	if (have)
@@ -130,9 +131,11 @@ static int write_atomic(const char *path, const char *data)
 	int fd;
 	size_t len = strlen(data), off = 0;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >=
+	    (int)sizeof(tmp))
 		return -1;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
 	if (fd < 0)
 		return -1;
 	while (off < len) {
@@ -185,10 +188,13 @@ static char *json_str(const char *s)
 /* Options that do not change speed: dropped from a derived signature with
  * their value. SATURN_SIGNATURE_IGNORE (comma-separated) replaces the list. */
 static const char *default_ignore =
-	"--lr,--learning-rate,--learning_rate,--seed,--weight-decay,--weight_decay,--wd,"
-	"--warmup-steps,--warmup_steps,--output,--output-dir,--output_dir,--out,"
-	"--save,--save-dir,--save_dir,--checkpoint,--checkpoint-dir,--checkpoint_dir,"
-	"--resume,--run-name,--run_name,--name,--log-dir,--log_dir,--wandb-project,--tag";
+    "--lr,--learning-rate,--learning_rate,--seed,--weight-decay,--weight_decay,"
+    "--wd,"
+    "--warmup-steps,--warmup_steps,--output,--output-dir,--output_dir,--out,"
+    "--save,--save-dir,--save_dir,--checkpoint,--checkpoint-dir,--checkpoint_"
+    "dir,"
+    "--resume,--run-name,--run_name,--name,--log-dir,--log_dir,--wandb-project,"
+    "--tag";
 
 static int ignored(const char *arg, const char *list, int *takes_value)
 {
@@ -246,10 +252,13 @@ static int mode_signature(const struct opts *o, int argc, char **argv)
 	int rc;
 
 	if (!report || !*report) {
-		fprintf(stderr, "%s: SATURN_MODE=signature needs SATURN_REPORT_FILE\n", prog);
+		fprintf(stderr,
+			"%s: SATURN_MODE=signature needs SATURN_REPORT_FILE\n",
+			prog);
 		return EXIT_SETUP;
 	}
-	sig = o->signature ? strdup(o->signature) : derive_signature(argc, argv);
+	sig =
+	    o->signature ? strdup(o->signature) : derive_signature(argc, argv);
 	if (!sig || !*sig) {
 		fprintf(stderr, "%s: empty signature\n", prog);
 		free(sig);
@@ -264,7 +273,9 @@ static int mode_signature(const struct opts *o, int argc, char **argv)
 		sprintf(sig + 230, "...#%08lx", h & 0xffffffffUL);
 	}
 	js = json_str(sig);
-	rc = js ? asprintf(&text, "{\"signature\":%s,\"batches\":%.0f}\n", js, o->batches) : -1;
+	rc = js ? asprintf(&text, "{\"signature\":%s,\"batches\":%.0f}\n", js,
+			   o->batches)
+		: -1;
 	if (rc < 0 || write_atomic(report, text) < 0) {
 		fprintf(stderr, "%s: %s: %s\n", prog, report, strerror(errno));
 		rc = EXIT_SETUP;
@@ -345,21 +356,28 @@ static int make_fifo(struct run *r)
 {
 	const char *tmp = getenv("TMPDIR");
 
-	snprintf(r->fifo_dir, sizeof(r->fifo_dir), "%s/saturn-run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	snprintf(r->fifo_dir, sizeof(r->fifo_dir), "%s/saturn-run.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(r->fifo_dir)) {
-		fprintf(stderr, "%s: mkdtemp %s: %s\n", prog, r->fifo_dir, strerror(errno));
+		fprintf(stderr, "%s: mkdtemp %s: %s\n", prog, r->fifo_dir,
+			strerror(errno));
 		return -1;
 	}
-	snprintf(r->fifo_path, sizeof(r->fifo_path), "%s/progress", r->fifo_dir);
+	snprintf(r->fifo_path, sizeof(r->fifo_path), "%s/progress",
+		 r->fifo_dir);
 	if (mkfifo(r->fifo_path, 0600) < 0) {
-		fprintf(stderr, "%s: mkfifo %s: %s\n", prog, r->fifo_path, strerror(errno));
+		fprintf(stderr, "%s: mkfifo %s: %s\n", prog, r->fifo_path,
+			strerror(errno));
 		return -1;
 	}
 	r->fifo_rd = open(r->fifo_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	/* our own writer keeps the FIFO from reporting EOF between writers */
-	r->fifo_wr = r->fifo_rd >= 0 ? open(r->fifo_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+	r->fifo_wr = r->fifo_rd >= 0
+			 ? open(r->fifo_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+			 : -1;
 	if (r->fifo_rd < 0 || r->fifo_wr < 0) {
-		fprintf(stderr, "%s: open %s: %s\n", prog, r->fifo_path, strerror(errno));
+		fprintf(stderr, "%s: open %s: %s\n", prog, r->fifo_path,
+			strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -403,14 +421,16 @@ static void handle_line(struct run *r, const char *line)
 	double t = now();
 
 	if (k < 0) {
-		fprintf(stderr, "%s: ignoring progress line: %s\n", prog, err.text);
+		fprintf(stderr, "%s: ignoring progress line: %s\n", prog,
+			err.text);
 		return;
 	}
 	if (m.peak_mem_mb > r->peak_mem)
 		r->peak_mem = m.peak_mem_mb;
 	if (k == SATURN_PROTO_OOM) {
 		r->oom = 1;
-		snprintf(r->oom_reason, sizeof(r->oom_reason), "%s", m.reason[0] ? m.reason : "out of GPU memory");
+		snprintf(r->oom_reason, sizeof(r->oom_reason), "%s",
+			 m.reason[0] ? m.reason : "out of GPU memory");
 	} else if (k == SATURN_PROTO_CHECKPOINTED) {
 		r->checkpointed = 1;
 		if (m.batches_done >= 0)
@@ -419,7 +439,8 @@ static void handle_line(struct run *r, const char *line)
 		if (m.sec_per_batch > 0)
 			r->spb = m.sec_per_batch;
 		else if (r->seen_progress && m.batches_done > r->last_done)
-			r->spb = (t - r->last_done_t) / (m.batches_done - r->last_done);
+			r->spb = (t - r->last_done_t) /
+				 (m.batches_done - r->last_done);
 		if (m.batches_total > 0)
 			r->total = m.batches_total;
 		r->done = m.batches_done;
@@ -430,8 +451,7 @@ static void handle_line(struct run *r, const char *line)
 			if (r->t_warm < 0 && m.batches_done >= r->warmup) {
 				r->t_warm = t;
 				r->done_warm = m.batches_done;
-			}
-			else if (r->t_warm >= 0) {
+			} else if (r->t_warm >= 0) {
 				if (m.sec_per_batch > 0) {
 					r->rep_sum += m.sec_per_batch;
 					r->rep_n++;
@@ -439,16 +459,19 @@ static void handle_line(struct run *r, const char *line)
 					r->unrep_n++;
 				}
 			}
-			if (r->t_warm >= 0 && m.batches_done >= r->done_warm + r->measure &&
+			if (r->t_warm >= 0 &&
+			    m.batches_done >= r->done_warm + r->measure &&
 			    m.batches_done > r->done_warm) {
 				r->t_meas_end = t;
-				/* the program's own per-batch times when it gave them
-				 * for every measured line (lines may reach us in
-				 * bursts), else our clock */
+				/* the program's own per-batch times when it
+				 * gave them for every measured line (lines may
+				 * reach us in bursts), else our clock */
 				if (r->rep_n > 0 && r->unrep_n == 0)
 					r->spb = r->rep_sum / r->rep_n;
 				else
-					r->spb = (t - r->t_warm) / (m.batches_done - r->done_warm);
+					r->spb =
+					    (t - r->t_warm) /
+					    (m.batches_done - r->done_warm);
 				r->trial_done = 1;
 			}
 		}
@@ -459,7 +482,8 @@ static void handle_line(struct run *r, const char *line)
 static void drain_fifo(struct run *r)
 {
 	for (;;) {
-		ssize_t n = read(r->fifo_rd, r->buf + r->blen, sizeof(r->buf) - r->blen - 1);
+		ssize_t n = read(r->fifo_rd, r->buf + r->blen,
+				 sizeof(r->buf) - r->blen - 1);
 		char *nl;
 
 		if (n <= 0)
@@ -483,11 +507,14 @@ static void trial_report(struct run *r, const char *status, const char *reason)
 	char *js = json_str(reason ? reason : ""), *text = NULL;
 
 	if (!report || !js ||
-	    asprintf(&text, "{\"status\":\"%s\",\"sec_per_batch\":%.6g,\"peak_mem_mb\":%.1f,\"reason\":%s}\n",
-		     status, strcmp(status, "measured") == 0 ? r->spb : 0.0, r->peak_mem, js) < 0 ||
+	    asprintf(&text,
+		     "{\"status\":\"%s\",\"sec_per_batch\":%.6g,\"peak_mem_"
+		     "mb\":%.1f,\"reason\":%s}\n",
+		     status, strcmp(status, "measured") == 0 ? r->spb : 0.0,
+		     r->peak_mem, js) < 0 ||
 	    write_atomic(report, text) < 0)
-		fprintf(stderr, "%s: cannot write the trial report %s: %s\n", prog, report ? report : "(unset)",
-			strerror(errno));
+		fprintf(stderr, "%s: cannot write the trial report %s: %s\n",
+			prog, report ? report : "(unset)", strerror(errno));
 	free(text);
 	free(js);
 }
@@ -501,15 +528,15 @@ static void kill_group(pid_t pg, int sig)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"batches", required_argument, NULL, 'b'},
-		{"signature", required_argument, NULL, 's'},
-		{"direct", no_argument, NULL, 'd'},
-		{"grace", required_argument, NULL, 'g'},
-		{"checkpoint-on-term", no_argument, NULL, 'T'},
-		{"resume", required_argument, NULL, 'r'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"batches", required_argument, NULL, 'b'},
+	    {"signature", required_argument, NULL, 's'},
+	    {"direct", no_argument, NULL, 'd'},
+	    {"grace", required_argument, NULL, 'g'},
+	    {"checkpoint-on-term", no_argument, NULL, 'T'},
+	    {"resume", required_argument, NULL, 'r'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct opts o = {.grace = 60};
 	struct run r = {.fifo_rd = -1, .fifo_wr = -1, .t_warm = -1};
@@ -527,14 +554,17 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	sigset_t mask;
 
-	while ((c = getopt_long(argc, argv, "+b:s:dg:Tr:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+b:s:dg:Tr:vh", longopts, NULL)) !=
+	       -1) {
 		char *end;
 
 		switch (c) {
 		case 'b':
 			o.batches = strtod(optarg, &end);
 			if (*end || !(o.batches >= 0) || !isfinite(o.batches)) {
-				fprintf(stderr, "%s: --batches: want a number >= 0\n", prog);
+				fprintf(stderr,
+					"%s: --batches: want a number >= 0\n",
+					prog);
 				return EXIT_SETUP;
 			}
 			break;
@@ -547,7 +577,9 @@ int main(int argc, char **argv)
 		case 'g':
 			o.grace = strtod(optarg, &end);
 			if (*end || !(o.grace >= 0)) {
-				fprintf(stderr, "%s: --grace: want seconds >= 0\n", prog);
+				fprintf(stderr,
+					"%s: --grace: want seconds >= 0\n",
+					prog);
 				return EXIT_SETUP;
 			}
 			break;
@@ -557,7 +589,10 @@ int main(int argc, char **argv)
 		case 'r':
 			o.resume = strtod(optarg, &end);
 			if (*end || !(o.resume >= 0)) {
-				fprintf(stderr, "%s: --resume: want a batch number >= 0\n", prog);
+				fprintf(
+				    stderr,
+				    "%s: --resume: want a batch number >= 0\n",
+				    prog);
 				return EXIT_SETUP;
 			}
 			o.have_resume = 1;
@@ -566,9 +601,12 @@ int main(int argc, char **argv)
 			o.verbose = 1;
 			break;
 		case 'h':
-			printf("usage: %s [--batches N] [--signature S] [--direct] [--grace S]\n"
-			       "       [--checkpoint-on-term] [--resume N] [--verbose] -- CMD [ARGS...]\n"
-			       "see saturn-run(1)\n", prog);
+			printf("usage: %s [--batches N] [--signature S] "
+			       "[--direct] [--grace S]\n"
+			       "       [--checkpoint-on-term] [--resume N] "
+			       "[--verbose] -- CMD [ARGS...]\n"
+			       "see saturn-run(1)\n",
+			       prog);
 			return 0;
 		default:
 			return EXIT_SETUP;
@@ -577,15 +615,21 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	if (argc < 1) {
-		fprintf(stderr, "%s: no command (usage: %s [options] -- CMD [ARGS...])\n", prog, prog);
+		fprintf(
+		    stderr,
+		    "%s: no command (usage: %s [options] -- CMD [ARGS...])\n",
+		    prog, prog);
 		return EXIT_SETUP;
 	}
 	if (o.batches == 0 && env_num("SATURN_BATCHES", &o.batches, NULL) < 0)
 		return EXIT_SETUP;
 	if (mode && strcmp(mode, "signature") == 0)
 		return mode_signature(&o, argc, argv);
-	if (mode && *mode && strcmp(mode, "trial") != 0 && strcmp(mode, "run") != 0) {
-		fprintf(stderr, "%s: SATURN_MODE=%s: want signature, trial or run\n", prog, mode);
+	if (mode && *mode && strcmp(mode, "trial") != 0 &&
+	    strcmp(mode, "run") != 0) {
+		fprintf(stderr,
+			"%s: SATURN_MODE=%s: want signature, trial or run\n",
+			prog, mode);
 		return EXIT_SETUP;
 	}
 	r.trial = mode && strcmp(mode, "trial") == 0;
@@ -596,7 +640,8 @@ int main(int argc, char **argv)
 
 		r.job_id = j ? atol(j) : 0;
 		/* one writer per job: task 0 of the step */
-		if (!r.trial && pfile && *pfile && (!procid || strcmp(procid, "0") == 0))
+		if (!r.trial && pfile && *pfile &&
+		    (!procid || strcmp(procid, "0") == 0))
 			r.progress_file = pfile;
 	}
 	if (r.trial) {
@@ -609,19 +654,23 @@ int main(int argc, char **argv)
 		if (r.measure < 1)
 			r.measure = 1;
 		if (!getenv("SATURN_REPORT_FILE")) {
-			fprintf(stderr, "%s: SATURN_MODE=trial needs SATURN_REPORT_FILE\n", prog);
+			fprintf(
+			    stderr,
+			    "%s: SATURN_MODE=trial needs SATURN_REPORT_FILE\n",
+			    prog);
 			return EXIT_SETUP;
 		}
 	}
 
 	/* resume point: explicit, else from the environment, else from our
 	 * own progress file of an earlier run of this job (requeue) */
-	if (!o.have_resume && env_num("SATURN_RESUME_BATCH", &o.resume, &have) < 0)
+	if (!o.have_resume &&
+	    env_num("SATURN_RESUME_BATCH", &o.resume, &have) < 0)
 		return EXIT_SETUP;
 	if (!o.have_resume && !have && r.progress_file && !r.trial) {
 		saturn_progress_t old;
 
-		if (saturn_progress_read(r.progress_file, &old, NULL) == 0 &&
+		if (saturn_progress_read(r.progress_file, (long)getuid(), &old, NULL) == 0 &&
 		    old.job_id == r.job_id && r.job_id != 0)
 			o.resume = old.batches_done;
 	}
@@ -639,24 +688,31 @@ int main(int argc, char **argv)
 			return EXIT_SETUP;
 		}
 		if (!(t = saturn_techniques_find(reg, tname))) {
-			fprintf(stderr, "%s: SATURN_TECHNIQUE=%s: no such technique (see saturn techniques)\n",
+			fprintf(stderr,
+				"%s: SATURN_TECHNIQUE=%s: no such technique "
+				"(see saturn techniques)\n",
 				prog, tname);
 			goto out;
 		}
 		if (gpus < 1) {
 			const char *cvd = getenv("SATURN_VISIBLE_DEVICES");
 
-			gpus = count_devices(cvd ? cvd : getenv("CUDA_VISIBLE_DEVICES"));
+			gpus = count_devices(
+			    cvd ? cvd : getenv("CUDA_VISIBLE_DEVICES"));
 			if (gpus < 1)
 				gpus = 1;
 		}
 		if (gpus < t->min_gpus || (t->max_gpus && gpus > t->max_gpus)) {
-			fprintf(stderr, "%s: technique %s runs on %d..%d GPUs, not %d\n", prog, t->name,
-				t->min_gpus, t->max_gpus, gpus);
+			fprintf(
+			    stderr,
+			    "%s: technique %s runs on %d..%d GPUs, not %d\n",
+			    prog, t->name, t->min_gpus, t->max_gpus, gpus);
 			goto out;
 		}
-		if (!(params = saturn_technique_params(t, gpus, getenv("SATURN_TECHNIQUE_PARAMS"), &err))) {
-			fprintf(stderr, "%s: SATURN_TECHNIQUE_PARAMS: %s\n", prog, err.text);
+		if (!(params = saturn_technique_params(
+			  t, gpus, getenv("SATURN_TECHNIQUE_PARAMS"), &err))) {
+			fprintf(stderr, "%s: SATURN_TECHNIQUE_PARAMS: %s\n",
+				prog, err.text);
 			goto out;
 		}
 	}
@@ -664,19 +720,24 @@ int main(int argc, char **argv)
 	/* the child's environment */
 	{
 		const char *sv = getenv("SATURN_VISIBLE_DEVICES");
-		const char *cvd = sv && *sv ? sv : getenv("CUDA_VISIBLE_DEVICES");
+		const char *cvd =
+		    sv && *sv ? sv : getenv("CUDA_VISIBLE_DEVICES");
 
 		if (cvd && *cvd && gpus > 0) {
 			char lim[4096];
-			int have_n = restrict_devices(cvd, gpus, lim, sizeof(lim));
+			int have_n =
+			    restrict_devices(cvd, gpus, lim, sizeof(lim));
 
 			if (have_n < 0) {
-				fprintf(stderr, "%s: device list too long\n", prog);
+				fprintf(stderr, "%s: device list too long\n",
+					prog);
 				goto out;
 			}
 			if (have_n < gpus)
-				fprintf(stderr, "%s: warning: %d GPUs assigned but only %d visible (%s)\n", prog,
-					gpus, have_n, cvd);
+				fprintf(stderr,
+					"%s: warning: %d GPUs assigned but "
+					"only %d visible (%s)\n",
+					prog, gpus, have_n, cvd);
 			setenv("CUDA_VISIBLE_DEVICES", lim, 1);
 		} else if (cvd && *cvd) {
 			setenv("CUDA_VISIBLE_DEVICES", cvd, 1);
@@ -687,19 +748,25 @@ int main(int argc, char **argv)
 	if (t) {
 		saturn_kv_t vars[SATURN_TECHNIQUE_MAX_PARAMS + 8];
 		char store[4096];
-		int nv = saturn_technique_vars(t, gpus, params, getenv("SATURN_BATCH"), getenv("SATURN_PLAN_ID"),
-					       vars, SATURN_TECHNIQUE_MAX_PARAMS + 8, store, sizeof(store));
+		int nv = saturn_technique_vars(
+		    t, gpus, params, getenv("SATURN_BATCH"),
+		    getenv("SATURN_PLAN_ID"), vars,
+		    SATURN_TECHNIQUE_MAX_PARAMS + 8, store, sizeof(store));
 
 		if (nv < 0) {
-			fprintf(stderr, "%s: technique variables too long\n", prog);
+			fprintf(stderr, "%s: technique variables too long\n",
+				prog);
 			goto out;
 		}
 		for (int i = 0; i < t->nenv; i++) {
-			char *e = saturn_template_expand(t->env[i], vars, nv, &err);
+			char *e =
+			    saturn_template_expand(t->env[i], vars, nv, &err);
 			char *eq;
 
 			if (!e) {
-				fprintf(stderr, "%s: technique %s: env %s: %s\n", prog, t->name, t->env[i], err.text);
+				fprintf(stderr,
+					"%s: technique %s: env %s: %s\n", prog,
+					t->name, t->env[i], err.text);
 				goto out;
 			}
 			eq = strchr(e, '=');
@@ -710,7 +777,8 @@ int main(int argc, char **argv)
 		for (int i = 0; i < t->nparams; i++) {
 			char k[96];
 
-			snprintf(k, sizeof(k), "SATURN_PARAM_%s", t->params[i].name);
+			snprintf(k, sizeof(k), "SATURN_PARAM_%s",
+				 t->params[i].name);
 			for (char *p = k; *p; p++)
 				if (*p >= 'a' && *p <= 'z')
 					*p -= 'a' - 'A';
@@ -724,8 +792,10 @@ int main(int argc, char **argv)
 				goto out;
 			for (int i = 0; i < argc; i++)
 				largv[i] = strdup(argv[i]);
-		} else if (saturn_template_argv(t->launch, vars, nv, argv, argc, &largv, &err) < 0) {
-			fprintf(stderr, "%s: technique %s: %s\n", prog, t->name, err.text);
+		} else if (saturn_template_argv(t->launch, vars, nv, argv, argc,
+						&largv, &err) < 0) {
+			fprintf(stderr, "%s: technique %s: %s\n", prog, t->name,
+				err.text);
 			goto out;
 		}
 	} else {
@@ -749,7 +819,8 @@ int main(int argc, char **argv)
 		goto out;
 	setenv("SATURN_PROGRESS_PIPE", r.fifo_path, 1);
 	if (o.verbose) {
-		fprintf(stderr, "%s: technique %s on %d GPUs:", prog, t ? t->name : "user", gpus);
+		fprintf(stderr, "%s: technique %s on %d GPUs:", prog,
+			t ? t->name : "user", gpus);
 		for (char **a = largv; *a; a++)
 			fprintf(stderr, " %s", *a);
 		fputc('\n', stderr);
@@ -789,31 +860,44 @@ int main(int argc, char **argv)
 		sigemptyset(&mask);
 		sigprocmask(SIG_SETMASK, &mask, NULL);
 		if (t && t->plugin && t->plugin->execute) {
-			saturn_technique_ctx_v1_t ctx = {o.signature ? o.signature : "", gpus, params, o.batches,
-							 o.resume};
+			saturn_technique_ctx_v1_t ctx = {
+			    o.signature ? o.signature : "", gpus, params,
+			    o.batches, o.resume};
 			char *repl = NULL, ebuf[256] = "";
 
-			if (t->plugin->execute(&ctx, &repl, ebuf, sizeof(ebuf)) < 0) {
-				fprintf(stderr, "%s: technique %s refused the launch: %s\n", prog, t->name, ebuf);
+			if (t->plugin->execute(&ctx, &repl, ebuf,
+					       sizeof(ebuf)) < 0) {
+				fprintf(
+				    stderr,
+				    "%s: technique %s refused the launch: %s\n",
+				    prog, t->name, ebuf);
 				_exit(EXIT_SETUP);
 			}
 			if (repl) {
-				saturn_kv_t vars[SATURN_TECHNIQUE_MAX_PARAMS + 8];
+				saturn_kv_t
+				    vars[SATURN_TECHNIQUE_MAX_PARAMS + 8];
 				char store[4096];
-				int nv = saturn_technique_vars(t, gpus, params, getenv("SATURN_BATCH"),
-							       getenv("SATURN_PLAN_ID"), vars,
-							       SATURN_TECHNIQUE_MAX_PARAMS + 8, store, sizeof(store));
+				int nv = saturn_technique_vars(
+				    t, gpus, params, getenv("SATURN_BATCH"),
+				    getenv("SATURN_PLAN_ID"), vars,
+				    SATURN_TECHNIQUE_MAX_PARAMS + 8, store,
+				    sizeof(store));
 				char **nargv = NULL;
 
-				if (nv < 0 || saturn_template_argv(repl, vars, nv, argv, argc, &nargv, &err) < 0) {
-					fprintf(stderr, "%s: technique %s: %s\n", prog, t->name, err.text);
+				if (nv < 0 || saturn_template_argv(
+						  repl, vars, nv, argv, argc,
+						  &nargv, &err) < 0) {
+					fprintf(stderr,
+						"%s: technique %s: %s\n", prog,
+						t->name, err.text);
 					_exit(EXIT_SETUP);
 				}
 				largv = nargv;
 			}
 		}
 		execvp(largv[0], largv);
-		fprintf(stderr, "%s: %s: %s\n", prog, largv[0], strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", prog, largv[0],
+			strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	setpgid(r.child, r.child);
@@ -822,7 +906,8 @@ int main(int argc, char **argv)
 		deadline = now() + trial_timeout;
 
 	while (!exited) {
-		struct pollfd pf[2] = {{r.fifo_rd, POLLIN, 0}, {sigpipe_fds[0], POLLIN, 0}};
+		struct pollfd pf[2] = {{r.fifo_rd, POLLIN, 0},
+				       {sigpipe_fds[0], POLLIN, 0}};
 		double tnow = now(), wake = 1.0;
 		unsigned char sig;
 
@@ -837,11 +922,15 @@ int main(int argc, char **argv)
 		while (read(sigpipe_fds[0], &sig, 1) == 1) {
 			if (sig == SIGCHLD)
 				continue;
-			if (sig == SIGUSR1 || (sig == SIGTERM && o.ckpt_on_term)) {
+			if (sig == SIGUSR1 ||
+			    (sig == SIGTERM && o.ckpt_on_term)) {
 				if (!ckpt_requested) {
 					ckpt_requested = 1;
 					ckpt_deadline = now() + o.grace;
-					fprintf(stderr, "%s: checkpoint requested: asking the program (SIGUSR1), waiting up to %.0f s\n",
+					fprintf(stderr,
+						"%s: checkpoint requested: "
+						"asking the program (SIGUSR1), "
+						"waiting up to %.0f s\n",
 						prog, o.grace);
 					kill_group(r.child, SIGUSR1);
 				}
@@ -862,8 +951,12 @@ int main(int argc, char **argv)
 			term_sent = 1;
 			kill_at = tnow + 10;
 		}
-		if (ckpt_requested && !term_sent && (r.checkpointed ? 0 : tnow >= ckpt_deadline)) {
-			fprintf(stderr, "%s: no checkpoint within %.0f s: stopping the program\n", prog, o.grace);
+		if (ckpt_requested && !term_sent &&
+		    (r.checkpointed ? 0 : tnow >= ckpt_deadline)) {
+			fprintf(stderr,
+				"%s: no checkpoint within %.0f s: stopping the "
+				"program\n",
+				prog, o.grace);
 			kill_group(r.child, SIGTERM);
 			term_sent = 1;
 			kill_at = tnow + 10;
@@ -899,26 +992,43 @@ int main(int argc, char **argv)
 		if (r.trial_done) {
 			trial_report(&r, "measured", NULL);
 		} else if (r.oom || rc == EXIT_OOM) {
-			trial_report(&r, "oom", r.oom ? r.oom_reason : "exit status 3 (out of GPU memory)");
+			trial_report(&r, "oom",
+				     r.oom
+					 ? r.oom_reason
+					 : "exit status 3 (out of GPU memory)");
 		} else if (timed_out) {
-			snprintf(why, sizeof(why), "no result within %.0f s (%.0f batches done)", trial_timeout, r.done);
+			snprintf(why, sizeof(why),
+				 "no result within %.0f s (%.0f batches done)",
+				 trial_timeout, r.done);
 			trial_report(&r, "timeout", why);
 		} else {
 			if (!r.seen_progress && rc == 0)
 				snprintf(why, sizeof(why),
-					 "exit status 0 without progress lines (does the program follow the progress protocol?)");
+					 "exit status 0 without progress lines "
+					 "(does the program follow the "
+					 "progress protocol?)");
 			else if (rc > 128)
-				snprintf(why, sizeof(why), "killed by signal %d after %.0f batches", rc - 128, r.done);
+				snprintf(
+				    why, sizeof(why),
+				    "killed by signal %d after %.0f batches",
+				    rc - 128, r.done);
 			else
-				snprintf(why, sizeof(why), "exit status %d after %.0f batches", rc, r.done);
+				snprintf(why, sizeof(why),
+					 "exit status %d after %.0f batches",
+					 rc, r.done);
 			trial_report(&r, "failed", why);
 		}
 		rc = 0;
 	} else {
 		write_progress(&r, 1);
 		if (ckpt_requested) {
-			fprintf(stderr, "%s: %s at batch %.0f; exiting %d so the job is requeued\n", prog,
-				r.checkpointed ? "checkpointed" : "stopped without a checkpoint", r.done, EXIT_REQUEUE);
+			fprintf(stderr,
+				"%s: %s at batch %.0f; exiting %d so the job "
+				"is requeued\n",
+				prog,
+				r.checkpointed ? "checkpointed"
+					       : "stopped without a checkpoint",
+				r.done, EXIT_REQUEUE);
 			rc = EXIT_REQUEUE;
 		}
 	}

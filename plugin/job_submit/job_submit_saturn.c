@@ -28,6 +28,7 @@
 #define _GNU_SOURCE /* pthread_timedjoin_np */
 #endif
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -188,12 +189,36 @@ static void hold_ctx_free(hold_ctx_t *c)
 	xfree(c);
 }
 
+/* Keep this object mapped for the life of the process: fini() may have to
+ * leave the hold thread behind (see there), and Slurm dlclose()s plugins it
+ * unloads. A second reference with RTLD_NODELETE makes that unload a no-op. */
+static void pin_self(void)
+{
+	static int pinned;
+	Dl_info info;
+
+	if (pinned)
+		return;
+	if (dladdr((void *)pin_self, &info) && info.dli_fname &&
+	    dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE))
+		pinned = 1;
+	else
+		error("job_submit/saturn: cannot pin the plugin in memory: %s",
+		      dlerror());
+}
+
 extern int init(void)
 {
 	hold_ctx_t *c = xmalloc(sizeof(*c));
 
+	pin_self();
+
 	pthread_mutex_init(&c->mutex, NULL);
 	pthread_cond_init(&c->cond, NULL);
+	/* One sweep at start-up: a job submitted just before a restart (or
+	 * reconfigure) may not have been converted yet. */
+	c->pending = 1;
+	c->give_up = time(NULL) + GIVE_UP_SECS;
 	if (pthread_create(&hold_thread, NULL, hold_loop, c)) {
 		error("job_submit/saturn: cannot start the hold thread: %m");
 		hold_ctx_free(c);
@@ -226,7 +251,7 @@ extern void fini(void)
 	 * write lock, which our caller may hold (scontrol reconfigure that
 	 * drops this plugin). Joining would then deadlock: wait a little,
 	 * and otherwise leave the thread (and its state) behind; it stops as
-	 * soon as it gets the lock. */
+	 * soon as it gets the lock (the object stays mapped: pin_self). */
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 2;
 	rc = pthread_timedjoin_np(hold_thread, NULL, &until);

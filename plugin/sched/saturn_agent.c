@@ -41,6 +41,7 @@
 #include "formats.h"
 #include "planner.h"
 #include "profile.h"
+#include "progress.h"
 #include "sched_core.h"
 
 #include "saturn_agent.h"
@@ -581,7 +582,7 @@ static void read_progress(saturn_snapshot_t *s)
 		snprintf(path, sizeof(path), "%s/%u.json", progress_dir, j->job_id);
 		if (access(path, F_OK) < 0)
 			continue;
-		if (saturn_sched_progress_left(path, j->uid, &left, &err) == 0)
+		if (saturn_progress_remaining(path, j->uid, &left, &err) == 0)
 			j->batches_left = left;
 		else
 			debug("sched/saturn: JobId=%u: progress file ignored: %s", j->job_id, err.text);

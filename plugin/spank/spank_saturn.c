@@ -6,8 +6,10 @@
  * carries it to slurmctld (job_submit/saturn, sched/saturn). Without NAME,
  * SATURN_BATCH is sent empty and job_submit/saturn names the batch after the
  * job (the job name is not known to SPANK in allocator context).
- * In remote (slurmstepd), slurmd and job-script contexts the plugin registers
- * nothing and does nothing: the tag has already reached the controller.
+ * In remote context (slurmstepd) the option is registered (srun forwards it;
+ * an unknown option would be logged as an error) but ignored; in slurmd and
+ * job-script contexts the plugin does nothing. The tag has already reached
+ * the controller.
  *
  * Inheritance: Slurm re-reads SPANK options from the job's environment
  * (SLURM_SPANK__SLURM_SPANK_OPTION_saturn_saturn_batch), so sbatch run
@@ -98,7 +100,10 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	spank_err_t rc;
 
-	if (!client_context())
+	/* Registered in remote context too: srun forwards the option to
+	 * slurmstepd, which logs "option not found" errors otherwise; there
+	 * the callback does nothing. */
+	if (!client_context() && spank_context() != S_CTX_REMOTE)
 		return 0;
 	rc = spank_option_register(sp, &batch_opt);
 	if (rc != ESPANK_SUCCESS) {

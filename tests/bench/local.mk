@@ -1,9 +1,16 @@
 # tests/bench/local.mk - planner benchmark (not part of `make check`).
-# Run: tests/bench/run-bench.sh (from the build folder) or
-#      tests/bench/saturn-bench --help. See bench/README.md.
+# Run from the build folder: $(srcdir)/bench/run-bench.sh, or
+# tests/bench/saturn-bench --family NAME --runs N. See bench/README.md.
 noinst_PROGRAMS += bench/saturn-bench
 bench_saturn_bench_SOURCES = bench/saturn-bench.c
 bench_saturn_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_saturn_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_saturn_bench_LDADD = $(top_builddir)/lib/libsaturn.la
 EXTRA_DIST += bench/README.md bench/run-bench.sh
+
+# formats and validator timing at the size limit (doc/benchmarks.md)
+noinst_PROGRAMS += bench/bench-formats
+bench_bench_formats_SOURCES = bench/bench-formats.c
+bench_bench_formats_CPPFLAGS = $(UNIT_CPPFLAGS)
+bench_bench_formats_CFLAGS = $(SATURN_CFLAGS)
+bench_bench_formats_LDADD = $(top_builddir)/lib/libsaturn.la

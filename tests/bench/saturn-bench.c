@@ -99,6 +99,16 @@ static double sec_per_batch(double P, int B, int tech, int g, double bw)
 
 static uint64_t rng_state;
 
+/* splitmix64: neighbouring seeds give unrelated xorshift states. */
+static uint64_t seed_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x ? x : 1;
+}
+
 static double unif(void)
 {
 	rng_state ^= rng_state << 13;
@@ -305,8 +315,8 @@ int main(int argc, char **argv)
 			saturn_error_t err = {{0}};
 			double base = INFINITY, t0, dt;
 
-			rng_state = 0x9e3779b97f4a7c15ULL ^
-				    (seed * 1000003ULL + fi * 7919ULL + (unsigned)r);
+			rng_state = seed_mix(seed * 1000003ULL + fi * 7919ULL +
+					     (unsigned)r);
 			p = make_instance(f, r, runs, &nj, &nn);
 			saturn_planner_opts_init(&o);
 			o.time_limit_s = limit > 0 ? limit : nj <= 32 ? 5 : 10;

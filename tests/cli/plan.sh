@@ -35,6 +35,22 @@ grep -q "TECHNIQUE" "$TMP/plan.json" && fail "--json printed the table"
 "$SATURN" plan --time-limit 2 - <"$SWEEPS/two-class.json" >"$TMP/out" 2>"$TMP/err" || fail "two-class: exit $?"
 grep -q "Node a100-1 (4 GPUs)" "$TMP/out" || fail "two-class: no chart for a100-1"
 
+# busy GPUs and a pinned running task: the running task keeps GPUs 0-1 from
+# 0:00:00, busy GPU 3 shows as '#'
+cat >"$TMP/busy.json" <<'JSON'
+{"format": "saturn-problem/1",
+ "nodes": [{"name": "n1", "gpus": 4, "busy": [{"gpu_ids": [3], "until_s": 3000}]}],
+ "tasks": [{"id": "run", "batches": 1000, "options": [{"technique": "ddp", "gpus": 2, "sec_per_batch": 2}],
+            "running": {"node": "n1", "gpu_ids": [0, 1], "technique": "ddp"}},
+           {"id": "late", "batches": 100, "release_s": 500, "options": [{"technique": "single", "gpus": 1, "sec_per_batch": 20}]}]}
+JSON
+"$SATURN" plan --time-limit 1 "$TMP/busy.json" >"$TMP/out" 2>"$TMP/err" || fail "busy: exit $? $(cat "$TMP/err")"
+grep -Eq "^run +ddp +2 +n1 +0-1 +0:00:00 +0:33:20" "$TMP/out" || fail "busy: running task moved: $(cat "$TMP/out")"
+grep -q "#=busy" "$TMP/out" || fail "busy: no busy legend"
+grep -q "GPU 3 |#" "$TMP/out" || fail "busy: GPU 3 not shown busy"
+start=$(awk '$1 == "late" { split($6, t, ":"); print t[1] * 3600 + t[2] * 60 + t[3] }' "$TMP/out")
+[ -n "$start" ] && [ "$start" -ge 500 ] || fail "busy: late task starts at '$start' s, before its release (500 s)"
+
 "$SATURN" plan --compare --time-limit 2 "$GPT2" >"$TMP/out" 2>"$TMP/err" || fail "--compare: exit $?"
 grep -q "time saved: " "$TMP/out" || fail "--compare lacks 'time saved'"
 grep -q "Best baseline: " "$TMP/out" || fail "--compare lacks the best baseline"

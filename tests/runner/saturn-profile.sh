@@ -6,9 +6,14 @@
 cat > "$tmp/sweep.sbatch" <<'S'
 #!/bin/sh
 case "$SLURM_ARRAY_TASK_ID" in 0|1) model=gpt2-xl ;; *) model=llama-7b ;; esac
+s=$(date +%s.%N)
 saturn-run --batches 400 -- saturn-emulate --model $model --batch-size 8 --lr 0.0$SLURM_ARRAY_TASK_ID --time-scale 0.01
+rc=$?
+[ "$SATURN_MODE" = trial ] && echo "$s $(date +%s.%N) $CUDA_VISIBLE_DEVICES $SATURN_GPUS" >> "$TRIAL_LOG"
+exit $rc
 S
 chmod +x "$tmp/sweep.sbatch"
+export TRIAL_LOG="$tmp/trials.log"
 CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 saturn-profile --batch b1 --script "$tmp/sweep.sbatch" \
 	--task-ids 0-2 --output "$tmp/p.json" --backend cpu 2>"$tmp/err" || { cat "$tmp/err"; fail "profile"; }
 grep -q "trial 1 of" "$tmp/err" || fail "no progress line"
@@ -34,6 +39,21 @@ assert st("gpt2-xl", "pipeline", 4)["params"]["stages"] == 4
 n = sum(len(t["options"]) for t in p["tasks"])
 meas = sum(1 for t in p["tasks"] for o in t["options"] if o["status"] in ("measured", "oom", "failed", "timeout") and "memory per GPU" not in (o.get("reason") or ""))
 print("options", n, "trial-backed", meas)
+P
+# concurrent trials ran on disjoint GPU subsets of the right size
+$py - "$tmp/trials.log" <<'P' || fail "GPU subsets"
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+trials = [(float(a), float(b), set(c.split(",")), int(g)) for a, b, c, g in rows]
+assert all(len(t[2]) == t[3] for t in trials), trials
+over = 0
+for i, x in enumerate(trials):
+    for y in trials[i + 1:]:
+        if x[0] < y[1] and y[0] < x[1]:
+            over += 1
+            assert not (x[2] & y[2]), (x, y)
+assert over > 0, "no trials ran concurrently"
+print(len(trials), "trials,", over, "overlapping pairs")
 P
 # a script without saturn-run: no signature, exit 1
 printf '#!/bin/sh\ntrue\n' > "$tmp/bad.sbatch"

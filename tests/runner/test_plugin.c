@@ -8,8 +8,8 @@
 
 #include "technique.h"
 
-static int search(const saturn_technique_ctx_v1_t *ctx, char *params, size_t len,
-		  char *errbuf, size_t errlen)
+static int search(const saturn_technique_ctx_v1_t *ctx, char *params,
+		  size_t len, char *errbuf, size_t errlen)
 {
 	if (ctx->gpus > 8)
 		return 1;
@@ -28,14 +28,14 @@ static int execute(const saturn_technique_ctx_v1_t *ctx, char **launch,
 static const char *const env[] = {"ZERO3_GPUS={gpus}", NULL};
 
 const saturn_technique_plugin_v1_t saturn_technique_plugin_v1 = {
-	.abi = SATURN_TECHNIQUE_PLUGIN_ABI,
-	.size = sizeof(saturn_technique_plugin_v1_t),
-	.name = "zero3",
-	.description = "test plugin",
-	.min_gpus = 2,
-	.max_gpus = 8,
-	.launch = "{command}",
-	.env = env,
-	.search = search,
-	.execute = execute,
+    .abi = SATURN_TECHNIQUE_PLUGIN_ABI,
+    .size = sizeof(saturn_technique_plugin_v1_t),
+    .name = "zero3",
+    .description = "test plugin",
+    .min_gpus = 2,
+    .max_gpus = 8,
+    .launch = "{command}",
+    .env = env,
+    .search = search,
+    .execute = execute,
 };

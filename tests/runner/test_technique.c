@@ -17,21 +17,22 @@
 #include "technique.h"
 #include "topology.h"
 
-static const saturn_kv_t vars[] = {{"gpus", "4"}, {"stages", "2"}, {"batch", "b"}};
+static const saturn_kv_t vars[] = {
+    {"gpus", "4"}, {"stages", "2"}, {"batch", "b"}};
 
 static const struct tcase {
 	const char *tmpl;
 	const char *expect; /* NULL = error */
 	const char *errpart;
 } tcases[] = {
-	{"--nproc={gpus}", "--nproc=4", NULL},
-	{"{gpus}{stages}", "42", NULL},
-	{"{{literal}} {gpus}", "{literal} 4", NULL},
-	{"no placeholders", "no placeholders", NULL},
-	{"{nope}", NULL, "unknown placeholder {nope}"},
-	{"{gpus", NULL, "unterminated"},
-	{"a}b", NULL, "unmatched"},
-	{"{bad name}", NULL, "bad placeholder"},
+    {"--nproc={gpus}", "--nproc=4", NULL},
+    {"{gpus}{stages}", "42", NULL},
+    {"{{literal}} {gpus}", "{literal} 4", NULL},
+    {"no placeholders", "no placeholders", NULL},
+    {"{nope}", NULL, "unknown placeholder {nope}"},
+    {"{gpus", NULL, "unterminated"},
+    {"a}b", NULL, "unmatched"},
+    {"{bad name}", NULL, "bad placeholder"},
 };
 
 START_TEST(test_expand)
@@ -45,7 +46,8 @@ START_TEST(test_expand)
 		ck_assert_str_eq(r, c->expect);
 	} else {
 		ck_assert_ptr_null(r);
-		ck_assert_msg(strstr(err.text, c->errpart), "error '%s' lacks '%s'", err.text, c->errpart);
+		ck_assert_msg(strstr(err.text, c->errpart),
+			      "error '%s' lacks '%s'", err.text, c->errpart);
 	}
 	free(r);
 }
@@ -56,7 +58,9 @@ START_TEST(test_argv)
 	char *cmd[] = {"python", "train.py", "--lr", "3e-4 x"};
 	char **argv = NULL;
 	saturn_error_t err = {{0}};
-	int n = saturn_template_argv("torchrun --nproc_per_node={gpus} 'a b' {command}", vars, 3, cmd, 4, &argv, &err);
+	int n = saturn_template_argv(
+	    "torchrun --nproc_per_node={gpus} 'a b' {command}", vars, 3, cmd, 4,
+	    &argv, &err);
 
 	ck_assert_int_eq(n, 7);
 	ck_assert_str_eq(argv[1], "--nproc_per_node=4");
@@ -65,9 +69,13 @@ START_TEST(test_argv)
 	ck_assert_str_eq(argv[6], "3e-4 x");
 	ck_assert_ptr_null(argv[7]);
 	saturn_argv_free(argv);
-	ck_assert_int_eq(saturn_template_argv("x{command}", vars, 3, cmd, 4, &argv, &err), -1);
+	ck_assert_int_eq(
+	    saturn_template_argv("x{command}", vars, 3, cmd, 4, &argv, &err),
+	    -1);
 	ck_assert_ptr_nonnull(strstr(err.text, "word of its own"));
-	ck_assert_int_eq(saturn_template_argv("run {what}", vars, 3, cmd, 4, &argv, &err), -1);
+	ck_assert_int_eq(
+	    saturn_template_argv("run {what}", vars, 3, cmd, 4, &argv, &err),
+	    -1);
 	ck_assert_ptr_nonnull(strstr(err.text, "{what}"));
 }
 END_TEST
@@ -89,9 +97,11 @@ START_TEST(test_builtins_params)
 	ck_assert_int_eq(saturn_technique_param(p, "stages", 0), 4);
 	ck_assert_int_eq(saturn_technique_param(p, "micro_batches", 0), 16);
 	free(p);
-	ck_assert_ptr_null(saturn_technique_params(t, 4, "{\"stages\":5}", &err));
+	ck_assert_ptr_null(
+	    saturn_technique_params(t, 4, "{\"stages\":5}", &err));
 	ck_assert_ptr_nonnull(strstr(err.text, "params.stages"));
-	ck_assert_ptr_null(saturn_technique_params(t, 4, "{\"bogus\":1}", &err));
+	ck_assert_ptr_null(
+	    saturn_technique_params(t, 4, "{\"bogus\":1}", &err));
 	ck_assert_ptr_nonnull(strstr(err.text, "params.bogus"));
 	ck_assert_ptr_null(saturn_technique_params(t, 4, "[1]", &err));
 	t = saturn_techniques_find(reg, "fsdp");
@@ -102,9 +112,15 @@ START_TEST(test_builtins_params)
 	{
 		char buf[256];
 
-		ck_assert_int_eq(saturn_technique_candidate(t, 2, 1, "s", buf, sizeof(buf), &err), 0);
-		ck_assert_int_eq(saturn_technique_param(buf, "activation_checkpointing", 0), 1);
-		ck_assert_int_eq(saturn_technique_candidate(t, 2, 3, "s", buf, sizeof(buf), &err), 1);
+		ck_assert_int_eq(saturn_technique_candidate(t, 2, 1, "s", buf,
+							    sizeof(buf), &err),
+				 0);
+		ck_assert_int_eq(
+		    saturn_technique_param(buf, "activation_checkpointing", 0),
+		    1);
+		ck_assert_int_eq(saturn_technique_candidate(t, 2, 3, "s", buf,
+							    sizeof(buf), &err),
+				 1);
 	}
 	saturn_techniques_destroy(reg);
 }
@@ -114,22 +130,26 @@ static const struct ccase {
 	const char *text;
 	const char *errpart; /* NULL = ok */
 } ccases[] = {
-	{"# site techniques\n[technique zero2]\ngpus = 1-8\nlaunch = deepspeed --num_gpus={gpus} {command}\n"
-	 "env = DS_STAGE=2\nparam = buckets int 1 gpus 2\nparam = offload bool 0 # trailing\n", NULL},
-	{"[technique ddp]\ngpus = 2-\nlaunch = srun {command}\n", NULL},
-	{"[technique x]\nlaunch = a\n", ":1: technique x: missing gpus"},
-	{"[technique x]\ngpus = 0-2\n", ":2: gpus"},
-	{"[technique x]\ngpus = 4-2\n", ":2: gpus"},
-	{"[technique Bad]\ngpus = 1\n", ":1: bad technique name"},
-	{"[thing x]\n", ":1: unknown section"},
-	{"gpus = 1\n", ":1: unknown setting"},
-	{"[technique x]\ngpus = 1\ncolour = red\n", ":3: unknown key"},
-	{"[technique x]\ngpus = 1\nenv = 1BAD=x\n", ":3: env"},
-	{"[technique x]\ngpus = 1\nparam = p int 5 1 3\n", ":3: param: MAX"},
-	{"[technique x]\ngpus = 1\nparam = p float 1\n", ":3: param"},
-	{"[technique x]\ngpus = 1\nparam = p bool 0\nparam = p bool 1\n", ":4: param p: declared twice"},
-	{"[technique x]\ngpus = 1\nno equals sign\n", ":3: want key = value"},
-	{"plugin_dir = relative\n", ":1: plugin_dir must be an absolute path"},
+    {"# site techniques\n[technique zero2]\ngpus = 1-8\nlaunch = deepspeed "
+     "--num_gpus={gpus} {command}\n"
+     "env = DS_STAGE=2\nparam = buckets int 1 gpus 2\nparam = offload bool 0 # "
+     "trailing\n",
+     NULL},
+    {"[technique ddp]\ngpus = 2-\nlaunch = srun {command}\n", NULL},
+    {"[technique x]\nlaunch = a\n", ":1: technique x: missing gpus"},
+    {"[technique x]\ngpus = 0-2\n", ":2: gpus"},
+    {"[technique x]\ngpus = 4-2\n", ":2: gpus"},
+    {"[technique Bad]\ngpus = 1\n", ":1: bad technique name"},
+    {"[thing x]\n", ":1: unknown section"},
+    {"gpus = 1\n", ":1: unknown setting"},
+    {"[technique x]\ngpus = 1\ncolour = red\n", ":3: unknown key"},
+    {"[technique x]\ngpus = 1\nenv = 1BAD=x\n", ":3: env"},
+    {"[technique x]\ngpus = 1\nparam = p int 5 1 3\n", ":3: param: MAX"},
+    {"[technique x]\ngpus = 1\nparam = p float 1\n", ":3: param"},
+    {"[technique x]\ngpus = 1\nparam = p bool 0\nparam = p bool 1\n",
+     ":4: param p: declared twice"},
+    {"[technique x]\ngpus = 1\nno equals sign\n", ":3: want key = value"},
+    {"plugin_dir = relative\n", ":1: plugin_dir must be an absolute path"},
 };
 
 START_TEST(test_config)
@@ -137,14 +157,17 @@ START_TEST(test_config)
 	const struct ccase *c = &ccases[_i];
 	saturn_techniques_t *reg = saturn_techniques_create();
 	saturn_error_t err = {{0}};
-	int rc = saturn_techniques_parse_config(reg, c->text, "t.conf", -1, &err);
+	int rc =
+	    saturn_techniques_parse_config(reg, c->text, "t.conf", -1, &err);
 
 	if (!c->errpart) {
 		ck_assert_msg(rc == 0, "unexpected error: %s", err.text);
 	} else {
 		ck_assert_int_eq(rc, -1);
-		ck_assert_msg(strstr(err.text, c->errpart), "error '%s' lacks '%s'", err.text, c->errpart);
-		ck_assert_msg(strncmp(err.text, "t.conf", 6) == 0, "error '%s' does not name the file", err.text);
+		ck_assert_msg(strstr(err.text, c->errpart),
+			      "error '%s' lacks '%s'", err.text, c->errpart);
+		ck_assert_msg(strncmp(err.text, "t.conf", 6) == 0,
+			      "error '%s' does not name the file", err.text);
 	}
 	saturn_techniques_destroy(reg);
 }
@@ -156,8 +179,12 @@ START_TEST(test_config_effect)
 	saturn_error_t err = {{0}};
 	const saturn_technique_t *t;
 
-	ck_assert_int_eq(saturn_techniques_parse_config(reg, ccases[0].text, "t.conf", -1, &err), 0);
-	ck_assert_int_eq(saturn_techniques_parse_config(reg, ccases[1].text, "u.conf", -1, &err), 0);
+	ck_assert_int_eq(saturn_techniques_parse_config(reg, ccases[0].text,
+							"t.conf", -1, &err),
+			 0);
+	ck_assert_int_eq(saturn_techniques_parse_config(reg, ccases[1].text,
+							"u.conf", -1, &err),
+			 0);
 	t = saturn_techniques_find(reg, "zero2");
 	ck_assert_ptr_nonnull(t);
 	ck_assert_int_eq(t->max_gpus, 8);
@@ -185,7 +212,9 @@ static void setup_plugdir(void)
 	if (!so) {
 		const char *b = getenv("top_builddir");
 
-		snprintf(def, sizeof(def), "%s/tests/runner/.libs/test_plugin.so", b ? b : "../..");
+		snprintf(def, sizeof(def),
+			 "%s/tests/runner/.libs/test_plugin.so",
+			 b ? b : "../..");
 		so = def;
 	}
 
@@ -193,7 +222,9 @@ static void setup_plugdir(void)
 	ck_assert_ptr_nonnull(mkdtemp(plugdir));
 	chmod(plugdir, 0755);
 	ck_assert_ptr_nonnull(so);
-	snprintf(cmd, sizeof(cmd), "cp '%s' '%s/zero3.so' && chmod 0755 '%s/zero3.so'", so, plugdir, plugdir);
+	snprintf(cmd, sizeof(cmd),
+		 "cp '%s' '%s/zero3.so' && chmod 0755 '%s/zero3.so'", so,
+		 plugdir, plugdir);
 	ck_assert_int_eq(system(cmd), 0);
 }
 
@@ -214,40 +245,55 @@ START_TEST(test_plugin_load)
 
 	setup_plugdir();
 	snprintf(path, sizeof(path), "%s/zero3.so", plugdir);
-	ck_assert_msg(saturn_techniques_load_plugin(reg, plugdir, path, (long)geteuid(), &err) == 0, "%s",
-		      err.text);
+	ck_assert_msg(saturn_techniques_load_plugin(reg, plugdir, path,
+						    (long)geteuid(), &err) == 0,
+		      "%s", err.text);
 	t = saturn_techniques_find(reg, "zero3");
 	ck_assert_ptr_nonnull(t);
 	ck_assert_int_eq(t->min_gpus, 2);
 	ck_assert_ptr_nonnull(strstr(t->source, "plugin"));
-	ck_assert_int_eq(saturn_technique_candidate(t, 4, 0, "sig", buf, sizeof(buf), &err), 0);
-	ck_assert_int_eq(saturn_technique_candidate(t, 16, 0, "sig", buf, sizeof(buf), &err), 1);
+	ck_assert_int_eq(
+	    saturn_technique_candidate(t, 4, 0, "sig", buf, sizeof(buf), &err),
+	    0);
+	ck_assert_int_eq(
+	    saturn_technique_candidate(t, 16, 0, "sig", buf, sizeof(buf), &err),
+	    1);
 	saturn_techniques_destroy(reg);
 
 	/* through a configuration file's plugin_dir */
 	reg = saturn_techniques_create();
 	snprintf(conf, sizeof(conf), "plugin_dir = %s\n", plugdir);
-	ck_assert_int_eq(saturn_techniques_parse_config(reg, conf, "c.conf", (long)geteuid(), &err), 0);
+	ck_assert_int_eq(saturn_techniques_parse_config(reg, conf, "c.conf",
+							(long)geteuid(), &err),
+			 0);
 	ck_assert_ptr_nonnull(saturn_techniques_find(reg, "zero3"));
 	saturn_techniques_destroy(reg);
 
 	/* refused: outside the directory */
 	reg = saturn_techniques_create();
-	ck_assert_int_eq(saturn_techniques_load_plugin(reg, "/usr", path, -1, &err), -1);
+	ck_assert_int_eq(
+	    saturn_techniques_load_plugin(reg, "/usr", path, -1, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.text, "not in the plugin directory"));
 	/* refused: group-writable */
 	chmod(path, 0775);
-	ck_assert_int_eq(saturn_techniques_load_plugin(reg, plugdir, path, (long)geteuid(), &err), -1);
+	ck_assert_int_eq(saturn_techniques_load_plugin(reg, plugdir, path,
+						       (long)geteuid(), &err),
+			 -1);
 	ck_assert_ptr_nonnull(strstr(err.text, "writable"));
 	chmod(path, 0755);
 	/* refused: directory writable by others */
 	chmod(plugdir, 0777);
-	ck_assert_int_eq(saturn_techniques_load_plugin(reg, plugdir, path, (long)geteuid(), &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.text, "plugin directory must be owned"));
+	ck_assert_int_eq(saturn_techniques_load_plugin(reg, plugdir, path,
+						       (long)geteuid(), &err),
+			 -1);
+	ck_assert_ptr_nonnull(
+	    strstr(err.text, "plugin directory must be owned"));
 	chmod(plugdir, 0755);
 	/* refused: owned by someone else (needs root to arrange) */
 	if (geteuid() == 0 && chown(path, 65534, 65534) == 0) {
-		ck_assert_int_eq(saturn_techniques_load_plugin(reg, plugdir, path, -1, &err), -1);
+		ck_assert_int_eq(
+		    saturn_techniques_load_plugin(reg, plugdir, path, -1, &err),
+		    -1);
 		ck_assert_ptr_nonnull(strstr(err.text, "owned by root"));
 	}
 	ck_assert_ptr_null(saturn_techniques_find(reg, "zero3"));
@@ -272,14 +318,19 @@ START_TEST(test_fit_recovers)
 		for (int i = 0; i < 3; i++)
 			t[i] = 2.0 * saturn_scale_comp(kind, g[i], 8) + 0.05 +
 			       3.0 * saturn_scale_comm(kind, g[i], 8, &bw);
-		ck_assert_int_eq(saturn_scale_fit(kind, 8, 3, g, t, &bw, &fit, &err), 0);
+		ck_assert_int_eq(
+		    saturn_scale_fit(kind, 8, 3, g, t, &bw, &fit, &err), 0);
 		ck_assert_double_eq_tol(fit.a, 2.0, 1e-6);
 		ck_assert_double_eq_tol(fit.b, 0.05, 1e-6);
 		ck_assert_double_eq_tol(fit.c, 3.0, 1e-4);
 		for (int q = 1; q <= 8; q++) {
-			double truth = 2.0 * saturn_scale_comp(kind, q, 8) + 0.05 + 3.0 * saturn_scale_comm(kind, q, 8, &bw);
+			double truth = 2.0 * saturn_scale_comp(kind, q, 8) +
+				       0.05 +
+				       3.0 * saturn_scale_comm(kind, q, 8, &bw);
 
-			ck_assert_double_eq_tol(saturn_scale_predict(&fit, q, &bw), truth, 1e-6 * truth);
+			ck_assert_double_eq_tol(
+			    saturn_scale_predict(&fit, q, &bw), truth,
+			    1e-6 * truth);
 		}
 	}
 	ck_assert_int_eq(saturn_scale_fit(0, 8, 0, g, t, &bw, &fit, &err), -1);
@@ -302,28 +353,44 @@ START_TEST(test_sweep_emulator)
 		}
 		for (int ti = 0; ti < 3; ti++) {
 			int lo = ti == 2 ? 2 : 1, gl[8], n, trials = 0;
-			saturn_sweep_t *sw = saturn_sweep_create(saturn_scale_kind(techs[ti]), 8, lo, 8, &bw, 0);
-			const saturn_emu_model_t *m = saturn_emu_model_find("gpt2-xl");
+			saturn_sweep_t *sw = saturn_sweep_create(
+			    saturn_scale_kind(techs[ti]), 8, lo, 8, &bw, 0);
+			const saturn_emu_model_t *m =
+			    saturn_emu_model_find("gpt2-xl");
 
 			while ((n = saturn_sweep_next(sw, gl, 8)) > 0)
 				for (int i = 0; i < n; i++) {
 					saturn_emu_result_t r;
 
-					ck_assert_int_eq(saturn_emu_eval(m, 16, techs[ti], gl[i], NULL, &hw, &r, NULL), 0);
-					saturn_sweep_report(sw, gl[i], r.oom ? SATURN_PT_OOM : SATURN_PT_MEASURED,
-							    r.sec_per_batch, r.mem_mb, NULL);
+					ck_assert_int_eq(
+					    saturn_emu_eval(m, 16, techs[ti],
+							    gl[i], NULL, &hw,
+							    &r, NULL),
+					    0);
+					saturn_sweep_report(
+					    sw, gl[i],
+					    r.oom ? SATURN_PT_OOM
+						  : SATURN_PT_MEASURED,
+					    r.sec_per_batch, r.mem_mb, NULL);
 					trials++;
 				}
 			ck_assert_int_eq(trials, 2);
 			for (int g = lo; g <= 8; g++) {
 				saturn_emu_result_t r;
-				const saturn_point_t *p = saturn_sweep_point(sw, g);
+				const saturn_point_t *p =
+				    saturn_sweep_point(sw, g);
 
-				saturn_emu_eval(m, 16, techs[ti], g, NULL, &hw, &r, NULL);
-				ck_assert(p->state == SATURN_PT_MEASURED || p->state == SATURN_PT_PREDICTED);
-				ck_assert_msg(fabs(p->sec_per_batch - r.sec_per_batch) / r.sec_per_batch < 0.10,
-					      "%s g=%d link=%d: predicted %g, model %g", techs[ti], g, link,
-					      p->sec_per_batch, r.sec_per_batch);
+				saturn_emu_eval(m, 16, techs[ti], g, NULL, &hw,
+						&r, NULL);
+				ck_assert(p->state == SATURN_PT_MEASURED ||
+					  p->state == SATURN_PT_PREDICTED);
+				ck_assert_msg(
+				    fabs(p->sec_per_batch - r.sec_per_batch) /
+					    r.sec_per_batch <
+					0.10,
+				    "%s g=%d link=%d: predicted %g, model %g",
+				    techs[ti], g, link, p->sec_per_batch,
+				    r.sec_per_batch);
 			}
 			saturn_sweep_destroy(sw);
 		}
@@ -334,12 +401,16 @@ END_TEST
 START_TEST(test_sweep_oom)
 {
 	saturn_bw_table_t bw = {0, NULL, NULL};
-	saturn_sweep_t *sw = saturn_sweep_create(SATURN_SCALE_SHARDED, 8, 1, 8, &bw, 0);
+	saturn_sweep_t *sw =
+	    saturn_sweep_create(SATURN_SCALE_SHARDED, 8, 1, 8, &bw, 0);
 	int gl[8], n, feasible = 5; /* OOM below 5 GPUs */
 
 	while ((n = saturn_sweep_next(sw, gl, 8)) > 0)
 		for (int i = 0; i < n; i++)
-			saturn_sweep_report(sw, gl[i], gl[i] < feasible ? SATURN_PT_OOM : SATURN_PT_MEASURED,
+			saturn_sweep_report(sw, gl[i],
+					    gl[i] < feasible
+						? SATURN_PT_OOM
+						: SATURN_PT_MEASURED,
 					    1.0 / gl[i], 0, "oom");
 	ck_assert_int_eq(saturn_sweep_feasible_from(sw), feasible);
 	for (int g = 1; g < feasible; g++) {
@@ -356,24 +427,33 @@ START_TEST(test_emulator_model)
 {
 	saturn_emu_hw_t hw;
 	saturn_emu_result_t r1, r8, rp;
-	const saturn_emu_model_t *m = saturn_emu_model_find("gpt2-xl"), *big = saturn_emu_model_find("llama-7b");
+	const saturn_emu_model_t *m = saturn_emu_model_find("gpt2-xl"),
+				 *big = saturn_emu_model_find("llama-7b");
 	saturn_error_t err = {{0}};
 
 	saturn_emu_hw_default(&hw, 1);
-	ck_assert_int_eq(saturn_emu_eval(m, 16, "ddp", 1, NULL, &hw, &r1, &err), 0);
-	ck_assert_int_eq(saturn_emu_eval(m, 16, "ddp", 8, NULL, &hw, &r8, &err), 0);
+	ck_assert_int_eq(saturn_emu_eval(m, 16, "ddp", 1, NULL, &hw, &r1, &err),
+			 0);
+	ck_assert_int_eq(saturn_emu_eval(m, 16, "ddp", 8, NULL, &hw, &r8, &err),
+			 0);
 	/* 6·P·T / (flops · efficiency) */
-	ck_assert_double_eq_tol(r1.compute_s, 6 * 1558e6 * 16 * 1024 / (312e12 * 0.4), 1e-9);
+	ck_assert_double_eq_tol(r1.compute_s,
+				6 * 1558e6 * 16 * 1024 / (312e12 * 0.4), 1e-9);
 	ck_assert(r8.sec_per_batch < r1.sec_per_batch / 4);
 	saturn_emu_hw_default(&hw, 0);
-	ck_assert_int_eq(saturn_emu_eval(m, 16, "ddp", 8, NULL, &hw, &rp, &err), 0);
+	ck_assert_int_eq(saturn_emu_eval(m, 16, "ddp", 8, NULL, &hw, &rp, &err),
+			 0);
 	ck_assert(rp.comm_s > 10 * r8.comm_s); /* PCIe hurts */
-	ck_assert_int_eq(saturn_emu_eval(big, 8, "single", 1, NULL, &hw, &r1, &err), 0);
+	ck_assert_int_eq(
+	    saturn_emu_eval(big, 8, "single", 1, NULL, &hw, &r1, &err), 0);
 	ck_assert_int_eq(r1.oom, 1);
-	ck_assert_int_eq(saturn_emu_eval(big, 8, "fsdp", 8, NULL, &hw, &r8, &err), 0);
+	ck_assert_int_eq(
+	    saturn_emu_eval(big, 8, "fsdp", 8, NULL, &hw, &r8, &err), 0);
 	ck_assert_int_eq(r8.oom, 0);
-	ck_assert_int_eq(saturn_emu_eval(m, 16, "single", 2, NULL, &hw, &r1, &err), -1);
-	ck_assert_int_eq(saturn_emu_eval(m, 16, "pipeline", 1, NULL, &hw, &r1, &err), -1);
+	ck_assert_int_eq(
+	    saturn_emu_eval(m, 16, "single", 2, NULL, &hw, &r1, &err), -1);
+	ck_assert_int_eq(
+	    saturn_emu_eval(m, 16, "pipeline", 1, NULL, &hw, &r1, &err), -1);
 }
 END_TEST
 
@@ -385,26 +465,45 @@ START_TEST(test_progress)
 	char path[] = "/tmp/saturn-progress-XXXXXX";
 	int fd = mkstemp(path);
 
-	ck_assert_int_eq(saturn_proto_parse("SATURN_PROGRESS batches_done=12 sec_per_batch=0.25 extra=1", &m, &err),
-			 SATURN_PROTO_PROGRESS);
+	ck_assert_int_eq(
+	    saturn_proto_parse(
+		"SATURN_PROGRESS batches_done=12 sec_per_batch=0.25 extra=1",
+		&m, &err),
+	    SATURN_PROTO_PROGRESS);
 	ck_assert_double_eq(m.batches_done, 12);
 	ck_assert_double_eq(m.sec_per_batch, 0.25);
-	ck_assert_int_eq(saturn_proto_parse("SATURN_OOM peak_mem_mb=9 reason=needs 90 GiB", &m, &err), SATURN_PROTO_OOM);
+	ck_assert_int_eq(
+	    saturn_proto_parse("SATURN_OOM peak_mem_mb=9 reason=needs 90 GiB",
+			       &m, &err),
+	    SATURN_PROTO_OOM);
 	ck_assert_str_eq(m.reason, "needs 90 GiB");
-	ck_assert_int_eq(saturn_proto_parse("SATURN_CHECKPOINTED batch=7", &m, &err), SATURN_PROTO_CHECKPOINTED);
+	ck_assert_int_eq(
+	    saturn_proto_parse("SATURN_CHECKPOINTED batch=7", &m, &err),
+	    SATURN_PROTO_CHECKPOINTED);
 	ck_assert_double_eq(m.batches_done, 7);
-	ck_assert_int_eq(saturn_proto_parse("epoch 3 loss 0.1", &m, &err), SATURN_PROTO_NONE);
-	ck_assert_int_eq(saturn_proto_parse("SATURN_PROGRESSIVE x", &m, &err), SATURN_PROTO_NONE);
-	ck_assert_int_eq(saturn_proto_parse("SATURN_PROGRESS batches_done=abc", &m, &err), -1);
-	ck_assert_int_eq(saturn_proto_parse("SATURN_PROGRESS sec_per_batch=1", &m, &err), -1);
+	ck_assert_int_eq(saturn_proto_parse("epoch 3 loss 0.1", &m, &err),
+			 SATURN_PROTO_NONE);
+	ck_assert_int_eq(saturn_proto_parse("SATURN_PROGRESSIVE x", &m, &err),
+			 SATURN_PROTO_NONE);
+	ck_assert_int_eq(
+	    saturn_proto_parse("SATURN_PROGRESS batches_done=abc", &m, &err),
+	    -1);
+	ck_assert_int_eq(
+	    saturn_proto_parse("SATURN_PROGRESS sec_per_batch=1", &m, &err),
+	    -1);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	ck_assert_int_eq(saturn_progress_write(path, &p, &err), 0);
-	ck_assert_int_eq(saturn_progress_read(path, &q, &err), 0);
+	ck_assert_int_eq(saturn_progress_read(path, -1, &q, &err), 0);
 	ck_assert_int_eq(q.job_id, 42);
 	ck_assert_double_eq(q.batches_done, 10);
-	ck_assert_int_eq(saturn_progress_parse("{\"format\":\"x\"}", 14, &q, &err), -1);
-	ck_assert_int_eq(saturn_progress_parse("{\"format\":\"saturn-progress/1\",\"batches_done\":-1}", 48, &q, &err), -1);
+	ck_assert_int_eq(
+	    saturn_progress_parse("{\"format\":\"x\"}", 14, &q, &err), -1);
+	ck_assert_int_eq(
+	    saturn_progress_parse(
+		"{\"format\":\"saturn-progress/1\",\"batches_done\":-1}", 48,
+		&q, &err),
+	    -1);
 	unlink(path);
 }
 END_TEST
@@ -413,7 +512,8 @@ static const char *fixture(const char *name, char *buf, size_t len)
 {
 	const char *top = getenv("top_srcdir");
 
-	snprintf(buf, len, "%s/contrib/topologies/%s", top ? top : "../..", name);
+	snprintf(buf, len, "%s/contrib/topologies/%s", top ? top : "../..",
+		 name);
 	return buf;
 }
 
@@ -421,7 +521,8 @@ START_TEST(test_topology_fixtures)
 {
 	char p[1024];
 	saturn_error_t err = {{0}};
-	saturn_topology_t *t = saturn_topology_load_xml(fixture("nvlink-8gpu.xml", p, sizeof(p)), &err);
+	saturn_topology_t *t = saturn_topology_load_xml(
+	    fixture("nvlink-8gpu.xml", p, sizeof(p)), &err);
 	int ring[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 
 	ck_assert_msg(t != NULL, "%s", err.text);
@@ -429,9 +530,11 @@ START_TEST(test_topology_fixtures)
 	ck_assert_str_eq(t->interconnect, "nvswitch");
 	ck_assert_double_eq_tol(t->link_gbs[0 * 8 + 7], 300.0, 1e-9);
 	ck_assert_double_eq_tol(t->gpu_mem_mb, 81920, 1e-9);
-	ck_assert_double_eq_tol(saturn_topology_ring_gbs(t, ring, 8), 300.0, 1e-9);
+	ck_assert_double_eq_tol(saturn_topology_ring_gbs(t, ring, 8), 300.0,
+				1e-9);
 	saturn_topology_destroy(t);
-	t = saturn_topology_load_xml(fixture("pcie-8gpu.xml", p, sizeof(p)), &err);
+	t = saturn_topology_load_xml(fixture("pcie-8gpu.xml", p, sizeof(p)),
+				     &err);
 	ck_assert_msg(t != NULL, "%s", err.text);
 	ck_assert_int_eq(t->ngpus, 8);
 	ck_assert_str_eq(t->interconnect, "pcie");
@@ -460,7 +563,8 @@ START_TEST(test_topology_gres)
 	ck_assert_double_eq(t->link_gbs[0 * 4 + 1], 100);
 	ck_assert_double_eq(t->link_gbs[0 * 4 + 2], 16);
 	saturn_topology_destroy(t);
-	ck_assert_ptr_null(saturn_topology_from_gres("Name=gpu Links=x,y\n", 25, 16, &err));
+	ck_assert_ptr_null(
+	    saturn_topology_from_gres("Name=gpu Links=x,y\n", 25, 16, &err));
 	ck_assert_ptr_nonnull(strstr(err.text, "line 1"));
 }
 END_TEST
@@ -473,10 +577,12 @@ int main(void)
 	int nf;
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, test_expand, 0, sizeof(tcases) / sizeof(tcases[0]));
+	tcase_add_loop_test(tc, test_expand, 0,
+			    sizeof(tcases) / sizeof(tcases[0]));
 	tcase_add_test(tc, test_argv);
 	tcase_add_test(tc, test_builtins_params);
-	tcase_add_loop_test(tc, test_config, 0, sizeof(ccases) / sizeof(ccases[0]));
+	tcase_add_loop_test(tc, test_config, 0,
+			    sizeof(ccases) / sizeof(ccases[0]));
 	tcase_add_test(tc, test_config_effect);
 	tcase_add_test(tc, test_plugin_load);
 	tcase_add_test(tc, test_fit_recovers);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "planner.h"
+#include "progress.h"
 #include "sched_core.h"
 
 static const char profile_text[] =
@@ -372,15 +373,15 @@ START_TEST(test_progress)
 	f = fopen(path, "w");
 	fputs(c->text, f);
 	fclose(f);
-	ck_assert_int_eq(saturn_sched_progress_left(path, (long)getuid(), &left, &err), c->rc);
+	ck_assert_int_eq(saturn_progress_remaining(path, (long)getuid(), &left, &err), c->rc);
 	if (!c->rc)
 		ck_assert_double_eq(left, c->left);
 	else
 		ck_assert_msg(strstr(err.text, c->expect), "%s", err.text);
 	/* symlinks and foreign owners are refused */
 	ck_assert_int_eq(symlink(path, link), 0);
-	ck_assert_int_eq(saturn_sched_progress_left(link, -1, &left, &err), -1);
-	ck_assert_int_eq(saturn_sched_progress_left(path, (long)getuid() + 1, &left, &err), -1);
+	ck_assert_int_eq(saturn_progress_remaining(link, -1, &left, &err), -1);
+	ck_assert_int_eq(saturn_progress_remaining(path, (long)getuid() + 1, &left, &err), -1);
 	ck_assert_msg(strstr(err.text, "owned by"), "%s", err.text);
 	unlink(link);
 	unlink(path);

@@ -8,6 +8,16 @@ unit_test_model_CFLAGS = $(UNIT_CFLAGS)
 unit_test_model_LDADD = $(UNIT_LDADD)
 endif
 
+# Rules shared by the SPANK and job_submit plugins (plain C, no Slurm).
+if HAVE_CHECK
+check_PROGRAMS += unit/test_submit_rules
+TESTS += unit/test_submit_rules
+unit_test_submit_rules_SOURCES = unit/test_submit_rules.c
+unit_test_submit_rules_CPPFLAGS = -I$(top_srcdir)/plugin/common
+unit_test_submit_rules_CFLAGS = $(SATURN_CFLAGS) $(CHECK_CFLAGS)
+unit_test_submit_rules_LDADD = $(top_builddir)/plugin/libsubmit_rules.la $(CHECK_LIBS)
+endif
+
 if HAVE_CHECK
 check_PROGRAMS += unit/test_validate
 TESTS += unit/test_validate
@@ -40,20 +50,10 @@ check_PROGRAMS += unit/test_planner unit/test_bounds
 TESTS += unit/test_planner unit/test_bounds
 unit_test_planner_SOURCES = unit/test_planner.c unit/planner_fixtures.h
 unit_test_planner_CPPFLAGS = $(UNIT_CPPFLAGS)
-unit_test_planner_CFLAGS = $(UNIT_CFLAGS)
-unit_test_planner_LDADD = $(UNIT_LDADD)
+unit_test_planner_CFLAGS = $(UNIT_CFLAGS) $(AX_PTHREAD_CFLAGS)
+unit_test_planner_LDADD = $(UNIT_LDADD) $(AX_PTHREAD_CFLAGS)
 unit_test_bounds_SOURCES = unit/test_bounds.c unit/planner_fixtures.h
 unit_test_bounds_CPPFLAGS = $(UNIT_CPPFLAGS)
 unit_test_bounds_CFLAGS = $(UNIT_CFLAGS)
 unit_test_bounds_LDADD = $(UNIT_LDADD)
-endif
-
-# Rules shared by the SPANK and job_submit plugins (plain C, no Slurm).
-if HAVE_CHECK
-check_PROGRAMS += unit/test_submit_rules
-TESTS += unit/test_submit_rules
-unit_test_submit_rules_SOURCES = unit/test_submit_rules.c
-unit_test_submit_rules_CPPFLAGS = -I$(top_srcdir)/plugin/common
-unit_test_submit_rules_CFLAGS = $(SATURN_CFLAGS) $(CHECK_CFLAGS)
-unit_test_submit_rules_LDADD = $(top_builddir)/plugin/libsubmit_rules.la $(CHECK_LIBS)
 endif

@@ -106,7 +106,7 @@ static inline void fx_check(saturn_problem_t *p)
 /* Independent plan check (does not use the library's validator): each task
  * once with one of its options on a node of the right class, times, release,
  * running tasks pinned, GPU ids in range/distinct/not busy, no GPU shared by
- * overlapping tasks, makespan. Returns NULL or a static message. */
+ * overlapping tasks (zero-length tasks hold no GPU time), makespan. Returns NULL or a static message. */
 static inline const char *fx_validate(const saturn_problem_t *p,
 				      const saturn_plan_t *pl)
 {
@@ -162,7 +162,8 @@ static inline const char *fx_validate(const saturn_problem_t *p,
 			for (int h = 0; h < g; h++)
 				if (a->gpu_ids[h] == id)
 					return "GPU id twice";
-			for (int b = 0; b < n->nbusy && !t->is_running; b++)
+			for (int b = 0; b < n->nbusy && !t->is_running && d > 0;
+			     b++)
 				for (int k = 0; k < n->busy[b].ngpus; k++)
 					if (n->busy[b].gpu_ids[k] == id &&
 					    a->start_s < n->busy[b].until_s - tol) {
@@ -175,8 +176,10 @@ static inline const char *fx_validate(const saturn_problem_t *p,
 		for (int j = 0; j < i; j++) {
 			const saturn_assign_t *c = &pl->assign[j];
 
+			/* Zero-length tasks hold no GPU time (validate.c). */
 			if (c->node != a->node || !(a->start_s < c->end_s - tol &&
-						    c->start_s < a->end_s - tol))
+						    c->start_s < a->end_s - tol) ||
+			    d <= 0 || c->end_s <= c->start_s)
 				continue;
 			for (int g = 0; g < a->gpus; g++)
 				for (int h = 0; h < c->gpus; h++)

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +35,7 @@ static saturn_plan_t *solve(saturn_problem_t *p, double limit)
 	ck_assert_msg(pl != NULL, "solve: %s", err.text);
 	why = fx_validate(p, pl);
 	ck_assert_msg(why == NULL, "invalid plan: %s", why);
-	ck_assert_msg(saturn_plan_validate(pl, p, &err) == 0 ||
-			      strstr(err.text, "not implemented"),
+	ck_assert_msg(saturn_plan_validate(pl, p, &err) == 0,
 		      "saturn_plan_validate: %s", err.text);
 	ck_assert_double_ge(pl->makespan_s, pl->lower_bound_s * (1 - 1e-9));
 	return pl;
@@ -381,7 +381,8 @@ START_TEST(test_warm)
 	again = saturn_planner_solve(p, &o, &err);
 	ck_assert_ptr_nonnull(again);
 	ck_assert_ptr_null(fx_validate(p, again));
-	ck_assert_double_le(again->makespan_s, first->makespan_s * 1.05);
+	/* The previous plan is reproduced, so never lost. */
+	ck_assert_double_le(again->makespan_s, first->makespan_s * (1 + 1e-9));
 	saturn_plan_destroy(again);
 	/* A warm plan whose names do not match is ignored. */
 	old = first->assign[0].task_id;
@@ -427,6 +428,34 @@ START_TEST(test_silent)
 	size = ftell(tmp);
 	fclose(tmp);
 	ck_assert_int_eq(size, 0);
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+static void *solve_thread(void *arg)
+{
+	saturn_problem_t *p = arg;
+	saturn_planner_opts_t o;
+
+	saturn_planner_opts_init(&o);
+	o.time_limit_s = 0.3;
+	return saturn_planner_solve(p, &o, NULL);
+}
+
+/* The Slurm plugin calls the planner from its own thread. */
+START_TEST(test_thread)
+{
+	saturn_problem_t *p = sweep(12, 1);
+	pthread_t th;
+	void *res = NULL;
+	saturn_plan_t *pl;
+
+	ck_assert_int_eq(pthread_create(&th, NULL, solve_thread, p), 0);
+	ck_assert_int_eq(pthread_join(th, &res), 0);
+	pl = res;
+	ck_assert_ptr_nonnull(pl);
+	ck_assert_ptr_null(fx_validate(p, pl));
 	saturn_plan_destroy(pl);
 	saturn_problem_destroy(p);
 }
@@ -519,7 +548,7 @@ START_TEST(test_property)
 		saturn_plan_destroy(pl);
 		saturn_problem_destroy(p);
 	}
-	ck_assert_int_le(nbad, 12);
+	ck_assert_int_le(nbad, 2); /* heuristics alone give 0 */
 }
 END_TEST
 
@@ -544,6 +573,7 @@ int main(void)
 	tcase_add_test(tc, test_deterministic);
 	tcase_add_test(tc, test_warm);
 	tcase_add_test(tc, test_silent);
+	tcase_add_test(tc, test_thread);
 	tcase_add_test(tc, test_baseline);
 	tcase_add_test(tc, test_problem_unchanged);
 	tcase_add_loop_test(tc, test_property, 0, 8);

@@ -376,8 +376,9 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* SATURN_MAX_TASKS tasks on 4 x 8 GPUs, back to back with mixed widths:
- * assign + validate in well under a second on a slow machine. */
+/* SATURN_MAX_TASKS tasks on 4 x 8 GPUs, back to back with mixed widths.
+ * assign + validate take about 0.1 s each here (-O2; ~1 s under ASan); the
+ * 10 s limits only catch a quadratic algorithm, which would take minutes. */
 START_TEST(test_large)
 {
 	saturn_problem_t *p = saturn_problem_create();
@@ -408,7 +409,7 @@ START_TEST(test_large)
 	t0 = now_s();
 	ck_assert_int_eq(saturn_problem_check(p, &err), 0);
 	dt = now_s() - t0;
-	ck_assert_msg(dt < 2.0, "problem check took %.2f s", dt);
+	ck_assert_msg(dt < 10.0, "problem check took %.2f s", dt);
 	plan = saturn_plan_create(n);
 	/* a simple list schedule: each task on a block of GPUs aligned to its
 	 * width, starting when the block's latest GPU frees */
@@ -433,7 +434,7 @@ START_TEST(test_large)
 	forget_indices(plan);
 	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
 	dt = now_s() - t0;
-	ck_assert_msg(dt < 2.0, "assign + 2 x validate took %.2f s", dt);
+	ck_assert_msg(dt < 10.0, "assign + 2 x validate took %.2f s", dt);
 	/* break the last task: found */
 	plan->assign[n - 1].end_s += 1;
 	ck_assert_int_eq(saturn_plan_validate(plan, p, &err), -1);

@@ -1,0 +1,30 @@
+# tests/e2e/local.mk - end-to-end tests on a private one-machine Slurm
+# cluster (scripts/cluster.sh), one cluster per test, each on its own port
+# slot so they run in parallel. Need root and the built plugins (configure
+# --with-slurm-source); skipped (77) otherwise. Helpers: e2e/lib.sh.
+TESTS += \
+	e2e/slurm-source.sh \
+	e2e/plugins-load.sh \
+	e2e/bad-names.sh \
+	e2e/held-array.sh \
+	e2e/other-jobs.sh \
+	e2e/raw-tag.sh \
+	e2e/cluster-stop.sh
+EXTRA_DIST += \
+	e2e/spank_rawtag.c \
+	e2e/lib.sh \
+	e2e/slurm-source.sh \
+	e2e/plugins-load.sh \
+	e2e/bad-names.sh \
+	e2e/held-array.sh \
+	e2e/other-jobs.sh \
+	e2e/raw-tag.sh \
+	e2e/cluster-stop.sh
+
+# A test-only SPANK plugin that sets SATURN_BATCH unchecked (raw-tag.sh).
+if HAVE_SPANK
+check_LTLIBRARIES += e2e/spank_rawtag.la
+e2e_spank_rawtag_la_SOURCES = e2e/spank_rawtag.c
+e2e_spank_rawtag_la_CFLAGS = $(SATURN_CFLAGS)
+e2e_spank_rawtag_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere -Wl,-z,now
+endif
