@@ -26,3 +26,6 @@ EXTRA_DIST += \
 	e2e/sched-fail.sh \
 	e2e/sched-backfill.sh \
 	e2e/sched-restart.sh
+
+# Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
+EXTRA_DIST += bench/slurm-bench.sh
