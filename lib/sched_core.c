@@ -598,21 +598,25 @@ nomem:
 
 /* --- FCFS plan ------------------------------------------------------- */
 
-static int cmp_double_idx(const double *free_at, int a, int b)
+/* Per node and GPU, the time from which the GPU is free: the GPUs of the
+ * simple plans below (users' requests, carried plans), where Slurm picks the
+ * ids itself and every task takes the GPUs of its node that free up first. */
+static void gpu_free_destroy(double **free_at, int nnodes)
 {
-	if (free_at[a] != free_at[b])
-		return free_at[a] < free_at[b] ? -1 : 1;
-	return a - b;
+	if (free_at)
+		for (int n = 0; n < nnodes; n++)
+			free(free_at[n]);
+	free(free_at);
 }
 
-saturn_plan_t *saturn_sched_fcfs(const saturn_problem_t *p)
+/* Busy GPUs until their until_s; pinned running tasks placed into plan on
+ * their GPUs until they end. NULL on ENOMEM. */
+static double **gpu_free_create(const saturn_problem_t *p, saturn_plan_t *plan)
 {
-	saturn_plan_t *plan = saturn_plan_create(p->ntasks);
 	double **free_at = calloc((size_t)(p->nnodes ? p->nnodes : 1), sizeof(double *));
-	int ids[SATURN_MAX_GPUS_PER_NODE];
 
-	if (!plan || !free_at)
-		goto fail;
+	if (!free_at)
+		return NULL;
 	for (int n = 0; n < p->nnodes; n++) {
 		const saturn_node_t *node = &p->nodes[n];
 
@@ -627,7 +631,6 @@ saturn_plan_t *saturn_sched_fcfs(const saturn_problem_t *p)
 					free_at[n][id] = node->busy[b].until_s;
 			}
 	}
-	/* pinned running tasks first */
 	for (int t = 0; t < p->ntasks; t++) {
 		const saturn_task_t *task = &p->tasks[t];
 		const saturn_running_t *r = &task->running;
@@ -642,6 +645,61 @@ saturn_plan_t *saturn_sched_fcfs(const saturn_problem_t *p)
 		if (saturn_plan_set(plan, t, p, t, r->option, r->node, 0, r->gpu_ids) < 0)
 			goto fail;
 	}
+	return free_at;
+fail:
+	gpu_free_destroy(free_at, p->nnodes);
+	return NULL;
+}
+
+/* The G GPUs of a node (ngpus of them) that are free first (ties: lower id)
+ * into ids[], ascending; returns the time all G are free. */
+static double gpu_pick(const double *free_at, int ngpus, int G, int *ids)
+{
+	int ord[SATURN_MAX_GPUS_PER_NODE];
+	double ready;
+
+	for (int g = 0; g < ngpus; g++) {
+		int k = g;
+
+		ord[k] = g;
+		while (k > 0 && (free_at[ord[k]] < free_at[ord[k - 1]] ||
+				 (free_at[ord[k]] == free_at[ord[k - 1]] && ord[k] < ord[k - 1]))) {
+			int x = ord[k];
+
+			ord[k] = ord[k - 1];
+			ord[k - 1] = x;
+			k--;
+		}
+	}
+	ready = free_at[ord[G - 1]];
+	for (int g = 0; g < G; g++)
+		ids[g] = ord[g];
+	for (int x = 1; x < G; x++)
+		for (int k = x; k > 0 && ids[k] < ids[k - 1]; k--) {
+			int y = ids[k];
+
+			ids[k] = ids[k - 1];
+			ids[k - 1] = y;
+		}
+	return ready;
+}
+
+static void plan_finish(saturn_plan_t *plan)
+{
+	plan->makespan_s = 0;
+	for (int i = 0; i < plan->nassign; i++)
+		if (plan->assign[i].end_s > plan->makespan_s)
+			plan->makespan_s = plan->assign[i].end_s;
+}
+
+saturn_plan_t *saturn_sched_fcfs(const saturn_problem_t *p)
+{
+	saturn_plan_t *plan = saturn_plan_create(p->ntasks);
+	double **free_at = plan ? gpu_free_create(p, plan) : NULL;
+	int ids[SATURN_MAX_GPUS_PER_NODE], cand[SATURN_MAX_GPUS_PER_NODE];
+
+	if (!free_at)
+		goto fail;
 	for (int t = 0; t < p->ntasks; t++) {
 		const saturn_task_t *task = &p->tasks[t];
 		double best_end = INFINITY, best_start = 0;
@@ -651,25 +709,12 @@ saturn_plan_t *saturn_sched_fcfs(const saturn_problem_t *p)
 			continue;
 		for (int o = 0; o < task->noptions; o++) {
 			for (int n = 0; n < p->nnodes; n++) {
-				const saturn_node_t *node = &p->nodes[n];
-				int order[SATURN_MAX_GPUS_PER_NODE], G = task->options[o].gpus;
+				int G = task->options[o].gpus;
 				double start, end;
 
 				if (!saturn_option_fits(p, t, o, n))
 					continue;
-				for (int g = 0; g < node->gpus; g++) {
-					int k = g;
-
-					order[k] = g;
-					while (k > 0 && cmp_double_idx(free_at[n], order[k], order[k - 1]) < 0) {
-						int x = order[k];
-
-						order[k] = order[k - 1];
-						order[k - 1] = x;
-						k--;
-					}
-				}
-				start = free_at[n][order[G - 1]];
+				start = gpu_pick(free_at[n], p->nodes[n].gpus, G, cand);
 				if (start < task->release_s)
 					start = task->release_s;
 				end = start + saturn_task_runtime(task, o);
@@ -678,45 +723,24 @@ saturn_plan_t *saturn_sched_fcfs(const saturn_problem_t *p)
 					best_start = start;
 					best_n = n;
 					best_o = o;
-					for (int g = 0; g < G; g++)
-						ids[g] = order[g];
+					memcpy(ids, cand, sizeof(int) * (size_t)G);
 				}
 			}
 		}
 		if (best_n < 0)
 			goto fail; /* saturn_problem_check guarantees a fit */
-		{
-			int G = task->options[best_o].gpus;
-
-			/* ascending ids */
-			for (int a = 1; a < G; a++)
-				for (int k = a; k > 0 && ids[k] < ids[k - 1]; k--) {
-					int x = ids[k];
-
-					ids[k] = ids[k - 1];
-					ids[k - 1] = x;
-				}
-			for (int g = 0; g < G; g++)
-				free_at[best_n][ids[g]] = best_end;
-		}
+		for (int g = 0; g < task->options[best_o].gpus; g++)
+			free_at[best_n][ids[g]] = best_end;
 		if (saturn_plan_set(plan, t, p, t, best_o, best_n, best_start, ids) < 0)
 			goto fail;
 	}
-	plan->makespan_s = 0;
-	for (int i = 0; i < plan->nassign; i++)
-		if (plan->assign[i].end_s > plan->makespan_s)
-			plan->makespan_s = plan->assign[i].end_s;
+	plan_finish(plan);
 	snprintf(plan->method, sizeof(plan->method), "fcfs");
 	snprintf(plan->status, sizeof(plan->status), "feasible");
-	for (int n = 0; n < p->nnodes; n++)
-		free(free_at[n]);
-	free(free_at);
+	gpu_free_destroy(free_at, p->nnodes);
 	return plan;
 fail:
-	if (free_at)
-		for (int n = 0; n < p->nnodes; n++)
-			free(free_at[n]);
-	free(free_at);
+	gpu_free_destroy(free_at, p->nnodes);
 	saturn_plan_destroy(plan);
 	errno = ENOMEM;
 	return NULL;
@@ -809,8 +833,7 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 	plan = saturn_plan_create(p->ntasks);
 	from = malloc(sizeof(int) * (size_t)(p->ntasks ? p->ntasks : 1));
 	order = malloc(sizeof(int) * (size_t)(p->ntasks ? p->ntasks : 1));
-	free_at = calloc((size_t)(p->nnodes ? p->nnodes : 1), sizeof(double *));
-	if (!plan || !from || !order || !free_at)
+	if (!plan || !from || !order)
 		goto fail;
 	/* every task of p must be in prev (tasks that finished may be gone) */
 	for (int t = 0; t < p->ntasks; t++) {
@@ -821,37 +844,12 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 		if (from[t] < 0)
 			goto fail;
 	}
-	for (int n = 0; n < p->nnodes; n++) {
-		const saturn_node_t *node = &p->nodes[n];
-
-		free_at[n] = calloc((size_t)node->gpus, sizeof(double));
-		if (!free_at[n])
-			goto fail;
-		for (int b = 0; b < node->nbusy; b++)
-			for (int g = 0; g < node->busy[b].ngpus; g++) {
-				int id = node->busy[b].gpu_ids[g];
-
-				if (id >= 0 && id < node->gpus && free_at[n][id] < node->busy[b].until_s)
-					free_at[n][id] = node->busy[b].until_s;
-			}
-	}
 	/* running tasks as they are */
-	for (int t = 0; t < p->ntasks; t++) {
-		const saturn_task_t *task = &p->tasks[t];
-		const saturn_running_t *r = &task->running;
-		double end;
-
-		if (!task->is_running) {
+	if (!(free_at = gpu_free_create(p, plan)))
+		goto fail;
+	for (int t = 0; t < p->ntasks; t++)
+		if (!p->tasks[t].is_running)
 			order[norder++] = t;
-			continue;
-		}
-		end = saturn_task_runtime(task, r->option);
-		for (int g = 0; g < r->ngpus; g++)
-			if (free_at[r->node][r->gpu_ids[g]] < end)
-				free_at[r->node][r->gpu_ids[g]] = end;
-		if (saturn_plan_set(plan, t, p, t, r->option, r->node, 0, r->gpu_ids) < 0)
-			goto fail;
-	}
 	/* the rest in their planned order, each on its planned GPUs, shifted
 	 * right where a GPU is not free yet (an earlier task overran) */
 	for (int i = 1; i < norder; i++)
@@ -863,10 +861,10 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 			order[k - 1] = x;
 		}
 	for (int i = 0; i < norder; i++) {
-		int t = order[i], o = -1, n = -1;
+		int t = order[i], o = -1, n = -1, G;
 		const saturn_assign_t *a = &prev->assign[from[t]];
 		const saturn_task_t *task = &p->tasks[t];
-		double start, end;
+		double start, end, ready;
 
 		for (int k = 0; k < task->noptions; k++)
 			if (task->options[k].gpus == a->gpus &&
@@ -884,45 +882,17 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 			start = 0;
 		/* Slurm picks the GPU ids itself: take the planned count on the
 		 * planned node, the GPUs that are free earliest */
-		{
-			int G = task->options[o].gpus, ord[SATURN_MAX_GPUS_PER_NODE];
-			const saturn_node_t *node = &p->nodes[n];
-
-			for (int g = 0; g < node->gpus; g++) {
-				int k = g;
-
-				ord[k] = g;
-				while (k > 0 && (free_at[n][ord[k]] < free_at[n][ord[k - 1]] ||
-						 (free_at[n][ord[k]] == free_at[n][ord[k - 1]] && ord[k] < ord[k - 1]))) {
-					int x = ord[k];
-
-					ord[k] = ord[k - 1];
-					ord[k - 1] = x;
-					k--;
-				}
-			}
-			if (free_at[n][ord[G - 1]] > start)
-				start = free_at[n][ord[G - 1]];
-			for (int g = 0; g < G; g++)
-				ids[g] = ord[g];
-			for (int x = 1; x < G; x++)
-				for (int k = x; k > 0 && ids[k] < ids[k - 1]; k--) {
-					int y = ids[k];
-
-					ids[k] = ids[k - 1];
-					ids[k - 1] = y;
-				}
-			end = start + saturn_task_runtime(task, o);
-			for (int g = 0; g < G; g++)
-				free_at[n][ids[g]] = end;
-		}
+		G = task->options[o].gpus;
+		ready = gpu_pick(free_at[n], p->nodes[n].gpus, G, ids);
+		if (ready > start)
+			start = ready;
+		end = start + saturn_task_runtime(task, o);
+		for (int g = 0; g < G; g++)
+			free_at[n][ids[g]] = end;
 		if (saturn_plan_set(plan, t, p, t, o, n, start, ids) < 0)
 			goto fail;
 	}
-	plan->makespan_s = 0;
-	for (int i = 0; i < plan->nassign; i++)
-		if (plan->assign[i].end_s > plan->makespan_s)
-			plan->makespan_s = plan->assign[i].end_s;
+	plan_finish(plan);
 	plan->lower_bound_s = prev->lower_bound_s;
 	snprintf(plan->method, sizeof(plan->method), "%s", prev->method);
 	snprintf(plan->status, sizeof(plan->status), "carried");
@@ -931,10 +901,7 @@ fail:
 	saturn_plan_destroy(plan);
 	plan = NULL;
 out:
-	if (free_at)
-		for (int n = 0; n < p->nnodes; n++)
-			free(free_at[n]);
-	free(free_at);
+	gpu_free_destroy(free_at, p->nnodes);
 	free(from);
 	free(order);
 	return plan;
