@@ -24,6 +24,7 @@ void saturn_sched_settings_init(saturn_sched_settings_t *s)
 	s->min_gain = 0.05;
 	s->backfill = 1;
 	s->release_slack_s = 5.0;
+	s->profile_time_min = 30;
 }
 
 void saturn_sched_settings_free(saturn_sched_settings_t *s)
@@ -32,7 +33,8 @@ void saturn_sched_settings_free(saturn_sched_settings_t *s)
 		return;
 	free(s->state_dir);
 	free(s->profile_dir);
-	s->state_dir = s->profile_dir = NULL;
+	free(s->profiler);
+	s->state_dir = s->profile_dir = s->profiler = NULL;
 }
 
 static int parse_num(const char *v, double lo, double hi, double *out)
@@ -121,8 +123,22 @@ int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 		} else if (!strcmp(key, "saturn_profile_dir")) {
 			if (parse_path(val, &s->profile_dir) < 0)
 				why = "must be an absolute path";
+		} else if (!strcmp(key, "saturn_profiler")) {
+			if (!strcmp(val, "none")) {
+				free(s->profiler);
+				s->profiler = NULL;
+			} else if (parse_path(val, &s->profiler) < 0) {
+				why = "must be an absolute path or none";
+			}
+		} else if (!strcmp(key, "saturn_profile_time")) {
+			double m;
+
+			if (parse_num(val, 1, 10080, &m) < 0 || m != (int)m)
+				why = "must be a whole number of minutes from 1 to 10080";
+			else
+				s->profile_time_min = (int)m;
 		} else {
-			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack)";
+			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time)";
 		}
 		if (!why)
 			continue;

@@ -31,6 +31,8 @@ typedef struct saturn_sched_settings {
 	double min_gain;       /* saturn_min_gain: fraction, 0..1 (0.05) */
 	int backfill;          /* saturn_backfill: load sched/backfill (1) */
 	double release_slack_s; /* saturn_release_slack: release when due within (5) */
+	char *profiler;        /* saturn_profiler: saturn-profile program, NULL = none */
+	int profile_time_min;  /* saturn_profile_time: profiler job time limit, min (30) */
 } saturn_sched_settings_t;
 
 /* Defaults; strings NULL. */

@@ -17,7 +17,8 @@ TESTS += \
 	e2e/sched-fallback.sh \
 	e2e/sched-fail.sh \
 	e2e/sched-backfill.sh \
-	e2e/sched-restart.sh
+	e2e/sched-restart.sh \
+	e2e/sched-profiler.sh
 EXTRA_DIST += \
 	sched/status.sh \
 	e2e/sched-lib.sh \
@@ -25,7 +26,8 @@ EXTRA_DIST += \
 	e2e/sched-fallback.sh \
 	e2e/sched-fail.sh \
 	e2e/sched-backfill.sh \
-	e2e/sched-restart.sh
+	e2e/sched-restart.sh \
+	e2e/sched-profiler.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh

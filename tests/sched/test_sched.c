@@ -35,16 +35,24 @@ static const struct settings_case {
 	int backfill;
 	const char *state_dir;
 	const char *expect; /* substring of the error, or NULL */
+	const char *profiler;
+	int profile_time;
 } settings_cases[] = {
-	{NULL, 0, 10, 2, 0.05, 1, NULL, NULL},
-	{"bf_interval=30,saturn_interval=5,saturn_solver_time=0.5", 0, 5, 0.5, 0.05, 1, NULL, NULL},
-	{"saturn_min_gain=0.2,saturn_backfill=no,saturn_state_dir=/var/x", 0, 10, 2, 0.2, 0, "/var/x", NULL},
-	{"saturn_interval=abc", 1, 10, 2, 0.05, 1, NULL, "saturn_interval=abc: must be a number"},
-	{"saturn_interval=0", 1, 10, 2, 0.05, 1, NULL, "from 1 to 3600"},
-	{"saturn_backfill=maybe,saturn_min_gain=2", 2, 10, 2, 0.05, 1, NULL, "saturn_backfill=maybe: must be yes or no"},
-	{"saturn_state_dir=relative", 1, 10, 2, 0.05, 1, NULL, "absolute path"},
-	{"saturn_bogus=1", 1, 10, 2, 0.05, 1, NULL, "unknown saturn_ key"},
-	{"saturn_interval", 1, 10, 2, 0.05, 1, NULL, "needs a value"},
+	{NULL, 0, 10, 2, 0.05, 1, NULL, NULL, NULL, 0},
+	{"bf_interval=30,saturn_interval=5,saturn_solver_time=0.5", 0, 5, 0.5, 0.05, 1, NULL, NULL, NULL, 0},
+	{"saturn_min_gain=0.2,saturn_backfill=no,saturn_state_dir=/var/x", 0, 10, 2, 0.2, 0, "/var/x", NULL, NULL, 0},
+	{"saturn_interval=abc", 1, 10, 2, 0.05, 1, NULL, "saturn_interval=abc: must be a number", NULL, 0},
+	{"saturn_interval=0", 1, 10, 2, 0.05, 1, NULL, "from 1 to 3600", NULL, 0},
+	{"saturn_backfill=maybe,saturn_min_gain=2", 2, 10, 2, 0.05, 1, NULL, "saturn_backfill=maybe: must be yes or no", NULL, 0},
+	{"saturn_state_dir=relative", 1, 10, 2, 0.05, 1, NULL, "absolute path", NULL, 0},
+	{"saturn_bogus=1", 1, 10, 2, 0.05, 1, NULL, "unknown saturn_ key", NULL, 0},
+	{"saturn_interval", 1, 10, 2, 0.05, 1, NULL, "needs a value", NULL, 0},
+	{"saturn_profiler=/usr/bin/saturn-profile,saturn_profile_time=45", 0, 10, 2, 0.05, 1, NULL, NULL,
+	 "/usr/bin/saturn-profile", 45},
+	{"saturn_profiler=/x,saturn_profiler=none", 0, 10, 2, 0.05, 1, NULL, NULL, NULL, 30},
+	{"saturn_profiler=rel", 1, 10, 2, 0.05, 1, NULL, "absolute path or none", NULL, 30},
+	{"saturn_profile_time=0", 1, 10, 2, 0.05, 1, NULL, "whole number of minutes", NULL, 30},
+	{"saturn_profile_time=2.5", 1, 10, 2, 0.05, 1, NULL, "whole number of minutes", NULL, 30},
 };
 
 START_TEST(test_settings)
@@ -63,6 +71,11 @@ START_TEST(test_settings)
 		ck_assert_str_eq(s.state_dir, c->state_dir);
 	else
 		ck_assert_ptr_null(s.state_dir);
+	if (c->profiler)
+		ck_assert_str_eq(s.profiler, c->profiler);
+	else
+		ck_assert_ptr_null(s.profiler);
+	ck_assert_int_eq(s.profile_time_min, c->profile_time ? c->profile_time : 30);
 	if (c->expect)
 		ck_assert_msg(strstr(err.text, c->expect), "error '%s' lacks '%s'", err.text, c->expect);
 	saturn_sched_settings_free(&s);

@@ -1,0 +1,61 @@
+#!/bin/sh
+# sched-profiler.sh - saturn_profiler: a tagged array with no profile gets
+# one companion job saturn-profile:NAME (the built saturn-profile, CPU
+# backend), its tasks held "saturn: profiling (job N)"; the profile appears
+# and the tasks run planned (SATURN_TECHNIQUE/SATURN_GPUS) exactly once.
+# Then the failure path: saturn_profiler=/bin/false falls back to the
+# users' requests, every task once.
+. "$(dirname "$0")/sched-lib.sh"
+[ -x "$top_builddir/profiler/saturn-profile" ] && [ -x "$top_builddir/runner/saturn-run" ] ||
+	skip "saturn-profile/saturn-run not built"
+wrap="${TMPDIR:-/tmp}/saturn-e2e-profwrap-$$"
+cat >"$wrap" <<EOW
+#!/bin/sh
+exec "$top_builddir/profiler/saturn-profile" --backend cpu --timeout 60 --trial-batches 2 "\$@"
+EOW
+chmod 755 "$wrap"
+sched_setup 50 "saturn_profiler=$wrap,saturn_profile_time=5"
+bin="$top_builddir/runner"
+cat >"$SATURN_CLUSTER_DIR/task.sh" <<EOS
+#!/bin/sh
+export PATH="$bin:\$PATH"
+t=\${SLURM_ARRAY_TASK_ID:-0}
+if [ "\${SATURN_MODE:-}" = "" ]; then
+	echo "task=\$t job=\$SLURM_JOB_ID technique=\${SATURN_TECHNIQUE:-} saturn_gpus=\${SATURN_GPUS:-} plan=\${SATURN_PLAN_ID:-}" >>$JOBLOG
+fi
+srun saturn-run --batches 40 -- saturn-emulate --model gpt2 --batch-size 8 --time-scale 0.001
+EOS
+chmod 755 "$SATURN_CLUSTER_DIR/task.sh"
+
+job=$(sbatch --parsable --saturn-batch=e2e-prof --array=0-2 --gres=gpu:4 --time=2 -o /dev/null "$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch"
+wait_for 20 sh -c "squeue -h -n saturn-profile:e2e-prof -o %i | grep -q ." || fail "no saturn-profile:e2e-prof job"
+pj=$(squeue -h -n saturn-profile:e2e-prof -o %i)
+note "profiler job $pj"
+wait_for 10 sh -c "squeue -h -j $job -o %R | grep -q 'saturn: profiling (job $pj)'" || fail "reason while profiling: $(squeue -h -j "$job" -o %R)"
+[ -z "$(grep '^task=' "$JOBLOG")" ] || fail "a task ran while profiling"
+wait_for 150 test -s "$STATE_DIR/profiles/e2e-prof.json" || fail "no profile written"
+wait_for 90 queue_empty || fail "batch did not finish"
+assert_each_once 3
+for t in 0 1 2; do
+	line=$(grep "^task=$t " "$JOBLOG")
+	tech=$(field technique "$line")
+	[ -n "$tech" ] && [ "$tech" != user ] || fail "task $t not planned: $line"
+	[ -n "$(field saturn_gpus "$line")" ] || fail "task $t: no SATURN_GPUS: $line"
+done
+grep -q "batch e2e-prof: submitted profiler job $pj" "$CTLD_LOG" || fail "submission not logged"
+[ "$(grep -c 'submitted profiler job' "$CTLD_LOG")" = 1 ] || fail "more than one profiler job"
+
+note "failure path: /bin/false"
+: >"$JOBLOG"
+sed -i "s|saturn_profiler=$wrap|saturn_profiler=/bin/false|" "$SATURN_CLUSTER_DIR/etc/slurm.conf"
+scontrol reconfigure || fail "reconfigure"
+sleep 2
+job=$(sbatch --parsable --saturn-batch=e2e-fail --array=0-2 --gres=gpu:4 --time=2 -o /dev/null "$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch 2"
+wait_for 30 grep -q "batch e2e-fail: profiler job [0-9]* ended without a usable profile" "$CTLD_LOG" || fail "no fallback logged"
+wait_for 90 queue_empty || fail "fallback batch did not finish"
+assert_each_once 3
+for t in 0 1 2; do
+	[ "$(field technique "$(grep "^task=$t " "$JOBLOG")")" = user ] || fail "task $t not run as the user asked"
+done
+rm -f "$wrap"
+note "ok"
