@@ -709,6 +709,8 @@ static void set_reason(job_record_t *job_ptr, const char *reason, time_t now)
 	last_job_update = now;
 }
 
+static const char *prof_note(const char *batch, char *buf, size_t len);
+
 /* Returns the number of tasks released. */
 static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		 saturn_decision_t *d, int nd, const char *primary, const int *count)
@@ -737,15 +739,20 @@ static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	for (int i = 0; i < nd; i++) {
 		const saturn_snap_job_t *j = &s->jobs[d[i].job];
 		job_record_t *job_ptr;
-		char text[200];
+		char text[256], note[80];
+		const char *r = d[i].reason;
 
 		if (d[i].release || !primary[i] || !(job_ptr = revalidate(j)))
 			continue;
+		/* "saturn: profiler job N failed, users' requests; starts in ..." */
+		prof_note(j->batch, note, sizeof(note));
+		if (note[0] && !strncmp(r, "saturn: ", 8))
+			r += 8;
 		if (count[i] > 1)
-			snprintf(text, sizeof(text), "%s (task %d; %d tasks held)", d[i].reason,
+			snprintf(text, sizeof(text), "%s%s (task %d; %d tasks held)", note, r,
 				 j->task_id, count[i]);
 		else
-			snprintf(text, sizeof(text), "%s", d[i].reason);
+			snprintf(text, sizeof(text), "%s%s", note, r);
 		set_reason(job_ptr, text, now);
 	}
 	for (int i = 0; i < b->nskipped; i++) {
@@ -763,6 +770,7 @@ static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 typedef struct prof_job {
 	char batch[SATURN_NAME_LEN];
 	uint32_t job_id;  /* 0 = none submitted */
+	uint32_t array_id; /* the batch's (array) job id it profiles */
 	int fell_back;    /* ended without a usable profile: users' requests */
 } prof_job_t;
 
@@ -781,11 +789,14 @@ static prof_job_t *prof_entry(const char *batch)
 	xrecalloc(prof_jobs, nprof_jobs + 1, sizeof(*prof_jobs));
 	e = &prof_jobs[nprof_jobs++];
 	snprintf(e->batch, sizeof(e->batch), "%s", batch);
-	/* persisted: STATE_DIR/profiler/NAME.job holds "JOBID [fallback]" */
+	/* persisted: STATE_DIR/profiler/NAME.job holds "JOBID ARRAYID [fallback]" */
 	path = xstrdup_printf("%s/profiler/%s.job", state_dir, batch);
 	if ((f = fopen(path, "r"))) {
 		if (fgets(buf, sizeof(buf), f)) {
-			e->job_id = (uint32_t)strtoul(buf, NULL, 10);
+			char *end;
+
+			e->job_id = (uint32_t)strtoul(buf, &end, 10);
+			e->array_id = (uint32_t)strtoul(end, NULL, 10);
 			e->fell_back = strstr(buf, "fallback") != NULL;
 			info("sched/saturn: batch %s: profiler job %u recorded before restart%s", batch,
 			     e->job_id, e->fell_back ? " (fell back to the users' requests)" : "");
@@ -802,11 +813,23 @@ static void prof_save(const prof_job_t *e)
 	char txt[64];
 	saturn_error_t err = {{0}};
 
-	snprintf(txt, sizeof(txt), "%u%s\n", e->job_id, e->fell_back ? " fallback" : "");
+	snprintf(txt, sizeof(txt), "%u %u%s\n", e->job_id, e->array_id,
+		 e->fell_back ? " fallback" : "");
 	if (saturn_write_file_atomic(path, txt, strlen(txt), &err) < 0)
 		error("sched/saturn: batch %s: cannot record profiler job %u: %s", e->batch,
 		      e->job_id, err.text);
 	xfree(path);
+}
+
+/* "profiler job N failed; " for a batch that fell back, else "". */
+static const char *prof_note(const char *batch, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (int i = 0; i < nprof_jobs; i++)
+		if (!strcmp(prof_jobs[i].batch, batch) && prof_jobs[i].fell_back)
+			snprintf(buf, len, "saturn: profiler job %u failed, users' requests; ",
+				 prof_jobs[i].job_id);
+	return buf;
 }
 
 /* Submit the companion job (no locks held). Returns the job id or 0. */
@@ -909,6 +932,22 @@ static void profiler_pass(saturn_snapshot_t *s)
 		}
 		xfree(path);
 		e = prof_entry(batch);
+		if (e->job_id) {
+			int same = 0;
+
+			/* a batch name used again later is profiled again */
+			for (int k = i; k < s->njobs; k++)
+				if (!strcmp(s->jobs[k].batch, batch) &&
+				    (s->jobs[k].array_job_id ? s->jobs[k].array_job_id :
+							       s->jobs[k].job_id) == e->array_id)
+					same = 1;
+			if (!same) {
+				info("sched/saturn: batch %s: profiler job %u was for job %u, not this submission: profiling anew",
+				     batch, e->job_id, e->array_id);
+				e->job_id = e->array_id = 0;
+				e->fell_back = 0;
+			}
+		}
 		if (e->fell_back || (has_running && !e->job_id))
 			continue;
 		if (e->job_id) {
@@ -957,6 +996,8 @@ static void profiler_pass(saturn_snapshot_t *s)
 				xfree(path);
 				e->job_id = prof_submit(batch, uid, gid, account, partition, script, len,
 							ids, maxg);
+				e->array_id = s->jobs[i].array_job_id ? s->jobs[i].array_job_id :
+									s->jobs[i].job_id;
 				if (e->job_id)
 					prof_save(e);
 			} else {

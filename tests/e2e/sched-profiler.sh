@@ -22,6 +22,7 @@ export PATH="$bin:\$PATH"
 t=\${SLURM_ARRAY_TASK_ID:-0}
 if [ "\${SATURN_MODE:-}" = "" ]; then
 	echo "task=\$t job=\$SLURM_JOB_ID technique=\${SATURN_TECHNIQUE:-} saturn_gpus=\${SATURN_GPUS:-} plan=\${SATURN_PLAN_ID:-}" >>$JOBLOG
+	sleep \${TASK_SLEEP:-0}
 fi
 srun saturn-run --batches 40 -- saturn-emulate --model gpt2 --batch-size 8 --time-scale 0.001
 EOS
@@ -50,11 +51,15 @@ note "failure path: /bin/false"
 sed -i "s|saturn_profiler=$wrap|saturn_profiler=/bin/false|" "$SATURN_CLUSTER_DIR/etc/slurm.conf"
 scontrol reconfigure || fail "reconfigure"
 sleep 2
-job=$(sbatch --parsable --saturn-batch=e2e-fail --array=0-2 --gres=gpu:4 --time=2 -o /dev/null "$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch 2"
+# 6 x 4 GPUs on 16: two tasks wait, their reason says why
+job=$(TASK_SLEEP=6 sbatch --parsable --saturn-batch=e2e-fail --array=0-5 --gres=gpu:4 --time=2 -o /dev/null "$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch 2"
 wait_for 30 grep -q "batch e2e-fail: profiler job [0-9]* ended without a usable profile" "$CTLD_LOG" || fail "no fallback logged"
+wait_for 20 sh -c "squeue -h -j $job -t PD -o %R | grep -q \"saturn: profiler job [0-9]* failed, users' requests; starts in\"" ||
+	fail "fallback reason: $(squeue -h -j "$job" -o %R)"
+note "held: $(squeue -h -j "$job" -t PD -o %R | head -1)"
 wait_for 90 queue_empty || fail "fallback batch did not finish"
-assert_each_once 3
-for t in 0 1 2; do
+assert_each_once 6
+for t in 0 1 2 3 4 5; do
 	[ "$(field technique "$(grep "^task=$t " "$JOBLOG")")" = user ] || fail "task $t not run as the user asked"
 done
 rm -f "$wrap"
