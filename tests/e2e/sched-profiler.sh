@@ -2,7 +2,8 @@
 # sched-profiler.sh - saturn_profiler: a tagged array with no profile gets
 # one companion job saturn-profile:NAME (the built saturn-profile, CPU
 # backend), its tasks held "saturn: profiling (job N)"; the profile appears
-# and the tasks run planned (SATURN_TECHNIQUE/SATURN_GPUS) exactly once.
+# and the tasks run planned (SATURN_TECHNIQUE/SATURN_GPUS) exactly once; a
+# slurmctld restart while it runs submits no second job.
 # Then the failure path: saturn_profiler=/bin/false falls back to the
 # users' requests, every task once.
 . "$(dirname "$0")/sched-lib.sh"
@@ -11,6 +12,7 @@
 wrap="${TMPDIR:-/tmp}/saturn-e2e-profwrap-$$"
 cat >"$wrap" <<EOW
 #!/bin/sh
+sleep 8 # long enough for the restart below to find the job running
 exec "$top_builddir/profiler/saturn-profile" --backend cpu --timeout 60 --trial-batches 2 "\$@"
 EOW
 chmod 755 "$wrap"
@@ -34,6 +36,10 @@ pj=$(squeue -h -n saturn-profile:e2e-prof -o %i)
 note "profiler job $pj"
 wait_for 10 sh -c "squeue -h -j $job -o %R | grep -q 'saturn: profiling (job $pj)'" || fail "reason while profiling: $(squeue -h -j "$job" -o %R)"
 [ -z "$(grep '^task=' "$JOBLOG")" ] || fail "a task ran while profiling"
+note "restarting slurmctld while profiler job $pj runs"
+sh "$CLUSTER" restart-ctld >/dev/null 2>&1 || fail "restart-ctld"
+wait_for 20 grep -q "batch e2e-prof: profiler job $pj recorded before restart" "$CTLD_LOG" ||
+	fail "profiler job not recovered after the restart"
 wait_for 150 test -s "$STATE_DIR/profiles/e2e-prof.json" || fail "no profile written"
 wait_for 90 queue_empty || fail "batch did not finish"
 assert_each_once 3
