@@ -789,8 +789,8 @@ static prof_job_t *prof_entry(const char *batch)
 	xrecalloc(prof_jobs, nprof_jobs + 1, sizeof(*prof_jobs));
 	e = &prof_jobs[nprof_jobs++];
 	snprintf(e->batch, sizeof(e->batch), "%s", batch);
-	/* persisted: STATE_DIR/profiler/NAME.job holds "JOBID ARRAYID [fallback]" */
-	path = xstrdup_printf("%s/profiler/%s.job", state_dir, batch);
+	/* persisted: STATE_DIR/profiler-NAME.job (root only) holds "JOBID ARRAYID [fallback]" */
+	path = xstrdup_printf("%s/profiler-%s.job", state_dir, batch);
 	if ((f = fopen(path, "r"))) {
 		if (fgets(buf, sizeof(buf), f)) {
 			char *end;
@@ -809,7 +809,7 @@ static prof_job_t *prof_entry(const char *batch)
 
 static void prof_save(const prof_job_t *e)
 {
-	char *path = xstrdup_printf("%s/profiler/%s.job", state_dir, e->batch);
+	char *path = xstrdup_printf("%s/profiler-%s.job", state_dir, e->batch);
 	char txt[64];
 	saturn_error_t err = {{0}};
 
