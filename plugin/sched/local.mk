@@ -7,7 +7,10 @@ slurmplugin_LTLIBRARIES += sched_saturn.la
 sched_saturn_la_SOURCES = \
 	sched/sched_saturn.c \
 	sched/saturn_agent.c \
-	sched/saturn_agent.h
+	sched/saturn_agent.h \
+	sched/saturn_int.h \
+	sched/saturn_snapshot.c \
+	sched/saturn_profiles.c
 sched_saturn_la_CPPFLAGS = $(SLURM_SRC_CFLAGS) -I$(top_srcdir)/lib
 sched_saturn_la_CFLAGS = $(SATURN_CFLAGS) $(AX_PTHREAD_CFLAGS) $(JSONC_CFLAGS)
 sched_saturn_la_LDFLAGS = $(PLUGIN_LDFLAGS) \

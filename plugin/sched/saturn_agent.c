@@ -45,6 +45,7 @@
 #include "sched_core.h"
 
 #include "saturn_agent.h"
+#include "saturn_int.h"
 
 /* --- thread control and settings -------------------------------------- */
 
@@ -53,8 +54,8 @@ static pthread_cond_t agent_cond = PTHREAD_COND_INITIALIZER;
 static volatile int stop_agent = 0;
 static volatile int reconfig_pending = 0;
 
-static saturn_sched_settings_t settings;
-static char *state_dir, *profile_dir, *progress_dir;
+saturn_sched_settings_t saturn_cfg;
+char *saturn_state_dir, *saturn_profile_dir, *saturn_progress_dir;
 
 /* sched/backfill, loaded beside us for every other job */
 static void *bf_handle;
@@ -76,7 +77,7 @@ static double now_mono(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void mkdir_mode(const char *path, mode_t mode)
+void saturn_mkdir_mode(const char *path, mode_t mode)
 {
 	if (mkdir(path, mode) < 0 && errno != EEXIST) {
 		error("sched/saturn: mkdir %s: %m", path);
@@ -91,39 +92,39 @@ static void load_settings(void)
 	saturn_error_t err = {{0}};
 	int bad;
 
-	saturn_sched_settings_free(&settings);
-	saturn_sched_settings_init(&settings);
-	bad = saturn_sched_settings_parse(&settings, slurm_conf.sched_params, &err);
+	saturn_sched_settings_free(&saturn_cfg);
+	saturn_sched_settings_init(&saturn_cfg);
+	bad = saturn_sched_settings_parse(&saturn_cfg, slurm_conf.sched_params, &err);
 	if (bad)
 		error("sched/saturn: %d bad saturn_* setting(s), keeping defaults for them; first: %s",
 		      bad, err.text);
-	xfree(state_dir);
-	xfree(profile_dir);
-	xfree(progress_dir);
-	if (settings.state_dir)
-		state_dir = xstrdup(settings.state_dir);
+	xfree(saturn_state_dir);
+	xfree(saturn_profile_dir);
+	xfree(saturn_progress_dir);
+	if (saturn_cfg.state_dir)
+		saturn_state_dir = xstrdup(saturn_cfg.state_dir);
 	else
-		state_dir = xstrdup_printf("%s/saturn", slurm_conf.state_save_location);
-	if (settings.profile_dir)
-		profile_dir = xstrdup(settings.profile_dir);
+		saturn_state_dir = xstrdup_printf("%s/saturn", slurm_conf.state_save_location);
+	if (saturn_cfg.profile_dir)
+		saturn_profile_dir = xstrdup(saturn_cfg.profile_dir);
 	else
-		profile_dir = xstrdup_printf("%s/profiles", state_dir);
-	progress_dir = xstrdup_printf("%s/progress", state_dir);
-	mkdir_mode(state_dir, 0755);
-	mkdir_mode(progress_dir, 01733);
-	if (!settings.profile_dir)
-		mkdir_mode(profile_dir, 01733);
+		saturn_profile_dir = xstrdup_printf("%s/profiles", saturn_state_dir);
+	saturn_progress_dir = xstrdup_printf("%s/progress", saturn_state_dir);
+	saturn_mkdir_mode(saturn_state_dir, 0755);
+	saturn_mkdir_mode(saturn_progress_dir, 01733);
+	if (!saturn_cfg.profile_dir)
+		saturn_mkdir_mode(saturn_profile_dir, 01733);
 	info("sched/saturn: interval %.0fs, solver time %.2fs, min gain %.2f, release slack %.0fs, backfill %s, state %s, profiles %s",
-	     settings.interval_s, settings.solver_time_s, settings.min_gain,
-	     settings.release_slack_s, settings.backfill ? "yes" : "no", state_dir,
-	     profile_dir);
+	     saturn_cfg.interval_s, saturn_cfg.solver_time_s, saturn_cfg.min_gain,
+	     saturn_cfg.release_slack_s, saturn_cfg.backfill ? "yes" : "no", saturn_state_dir,
+	     saturn_profile_dir);
 }
 
 static void load_backfill(void)
 {
 	char *dirs, *dir, *save = NULL;
 
-	if (!settings.backfill) {
+	if (!saturn_cfg.backfill) {
 		info("sched/saturn: saturn_backfill=no: other jobs are scheduled by the main scheduler only");
 		return;
 	}
@@ -167,7 +168,7 @@ static void load_backfill(void)
 
 static void load_prev_state(void)
 {
-	char *path = xstrdup_printf("%s/state.json", state_dir);
+	char *path = xstrdup_printf("%s/state.json", saturn_state_dir);
 	saturn_error_t err = {{0}};
 	saturn_sched_state_t *st;
 	size_t len;
@@ -233,360 +234,10 @@ void saturn_agent_fini(void)
 	bf_reconfig = NULL;
 	saturn_plan_destroy(prev_plan);
 	prev_plan = NULL;
-	xfree(state_dir);
-	xfree(profile_dir);
-	xfree(progress_dir);
-	saturn_sched_settings_free(&settings);
-}
-
-/* --- snapshot (read locks) ---------------------------------------------- */
-
-/* Value of NAME=... in a NULL-free array of n "K=V" strings, or NULL. */
-static const char *env_get(char **env, uint32_t n, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (uint32_t i = 0; env && i < n; i++)
-		if (env[i] && !strncmp(env[i], name, len) && env[i][len] == '=')
-			return env[i] + len + 1;
-	return NULL;
-}
-
-static const char *job_batch(job_record_t *job_ptr)
-{
-	return env_get(job_ptr->spank_job_env, job_ptr->spank_job_env_size, "SATURN_BATCH");
-}
-
-/* GPUs per node from "gres:gpu:4" / "gres:gpu:a100:4" / "gres/gpu=4". */
-static int gpus_from_tres(const char *tres)
-{
-	const char *p;
-	int n = 0;
-
-	if (!tres || !(p = strstr(tres, "gpu")))
-		return 0;
-	p += 3;
-	while (*p && *p != ',') {
-		if (*p == ':' || *p == '=') {
-			char *end;
-			long v = strtol(p + 1, &end, 10);
-
-			if (end != p + 1 && (*end == '\0' || *end == ',')) {
-				n = (int)v;
-				break;
-			}
-		}
-		p++;
-	}
-	return n > 0 ? n : (strstr(tres, "gpu") ? 1 : 0);
-}
-
-static int node_gpus(node_record_t *node_ptr)
-{
-	ListIterator it;
-	gres_state_t *gs;
-	int n = 0;
-
-	if (!node_ptr->gres_list)
-		return 0;
-	it = list_iterator_create(node_ptr->gres_list);
-	while ((gs = list_next(it))) {
-		if (xstrcmp(gs->gres_name, "gpu"))
-			continue;
-		n = (int)((gres_node_state_t *)gs->gres_data)->gres_cnt_avail;
-	}
-	list_iterator_destroy(it);
-	return n > 64 ? 64 : n;
-}
-
-/* For each node of a running job's allocation: call fn with the snapshot
- * node index and the GPU mask the job holds there. */
-static void job_gpu_masks(job_record_t *job_ptr, const int *snap_of_node,
-			  void (*fn)(int snode, uint64_t mask, void *arg), void *arg)
-{
-	bitstr_t *nodes = job_ptr->job_resrcs && job_ptr->job_resrcs->node_bitmap ?
-				  job_ptr->job_resrcs->node_bitmap : job_ptr->node_bitmap;
-	ListIterator it;
-	gres_state_t *gs;
-
-	if (!job_ptr->gres_list_alloc || !nodes)
-		return;
-	it = list_iterator_create(job_ptr->gres_list_alloc);
-	while ((gs = list_next(it))) {
-		gres_job_state_t *gj = gs->gres_data;
-		int k = 0;
-
-		if (xstrcmp(gs->gres_name, "gpu") || !gj || !gj->gres_bit_alloc)
-			continue;
-		for (int n = bit_ffs(nodes); n >= 0 && n < bit_size(nodes); n++) {
-			uint64_t mask = 0;
-
-			if (!bit_test(nodes, n))
-				continue;
-			if (k >= (int)gj->node_cnt)
-				break;
-			if (gj->gres_bit_alloc[k]) {
-				bitstr_t *b = gj->gres_bit_alloc[k];
-
-				for (int g = 0; g < bit_size(b) && g < 64; g++)
-					if (bit_test(b, g))
-						mask |= 1ULL << g;
-			}
-			k++;
-			if (snap_of_node[n] >= 0 && mask)
-				fn(snap_of_node[n], mask, arg);
-		}
-	}
-	list_iterator_destroy(it);
-}
-
-struct mask_acc {
-	int node;
-	uint64_t mask;
-};
-
-static void take_first(int snode, uint64_t mask, void *arg)
-{
-	struct mask_acc *a = arg;
-
-	if (a->node < 0) {
-		a->node = snode;
-		a->mask = mask;
-	}
-}
-
-struct busy_ctx {
-	saturn_snapshot_t *s;
-	double until;
-	int failed;
-};
-
-static void add_busy(int snode, uint64_t mask, void *arg)
-{
-	struct busy_ctx *c = arg;
-	saturn_snap_busy_t *b = saturn_snapshot_add_busy(c->s);
-
-	if (!b) {
-		c->failed = 1;
-		return;
-	}
-	b->node = snode;
-	b->gpu_mask = mask;
-	b->until = c->until;
-}
-
-static void fill_common(saturn_snap_job_t *j, job_record_t *job_ptr, const char *batch)
-{
-	snprintf(j->batch, sizeof(j->batch), "%s", batch);
-	j->uid = job_ptr->user_id;
-	j->req_gpus = gpus_from_tres(job_ptr->tres_per_node);
-	if (job_ptr->time_limit != NO_VAL && job_ptr->time_limit != INFINITE)
-		j->time_limit_s = job_ptr->time_limit * 60.0;
-	j->submit_time = job_ptr->details ? (double)job_ptr->details->submit_time : 0;
-	j->array_job_id = job_ptr->array_job_id;
-	if (job_ptr->details) {
-		const char *tech = env_get(job_ptr->details->env_sup, job_ptr->details->env_cnt,
-					   "SATURN_TECHNIQUE");
-		const char *g = env_get(job_ptr->details->env_sup, job_ptr->details->env_cnt,
-					"SATURN_GPUS");
-
-		snprintf(j->technique, sizeof(j->technique), "%s", tech ? tech : "user");
-		j->gpus = g ? atoi(g) : j->req_gpus;
-	}
-}
-
-/* Fill s under the read locks. Returns the number of Saturn jobs, or -1 on
- * ENOMEM (snapshot incomplete: the cycle is skipped). */
-static int take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
-{
-	node_record_t *node_ptr;
-	job_record_t *job_ptr;
-	ListIterator it;
-	int *snap_of_node, nsaturn = 0;
-
-	saturn_snapshot_reset(s);
-	s->now = (double)time(NULL);
-	xrecalloc(*snap_of_node_p, node_record_count ? node_record_count : 1, sizeof(int));
-	snap_of_node = *snap_of_node_p;
-	for (int i = 0; i < node_record_count; i++)
-		snap_of_node[i] = -1;
-	for (int i = 0; (node_ptr = next_node(&i)); i++) {
-		saturn_snap_node_t *n;
-		int g;
-
-		if (IS_NODE_DOWN(node_ptr) || IS_NODE_DRAIN(node_ptr) ||
-		    IS_NODE_FUTURE(node_ptr) || IS_NODE_NO_RESPOND(node_ptr))
-			continue;
-		g = node_gpus(node_ptr);
-		if (g <= 0)
-			continue;
-		if (!(n = saturn_snapshot_add_node(s)))
-			return -1;
-		snprintf(n->name, sizeof(n->name), "%s", node_ptr->name);
-		n->gpus = g;
-		snap_of_node[node_ptr->index] = s->nnodes - 1;
-	}
-
-	it = list_iterator_create(job_list);
-	while ((job_ptr = list_next(it))) {
-		const char *batch = job_batch(job_ptr);
-		saturn_snap_job_t *j;
-
-		if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) {
-			if (!batch) {
-				struct busy_ctx c = {s, (double)job_ptr->end_time, 0};
-
-				job_gpu_masks(job_ptr, snap_of_node, add_busy, &c);
-				if (c.failed)
-					goto nomem;
-			} else {
-				struct mask_acc a = {-1, 0};
-
-				if (!(j = saturn_snapshot_add_job(s)))
-					goto nomem;
-				nsaturn++;
-				fill_common(j, job_ptr, batch);
-				j->job_id = job_ptr->job_id;
-				j->task_id = job_ptr->array_task_id == NO_VAL ? -1 : (int)job_ptr->array_task_id;
-				j->state = SATURN_SNAP_RUNNING;
-				j->start_time = (double)job_ptr->start_time;
-				job_gpu_masks(job_ptr, snap_of_node, take_first, &a);
-				j->node = a.node;
-				j->gpu_mask = a.mask;
-			}
-			continue;
-		}
-		if (!batch || !IS_JOB_PENDING(job_ptr) || !job_ptr->details)
-			continue;
-		if (job_ptr->priority == 0 && job_ptr->state_reason != WAIT_HELD)
-			continue; /* held by the user (or failed): not ours to release */
-		if (job_ptr->array_recs && job_ptr->array_recs->task_id_bitmap) {
-			bitstr_t *b = job_ptr->array_recs->task_id_bitmap;
-
-			for (int t = bit_ffs(b); t >= 0 && t < bit_size(b); t++) {
-				if (!bit_test(b, t))
-					continue;
-				if (!(j = saturn_snapshot_add_job(s)))
-					goto nomem;
-				nsaturn++;
-				fill_common(j, job_ptr, batch);
-				j->job_id = job_ptr->job_id;
-				j->task_id = t;
-				j->state = job_ptr->priority == 0 ? SATURN_SNAP_HELD : SATURN_SNAP_RELEASED;
-			}
-			continue;
-		}
-		if (!(j = saturn_snapshot_add_job(s)))
-			goto nomem;
-		nsaturn++;
-		fill_common(j, job_ptr, batch);
-		j->job_id = job_ptr->job_id;
-		j->task_id = job_ptr->array_task_id == NO_VAL ? -1 : (int)job_ptr->array_task_id;
-		j->state = job_ptr->priority == 0 ? SATURN_SNAP_HELD : SATURN_SNAP_RELEASED;
-		if (j->state == SATURN_SNAP_RELEASED && job_ptr->details->req_nodes)
-			j->node = saturn_snapshot_node_index(s, job_ptr->details->req_nodes);
-	}
-	list_iterator_destroy(it);
-	return nsaturn;
-nomem:
-	list_iterator_destroy(it);
-	return -1;
-}
-
-/* --- profiles and progress (no locks) ------------------------------------ */
-
-typedef struct profile_entry {
-	char batch[SATURN_NAME_LEN];
-	time_t mtime;
-	int missing;
-	saturn_profile_t *profile;
-} profile_entry_t;
-
-static profile_entry_t *profiles;
-static int nprofiles;
-
-static int batch_name_ok(const char *b)
-{
-	if (!b[0] || b[0] == '.')
-		return 0;
-	for (const char *c = b; *c; c++)
-		if (*c == '/')
-			return 0;
-	return 1;
-}
-
-static const saturn_profile_t *lookup_profile(const char *batch, long uid, void *arg)
-{
-	profile_entry_t *e = NULL;
-	saturn_error_t err = {{0}};
-	struct stat st;
-	char *path;
-
-	if (!batch_name_ok(batch))
-		return NULL;
-	for (int i = 0; i < nprofiles; i++)
-		if (!strcmp(profiles[i].batch, batch))
-			e = &profiles[i];
-	if (!e) {
-		xrecalloc(profiles, nprofiles + 1, sizeof(*profiles));
-		e = &profiles[nprofiles++];
-		snprintf(e->batch, sizeof(e->batch), "%s", batch);
-	}
-	path = xstrdup_printf("%s/%s.json", profile_dir, batch);
-	if (lstat(path, &st) < 0) {
-		if (!e->missing)
-			info("sched/saturn: batch %s: no profile at %s: planning from the users' requests",
-			     batch, path);
-		e->missing = 1;
-		saturn_profile_destroy(e->profile);
-		e->profile = NULL;
-		xfree(path);
-		return NULL;
-	}
-	if (e->profile && st.st_mtime == e->mtime) {
-		xfree(path);
-		return e->profile;
-	}
-	if (!e->missing && e->mtime == st.st_mtime && !e->profile) {
-		xfree(path);
-		return NULL; /* already rejected this version */
-	}
-	e->missing = 0;
-	e->mtime = st.st_mtime;
-	saturn_profile_destroy(e->profile);
-	e->profile = NULL;
-	if (st.st_uid != 0 && (long)st.st_uid != uid) {
-		error("sched/saturn: batch %s: profile %s is owned by uid %ld, not the batch's user %ld or root: ignored",
-		      batch, path, (long)st.st_uid, uid);
-	} else if (!(e->profile = saturn_profile_load(path, (long)st.st_uid, &err))) {
-		error("sched/saturn: batch %s: profile rejected: %s; planning from the users' requests",
-		      batch, err.text);
-	} else {
-		info("sched/saturn: batch %s: profile %s loaded (%d task signature(s))", batch, path,
-		     e->profile->ntasks);
-	}
-	xfree(path);
-	return e->profile;
-}
-
-static void read_progress(saturn_snapshot_t *s)
-{
-	for (int i = 0; i < s->njobs; i++) {
-		saturn_snap_job_t *j = &s->jobs[i];
-		saturn_error_t err = {{0}};
-		char path[PATH_MAX];
-		double left;
-
-		if (j->state != SATURN_SNAP_RUNNING)
-			continue;
-		snprintf(path, sizeof(path), "%s/%u.json", progress_dir, j->job_id);
-		if (access(path, F_OK) < 0)
-			continue;
-		if (saturn_progress_remaining(path, j->uid, &left, &err) == 0)
-			j->batches_left = left;
-		else
-			debug("sched/saturn: JobId=%u: progress file ignored: %s", j->job_id, err.text);
-	}
+	xfree(saturn_state_dir);
+	xfree(saturn_profile_dir);
+	xfree(saturn_progress_dir);
+	saturn_sched_settings_free(&saturn_cfg);
 }
 
 /* --- apply (write locks) ---------------------------------------------- */
@@ -608,7 +259,7 @@ static void env_set(job_record_t *job_ptr, const char *name, const char *value)
 }
 
 /* Still the held task the snapshot saw? */
-static job_record_t *revalidate(const saturn_snap_job_t *j)
+job_record_t *saturn_revalidate(const saturn_snap_job_t *j)
 {
 	job_record_t *job_ptr = find_job_record(j->job_id);
 
@@ -627,22 +278,6 @@ static job_record_t *revalidate(const saturn_snap_job_t *j)
 	    (j->task_id >= 0 && job_ptr->array_task_id != (uint32_t)j->task_id))
 		return NULL;
 	return job_ptr;
-}
-
-static const char *option_params(const saturn_snap_job_t *j, const saturn_decision_t *d)
-{
-	const saturn_profile_t *pr = NULL;
-	const saturn_profile_task_t *pt;
-
-	for (int i = 0; i < nprofiles; i++)
-		if (!strcmp(profiles[i].batch, j->batch))
-			pr = profiles[i].profile;
-	if (!pr || !(pt = saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0)))
-		return "{}";
-	for (int o = 0; o < pt->noptions; o++)
-		if (pt->options[o].gpus == d->gpus && !xstrcmp(pt->options[o].technique, d->technique))
-			return pt->options[o].params ? pt->options[o].params : "{}";
-	return "{}";
 }
 
 static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
@@ -686,10 +321,10 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 	env_set(job_ptr, "SATURN_TECHNIQUE", d->technique);
 	snprintf(num, sizeof(num), "%d", d->gpus);
 	env_set(job_ptr, "SATURN_GPUS", num);
-	env_set(job_ptr, "SATURN_TECHNIQUE_PARAMS", option_params(j, d));
+	env_set(job_ptr, "SATURN_TECHNIQUE_PARAMS", saturn_option_params(j, d));
 	env_set(job_ptr, "SATURN_PLAN_ID", plan_id);
 	{
-		char *pf = xstrdup_printf("%s/%u.json", progress_dir, job_ptr->job_id);
+		char *pf = xstrdup_printf("%s/%u.json", saturn_progress_dir, job_ptr->job_id);
 
 		env_set(job_ptr, "SATURN_PROGRESS_FILE", pf);
 		xfree(pf);
@@ -700,7 +335,7 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 	return 0;
 }
 
-static void set_reason(job_record_t *job_ptr, const char *reason, time_t now)
+void saturn_set_reason(job_record_t *job_ptr, const char *reason, time_t now)
 {
 	if (!xstrcmp(job_ptr->state_desc, reason))
 		return;
@@ -709,7 +344,6 @@ static void set_reason(job_record_t *job_ptr, const char *reason, time_t now)
 	last_job_update = now;
 }
 
-static const char *prof_note(const char *batch, char *buf, size_t len);
 
 /* Returns the number of tasks released. */
 static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
@@ -724,7 +358,7 @@ static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 
 		if (!d[i].release)
 			continue;
-		if (!revalidate(j)) {
+		if (!saturn_revalidate(j)) {
 			debug("sched/saturn: JobId=%u task %d changed since the snapshot: not released this cycle",
 			      j->job_id, j->task_id);
 			continue;
@@ -742,10 +376,10 @@ static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		char text[256], note[80];
 		const char *r = d[i].reason;
 
-		if (d[i].release || !primary[i] || !(job_ptr = revalidate(j)))
+		if (d[i].release || !primary[i] || !(job_ptr = saturn_revalidate(j)))
 			continue;
 		/* "saturn: profiler job N failed, users' requests; starts in ..." */
-		prof_note(j->batch, note, sizeof(note));
+		saturn_profiler_note(j->batch, note, sizeof(note));
 		if (note[0] && !strncmp(r, "saturn: ", 8))
 			r += 8;
 		if (count[i] > 1)
@@ -753,294 +387,17 @@ static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 				 j->task_id, count[i]);
 		else
 			snprintf(text, sizeof(text), "%s%s", note, r);
-		set_reason(job_ptr, text, now);
+		saturn_set_reason(job_ptr, text, now);
 	}
 	for (int i = 0; i < b->nskipped; i++) {
-		job_record_t *job_ptr = revalidate(&s->jobs[b->skipped[i]]);
+		job_record_t *job_ptr = saturn_revalidate(&s->jobs[b->skipped[i]]);
 
 		if (job_ptr)
-			set_reason(job_ptr, b->skip_reason[i], now);
+			saturn_set_reason(job_ptr, b->skip_reason[i], now);
 	}
 	return released;
 }
 
-
-/* --- companion profiler job (saturn_profiler) -------------------------- */
-
-typedef struct prof_job {
-	char batch[SATURN_NAME_LEN];
-	uint32_t job_id;  /* 0 = none submitted */
-	uint32_t array_id; /* the batch's (array) job id it profiles */
-	int fell_back;    /* ended without a usable profile: users' requests */
-} prof_job_t;
-
-static prof_job_t *prof_jobs;
-static int nprof_jobs;
-
-static prof_job_t *prof_entry(const char *batch)
-{
-	prof_job_t *e;
-	char *path, buf[32] = "";
-	FILE *f;
-
-	for (int i = 0; i < nprof_jobs; i++)
-		if (!strcmp(prof_jobs[i].batch, batch))
-			return &prof_jobs[i];
-	xrecalloc(prof_jobs, nprof_jobs + 1, sizeof(*prof_jobs));
-	e = &prof_jobs[nprof_jobs++];
-	snprintf(e->batch, sizeof(e->batch), "%s", batch);
-	/* persisted: STATE_DIR/profiler-NAME.job (root only) holds "JOBID ARRAYID [fallback]" */
-	path = xstrdup_printf("%s/profiler-%s.job", state_dir, batch);
-	if ((f = fopen(path, "r"))) {
-		if (fgets(buf, sizeof(buf), f)) {
-			char *end;
-
-			e->job_id = (uint32_t)strtoul(buf, &end, 10);
-			e->array_id = (uint32_t)strtoul(end, NULL, 10);
-			e->fell_back = strstr(buf, "fallback") != NULL;
-			info("sched/saturn: batch %s: profiler job %u recorded before restart%s", batch,
-			     e->job_id, e->fell_back ? " (fell back to the users' requests)" : "");
-		}
-		fclose(f);
-	}
-	xfree(path);
-	return e;
-}
-
-static void prof_save(const prof_job_t *e)
-{
-	char *path = xstrdup_printf("%s/profiler-%s.job", state_dir, e->batch);
-	char txt[64];
-	saturn_error_t err = {{0}};
-
-	snprintf(txt, sizeof(txt), "%u %u%s\n", e->job_id, e->array_id,
-		 e->fell_back ? " fallback" : "");
-	if (saturn_write_file_atomic(path, txt, strlen(txt), &err) < 0)
-		error("sched/saturn: batch %s: cannot record profiler job %u: %s", e->batch,
-		      e->job_id, err.text);
-	xfree(path);
-}
-
-/* "profiler job N failed; " for a batch that fell back, else "". */
-static const char *prof_note(const char *batch, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	for (int i = 0; i < nprof_jobs; i++)
-		if (!strcmp(prof_jobs[i].batch, batch) && prof_jobs[i].fell_back)
-			snprintf(buf, len, "saturn: profiler job %u failed, users' requests; ",
-				 prof_jobs[i].job_id);
-	return buf;
-}
-
-/* Submit the companion job (no locks held). Returns the job id or 0. */
-static uint32_t prof_submit(const char *batch, uint32_t uid, uint32_t gid, const char *account,
-			    const char *partition, const char *script, size_t script_len,
-			    const char *ids, int gpus)
-{
-	char *dir = xstrdup_printf("%s/profiler", state_dir);
-	char *copy = xstrdup_printf("%s/%s.script", dir, batch);
-	char *out = xstrdup_printf("%s/%s.json", profile_dir, batch);
-	job_desc_msg_t desc;
-	submit_response_msg_t *resp = NULL;
-	saturn_error_t err = {{0}};
-	uint32_t id = 0;
-
-	unlink(copy);
-	if (saturn_write_file_atomic(copy, script, script_len, &err) < 0 ||
-	    chown(copy, uid, gid) < 0 || chmod(copy, 0600) < 0) {
-		error("sched/saturn: batch %s: cannot write the script copy %s: %s %m", batch, copy,
-		      err.text);
-		goto done;
-	}
-	slurm_init_job_desc_msg(&desc);
-	desc.name = xstrdup_printf("saturn-profile:%s", batch);
-	desc.user_id = uid;
-	desc.group_id = gid;
-	desc.account = xstrdup(account);
-	desc.partition = xstrdup(partition);
-	desc.min_nodes = 1;
-	desc.max_nodes = 1;
-	desc.tres_per_node = xstrdup_printf("gres:gpu:%d", gpus);
-	desc.time_limit = settings.profile_time_min;
-	desc.work_dir = xstrdup(dir);
-	desc.std_out = xstrdup_printf("%s/%s-%%j.out", dir, batch);
-	desc.script = xstrdup_printf("#!/bin/sh\nexec '%s' --batch '%s' --script '%s' --task-ids '%s' --output '%s'\n",
-				     settings.profiler, batch, copy, ids, out);
-	desc.env_size = 2;
-	desc.environment = xcalloc(3, sizeof(char *));
-	desc.environment[0] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin");
-	desc.environment[1] = xstrdup_printf("SATURN_PROFILE_BATCH=%s", batch);
-	if (slurm_submit_batch_job(&desc, &resp) != SLURM_SUCCESS || !resp) {
-		error("sched/saturn: batch %s: cannot submit the profiler job: %m", batch);
-	} else {
-		id = resp->job_id;
-		info("sched/saturn: batch %s: submitted profiler job %u (%d GPUs, %d min): %s --task-ids %s --output %s",
-		     batch, id, gpus, settings.profile_time_min, settings.profiler, ids, out);
-	}
-	slurm_free_submit_response_response_msg(resp);
-	xfree(desc.name);
-	xfree(desc.account);
-	xfree(desc.partition);
-	xfree(desc.tres_per_node);
-	xfree(desc.work_dir);
-	xfree(desc.std_out);
-	xfree(desc.script);
-	for (int i = 0; i < 2; i++)
-		xfree(desc.environment[i]);
-	xfree(desc.environment);
-done:
-	xfree(dir);
-	xfree(copy);
-	xfree(out);
-	return id;
-}
-
-/* Before building the problem: for batches with held tasks, no profile
- * file and saturn_profiler set, submit one profiler job, and take their
- * tasks out of this cycle's snapshot (held, reason "saturn: profiling")
- * until the profile appears or the job ends without one. */
-static void profiler_pass(saturn_snapshot_t *s)
-{
-	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .part = READ_LOCK};
-	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK};
-	int maxg = 0;
-
-	if (!settings.profiler)
-		return;
-	for (int n = 0; n < s->nnodes; n++)
-		if (s->nodes[n].gpus > maxg)
-			maxg = s->nodes[n].gpus;
-	for (int i = 0; i < s->njobs; i++) {
-		const char *batch = s->jobs[i].batch;
-		char *path;
-		struct stat st;
-		prof_job_t *e;
-		int seen = 0, has_running = 0;
-
-		for (int k = 0; k < i; k++)
-			if (!strcmp(s->jobs[k].batch, batch))
-				seen = 1;
-		if (seen)
-			continue;
-		for (int k = i; k < s->njobs; k++)
-			if (!strcmp(s->jobs[k].batch, batch) && s->jobs[k].state != SATURN_SNAP_HELD)
-				has_running = 1;
-		path = xstrdup_printf("%s/%s.json", profile_dir, batch);
-		if (stat(path, &st) == 0) {
-			xfree(path);
-			continue; /* planned from the file (lookup_profile) */
-		}
-		xfree(path);
-		e = prof_entry(batch);
-		if (e->job_id) {
-			int same = 0;
-
-			/* a batch name used again later is profiled again */
-			for (int k = i; k < s->njobs; k++)
-				if (!strcmp(s->jobs[k].batch, batch) &&
-				    (s->jobs[k].array_job_id ? s->jobs[k].array_job_id :
-							       s->jobs[k].job_id) == e->array_id)
-					same = 1;
-			if (!same) {
-				info("sched/saturn: batch %s: profiler job %u was for job %u, not this submission: profiling anew",
-				     batch, e->job_id, e->array_id);
-				e->job_id = e->array_id = 0;
-				e->fell_back = 0;
-			}
-		}
-		if (e->fell_back || (has_running && !e->job_id))
-			continue;
-		if (e->job_id) {
-			job_record_t *pj;
-			int ended;
-
-			lock_slurmctld(read_lock);
-			pj = find_job_record(e->job_id);
-			ended = !pj || IS_JOB_FINISHED(pj) || IS_JOB_COMPLETING(pj);
-			unlock_slurmctld(read_lock);
-			if (ended) {
-				error("sched/saturn: batch %s: profiler job %u ended without a usable profile: falling back to the users' requests",
-				      batch, e->job_id);
-				e->fell_back = 1;
-				prof_save(e);
-				continue;
-			}
-		} else {
-			/* gather under the read lock, submit without locks */
-			job_record_t *jr;
-			char *ids = NULL, *account = NULL, *partition = NULL, *script = NULL;
-			uint32_t uid = 0, gid = 0;
-			size_t len = 0;
-
-			for (int k = i; k < s->njobs; k++)
-				if (!strcmp(s->jobs[k].batch, batch))
-					xstrfmtcat(ids, "%s%d", ids ? "," : "",
-						   s->jobs[k].task_id < 0 ? 0 : s->jobs[k].task_id);
-			lock_slurmctld(read_lock);
-			if ((jr = find_job_record(s->jobs[i].job_id))) {
-				buf_t *b = get_job_script(jr);
-
-				uid = jr->user_id;
-				gid = jr->group_id;
-				account = xstrdup(jr->account);
-				partition = xstrdup(jr->partition);
-				if (b) {
-					len = strnlen(get_buf_data(b), size_buf(b));
-					script = xstrndup(get_buf_data(b), len);
-					FREE_NULL_BUFFER(b);
-				}
-			}
-			unlock_slurmctld(read_lock);
-			if (script && maxg > 0) {
-				mkdir_mode(path = xstrdup_printf("%s/profiler", state_dir), 01733);
-				xfree(path);
-				e->job_id = prof_submit(batch, uid, gid, account, partition, script, len,
-							ids, maxg);
-				e->array_id = s->jobs[i].array_job_id ? s->jobs[i].array_job_id :
-									s->jobs[i].job_id;
-				if (e->job_id)
-					prof_save(e);
-			} else {
-				error("sched/saturn: batch %s: no script or no GPU node for a profiler job",
-				      batch);
-			}
-			xfree(ids);
-			xfree(account);
-			xfree(partition);
-			xfree(script);
-			if (!e->job_id) {
-				error("sched/saturn: batch %s: no profiler job: falling back to the users' requests",
-				      batch);
-				e->fell_back = 1;
-				continue;
-			}
-		}
-		/* profiling: hold the batch's tasks out of this cycle */
-		{
-			char reason[96];
-			time_t now = time(NULL);
-			int w = 0;
-
-			snprintf(reason, sizeof(reason), "saturn: profiling (job %u)", e->job_id);
-			lock_slurmctld(write_lock);
-			for (int k = 0; k < s->njobs; k++) {
-				job_record_t *jr;
-
-				if (strcmp(s->jobs[k].batch, batch) || s->jobs[k].state != SATURN_SNAP_HELD)
-					continue;
-				if ((jr = revalidate(&s->jobs[k])))
-					set_reason(jr, reason, now);
-			}
-			unlock_slurmctld(write_lock);
-			debug("sched/saturn: batch %s: waiting for profiler job %u", batch, e->job_id);
-			for (int k = 0; k < s->njobs; k++)
-				if (strcmp(s->jobs[k].batch, batch) || s->jobs[k].state != SATURN_SNAP_HELD)
-					s->jobs[w++] = s->jobs[k];
-			s->njobs = w;
-			i--; /* jobs[i] is now another batch's */
-		}
-	}
-}
 
 /* --- one cycle ------------------------------------------------------- */
 
@@ -1074,7 +431,7 @@ static void describe(const saturn_plan_t *plan, const saturn_problem_t *p, char 
 static void persist(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		    const saturn_plan_t *plan)
 {
-	char *path = xstrdup_printf("%s/state.json", state_dir);
+	char *path = xstrdup_printf("%s/state.json", saturn_state_dir);
 	char *txt = saturn_sched_state_to_json(s, b, plan, plan_id, s->now);
 	saturn_error_t err = {{0}};
 	static int warned;
@@ -1151,7 +508,7 @@ static int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	saturn_decision_t *d = NULL;
 	char *primary;
 	int *count;
-	int nd = saturn_sched_decide(s, b, plan, settings.release_slack_s, &d);
+	int nd = saturn_sched_decide(s, b, plan, saturn_cfg.release_slack_s, &d);
 
 	if (nd < 0) {
 		error("sched/saturn: out of memory deciding: cycle skipped");
@@ -1195,7 +552,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	t0 = now_mono();
 	lock_slurmctld(read_lock);
 	t1 = now_mono();
-	nsaturn = take_snapshot(s, snap_of_node);
+	nsaturn = saturn_take_snapshot(s, snap_of_node);
 	t2 = now_mono();
 	unlock_slurmctld(read_lock);
 	if (nsaturn < 0) {
@@ -1224,11 +581,11 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		}
 		return;
 	}
-	read_progress(s);
-	profiler_pass(s);
+	saturn_read_progress(s);
+	saturn_profiler_pass(s);
 	if (s->njobs == 0)
 		return;
-	if (saturn_sched_build(s, lookup_profile, NULL, &b, &err) < 0) {
+	if (saturn_sched_build(s, saturn_lookup_profile, NULL, &b, &err) < 0) {
 		error("sched/saturn: cannot build the problem: %s", err.text);
 		return;
 	}
@@ -1252,7 +609,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		saturn_planner_opts_t opts;
 
 		saturn_planner_opts_init(&opts);
-		opts.time_limit_s = settings.solver_time_s;
+		opts.time_limit_s = saturn_cfg.solver_time_s;
 		opts.abort_cb = abort_cb;
 		opts.warm = prev_plan;
 		plan = saturn_planner_solve(b.problem, &opts, &err);
@@ -1269,7 +626,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 
 	/* keep the carried plan unless the new one is better by min_gain */
 	if (carried && !saturn_sched_should_switch(plan->makespan_s, carried->makespan_s, 0,
-						   settings.min_gain)) {
+						   saturn_cfg.min_gain)) {
 		saturn_plan_destroy(plan);
 		plan = carried;
 		carried = NULL;
@@ -1347,7 +704,7 @@ void *saturn_agent(void *arg)
 		now = now_mono();
 		/* a job changed (submit, end, cancel, ...) or the interval passed */
 		if ((last_job_update != seen_update && now - last_cycle >= 0.5) ||
-		    now - last_cycle >= settings.interval_s) {
+		    now - last_cycle >= saturn_cfg.interval_s) {
 			time_t before = last_job_update;
 
 			cycle(s, &snap_of_node);
@@ -1359,11 +716,6 @@ void *saturn_agent(void *arg)
 	}
 	xfree(snap_of_node);
 	saturn_snapshot_destroy(s);
-	for (int i = 0; i < nprofiles; i++)
-		saturn_profile_destroy(profiles[i].profile);
-	xfree(profiles);
-	nprofiles = 0;
-	xfree(prof_jobs);
-	nprof_jobs = 0;
+	saturn_profiles_fini();
 	return NULL;
 }

@@ -1,0 +1,417 @@
+/* saturn_profiles.c - sched/saturn's profiles: load and cache each batch's
+ * saturn-profile/1 file (owner-checked, reloaded when it changes), and the
+ * companion profiler jobs (saturn_profiler=): one saturn-profile:NAME job per
+ * batch without a profile, submitted without locks through libslurm, its
+ * record kept in STATE_DIR/profiler-NAME.job across restarts, fallback to the
+ * users' requests when it ends without a profile.
+ */
+#include "config.h" /* Slurm's */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/bitstring.h"
+#include "src/common/gres.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/slurm_protocol_defs.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "formats.h"
+#include "profile.h"
+#include "progress.h"
+#include "sched_core.h"
+
+#include "saturn_int.h"
+
+/* --- profiles and progress (no locks) ------------------------------------ */
+
+typedef struct profile_entry {
+	char batch[SATURN_NAME_LEN];
+	time_t mtime;
+	int missing;
+	saturn_profile_t *profile;
+} profile_entry_t;
+
+static profile_entry_t *profiles;
+static int nprofiles;
+
+static int batch_name_ok(const char *b)
+{
+	if (!b[0] || b[0] == '.')
+		return 0;
+	for (const char *c = b; *c; c++)
+		if (*c == '/')
+			return 0;
+	return 1;
+}
+
+const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void *arg)
+{
+	profile_entry_t *e = NULL;
+	saturn_error_t err = {{0}};
+	struct stat st;
+	char *path;
+
+	if (!batch_name_ok(batch))
+		return NULL;
+	for (int i = 0; i < nprofiles; i++)
+		if (!strcmp(profiles[i].batch, batch))
+			e = &profiles[i];
+	if (!e) {
+		xrecalloc(profiles, nprofiles + 1, sizeof(*profiles));
+		e = &profiles[nprofiles++];
+		snprintf(e->batch, sizeof(e->batch), "%s", batch);
+	}
+	path = xstrdup_printf("%s/%s.json", saturn_profile_dir, batch);
+	if (lstat(path, &st) < 0) {
+		if (!e->missing)
+			info("sched/saturn: batch %s: no profile at %s: planning from the users' requests",
+			     batch, path);
+		e->missing = 1;
+		saturn_profile_destroy(e->profile);
+		e->profile = NULL;
+		xfree(path);
+		return NULL;
+	}
+	if (e->profile && st.st_mtime == e->mtime) {
+		xfree(path);
+		return e->profile;
+	}
+	if (!e->missing && e->mtime == st.st_mtime && !e->profile) {
+		xfree(path);
+		return NULL; /* already rejected this version */
+	}
+	e->missing = 0;
+	e->mtime = st.st_mtime;
+	saturn_profile_destroy(e->profile);
+	e->profile = NULL;
+	if (st.st_uid != 0 && (long)st.st_uid != uid) {
+		error("sched/saturn: batch %s: profile %s is owned by uid %ld, not the batch's user %ld or root: ignored",
+		      batch, path, (long)st.st_uid, uid);
+	} else if (!(e->profile = saturn_profile_load(path, (long)st.st_uid, &err))) {
+		error("sched/saturn: batch %s: profile rejected: %s; planning from the users' requests",
+		      batch, err.text);
+	} else {
+		info("sched/saturn: batch %s: profile %s loaded (%d task signature(s))", batch, path,
+		     e->profile->ntasks);
+	}
+	xfree(path);
+	return e->profile;
+}
+
+const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decision_t *d)
+{
+	const saturn_profile_t *pr = NULL;
+	const saturn_profile_task_t *pt;
+
+	for (int i = 0; i < nprofiles; i++)
+		if (!strcmp(profiles[i].batch, j->batch))
+			pr = profiles[i].profile;
+	if (!pr || !(pt = saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0)))
+		return "{}";
+	for (int o = 0; o < pt->noptions; o++)
+		if (pt->options[o].gpus == d->gpus && !xstrcmp(pt->options[o].technique, d->technique))
+			return pt->options[o].params ? pt->options[o].params : "{}";
+	return "{}";
+}
+
+/* --- companion profiler job (saturn_profiler) -------------------------- */
+
+typedef struct prof_job {
+	char batch[SATURN_NAME_LEN];
+	uint32_t job_id;  /* 0 = none submitted */
+	uint32_t array_id; /* the batch's (array) job id it profiles */
+	int fell_back;    /* ended without a usable profile: users' requests */
+} prof_job_t;
+
+static prof_job_t *prof_jobs;
+static int nprof_jobs;
+
+static prof_job_t *prof_entry(const char *batch)
+{
+	prof_job_t *e;
+	char *path, buf[32] = "";
+	FILE *f;
+
+	for (int i = 0; i < nprof_jobs; i++)
+		if (!strcmp(prof_jobs[i].batch, batch))
+			return &prof_jobs[i];
+	xrecalloc(prof_jobs, nprof_jobs + 1, sizeof(*prof_jobs));
+	e = &prof_jobs[nprof_jobs++];
+	snprintf(e->batch, sizeof(e->batch), "%s", batch);
+	/* persisted: STATE_DIR/profiler-NAME.job (root only) holds "JOBID ARRAYID [fallback]" */
+	path = xstrdup_printf("%s/profiler-%s.job", saturn_state_dir, batch);
+	if ((f = fopen(path, "r"))) {
+		if (fgets(buf, sizeof(buf), f)) {
+			char *end;
+
+			e->job_id = (uint32_t)strtoul(buf, &end, 10);
+			e->array_id = (uint32_t)strtoul(end, NULL, 10);
+			e->fell_back = strstr(buf, "fallback") != NULL;
+			info("sched/saturn: batch %s: profiler job %u recorded before restart%s", batch,
+			     e->job_id, e->fell_back ? " (fell back to the users' requests)" : "");
+		}
+		fclose(f);
+	}
+	xfree(path);
+	return e;
+}
+
+static void prof_save(const prof_job_t *e)
+{
+	char *path = xstrdup_printf("%s/profiler-%s.job", saturn_state_dir, e->batch);
+	char txt[64];
+	saturn_error_t err = {{0}};
+
+	snprintf(txt, sizeof(txt), "%u %u%s\n", e->job_id, e->array_id,
+		 e->fell_back ? " fallback" : "");
+	if (saturn_write_file_atomic(path, txt, strlen(txt), &err) < 0)
+		error("sched/saturn: batch %s: cannot record profiler job %u: %s", e->batch,
+		      e->job_id, err.text);
+	xfree(path);
+}
+
+/* "profiler job N failed; " for a batch that fell back, else "". */
+const char *saturn_profiler_note(const char *batch, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (int i = 0; i < nprof_jobs; i++)
+		if (!strcmp(prof_jobs[i].batch, batch) && prof_jobs[i].fell_back)
+			snprintf(buf, len, "saturn: profiler job %u failed, users' requests; ",
+				 prof_jobs[i].job_id);
+	return buf;
+}
+
+/* Submit the companion job (no locks held). Returns the job id or 0. */
+static uint32_t prof_submit(const char *batch, uint32_t uid, uint32_t gid, const char *account,
+			    const char *partition, const char *script, size_t script_len,
+			    const char *ids, int gpus)
+{
+	char *dir = xstrdup_printf("%s/profiler", saturn_state_dir);
+	char *copy = xstrdup_printf("%s/%s.script", dir, batch);
+	char *out = xstrdup_printf("%s/%s.json", saturn_profile_dir, batch);
+	job_desc_msg_t desc;
+	submit_response_msg_t *resp = NULL;
+	saturn_error_t err = {{0}};
+	uint32_t id = 0;
+
+	unlink(copy);
+	if (saturn_write_file_atomic(copy, script, script_len, &err) < 0 ||
+	    chown(copy, uid, gid) < 0 || chmod(copy, 0600) < 0) {
+		error("sched/saturn: batch %s: cannot write the script copy %s: %s %m", batch, copy,
+		      err.text);
+		goto done;
+	}
+	slurm_init_job_desc_msg(&desc);
+	desc.name = xstrdup_printf("saturn-profile:%s", batch);
+	desc.user_id = uid;
+	desc.group_id = gid;
+	desc.account = xstrdup(account);
+	desc.partition = xstrdup(partition);
+	desc.min_nodes = 1;
+	desc.max_nodes = 1;
+	desc.tres_per_node = xstrdup_printf("gres:gpu:%d", gpus);
+	desc.time_limit = saturn_cfg.profile_time_min;
+	desc.work_dir = xstrdup(dir);
+	desc.std_out = xstrdup_printf("%s/%s-%%j.out", dir, batch);
+	desc.script = xstrdup_printf("#!/bin/sh\nexec '%s' --batch '%s' --script '%s' --task-ids '%s' --output '%s'\n",
+				     saturn_cfg.profiler, batch, copy, ids, out);
+	desc.env_size = 2;
+	desc.environment = xcalloc(3, sizeof(char *));
+	desc.environment[0] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin");
+	desc.environment[1] = xstrdup_printf("SATURN_PROFILE_BATCH=%s", batch);
+	if (slurm_submit_batch_job(&desc, &resp) != SLURM_SUCCESS || !resp) {
+		error("sched/saturn: batch %s: cannot submit the profiler job: %m", batch);
+	} else {
+		id = resp->job_id;
+		info("sched/saturn: batch %s: submitted profiler job %u (%d GPUs, %d min): %s --task-ids %s --output %s",
+		     batch, id, gpus, saturn_cfg.profile_time_min, saturn_cfg.profiler, ids, out);
+	}
+	slurm_free_submit_response_response_msg(resp);
+	xfree(desc.name);
+	xfree(desc.account);
+	xfree(desc.partition);
+	xfree(desc.tres_per_node);
+	xfree(desc.work_dir);
+	xfree(desc.std_out);
+	xfree(desc.script);
+	for (int i = 0; i < 2; i++)
+		xfree(desc.environment[i]);
+	xfree(desc.environment);
+done:
+	xfree(dir);
+	xfree(copy);
+	xfree(out);
+	return id;
+}
+
+/* Before building the problem: for batches with held tasks, no profile
+ * file and saturn_profiler set, submit one profiler job, and take their
+ * tasks out of this cycle's snapshot (held, reason "saturn: profiling")
+ * until the profile appears or the job ends without one. */
+void saturn_profiler_pass(saturn_snapshot_t *s)
+{
+	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .part = READ_LOCK};
+	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK};
+	int maxg = 0;
+
+	if (!saturn_cfg.profiler)
+		return;
+	for (int n = 0; n < s->nnodes; n++)
+		if (s->nodes[n].gpus > maxg)
+			maxg = s->nodes[n].gpus;
+	for (int i = 0; i < s->njobs; i++) {
+		const char *batch = s->jobs[i].batch;
+		char *path;
+		struct stat st;
+		prof_job_t *e;
+		int seen = 0, has_running = 0;
+
+		for (int k = 0; k < i; k++)
+			if (!strcmp(s->jobs[k].batch, batch))
+				seen = 1;
+		if (seen)
+			continue;
+		for (int k = i; k < s->njobs; k++)
+			if (!strcmp(s->jobs[k].batch, batch) && s->jobs[k].state != SATURN_SNAP_HELD)
+				has_running = 1;
+		path = xstrdup_printf("%s/%s.json", saturn_profile_dir, batch);
+		if (stat(path, &st) == 0) {
+			xfree(path);
+			continue; /* planned from the file (saturn_lookup_profile) */
+		}
+		xfree(path);
+		e = prof_entry(batch);
+		if (e->job_id) {
+			int same = 0;
+
+			/* a batch name used again later is profiled again */
+			for (int k = i; k < s->njobs; k++)
+				if (!strcmp(s->jobs[k].batch, batch) &&
+				    (s->jobs[k].array_job_id ? s->jobs[k].array_job_id :
+							       s->jobs[k].job_id) == e->array_id)
+					same = 1;
+			if (!same) {
+				info("sched/saturn: batch %s: profiler job %u was for job %u, not this submission: profiling anew",
+				     batch, e->job_id, e->array_id);
+				e->job_id = e->array_id = 0;
+				e->fell_back = 0;
+			}
+		}
+		if (e->fell_back || (has_running && !e->job_id))
+			continue;
+		if (e->job_id) {
+			job_record_t *pj;
+			int ended;
+
+			lock_slurmctld(read_lock);
+			pj = find_job_record(e->job_id);
+			ended = !pj || IS_JOB_FINISHED(pj) || IS_JOB_COMPLETING(pj);
+			unlock_slurmctld(read_lock);
+			if (ended) {
+				error("sched/saturn: batch %s: profiler job %u ended without a usable profile: falling back to the users' requests",
+				      batch, e->job_id);
+				e->fell_back = 1;
+				prof_save(e);
+				continue;
+			}
+		} else {
+			/* gather under the read lock, submit without locks */
+			job_record_t *jr;
+			char *ids = NULL, *account = NULL, *partition = NULL, *script = NULL;
+			uint32_t uid = 0, gid = 0;
+			size_t len = 0;
+
+			for (int k = i; k < s->njobs; k++)
+				if (!strcmp(s->jobs[k].batch, batch))
+					xstrfmtcat(ids, "%s%d", ids ? "," : "",
+						   s->jobs[k].task_id < 0 ? 0 : s->jobs[k].task_id);
+			lock_slurmctld(read_lock);
+			if ((jr = find_job_record(s->jobs[i].job_id))) {
+				buf_t *b = get_job_script(jr);
+
+				uid = jr->user_id;
+				gid = jr->group_id;
+				account = xstrdup(jr->account);
+				partition = xstrdup(jr->partition);
+				if (b) {
+					len = strnlen(get_buf_data(b), size_buf(b));
+					script = xstrndup(get_buf_data(b), len);
+					FREE_NULL_BUFFER(b);
+				}
+			}
+			unlock_slurmctld(read_lock);
+			if (script && maxg > 0) {
+				saturn_mkdir_mode(path = xstrdup_printf("%s/profiler", saturn_state_dir), 01733);
+				xfree(path);
+				e->job_id = prof_submit(batch, uid, gid, account, partition, script, len,
+							ids, maxg);
+				e->array_id = s->jobs[i].array_job_id ? s->jobs[i].array_job_id :
+									s->jobs[i].job_id;
+				if (e->job_id)
+					prof_save(e);
+			} else {
+				error("sched/saturn: batch %s: no script or no GPU node for a profiler job",
+				      batch);
+			}
+			xfree(ids);
+			xfree(account);
+			xfree(partition);
+			xfree(script);
+			if (!e->job_id) {
+				error("sched/saturn: batch %s: no profiler job: falling back to the users' requests",
+				      batch);
+				e->fell_back = 1;
+				continue;
+			}
+		}
+		/* profiling: hold the batch's tasks out of this cycle */
+		{
+			char reason[96];
+			time_t now = time(NULL);
+			int w = 0;
+
+			snprintf(reason, sizeof(reason), "saturn: profiling (job %u)", e->job_id);
+			lock_slurmctld(write_lock);
+			for (int k = 0; k < s->njobs; k++) {
+				job_record_t *jr;
+
+				if (strcmp(s->jobs[k].batch, batch) || s->jobs[k].state != SATURN_SNAP_HELD)
+					continue;
+				if ((jr = saturn_revalidate(&s->jobs[k])))
+					saturn_set_reason(jr, reason, now);
+			}
+			unlock_slurmctld(write_lock);
+			debug("sched/saturn: batch %s: waiting for profiler job %u", batch, e->job_id);
+			for (int k = 0; k < s->njobs; k++)
+				if (strcmp(s->jobs[k].batch, batch) || s->jobs[k].state != SATURN_SNAP_HELD)
+					s->jobs[w++] = s->jobs[k];
+			s->njobs = w;
+			i--; /* jobs[i] is now another batch's */
+		}
+	}
+}
+
+
+void saturn_profiles_fini(void)
+{
+	for (int i = 0; i < nprofiles; i++)
+		saturn_profile_destroy(profiles[i].profile);
+	xfree(profiles);
+	nprofiles = 0;
+	xfree(prof_jobs);
+	nprof_jobs = 0;
+}

@@ -1,0 +1,310 @@
+/* saturn_snapshot.c - sched/saturn's view of slurmctld: under the read
+ * locks, copy the usable GPU nodes, the Saturn jobs (held, released,
+ * running) and the GPUs other jobs hold into libsaturn's plain snapshot;
+ * outside the locks, add what the running jobs' progress files say.
+ */
+#include "config.h" /* Slurm's */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/bitstring.h"
+#include "src/common/gres.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/slurm_protocol_defs.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "formats.h"
+#include "profile.h"
+#include "progress.h"
+#include "sched_core.h"
+
+#include "saturn_int.h"
+
+/* --- snapshot (read locks) ---------------------------------------------- */
+
+/* Value of NAME=... in a NULL-free array of n "K=V" strings, or NULL. */
+static const char *env_get(char **env, uint32_t n, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (uint32_t i = 0; env && i < n; i++)
+		if (env[i] && !strncmp(env[i], name, len) && env[i][len] == '=')
+			return env[i] + len + 1;
+	return NULL;
+}
+
+static const char *job_batch(job_record_t *job_ptr)
+{
+	return env_get(job_ptr->spank_job_env, job_ptr->spank_job_env_size, "SATURN_BATCH");
+}
+
+/* GPUs per node from "gres:gpu:4" / "gres:gpu:a100:4" / "gres/gpu=4". */
+static int gpus_from_tres(const char *tres)
+{
+	const char *p;
+	int n = 0;
+
+	if (!tres || !(p = strstr(tres, "gpu")))
+		return 0;
+	p += 3;
+	while (*p && *p != ',') {
+		if (*p == ':' || *p == '=') {
+			char *end;
+			long v = strtol(p + 1, &end, 10);
+
+			if (end != p + 1 && (*end == '\0' || *end == ',')) {
+				n = (int)v;
+				break;
+			}
+		}
+		p++;
+	}
+	return n > 0 ? n : (strstr(tres, "gpu") ? 1 : 0);
+}
+
+static int node_gpus(node_record_t *node_ptr)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	int n = 0;
+
+	if (!node_ptr->gres_list)
+		return 0;
+	it = list_iterator_create(node_ptr->gres_list);
+	while ((gs = list_next(it))) {
+		if (xstrcmp(gs->gres_name, "gpu"))
+			continue;
+		n = (int)((gres_node_state_t *)gs->gres_data)->gres_cnt_avail;
+	}
+	list_iterator_destroy(it);
+	return n > 64 ? 64 : n;
+}
+
+/* For each node of a running job's allocation: call fn with the snapshot
+ * node index and the GPU mask the job holds there. */
+static void job_gpu_masks(job_record_t *job_ptr, const int *snap_of_node,
+			  void (*fn)(int snode, uint64_t mask, void *arg), void *arg)
+{
+	bitstr_t *nodes = job_ptr->job_resrcs && job_ptr->job_resrcs->node_bitmap ?
+				  job_ptr->job_resrcs->node_bitmap : job_ptr->node_bitmap;
+	ListIterator it;
+	gres_state_t *gs;
+
+	if (!job_ptr->gres_list_alloc || !nodes)
+		return;
+	it = list_iterator_create(job_ptr->gres_list_alloc);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *gj = gs->gres_data;
+		int k = 0;
+
+		if (xstrcmp(gs->gres_name, "gpu") || !gj || !gj->gres_bit_alloc)
+			continue;
+		for (int n = bit_ffs(nodes); n >= 0 && n < bit_size(nodes); n++) {
+			uint64_t mask = 0;
+
+			if (!bit_test(nodes, n))
+				continue;
+			if (k >= (int)gj->node_cnt)
+				break;
+			if (gj->gres_bit_alloc[k]) {
+				bitstr_t *b = gj->gres_bit_alloc[k];
+
+				for (int g = 0; g < bit_size(b) && g < 64; g++)
+					if (bit_test(b, g))
+						mask |= 1ULL << g;
+			}
+			k++;
+			if (snap_of_node[n] >= 0 && mask)
+				fn(snap_of_node[n], mask, arg);
+		}
+	}
+	list_iterator_destroy(it);
+}
+
+struct mask_acc {
+	int node;
+	uint64_t mask;
+};
+
+static void take_first(int snode, uint64_t mask, void *arg)
+{
+	struct mask_acc *a = arg;
+
+	if (a->node < 0) {
+		a->node = snode;
+		a->mask = mask;
+	}
+}
+
+struct busy_ctx {
+	saturn_snapshot_t *s;
+	double until;
+	int failed;
+};
+
+static void add_busy(int snode, uint64_t mask, void *arg)
+{
+	struct busy_ctx *c = arg;
+	saturn_snap_busy_t *b = saturn_snapshot_add_busy(c->s);
+
+	if (!b) {
+		c->failed = 1;
+		return;
+	}
+	b->node = snode;
+	b->gpu_mask = mask;
+	b->until = c->until;
+}
+
+static void fill_common(saturn_snap_job_t *j, job_record_t *job_ptr, const char *batch)
+{
+	snprintf(j->batch, sizeof(j->batch), "%s", batch);
+	j->uid = job_ptr->user_id;
+	j->req_gpus = gpus_from_tres(job_ptr->tres_per_node);
+	if (job_ptr->time_limit != NO_VAL && job_ptr->time_limit != INFINITE)
+		j->time_limit_s = job_ptr->time_limit * 60.0;
+	j->submit_time = job_ptr->details ? (double)job_ptr->details->submit_time : 0;
+	j->array_job_id = job_ptr->array_job_id;
+	if (job_ptr->details) {
+		const char *tech = env_get(job_ptr->details->env_sup, job_ptr->details->env_cnt,
+					   "SATURN_TECHNIQUE");
+		const char *g = env_get(job_ptr->details->env_sup, job_ptr->details->env_cnt,
+					"SATURN_GPUS");
+
+		snprintf(j->technique, sizeof(j->technique), "%s", tech ? tech : "user");
+		j->gpus = g ? atoi(g) : j->req_gpus;
+	}
+}
+
+/* Fill s under the read locks. Returns the number of Saturn jobs, or -1 on
+ * ENOMEM (snapshot incomplete: the cycle is skipped). */
+int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
+{
+	node_record_t *node_ptr;
+	job_record_t *job_ptr;
+	ListIterator it;
+	int *snap_of_node, nsaturn = 0;
+
+	saturn_snapshot_reset(s);
+	s->now = (double)time(NULL);
+	xrecalloc(*snap_of_node_p, node_record_count ? node_record_count : 1, sizeof(int));
+	snap_of_node = *snap_of_node_p;
+	for (int i = 0; i < node_record_count; i++)
+		snap_of_node[i] = -1;
+	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		saturn_snap_node_t *n;
+		int g;
+
+		if (IS_NODE_DOWN(node_ptr) || IS_NODE_DRAIN(node_ptr) ||
+		    IS_NODE_FUTURE(node_ptr) || IS_NODE_NO_RESPOND(node_ptr))
+			continue;
+		g = node_gpus(node_ptr);
+		if (g <= 0)
+			continue;
+		if (!(n = saturn_snapshot_add_node(s)))
+			return -1;
+		snprintf(n->name, sizeof(n->name), "%s", node_ptr->name);
+		n->gpus = g;
+		snap_of_node[node_ptr->index] = s->nnodes - 1;
+	}
+
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it))) {
+		const char *batch = job_batch(job_ptr);
+		saturn_snap_job_t *j;
+
+		if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) {
+			if (!batch) {
+				struct busy_ctx c = {s, (double)job_ptr->end_time, 0};
+
+				job_gpu_masks(job_ptr, snap_of_node, add_busy, &c);
+				if (c.failed)
+					goto nomem;
+			} else {
+				struct mask_acc a = {-1, 0};
+
+				if (!(j = saturn_snapshot_add_job(s)))
+					goto nomem;
+				nsaturn++;
+				fill_common(j, job_ptr, batch);
+				j->job_id = job_ptr->job_id;
+				j->task_id = job_ptr->array_task_id == NO_VAL ? -1 : (int)job_ptr->array_task_id;
+				j->state = SATURN_SNAP_RUNNING;
+				j->start_time = (double)job_ptr->start_time;
+				job_gpu_masks(job_ptr, snap_of_node, take_first, &a);
+				j->node = a.node;
+				j->gpu_mask = a.mask;
+			}
+			continue;
+		}
+		if (!batch || !IS_JOB_PENDING(job_ptr) || !job_ptr->details)
+			continue;
+		if (job_ptr->priority == 0 && job_ptr->state_reason != WAIT_HELD)
+			continue; /* held by the user (or failed): not ours to release */
+		if (job_ptr->array_recs && job_ptr->array_recs->task_id_bitmap) {
+			bitstr_t *b = job_ptr->array_recs->task_id_bitmap;
+
+			for (int t = bit_ffs(b); t >= 0 && t < bit_size(b); t++) {
+				if (!bit_test(b, t))
+					continue;
+				if (!(j = saturn_snapshot_add_job(s)))
+					goto nomem;
+				nsaturn++;
+				fill_common(j, job_ptr, batch);
+				j->job_id = job_ptr->job_id;
+				j->task_id = t;
+				j->state = job_ptr->priority == 0 ? SATURN_SNAP_HELD : SATURN_SNAP_RELEASED;
+			}
+			continue;
+		}
+		if (!(j = saturn_snapshot_add_job(s)))
+			goto nomem;
+		nsaturn++;
+		fill_common(j, job_ptr, batch);
+		j->job_id = job_ptr->job_id;
+		j->task_id = job_ptr->array_task_id == NO_VAL ? -1 : (int)job_ptr->array_task_id;
+		j->state = job_ptr->priority == 0 ? SATURN_SNAP_HELD : SATURN_SNAP_RELEASED;
+		if (j->state == SATURN_SNAP_RELEASED && job_ptr->details->req_nodes)
+			j->node = saturn_snapshot_node_index(s, job_ptr->details->req_nodes);
+	}
+	list_iterator_destroy(it);
+	return nsaturn;
+nomem:
+	list_iterator_destroy(it);
+	return -1;
+}
+
+void saturn_read_progress(saturn_snapshot_t *s)
+{
+	for (int i = 0; i < s->njobs; i++) {
+		saturn_snap_job_t *j = &s->jobs[i];
+		saturn_error_t err = {{0}};
+		char path[PATH_MAX];
+		double left;
+
+		if (j->state != SATURN_SNAP_RUNNING)
+			continue;
+		snprintf(path, sizeof(path), "%s/%u.json", saturn_progress_dir, j->job_id);
+		if (access(path, F_OK) < 0)
+			continue;
+		if (saturn_progress_remaining(path, j->uid, &left, &err) == 0)
+			j->batches_left = left;
+		else
+			debug("sched/saturn: JobId=%u: progress file ignored: %s", j->job_id, err.text);
+	}
+}
+
