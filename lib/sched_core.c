@@ -25,6 +25,8 @@ void saturn_sched_settings_init(saturn_sched_settings_t *s)
 	s->backfill = 1;
 	s->release_slack_s = 5.0;
 	s->profile_time_min = 30;
+	s->measure_predicted = 1;
+	s->profile_cache = 1;
 }
 
 void saturn_sched_settings_free(saturn_sched_settings_t *s)
@@ -137,8 +139,14 @@ int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 				why = "must be a whole number of minutes from 1 to 10080";
 			else
 				s->profile_time_min = (int)m;
+		} else if (!strcmp(key, "saturn_measure_predicted")) {
+			if (parse_bool(val, &s->measure_predicted) < 0)
+				why = "must be yes or no";
+		} else if (!strcmp(key, "saturn_profile_cache")) {
+			if (parse_bool(val, &s->profile_cache) < 0)
+				why = "must be yes or no";
 		} else {
-			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time)";
+			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache)";
 		}
 		if (!why)
 			continue;

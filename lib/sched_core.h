@@ -33,6 +33,9 @@ typedef struct saturn_sched_settings {
 	double release_slack_s; /* saturn_release_slack: release when due within (5) */
 	char *profiler;        /* saturn_profiler: saturn-profile program, NULL = none */
 	int profile_time_min;  /* saturn_profile_time: profiler job time limit, min (30) */
+	int measure_predicted; /* saturn_measure_predicted: re-measure a predicted option
+				* before releasing a task onto it (1; needs saturn_profiler) */
+	int profile_cache;     /* saturn_profile_cache: profiler jobs reuse PROFILE_DIR/cache/UID (1) */
 } saturn_sched_settings_t;
 
 /* Defaults; strings NULL. */

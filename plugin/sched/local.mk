@@ -10,7 +10,8 @@ sched_saturn_la_SOURCES = \
 	sched/saturn_agent.h \
 	sched/saturn_int.h \
 	sched/saturn_snapshot.c \
-	sched/saturn_profiles.c
+	sched/saturn_profiles.c \
+	sched/saturn_measure.c
 sched_saturn_la_CPPFLAGS = $(SLURM_SRC_CFLAGS) -I$(top_srcdir)/lib
 sched_saturn_la_CFLAGS = $(SATURN_CFLAGS) $(AX_PTHREAD_CFLAGS) $(JSONC_CFLAGS)
 sched_saturn_la_LDFLAGS = $(PLUGIN_LDFLAGS) \

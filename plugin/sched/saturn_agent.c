@@ -514,6 +514,7 @@ static int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		error("sched/saturn: out of memory deciding: cycle skipped");
 		return -1;
 	}
+	saturn_measure_pass(s, d, nd);
 	for (int i = 0; i < nd; i++)
 		debug2("sched/saturn: plan %s (%s): task %u_%d %s at %.1fs on %s, %d GPUs",
 		       plan_id, plan->status, s->jobs[d[i].job].array_job_id, s->jobs[d[i].job].task_id,
@@ -717,5 +718,6 @@ void *saturn_agent(void *arg)
 	xfree(snap_of_node);
 	saturn_snapshot_destroy(s);
 	saturn_profiles_fini();
+	saturn_measure_fini();
 	return NULL;
 }

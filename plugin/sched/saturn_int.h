@@ -48,6 +48,10 @@ void saturn_set_reason(job_record_t *job_ptr, const char *reason, time_t now);
  * it was rejected (logged once per version). Owned by the cache. */
 const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void *arg);
 
+/* The batch's profile as last loaded by saturn_lookup_profile() (no file
+ * access), or NULL. */
+const saturn_profile_t *saturn_profile_cached(const char *batch);
+
 /* The params JSON text of the profile option d chose for task j ("{}" when
  * unknown). Valid until the next saturn_lookup_profile(). */
 const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decision_t *d);
@@ -61,7 +65,38 @@ const char *saturn_profiler_note(const char *batch, char *buf, size_t len);
  * from s while profiling runs (their reason says so). */
 void saturn_profiler_pass(saturn_snapshot_t *s);
 
+/* The batch's owner and script, copied from job_id's record under the job
+ * read lock (taken here). 0, or -1 when the record or its script is gone.
+ * Free with saturn_batch_owner_free() either way. */
+typedef struct saturn_batch_owner {
+	uint32_t uid, gid;
+	char *account, *partition, *script;
+	size_t script_len;
+} saturn_batch_owner_t;
+int saturn_batch_owner(uint32_t job_id, saturn_batch_owner_t *o);
+void saturn_batch_owner_free(saturn_batch_owner_t *o);
+
+/* Submit (no locks held) a one-node job saturn-KIND:BATCH as the batch's
+ * owner with gpus GPUs that runs "saturn_profiler --batch BATCH --script
+ * COPY ARGS --output PROFILE_DIR/BATCH.json" plus the cache option; ARGS is
+ * shell text the caller has quoted. Returns the job id, 0 on failure
+ * (logged). */
+uint32_t saturn_submit_profiler(const char *kind, const char *batch, const saturn_batch_owner_t *o,
+				const char *args, int gpus);
+
 /* Free the profile cache and profiler records (agent thread ending). */
 void saturn_profiles_fini(void);
+
+/* --- saturn_measure.c (no locks held; takes the read lock briefly) ---- */
+
+/* After deciding, before applying: decisions about to release a task onto
+ * a `predicted` profile option are turned into holds while a measurement
+ * job saturn-measure:NAME re-measures those options (one job per batch at
+ * a time, each option tried once per submission). Nothing changes without
+ * saturn_profiler or with saturn_measure_predicted=no. */
+void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int nd);
+
+/* Free the measurement records (agent thread ending). */
+void saturn_measure_fini(void);
 
 #endif /* SATURN_INT_H */

@@ -36,11 +36,14 @@
 
 #include "saturn_int.h"
 
-/* --- profiles and progress (no locks) ------------------------------------ */
+/* --- profile files (no locks) -------------------------------------------- */
 
+/* A profile is rewritten by rename (saturn-profile --measure), so a new
+ * version shows as a new inode even within the same second. */
 typedef struct profile_entry {
 	char batch[SATURN_NAME_LEN];
 	time_t mtime;
+	ino_t ino;
 	int missing;
 	saturn_profile_t *profile;
 } profile_entry_t;
@@ -86,16 +89,17 @@ const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void 
 		xfree(path);
 		return NULL;
 	}
-	if (e->profile && st.st_mtime == e->mtime) {
+	if (e->profile && st.st_mtime == e->mtime && st.st_ino == e->ino) {
 		xfree(path);
 		return e->profile;
 	}
-	if (!e->missing && e->mtime == st.st_mtime && !e->profile) {
+	if (!e->missing && e->mtime == st.st_mtime && e->ino == st.st_ino && !e->profile) {
 		xfree(path);
 		return NULL; /* already rejected this version */
 	}
 	e->missing = 0;
 	e->mtime = st.st_mtime;
+	e->ino = st.st_ino;
 	saturn_profile_destroy(e->profile);
 	e->profile = NULL;
 	if (st.st_uid != 0 && (long)st.st_uid != uid) {
@@ -112,14 +116,19 @@ const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void 
 	return e->profile;
 }
 
+const saturn_profile_t *saturn_profile_cached(const char *batch)
+{
+	for (int i = 0; i < nprofiles; i++)
+		if (!strcmp(profiles[i].batch, batch))
+			return profiles[i].profile;
+	return NULL;
+}
+
 const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decision_t *d)
 {
-	const saturn_profile_t *pr = NULL;
+	const saturn_profile_t *pr = saturn_profile_cached(j->batch);
 	const saturn_profile_task_t *pt;
 
-	for (int i = 0; i < nprofiles; i++)
-		if (!strcmp(profiles[i].batch, j->batch))
-			pr = profiles[i].profile;
 	if (!pr || !(pt = saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0)))
 		return "{}";
 	for (int o = 0; o < pt->noptions; o++)
@@ -195,50 +204,91 @@ const char *saturn_profiler_note(const char *batch, char *buf, size_t len)
 	return buf;
 }
 
-/* Submit the companion job (no locks held). Returns the job id or 0. */
-static uint32_t prof_submit(const char *batch, uint32_t uid, uint32_t gid, const char *account,
-			    const char *partition, const char *script, size_t script_len,
-			    const char *ids, int gpus)
+int saturn_batch_owner(uint32_t job_id, saturn_batch_owner_t *o)
+{
+	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .part = READ_LOCK};
+	job_record_t *jr;
+
+	memset(o, 0, sizeof(*o));
+	lock_slurmctld(read_lock);
+	if ((jr = find_job_record(job_id))) {
+		buf_t *b = get_job_script(jr);
+
+		o->uid = jr->user_id;
+		o->gid = jr->group_id;
+		o->account = xstrdup(jr->account);
+		o->partition = xstrdup(jr->partition);
+		if (b) {
+			o->script_len = strnlen(get_buf_data(b), size_buf(b));
+			o->script = xstrndup(get_buf_data(b), o->script_len);
+			FREE_NULL_BUFFER(b);
+		}
+	}
+	unlock_slurmctld(read_lock);
+	return o->script ? 0 : -1;
+}
+
+void saturn_batch_owner_free(saturn_batch_owner_t *o)
+{
+	xfree(o->account);
+	xfree(o->partition);
+	xfree(o->script);
+}
+
+uint32_t saturn_submit_profiler(const char *kind, const char *batch, const saturn_batch_owner_t *o,
+				const char *args, int gpus)
 {
 	char *dir = xstrdup_printf("%s/profiler", saturn_state_dir);
-	char *copy = xstrdup_printf("%s/%s.script", dir, batch);
+	char *copy = xstrdup_printf("%s/%s.%s.script", dir, batch, kind);
 	char *out = xstrdup_printf("%s/%s.json", saturn_profile_dir, batch);
+	char *cache = NULL;
 	job_desc_msg_t desc;
 	submit_response_msg_t *resp = NULL;
 	saturn_error_t err = {{0}};
 	uint32_t id = 0;
 
+	saturn_mkdir_mode(dir, 01733);
+	if (saturn_cfg.profile_cache) {
+		/* PROFILE_DIR/cache (1733, ours); the profiler makes UID/ itself, 0700 */
+		cache = xstrdup_printf("%s/cache", saturn_profile_dir);
+		saturn_mkdir_mode(cache, 01733);
+		xstrfmtcat(cache, "/%u", o->uid);
+	}
 	unlink(copy);
-	if (saturn_write_file_atomic(copy, script, script_len, &err) < 0 ||
-	    chown(copy, uid, gid) < 0 || chmod(copy, 0600) < 0) {
+	if (saturn_write_file_atomic(copy, o->script, o->script_len, &err) < 0 ||
+	    chown(copy, o->uid, o->gid) < 0 || chmod(copy, 0600) < 0) {
 		error("sched/saturn: batch %s: cannot write the script copy %s: %s %m", batch, copy,
 		      err.text);
 		goto done;
 	}
 	slurm_init_job_desc_msg(&desc);
-	desc.name = xstrdup_printf("saturn-profile:%s", batch);
-	desc.user_id = uid;
-	desc.group_id = gid;
-	desc.account = xstrdup(account);
-	desc.partition = xstrdup(partition);
+	desc.name = xstrdup_printf("saturn-%s:%s", kind, batch);
+	desc.user_id = o->uid;
+	desc.group_id = o->gid;
+	desc.account = xstrdup(o->account);
+	desc.partition = xstrdup(o->partition);
 	desc.min_nodes = 1;
 	desc.max_nodes = 1;
 	desc.tres_per_node = xstrdup_printf("gres:gpu:%d", gpus);
 	desc.time_limit = saturn_cfg.profile_time_min;
 	desc.work_dir = xstrdup(dir);
-	desc.std_out = xstrdup_printf("%s/%s-%%j.out", dir, batch);
-	desc.script = xstrdup_printf("#!/bin/sh\nexec '%s' --batch '%s' --script '%s' --task-ids '%s' --output '%s'\n",
-				     saturn_cfg.profiler, batch, copy, ids, out);
+	desc.std_out = xstrdup_printf("%s/%s-%s-%%j.out", dir, batch, kind);
+	desc.script = xstrdup_printf("#!/bin/sh\nexec '%s' --batch '%s' --script '%s' %s --output '%s'%s%s%s\n",
+				     saturn_cfg.profiler, batch, copy, args, out,
+				     cache ? " --cache '" : " --no-cache", cache ? cache : "",
+				     cache ? "'" : "");
 	desc.env_size = 2;
 	desc.environment = xcalloc(3, sizeof(char *));
 	desc.environment[0] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin");
 	desc.environment[1] = xstrdup_printf("SATURN_PROFILE_BATCH=%s", batch);
 	if (slurm_submit_batch_job(&desc, &resp) != SLURM_SUCCESS || !resp) {
-		error("sched/saturn: batch %s: cannot submit the profiler job: %m", batch);
+		error("sched/saturn: batch %s: cannot submit the %s job: %m", batch,
+		      !strcmp(kind, "profile") ? "profiler" : "measurement");
 	} else {
 		id = resp->job_id;
-		info("sched/saturn: batch %s: submitted profiler job %u (%d GPUs, %d min): %s --task-ids %s --output %s",
-		     batch, id, gpus, saturn_cfg.profile_time_min, saturn_cfg.profiler, ids, out);
+		info("sched/saturn: batch %s: submitted %s job %u (%d GPUs, %d min): %s %s --output %s",
+		     batch, !strcmp(kind, "profile") ? "profiler" : "measurement", id, gpus,
+		     saturn_cfg.profile_time_min, saturn_cfg.profiler, args, out);
 	}
 	slurm_free_submit_response_response_msg(resp);
 	xfree(desc.name);
@@ -255,6 +305,7 @@ done:
 	xfree(dir);
 	xfree(copy);
 	xfree(out);
+	xfree(cache);
 	return id;
 }
 
@@ -330,35 +381,16 @@ void saturn_profiler_pass(saturn_snapshot_t *s)
 			}
 		} else {
 			/* gather under the read lock, submit without locks */
-			job_record_t *jr;
-			char *ids = NULL, *account = NULL, *partition = NULL, *script = NULL;
-			uint32_t uid = 0, gid = 0;
-			size_t len = 0;
+			saturn_batch_owner_t o;
+			char *ids = NULL, *args;
 
 			for (int k = i; k < s->njobs; k++)
 				if (!strcmp(s->jobs[k].batch, batch))
 					xstrfmtcat(ids, "%s%d", ids ? "," : "",
 						   s->jobs[k].task_id < 0 ? 0 : s->jobs[k].task_id);
-			lock_slurmctld(read_lock);
-			if ((jr = find_job_record(s->jobs[i].job_id))) {
-				buf_t *b = get_job_script(jr);
-
-				uid = jr->user_id;
-				gid = jr->group_id;
-				account = xstrdup(jr->account);
-				partition = xstrdup(jr->partition);
-				if (b) {
-					len = strnlen(get_buf_data(b), size_buf(b));
-					script = xstrndup(get_buf_data(b), len);
-					FREE_NULL_BUFFER(b);
-				}
-			}
-			unlock_slurmctld(read_lock);
-			if (script && maxg > 0) {
-				saturn_mkdir_mode(path = xstrdup_printf("%s/profiler", saturn_state_dir), 01733);
-				xfree(path);
-				e->job_id = prof_submit(batch, uid, gid, account, partition, script, len,
-							ids, maxg);
+			args = xstrdup_printf("--task-ids '%s'", ids);
+			if (saturn_batch_owner(s->jobs[i].job_id, &o) == 0 && maxg > 0) {
+				e->job_id = saturn_submit_profiler("profile", batch, &o, args, maxg);
 				e->array_id = s->jobs[i].array_job_id ? s->jobs[i].array_job_id :
 									s->jobs[i].job_id;
 				if (e->job_id)
@@ -367,10 +399,9 @@ void saturn_profiler_pass(saturn_snapshot_t *s)
 				error("sched/saturn: batch %s: no script or no GPU node for a profiler job",
 				      batch);
 			}
+			saturn_batch_owner_free(&o);
 			xfree(ids);
-			xfree(account);
-			xfree(partition);
-			xfree(script);
+			xfree(args);
 			if (!e->job_id) {
 				error("sched/saturn: batch %s: no profiler job: falling back to the users' requests",
 				      batch);

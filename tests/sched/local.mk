@@ -18,7 +18,8 @@ TESTS += \
 	e2e/sched-fail.sh \
 	e2e/sched-backfill.sh \
 	e2e/sched-restart.sh \
-	e2e/sched-profiler.sh
+	e2e/sched-profiler.sh \
+	e2e/sched-measure.sh
 EXTRA_DIST += \
 	sched/status.sh \
 	e2e/sched-lib.sh \
@@ -27,7 +28,8 @@ EXTRA_DIST += \
 	e2e/sched-fail.sh \
 	e2e/sched-backfill.sh \
 	e2e/sched-restart.sh \
-	e2e/sched-profiler.sh
+	e2e/sched-profiler.sh \
+	e2e/sched-measure.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh

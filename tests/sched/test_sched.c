@@ -37,22 +37,27 @@ static const struct settings_case {
 	const char *expect; /* substring of the error, or NULL */
 	const char *profiler;
 	int profile_time;
+	int measure, cache; /* expected saturn_measure_predicted, saturn_profile_cache */
 } settings_cases[] = {
-	{NULL, 0, 10, 2, 0.05, 1, NULL, NULL, NULL, 0},
-	{"bf_interval=30,saturn_interval=5,saturn_solver_time=0.5", 0, 5, 0.5, 0.05, 1, NULL, NULL, NULL, 0},
-	{"saturn_min_gain=0.2,saturn_backfill=no,saturn_state_dir=/var/x", 0, 10, 2, 0.2, 0, "/var/x", NULL, NULL, 0},
-	{"saturn_interval=abc", 1, 10, 2, 0.05, 1, NULL, "saturn_interval=abc: must be a number", NULL, 0},
-	{"saturn_interval=0", 1, 10, 2, 0.05, 1, NULL, "from 1 to 3600", NULL, 0},
-	{"saturn_backfill=maybe,saturn_min_gain=2", 2, 10, 2, 0.05, 1, NULL, "saturn_backfill=maybe: must be yes or no", NULL, 0},
-	{"saturn_state_dir=relative", 1, 10, 2, 0.05, 1, NULL, "absolute path", NULL, 0},
-	{"saturn_bogus=1", 1, 10, 2, 0.05, 1, NULL, "unknown saturn_ key", NULL, 0},
-	{"saturn_interval", 1, 10, 2, 0.05, 1, NULL, "needs a value", NULL, 0},
+	{NULL, 0, 10, 2, 0.05, 1, NULL, NULL, NULL, 0, 1, 1},
+	{"bf_interval=30,saturn_interval=5,saturn_solver_time=0.5", 0, 5, 0.5, 0.05, 1, NULL, NULL, NULL, 0, 1, 1},
+	{"saturn_min_gain=0.2,saturn_backfill=no,saturn_state_dir=/var/x", 0, 10, 2, 0.2, 0, "/var/x", NULL, NULL, 0, 1, 1},
+	{"saturn_interval=abc", 1, 10, 2, 0.05, 1, NULL, "saturn_interval=abc: must be a number", NULL, 0, 1, 1},
+	{"saturn_interval=0", 1, 10, 2, 0.05, 1, NULL, "from 1 to 3600", NULL, 0, 1, 1},
+	{"saturn_backfill=maybe,saturn_min_gain=2", 2, 10, 2, 0.05, 1, NULL, "saturn_backfill=maybe: must be yes or no", NULL, 0, 1, 1},
+	{"saturn_state_dir=relative", 1, 10, 2, 0.05, 1, NULL, "absolute path", NULL, 0, 1, 1},
+	{"saturn_bogus=1", 1, 10, 2, 0.05, 1, NULL, "unknown saturn_ key", NULL, 0, 1, 1},
+	{"saturn_interval", 1, 10, 2, 0.05, 1, NULL, "needs a value", NULL, 0, 1, 1},
 	{"saturn_profiler=/usr/bin/saturn-profile,saturn_profile_time=45", 0, 10, 2, 0.05, 1, NULL, NULL,
-	 "/usr/bin/saturn-profile", 45},
-	{"saturn_profiler=/x,saturn_profiler=none", 0, 10, 2, 0.05, 1, NULL, NULL, NULL, 30},
-	{"saturn_profiler=rel", 1, 10, 2, 0.05, 1, NULL, "absolute path or none", NULL, 30},
-	{"saturn_profile_time=0", 1, 10, 2, 0.05, 1, NULL, "whole number of minutes", NULL, 30},
-	{"saturn_profile_time=2.5", 1, 10, 2, 0.05, 1, NULL, "whole number of minutes", NULL, 30},
+	 "/usr/bin/saturn-profile", 45, 1, 1},
+	{"saturn_profiler=/x,saturn_profiler=none", 0, 10, 2, 0.05, 1, NULL, NULL, NULL, 30, 1, 1},
+	{"saturn_profiler=rel", 1, 10, 2, 0.05, 1, NULL, "absolute path or none", NULL, 30, 1, 1},
+	{"saturn_profile_time=0", 1, 10, 2, 0.05, 1, NULL, "whole number of minutes", NULL, 30, 1, 1},
+	{"saturn_profile_time=2.5", 1, 10, 2, 0.05, 1, NULL, "whole number of minutes", NULL, 30, 1, 1},
+	{"saturn_measure_predicted=no,saturn_profile_cache=0", 0, 10, 2, 0.05, 1, NULL, NULL, NULL, 30, 0, 0},
+	{"saturn_measure_predicted=often", 1, 10, 2, 0.05, 1, NULL, "saturn_measure_predicted=often: must be yes or no",
+	 NULL, 30, 1, 1},
+	{"saturn_profile_cache=", 1, 10, 2, 0.05, 1, NULL, "must be yes or no", NULL, 30, 1, 1},
 };
 
 START_TEST(test_settings)
@@ -76,6 +81,8 @@ START_TEST(test_settings)
 	else
 		ck_assert_ptr_null(s.profiler);
 	ck_assert_int_eq(s.profile_time_min, c->profile_time ? c->profile_time : 30);
+	ck_assert_int_eq(s.measure_predicted, c->measure);
+	ck_assert_int_eq(s.profile_cache, c->cache);
 	if (c->expect)
 		ck_assert_msg(strstr(err.text, c->expect), "error '%s' lacks '%s'", err.text, c->expect);
 	saturn_sched_settings_free(&s);

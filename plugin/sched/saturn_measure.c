@@ -1,0 +1,293 @@
+/* saturn_measure.c - re-measure a predicted option before a task runs on it
+ * (saturn_measure_predicted=yes, with saturn_profiler set).
+ *
+ * The profiler measures a few GPU counts per technique and predicts the
+ * rest from a scaling fit. When the plan is about to release a task onto a
+ * `predicted` option, the task stays held ("saturn: measuring predicted ddp
+ * on 4 GPUs (job N)") while a short job saturn-measure:NAME runs
+ * "saturn-profile --measure TASK:TECHNIQUE:GPUS,..." as the batch's user; it
+ * rewrites the profile with the option measured (or oom/failed) and its
+ * technique's other predictions re-fitted, and the next cycle plans from
+ * that. Each option (signature, technique, GPU count) is tried once per
+ * submission: when the job ends without measuring it, the prediction is
+ * relied on and the log says so. The record of the running job survives a
+ * slurmctld restart (STATE_DIR/measure-NAME.job, root only).
+ */
+#include "config.h" /* Slurm's */
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "slurm/slurm.h"
+
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "formats.h"
+#include "profile.h"
+#include "sched_core.h"
+
+#include "saturn_int.h"
+
+/* At most this many measurement jobs per submission of a batch: a plan
+ * that keeps moving to other predicted options then runs on predictions. */
+#define MEASURE_ROUNDS 8
+#define MEASURE_ITEMS 16
+
+typedef struct measure_rec {
+	char batch[SATURN_NAME_LEN];
+	uint32_t job_id;   /* running measurement job, 0 = none */
+	uint32_t array_id; /* the submission it measures for */
+	int rounds;        /* jobs submitted for that submission */
+	char *tried;       /* "\n"-separated keys "TECH:GPUS@SIGNATURE" */
+	char *items;       /* the running job's --measure list */
+} measure_rec_t;
+
+static measure_rec_t *recs;
+static int nrecs;
+
+static void rec_save(const measure_rec_t *m)
+{
+	char *path = xstrdup_printf("%s/measure-%s.job", saturn_state_dir, m->batch);
+	char *txt = xstrdup_printf("%u %u %d %s\n%s", m->job_id, m->array_id, m->rounds,
+				   m->items ? m->items : "-", m->tried ? m->tried : "");
+	saturn_error_t err = {{0}};
+
+	if (saturn_write_file_atomic(path, txt, strlen(txt), &err) < 0)
+		error("sched/saturn: batch %s: cannot record measurement job %u: %s", m->batch,
+		      m->job_id, err.text);
+	xfree(txt);
+	xfree(path);
+}
+
+static measure_rec_t *rec_get(const char *batch)
+{
+	measure_rec_t *m;
+	char *path, *buf;
+	size_t len;
+
+	for (int i = 0; i < nrecs; i++)
+		if (!strcmp(recs[i].batch, batch))
+			return &recs[i];
+	xrecalloc(recs, nrecs + 1, sizeof(*recs));
+	m = &recs[nrecs++];
+	snprintf(m->batch, sizeof(m->batch), "%s", batch);
+	/* "JOBID ARRAYID ROUNDS ITEMS\nKEY\nKEY..." written by rec_save */
+	path = xstrdup_printf("%s/measure-%s.job", saturn_state_dir, batch);
+	if ((buf = saturn_read_file(path, 1 << 20, &len, NULL))) {
+		char items[1024] = "";
+		char *nl = strchr(buf, '\n');
+
+		if (sscanf(buf, "%u %u %d %1023s", &m->job_id, &m->array_id, &m->rounds, items) == 4) {
+			if (strcmp(items, "-"))
+				m->items = xstrdup(items);
+			if (nl && nl[1])
+				m->tried = xstrdup(nl + 1);
+			info("sched/saturn: batch %s: measurement record found (job %u, %d round(s))",
+			     batch, m->job_id, m->rounds);
+		} else {
+			m->job_id = m->array_id = 0;
+			m->rounds = 0;
+		}
+		free(buf);
+	}
+	xfree(path);
+	return m;
+}
+
+static int tried(const measure_rec_t *m, const char *key)
+{
+	size_t l = strlen(key);
+
+	for (const char *p = m->tried; p && *p;) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (n == l && !strncmp(p, key, l))
+			return 1;
+		p += n + (e ? 1 : 0);
+	}
+	return 0;
+}
+
+/* Technique names go into a shell line: letters, digits and _.+- only. */
+static int tech_ok(const char *t)
+{
+	if (!t || !*t || strlen(t) > 64)
+		return 0;
+	for (; *t; t++)
+		if (!isalnum((unsigned char)*t) && !strchr("_.+-", *t))
+			return 0;
+	return 1;
+}
+
+static int job_ended(uint32_t job_id)
+{
+	slurmctld_lock_t read_lock = {.job = READ_LOCK};
+	job_record_t *jr;
+	int ended;
+
+	lock_slurmctld(read_lock);
+	jr = find_job_record(job_id);
+	ended = !jr || IS_JOB_FINISHED(jr) || IS_JOB_COMPLETING(jr);
+	unlock_slurmctld(read_lock);
+	return ended;
+}
+
+static uint32_t submission_of(const saturn_snap_job_t *j)
+{
+	return j->array_job_id ? j->array_job_id : j->job_id;
+}
+
+/* The signature of task j when decision d relies on a predicted option of
+ * its profile (as loaded this cycle), else NULL. */
+static const char *predicted_sig(const saturn_snap_job_t *j, const saturn_decision_t *d)
+{
+	const saturn_profile_t *pr = saturn_profile_cached(j->batch);
+	const saturn_profile_task_t *pt;
+
+	if (!pr || !(pt = saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0)))
+		return NULL;
+	for (int o = 0; o < pt->noptions; o++) {
+		const saturn_profile_option_t *op = &pt->options[o];
+
+		if (op->gpus == d->gpus && !xstrcmp(op->technique, d->technique))
+			return op->status == SATURN_OPT_PREDICTED ? pt->signature : NULL;
+	}
+	return NULL;
+}
+
+static void hold(saturn_decision_t *d, uint32_t job_id)
+{
+	d->release = 0;
+	snprintf(d->reason, sizeof(d->reason), "saturn: measuring predicted %s on %d GPU%s (job %u)",
+		 d->technique, d->gpus, d->gpus == 1 ? "" : "s", job_id);
+}
+
+enum { DUE = 1, SEEN, LISTED };
+
+/* One batch: the due decisions on predicted options from index i on. */
+static void measure_batch(const saturn_snapshot_t *s, saturn_decision_t *d, int nd, int i,
+			  char *mark, const char **sig, int maxg)
+{
+	const saturn_snap_job_t *j = &s->jobs[d[i].job];
+	const char *batch = j->batch;
+	measure_rec_t *m = rec_get(batch);
+	char *list = NULL;
+	int nitems = 0, gpus = 0;
+
+	if (m->array_id && m->array_id != submission_of(j)) {
+		/* the batch name is used again: its options may be tried again */
+		m->job_id = m->array_id = 0;
+		m->rounds = 0;
+		xfree(m->tried);
+		xfree(m->items);
+	}
+	if (m->job_id && job_ended(m->job_id)) {
+		info("sched/saturn: batch %s: measurement job %u ended (%s)", batch, m->job_id,
+		     m->items ? m->items : "-");
+		m->job_id = 0;
+		xfree(m->items);
+		rec_save(m);
+	}
+	for (int k = i; k < nd; k++) {
+		const saturn_snap_job_t *jk = &s->jobs[d[k].job];
+		char *key;
+		int was;
+
+		if (mark[k] != DUE || strcmp(jk->batch, batch))
+			continue;
+		mark[k] = SEEN;
+		if (m->job_id) {
+			hold(&d[k], m->job_id); /* wait for the running measurement */
+			continue;
+		}
+		key = xstrdup_printf("%s:%d@%s", d[k].technique, d[k].gpus, sig[k]);
+		was = tried(m, key);
+		if (was || m->rounds >= MEASURE_ROUNDS || !tech_ok(d[k].technique) ||
+		    d[k].gpus > maxg) {
+			info("sched/saturn: batch %s: task %d relies on the predicted %s on %d GPU(s) (%s)",
+			     batch, jk->task_id, d[k].technique, d[k].gpus,
+			     was ? "measured once already; the measurement did not replace it" :
+				   "cannot be measured");
+		} else if (nitems < MEASURE_ITEMS) {
+			if (!strstr(list ? list : "", key)) {
+				/* one trial per signature x technique x GPU count */
+				xstrfmtcat(m->tried, "%s\n", key);
+				xstrfmtcat(list, "%s%d:%s:%d", list ? "," : "",
+					   jk->task_id < 0 ? 0 : jk->task_id, d[k].technique,
+					   d[k].gpus);
+				nitems++;
+			}
+			if (d[k].gpus > gpus)
+				gpus = d[k].gpus;
+			mark[k] = LISTED;
+		}
+		xfree(key);
+	}
+	if (list) {
+		saturn_batch_owner_t o;
+		char *args = xstrdup_printf("--measure '%s'", list);
+
+		if (saturn_batch_owner(j->job_id, &o) == 0)
+			m->job_id = saturn_submit_profiler("measure", batch, &o, args, gpus);
+		saturn_batch_owner_free(&o);
+		m->array_id = submission_of(j);
+		m->rounds++;
+		if (m->job_id) {
+			m->items = xstrdup(list);
+			info("sched/saturn: batch %s: measuring predicted option(s) %s before relying on them (job %u, round %d)",
+			     batch, list, m->job_id, m->rounds);
+		} else {
+			error("sched/saturn: batch %s: no measurement job: relying on the predictions %s",
+			      batch, list);
+		}
+		rec_save(m);
+		for (int k = i; k < nd; k++)
+			if (mark[k] == LISTED && m->job_id)
+				hold(&d[k], m->job_id);
+		xfree(args);
+		xfree(list);
+	}
+}
+
+void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int nd)
+{
+	char *mark;
+	const char **sig;
+	int maxg = 0, any = 0;
+
+	if (!saturn_cfg.profiler || !saturn_cfg.measure_predicted || nd <= 0)
+		return;
+	for (int n = 0; n < s->nnodes; n++)
+		if (s->nodes[n].gpus > maxg)
+			maxg = s->nodes[n].gpus;
+	mark = xcalloc(nd, 1);
+	sig = xcalloc(nd, sizeof(*sig));
+	for (int i = 0; i < nd; i++)
+		if (d[i].release && (sig[i] = predicted_sig(&s->jobs[d[i].job], &d[i]))) {
+			mark[i] = DUE;
+			any = 1;
+		}
+	for (int i = 0; any && i < nd; i++)
+		if (mark[i] == DUE)
+			measure_batch(s, d, nd, i, mark, sig, maxg);
+	xfree(mark);
+	xfree(sig);
+}
+
+void saturn_measure_fini(void)
+{
+	for (int i = 0; i < nrecs; i++) {
+		xfree(recs[i].tried);
+		xfree(recs[i].items);
+	}
+	xfree(recs);
+	nrecs = 0;
+}
