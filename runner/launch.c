@@ -431,12 +431,21 @@ static void supervise(const struct opts *o, struct run *r, struct outcome *out)
 			term_sent = 1;
 			kill_at = tnow + 10;
 		}
+		/* the grace holds after a checkpoint too: a program that
+		 * saved its state but hangs on the way out must not keep the
+		 * job from being requeued */
 		if (out->ckpt_requested && !term_sent &&
-		    (r->checkpointed ? 0 : tnow >= ckpt_deadline)) {
-			fprintf(stderr,
-				"%s: no checkpoint within %.0f s: stopping the "
-				"program\n",
-				run_prog, o->grace);
+		    tnow >= ckpt_deadline) {
+			if (r->checkpointed)
+				fprintf(stderr,
+					"%s: checkpointed but still running "
+					"after %.0f s: stopping the program\n",
+					run_prog, o->grace);
+			else
+				fprintf(stderr,
+					"%s: no checkpoint within %.0f s: "
+					"stopping the program\n",
+					run_prog, o->grace);
 			kill_group(r->child, SIGTERM);
 			term_sent = 1;
 			kill_at = tnow + 10;
