@@ -27,6 +27,7 @@
 
 #include <json-c/json.h>
 
+#include "cache.h"
 #include "formats.h"
 #include "hw.h"
 #include "probe.h"
@@ -51,75 +52,6 @@ struct tsweep {
 	int cached; /* options taken from the profile cache: */
 	const saturn_profile_task_t *from_cache;
 };
-
-static int parse_ids(const char *s, int **ids)
-{
-	int n = 0, cap = 16;
-	int *a = malloc(cap * sizeof(int));
-	const char *p = s;
-
-	if (!a)
-		return -1;
-	while (*p) {
-		char *end;
-		long lo = strtol(p, &end, 10), hi;
-
-		if (end == p || lo < 0)
-			goto bad;
-		hi = lo;
-		p = end;
-		if (*p == '-') {
-			hi = strtol(p + 1, &end, 10);
-			if (end == p + 1 || hi < lo || hi - lo > 100000)
-				goto bad;
-			p = end;
-		}
-		if (*p ==
-		    ':') { /* Slurm's step syntax 0-15:2 is not supported */
-			goto bad;
-		}
-		for (long v = lo; v <= hi; v++) {
-			if (n == cap) {
-				int *na = realloc(a, (cap *= 2) * sizeof(int));
-
-				if (!na)
-					goto bad;
-				a = na;
-			}
-			a[n++] = (int)v;
-		}
-		if (*p == ',')
-			p++;
-		else if (*p)
-			goto bad;
-	}
-	*ids = a;
-	return n;
-bad:
-	free(a);
-	return -1;
-}
-
-/* Device ids of the allocation: CUDA_VISIBLE_DEVICES, else SLURM_JOB_GPUS. */
-static int visible_devices(char ids[][32], int max)
-{
-	const char *s = getenv("CUDA_VISIBLE_DEVICES");
-	int n = 0;
-
-	if (!s || !*s)
-		s = getenv("SLURM_JOB_GPUS");
-	if (!s || !*s)
-		return 0;
-	while (*s && n < max) {
-		size_t l = strcspn(s, ",");
-
-		snprintf(ids[n++], 32, "%.*s", (int)(l < 31 ? l : 31), s);
-		s += l;
-		if (*s == ',')
-			s++;
-	}
-	return n;
-}
 
 char *xstrdup(const char *s)
 {
@@ -442,22 +374,102 @@ static int assemble_task(const struct opts *o, struct sig *s,
 	return usable;
 }
 
+/* Techniques of each signature whose results the cache holds for every GPU
+ * count this run would sweep: taken from the entry, not trialled. */
+static void use_cache(const struct pcache *pc, struct sig *sigs, int nsigs,
+		      saturn_profile_t **entries, int reuse)
+{
+	for (int si = 0; si < nsigs; si++) {
+		struct sig *s = &sigs[si];
+		const saturn_profile_task_t *e;
+		char when[32];
+		time_t tc;
+
+		if (!(entries[si] = pcache_get(pc, s->signature)))
+			continue;
+		e = &entries[si]->tasks[0];
+		for (int k = 0; k < s->ntech; k++) {
+			struct tsweep *base = &s->ts[k * MAX_CAND];
+
+			if (reuse && pcache_covers(e, base->t->name, base->lo,
+						   base->hi)) {
+				base->cached = 1;
+				base->from_cache = e;
+				s->ncached++;
+			}
+		}
+		tc = (time_t)entries[si]->created;
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", localtime(&tc));
+		if (!pc->quiet && reuse)
+			fprintf(stderr,
+				"%s: %s: %d of %d techniques from the cache "
+				"(entry created %s)\n",
+				prog, s->signature, s->ncached, s->ntech, when);
+	}
+}
+
+/* Write or refresh each signature's cache entry: this run's options, plus
+ * the old entry's for techniques this run did not consider. An entry keeps
+ * the creation time of the oldest result it holds. */
+static void store_cache(const struct pcache *pc, const char *batch,
+			struct sig *sigs, saturn_profile_t *pr,
+			saturn_profile_t **entries)
+{
+	for (int si = 0; si < pr->ntasks; si++) {
+		struct sig *s = &sigs[si];
+		const saturn_profile_task_t *pt = &pr->tasks[si];
+		const saturn_profile_task_t *e =
+		    entries[si] ? &entries[si]->tasks[0] : NULL;
+		saturn_profile_task_t m = *pt;
+		int old = s->ncached > 0;
+
+		if (e && s->ncached == s->ntech)
+			continue; /* nothing new */
+		m.options =
+		    calloc((size_t)pt->noptions + (e ? e->noptions : 0) + 1,
+			   sizeof(*m.options));
+		if (!m.options)
+			continue;
+		memcpy(m.options, pt->options,
+		       (size_t)pt->noptions * sizeof(*m.options));
+		for (int i = 0; e && i < e->noptions; i++) {
+			int seen = 0;
+
+			for (int k = 0; k < s->ntech && !seen; k++)
+				seen = strcmp(s->ts[k * MAX_CAND].t->name,
+					      e->options[i].technique) == 0;
+			if (!seen) {
+				m.options[m.noptions++] = e->options[i];
+				old = 1;
+			}
+		}
+		pcache_put(pc, batch, &m,
+			   old ? entries[si]->created : pr->created);
+		free(m.options);
+	}
+}
+
 /* --- main ------------------------------------------------------------------
  */
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s --batch NAME --script FILE --task-ids LIST --output "
-		"FILE\n"
+		"usage: %s --batch NAME --script FILE --task-ids LIST "
+		"--output FILE\n"
 		"       [--trial-batches N] [--warmup N] [--timeout S] "
 		"[--max-gpus N]\n"
 		"       [--techniques LIST] [--exhaustive] [--backend "
 		"auto|cpu|cuda]\n"
 		"       [--topology XML] [--gres-conf FILE] [--class NAME] "
 		"[--keep] [--quiet]\n"
+		"       [--cache DIR | --no-cache] [--cache-max-age DAYS]\n"
+		"   or: %s --batch NAME --script FILE --output PROFILE "
+		"--measure TASK:TECHNIQUE:GPUS[,...]\n"
+		"       [--cache DIR | --no-cache] [--timeout S] [--backend "
+		"auto|cpu|cuda] ...\n"
 		"see saturn-profile(1)\n",
-		prog);
+		prog, prog);
 }
 
 int main(int argc, char **argv)
@@ -478,13 +490,23 @@ int main(int argc, char **argv)
 	    {"gres-conf", required_argument, NULL, 'G'},
 	    {"class", required_argument, NULL, 'c'},
 	    {"keep", no_argument, NULL, 'k'},
+	    {"cache", required_argument, NULL, 'C'},
+	    {"no-cache", no_argument, NULL, 'N'},
+	    {"cache-max-age", required_argument, NULL, 'A'},
+	    {"measure", required_argument, NULL, 'M'},
 	    {"show-topology", no_argument, NULL, 'S'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct opts o = {
-	    .trial_batches = 3, .warmup = 1, .timeout = 300, .backend = "auto"};
+	struct opts o = {.trial_batches = 3,
+			 .warmup = 1,
+			 .timeout = 300,
+			 .backend = "auto",
+			 .cache_max_age = 30};
+	struct pcache cache = {0};
+	saturn_profile_t **entries = NULL;
+	char *end;
 	char devs[MAX_GPUS][32], work[PATH_MAX];
 	int ndev, nids, nsigs = 0, c, rc = 1, done_trials = 0, usable_all = 1;
 	int *ids = NULL;
@@ -498,7 +520,8 @@ int main(int argc, char **argv)
 	saturn_bw_table_t bw;
 	int show = 0;
 
-	while ((c = getopt_long(argc, argv, "b:s:i:o:n:w:t:g:T:xB:X:G:c:kqhS",
+	while ((c = getopt_long(argc, argv,
+				"b:s:i:o:n:w:t:g:T:xB:X:G:c:kqhSC:NA:M:",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -545,6 +568,24 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 			o.keep = 1;
+			break;
+		case 'C':
+			o.cache_dir = optarg;
+			break;
+		case 'N':
+			o.no_cache = 1;
+			break;
+		case 'A':
+			o.cache_max_age = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.cache_max_age >= 0)) {
+				fprintf(stderr,
+					"%s: --cache-max-age: want days >= 0\n",
+					prog);
+				return 2;
+			}
+			break;
+		case 'M':
+			o.measure = optarg;
 			break;
 		case 'S':
 			show = 1;
@@ -644,8 +685,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	if (setup_sweeps(&o, reg, sigs, nsigs, ndev) < 0)
+	if (setup_sweeps(&o, reg, sigs, nsigs, ndev) < 0 ||
+	    !(entries = calloc(nsigs, sizeof(*entries))))
 		goto out;
+	pcache_open(&cache, &o, hw);
+	/* --exhaustive measures anew (the entries' other techniques are kept)
+	 */
+	use_cache(&cache, sigs, nsigs, entries, !o.exhaustive);
 
 	/* rounds of independent trials, packed onto disjoint GPUs */
 	pool.o = &o;
@@ -682,6 +728,7 @@ int main(int argc, char **argv)
 		}
 		free(json);
 	}
+	store_cache(&cache, o.batch, sigs, pr, entries);
 	if (!o.quiet)
 		fprintf(stderr,
 			"%s: %d trials in %.0f s; profile written to %s\n",
@@ -712,5 +759,9 @@ out:
 	free(ids);
 	saturn_profile_destroy(pr);
 	saturn_techniques_destroy(reg);
+	for (int si = 0; entries && si < nsigs; si++)
+		saturn_profile_destroy(entries[si]);
+	free(entries);
+	pcache_close(&cache);
 	return rc;
 }
