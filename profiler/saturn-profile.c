@@ -30,6 +30,7 @@
 #include "cache.h"
 #include "formats.h"
 #include "hw.h"
+#include "measure.h"
 #include "probe.h"
 #include "profile.h"
 #include "signatures.h"
@@ -603,7 +604,7 @@ int main(int argc, char **argv)
 	}
 	if (show)
 		return show_topology(&o);
-	if (!o.batch || !o.script || !o.task_ids || !o.output ||
+	if (!o.batch || !o.script || (!o.task_ids && !o.measure) || !o.output ||
 	    optind != argc) {
 		usage(stderr);
 		return 2;
@@ -615,6 +616,18 @@ int main(int argc, char **argv)
 			"0, --max-gpus >= 0\n",
 			prog);
 		return 2;
+	}
+	if (o.measure) {
+		ndev = visible_devices(devs, MAX_GPUS);
+		if (o.max_gpus && ndev > o.max_gpus)
+			ndev = o.max_gpus;
+		if (!(reg = saturn_techniques_default(&err))) {
+			fprintf(stderr, "%s: %s\n", prog, err.text);
+			return 2;
+		}
+		rc = measure_run(&o, reg, devs, ndev);
+		saturn_techniques_destroy(reg);
+		return rc;
 	}
 	if ((nids = parse_ids(o.task_ids, &ids)) < 1) {
 		fprintf(stderr,
