@@ -30,3 +30,5 @@ bench_profile_bench_SOURCES = bench/profile-bench.c
 bench_profile_bench_CPPFLAGS = -I$(top_srcdir)/lib
 bench_profile_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_profile_bench_LDADD = $(top_builddir)/lib/libsaturn.la -lm
+# benchmark script (not run by make check): cold versus warm profile cache
+EXTRA_DIST += bench/profile-cache-bench.sh
