@@ -15,7 +15,7 @@
 #include "topology.h"
 
 int probe_hw(const struct opts *o, int ngpus, saturn_profile_hw_t *hw,
-		    double *ar, double *ag)
+	     double *ar, double *ag)
 {
 	const saturn_hw_ops_t *ops = &saturn_hw_cpu;
 	saturn_topology_t *topo = NULL;
@@ -168,4 +168,3 @@ int show_topology(const struct opts *o)
 	saturn_topology_destroy(t);
 	return 0;
 }
-
