@@ -355,6 +355,64 @@ static int warm_sol(const spase_inst_t *in, const saturn_plan_t *warm,
 	return matched > 0 ? 0 : 1;
 }
 
+/* The previous plan taken literally: each task of in->p at its warm
+ * start on its warm node, with the option of the same technique and GPU
+ * count that fits there (the class follows the node). NULL when a task is
+ * missing or does not fit, when the result fails validation (the problem
+ * changed: a GPU is busy now, a runtime grew, a running task moved), or on
+ * ENOMEM. Exact where the decoder's reproduction is not: the decoder moves
+ * a task to another class's node when that ends it sooner. */
+static saturn_plan_t *warm_literal(const spase_inst_t *in,
+				   const saturn_plan_t *warm)
+{
+	const saturn_problem_t *p = in->p;
+	name_idx_t *names = calloc((size_t)warm->nassign + 1, sizeof(*names));
+	saturn_plan_t *plan = saturn_plan_create(in->nt);
+	int ok = names && plan;
+
+	for (int i = 0; ok && i < warm->nassign; i++) {
+		names[i].name = warm->assign[i].task_id ? warm->assign[i].task_id
+							: "";
+		names[i].idx = i;
+	}
+	if (ok)
+		qsort(names, (size_t)warm->nassign, sizeof(*names), name_cmp);
+	for (int t = 0; ok && t < in->nt; t++) {
+		const saturn_task_t *st = &p->tasks[t];
+		name_idx_t k = {st->id, 0}, *hit;
+		const saturn_assign_t *a;
+		int n = -1, o = -1;
+
+		hit = bsearch(&k, names, (size_t)warm->nassign, sizeof(*names),
+			      name_cmp);
+		a = hit ? &warm->assign[hit->idx] : NULL;
+		if (!a || !a->node_name || !a->technique ||
+		    !isfinite(a->start_s) || a->start_s < 0) {
+			ok = 0;
+			break;
+		}
+		for (int m = 0; m < p->nnodes && n < 0; m++)
+			if (strcmp(p->nodes[m].name, a->node_name) == 0)
+				n = m;
+		for (int q = 0; n >= 0 && q < st->noptions; q++)
+			if (st->options[q].gpus == a->gpus &&
+			    strcmp(st->options[q].technique, a->technique) == 0 &&
+			    saturn_option_fits(p, t, q, n) &&
+			    (o < 0 || st->options[q].sec_per_batch <
+					      st->options[o].sec_per_batch))
+				o = q;
+		if (o < 0 || saturn_plan_set(plan, t, p, t, o, n, a->start_s,
+					     NULL) < 0)
+			ok = 0;
+	}
+	free(names);
+	if (!ok || finish_plan(in, plan, NULL) < 0) {
+		saturn_plan_destroy(plan);
+		return NULL;
+	}
+	return plan;
+}
+
 /* --- solve ---------------------------------------------------------------- */
 
 /* Whether a plan of makespan mk is good enough to stop for opts->stop_ratio
@@ -436,19 +494,29 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 	target = b.best * (1 + TARGET_TOL);
 
 	/* The previous plan itself, where it still holds: a candidate of its
-	 * own (the search below does not keep these start limits). */
+	 * own (the search below does not keep these start limits), taken
+	 * literally when it is still valid, else decoded in its start order
+	 * with its starts as limits; the shorter of the two. */
 	if (opts->warm) {
 		double *nb = calloc((size_t)in->nt + 1, sizeof(double));
 		int *pn = calloc((size_t)in->nt + 1, sizeof(int));
 		int rc = nb && pn ? warm_sol(in, opts->warm, wsol, nb, pn) : -1;
 
 		if (rc == 0) {
+			saturn_plan_t *lit = warm_literal(in, opts->warm);
+
 			w->not_before = nb;
 			w->pref_node = pn;
 			wplan = sol_plan(in, w, wsol, NULL);
 			w->not_before = NULL;
 			w->pref_node = NULL;
 			have_wsol = 1;
+			if (lit && (!wplan || lit->makespan_s < wplan->makespan_s)) {
+				saturn_plan_destroy(wplan);
+				wplan = lit;
+			} else {
+				saturn_plan_destroy(lit);
+			}
 		}
 		free(nb);
 		free(pn);

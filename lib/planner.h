@@ -35,9 +35,13 @@ typedef struct saturn_planner_opts {
 	 * with no search. 0 (the default), any value < 1 or NaN: off, the
 	 * search runs to the deadline or the bound as before; +inf: the first
 	 * plan is kept. A re-planning caller that keeps its previous plan
-	 * unless a new one is shorter by a fraction g sets 1 / (1 - g): no
-	 * plan the search could still find would be adopted. Added after the
-	 * fields above; saturn_planner_opts_init() sets it to 0. */
+	 * unless a new one is shorter by a fraction g (new < old x (1 - g))
+	 * sets 1 / (1 - g) and passes that plan (times from the new origin)
+	 * as warm: when it meets the ratio, no plan the search could find
+	 * would be adopted, and none is searched for. Once a search runs, the
+	 * ratio is an absolute target for the plans it finds. Added after
+	 * the fields above (backward compatible); saturn_planner_opts_init()
+	 * sets it to 0. */
 	double stop_ratio;
 } saturn_planner_opts_t;
 

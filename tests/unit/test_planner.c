@@ -477,10 +477,17 @@ START_TEST(test_stop_ratio)
 }
 END_TEST
 
-/* Fixtures for test_stop_warm: four 2-GPU tasks side by side on 8 GPUs
+/* 8 GPUs, 50 s on an NVLink node, 100 s on a PCIe one. */
+static const opt_spec_t cls8[] = {{"ddp", 8, 0.5, "nvl"},
+				  {"ddp", 8, 1.0, "pcie"}};
+
+/* Fixtures for test_stop_warm: 0: four 2-GPU tasks side by side on 8 GPUs
  * (optimum = area bound = 100 s; every baseline with 2 GPUs is optimal
- * too), and scaling3 on 4 GPUs (optimum 80 s, bound 75 s, best baseline
- * 90 s). */
+ * too); 1: scaling3 on 4 GPUs (optimum 80 s, bound 75 s, best baseline
+ * 90 s); 2: three cls8 tasks on one NVLink and one PCIe node (optimum
+ * 100 s: two on NVLink, one on PCIe; baseline 150 s; a decoder that lets
+ * the PCIe task take the NVLink node, where it ends as soon, makes 150 s
+ * of the optimal plan). */
 static saturn_problem_t *stop_fixture(int which)
 {
 	static const opt_spec_t os[] = {{"ddp", 2, 1.0, NULL},
@@ -496,11 +503,17 @@ static saturn_problem_t *stop_fixture(int which)
 			snprintf(id, sizeof(id), "t%d", i);
 			fx_task(p, id, 100, 0, os, 3);
 		}
-	} else {
+	} else if (which == 1) {
 		fx_node(p, "n1", 4, NULL);
 		fx_task(p, "a", 100, 0, scaling3, 3);
 		fx_task(p, "b", 100, 0, scaling3, 3);
 		fx_task(p, "c", 100, 0, scaling3, 3);
+	} else {
+		fx_node(p, "nvl0", 8, "nvl");
+		fx_node(p, "pcie0", 8, "pcie");
+		fx_task(p, "a", 100, 0, cls8, 2);
+		fx_task(p, "b", 100, 0, cls8, 2);
+		fx_task(p, "c", 100, 0, cls8, 2);
 	}
 	fx_check(p);
 	return p;
@@ -522,6 +535,7 @@ static const struct stop_warm_case {
 	{1, 0, 1.1, 80, 1, "good-enough"}, /* 80 <= 1.1 x 75 */
 	{1, 2, 1.1, 100, 0, "good-enough"}, /* 100 > 82.5: search to 80 */
 	{1, 0, 0, 80, 0, NULL},            /* off */
+	{2, 0, INFINITY, 100, 1, NULL},    /* reproduced across classes */
 };
 
 START_TEST(test_stop_warm)
@@ -572,6 +586,53 @@ START_TEST(test_stop_warm)
 	saturn_plan_destroy(pl);
 	saturn_plan_destroy(warm);
 	saturn_problem_destroy(p);
+}
+END_TEST
+
+/* A warm plan of the same problem is reproduced exactly (same node and
+ * start per task) and, with stop_ratio = +inf, returned with no search:
+ * random instances with classes, busy GPUs, running tasks and releases. */
+START_TEST(test_stop_warm_exact)
+{
+	uint64_t s = 0x5eed0000u + (uint64_t)_i;
+
+	for (int k = 0; k < 8; k++) {
+		saturn_problem_t *p = fx_random(&s, 4, 24);
+		saturn_planner_opts_t o;
+		saturn_error_t err = {{0}};
+		saturn_plan_t *first = solve(p, 0.2), *pl;
+
+		saturn_planner_opts_init(&o);
+		o.time_limit_s = 10;
+		o.warm = first;
+		o.stop_ratio = INFINITY;
+		pl = saturn_planner_solve(p, &o, &err);
+		ck_assert_msg(pl != NULL, "%s", err.text);
+		ck_assert_ptr_null(fx_validate(p, pl));
+		ck_assert_double_le(pl->makespan_s,
+				    first->makespan_s * (1 + 1e-12));
+		if (!strcmp(pl->method, "warm"))
+			for (int i = 0; i < pl->nassign; i++) {
+				ck_assert_str_eq(pl->assign[i].node_name,
+						 first->assign[i].node_name);
+				ck_assert_double_eq_tol(pl->assign[i].start_s,
+							first->assign[i].start_s,
+							1e-9);
+			}
+		else /* only current practice may be shorter */
+			ck_assert_double_lt(pl->makespan_s, first->makespan_s);
+		/* Off: a re-plan is never longer than the previous plan. */
+		o.stop_ratio = 0;
+		o.time_limit_s = 0.1;
+		saturn_plan_destroy(pl);
+		pl = saturn_planner_solve(p, &o, &err);
+		ck_assert_msg(pl != NULL, "%s", err.text);
+		ck_assert_double_le(pl->makespan_s,
+				    first->makespan_s * (1 + 1e-12));
+		saturn_plan_destroy(pl);
+		saturn_plan_destroy(first);
+		saturn_problem_destroy(p);
+	}
 }
 END_TEST
 
@@ -755,6 +816,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_stop_warm, 0,
 			    (int)(sizeof(stop_warm_cases) /
 				  sizeof(stop_warm_cases[0])));
+	tcase_add_loop_test(tc, test_stop_warm_exact, 0, 4);
 	tcase_add_test(tc, test_silent);
 	tcase_add_test(tc, test_thread);
 	tcase_add_test(tc, test_baseline);
