@@ -355,19 +355,105 @@ static int warm_sol(const spase_inst_t *in, const saturn_plan_t *warm,
 	return matched > 0 ? 0 : 1;
 }
 
+/* The previous plan taken literally: each task of in->p at its warm
+ * start on its warm node, with the option of the same technique and GPU
+ * count that fits there (the class follows the node). NULL when a task is
+ * missing or does not fit, when the result fails validation (the problem
+ * changed: a GPU is busy now, a runtime grew, a running task moved), or on
+ * ENOMEM. Exact where the decoder's reproduction is not: the decoder moves
+ * a task to another class's node when that ends it sooner. */
+static saturn_plan_t *warm_literal(const spase_inst_t *in,
+				   const saturn_plan_t *warm)
+{
+	const saturn_problem_t *p = in->p;
+	name_idx_t *names = calloc((size_t)warm->nassign + 1, sizeof(*names));
+	saturn_plan_t *plan = saturn_plan_create(in->nt);
+	int ok = names && plan;
+
+	for (int i = 0; ok && i < warm->nassign; i++) {
+		names[i].name = warm->assign[i].task_id ? warm->assign[i].task_id
+							: "";
+		names[i].idx = i;
+	}
+	if (ok)
+		qsort(names, (size_t)warm->nassign, sizeof(*names), name_cmp);
+	for (int t = 0; ok && t < in->nt; t++) {
+		const saturn_task_t *st = &p->tasks[t];
+		name_idx_t k = {st->id, 0}, *hit;
+		const saturn_assign_t *a;
+		int n = -1, o = -1;
+
+		hit = bsearch(&k, names, (size_t)warm->nassign, sizeof(*names),
+			      name_cmp);
+		a = hit ? &warm->assign[hit->idx] : NULL;
+		if (!a || !a->node_name || !a->technique ||
+		    !isfinite(a->start_s) || a->start_s < 0) {
+			ok = 0;
+			break;
+		}
+		for (int m = 0; m < p->nnodes && n < 0; m++)
+			if (strcmp(p->nodes[m].name, a->node_name) == 0)
+				n = m;
+		for (int q = 0; n >= 0 && q < st->noptions; q++)
+			if (st->options[q].gpus == a->gpus &&
+			    strcmp(st->options[q].technique, a->technique) == 0 &&
+			    saturn_option_fits(p, t, q, n) &&
+			    (o < 0 || st->options[q].sec_per_batch <
+					      st->options[o].sec_per_batch))
+				o = q;
+		if (o < 0 || saturn_plan_set(plan, t, p, t, o, n, a->start_s,
+					     NULL) < 0)
+			ok = 0;
+	}
+	free(names);
+	if (!ok || finish_plan(in, plan, NULL) < 0) {
+		saturn_plan_destroy(plan);
+		return NULL;
+	}
+	return plan;
+}
+
 /* --- solve ---------------------------------------------------------------- */
 
+/* Whether a plan of makespan mk is good enough to stop for opts->stop_ratio
+ * (ratio) against the bound lb: never when ratio is off (< 1 or NaN), always
+ * when it is +inf. */
+static int good_enough(double mk, double lb, double ratio)
+{
+	if (!(ratio >= 1) || !(mk >= 0))
+		return 0;
+	if (isinf(ratio))
+		return 1;
+	return mk <= ratio * lb;
+}
+
 static void label(saturn_plan_t *plan, const char *method,
-		  const saturn_bounds_t *b, int proved, double t0)
+		  const saturn_bounds_t *b, int proved, double ratio, double t0)
 {
 	snprintf(plan->method, sizeof(plan->method), "%s", method);
 	plan->lower_bound_s = b->best;
 	if (proved || plan->makespan_s <= b->best * (1 + 1e-6) ||
 	    plan->makespan_s <= 0)
 		snprintf(plan->status, sizeof(plan->status), "optimal");
+	else if (good_enough(plan->makespan_s, b->best, ratio))
+		snprintf(plan->status, sizeof(plan->status), "good-enough");
 	else
 		snprintf(plan->status, sizeof(plan->status), "feasible");
 	plan->solve_s = spase_now() - t0;
+}
+
+/* The makespan of the best candidate so far: the search's solution (mk,
+ * when have_sol), the warm plan's reproduction and the best baseline. */
+static double incumbent(int have_sol, double mk, const saturn_plan_t *wplan,
+			const saturn_plan_t *bl)
+{
+	double inc = have_sol ? mk : INFINITY;
+
+	if (wplan && wplan->makespan_s < inc)
+		inc = wplan->makespan_s;
+	if (bl && bl->makespan_s < inc)
+		inc = bl->makespan_s;
+	return inc;
 }
 
 saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
@@ -378,18 +464,19 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 	spase_clock_t clk = {0};
 	spase_inst_t *in = NULL;
 	spase_work_t *w = NULL;
-	spase_sol_t *best = NULL, *cand = NULL;
+	spase_sol_t *best = NULL, *cand = NULL, *wsol = NULL;
 	saturn_plan_t *plan = NULL, *bl = NULL, *wplan = NULL;
 	saturn_bounds_t b;
 	const char *method = "heuristic";
-	double mk, limit, target, proved = 0;
-	int use_milp;
+	double mk = INFINITY, limit, target, ratio, proved = 0;
+	int use_milp, have_sol = 0, have_wsol = 0, enough = 0;
 
 	if (!opts) {
 		saturn_planner_opts_init(&def);
 		opts = &def;
 	}
 	limit = opts->time_limit_s > 0 ? opts->time_limit_s : 5.0;
+	ratio = opts->stop_ratio >= 1 ? opts->stop_ratio : 0;
 	clk.t0 = spase_now();
 	clk.deadline = clk.t0 + limit;
 	clk.abort_cb = opts->abort_cb;
@@ -400,10 +487,42 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 	w = spase_work_create(in);
 	best = spase_sol_create(in);
 	cand = spase_sol_create(in);
-	if (!w || !best || !cand)
+	wsol = spase_sol_create(in);
+	if (!w || !best || !cand || !wsol)
 		goto nomem;
 	spase_bounds(in, &b);
 	target = b.best * (1 + TARGET_TOL);
+
+	/* The previous plan itself, where it still holds: a candidate of its
+	 * own (the search below does not keep these start limits), taken
+	 * literally when it is still valid, else decoded in its start order
+	 * with its starts as limits; the shorter of the two. */
+	if (opts->warm) {
+		double *nb = calloc((size_t)in->nt + 1, sizeof(double));
+		int *pn = calloc((size_t)in->nt + 1, sizeof(int));
+		int rc = nb && pn ? warm_sol(in, opts->warm, wsol, nb, pn) : -1;
+
+		if (rc == 0) {
+			saturn_plan_t *lit = warm_literal(in, opts->warm);
+
+			w->not_before = nb;
+			w->pref_node = pn;
+			wplan = sol_plan(in, w, wsol, NULL);
+			w->not_before = NULL;
+			w->pref_node = NULL;
+			have_wsol = 1;
+			if (lit && (!wplan || lit->makespan_s < wplan->makespan_s)) {
+				saturn_plan_destroy(wplan);
+				wplan = lit;
+			} else {
+				saturn_plan_destroy(lit);
+			}
+		}
+		free(nb);
+		free(pn);
+		if (rc < 0)
+			goto nomem;
+	}
 
 	/* Current practice at 1, 2, 4, ... GPUs: the best is the fallback and
 	 * the plan to beat. Computed first, whatever the clock says; one of
@@ -429,43 +548,36 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 		clk.deadline -= reserve;
 	}
 
-	mk = spase_heuristics(in, w, b.best, best, &clk);
-	if (mk < 0)
-		goto nomem;
-	if (opts->warm) {
-		double *nb = calloc((size_t)in->nt + 1, sizeof(double)), wm;
-		int *pn = calloc((size_t)in->nt + 1, sizeof(int));
-		int rc = nb && pn ? warm_sol(in, opts->warm, cand, nb, pn) : -1;
-
-		if (rc == 0) {
-			/* The previous plan itself, where it still holds: a
-			 * candidate of its own (the search below does not keep
-			 * these start limits). */
-			w->not_before = nb;
-			w->pref_node = pn;
-			wplan = sol_plan(in, w, cand, NULL);
-			w->not_before = NULL;
-			w->pref_node = NULL;
-		}
-		free(nb);
-		free(pn);
-		if (rc < 0)
+	/* stop_ratio: the warm plan (or current practice) is already good
+	 * enough against the cheap bounds: no search at all. */
+	enough = good_enough(incumbent(0, 0, wplan, bl), b.best, ratio);
+	if (!enough) {
+		mk = spase_heuristics(in, w, b.best, best, &clk);
+		if (mk < 0)
 			goto nomem;
-		if (rc == 0) {
-			wm = spase_decode(w, cand, 1);
-			if (wm < 0)
-				goto nomem;
-			if (wm <= mk) {
-				mk = wm;
-				spase_sol_copy(in, best, cand);
-			}
+		have_sol = 1;
+	}
+	if (!enough && have_wsol) {
+		/* The previous plan's options and order without its start
+		 * limits compete with the heuristics and seed the search. */
+		double wm;
+
+		spase_sol_copy(in, cand, wsol);
+		wm = spase_decode(w, cand, 1);
+		if (wm < 0)
+			goto nomem;
+		if (wm <= mk) {
+			mk = wm;
+			spase_sol_copy(in, best, cand);
 		}
 	}
+	enough = enough || good_enough(incumbent(have_sol, mk, wplan, bl),
+				       b.best, ratio);
 
 	use_milp = opts->use_milp;
 	if (use_milp < 0)
 		use_milp = 1;
-	if (use_milp && mk > target && in->nfree > 0 &&
+	if (!enough && use_milp && mk > target && in->nfree > 0 &&
 	    in->nfree <= MILP_BOUND_MAX_TASKS && !spase_stop(&clk)) {
 		double rem = clk.deadline - spase_now();
 		double mb;
@@ -496,9 +608,12 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 				}
 			}
 		}
+		enough = good_enough(incumbent(have_sol, mk, wplan, bl), b.best,
+				     ratio);
 	}
-	if (use_milp && mk > target && in->nn == 1 && in->nfree > 0 &&
-	    in->nfree <= MILP_IMPROVE_MAX_TASKS && !spase_stop(&clk)) {
+	if (!enough && use_milp && mk > target && in->nn == 1 &&
+	    in->nfree > 0 && in->nfree <= MILP_IMPROVE_MAX_TASKS &&
+	    !spase_stop(&clk)) {
 		double rem = clk.deadline - spase_now();
 		double m2 = spase_milp_improve(in, w, best, mk, b.best,
 					       rem * 0.4, &clk, &proved);
@@ -511,11 +626,18 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 			b.best = proved;
 			target = b.best * (1 + TARGET_TOL);
 		}
+		enough = good_enough(incumbent(have_sol, mk, wplan, bl), b.best,
+				     ratio);
 	}
-	if (mk > target && !spase_stop(&clk)) {
-		double m2 = spase_anneal(in, w, best, mk, target,
-					 opts->seed ? opts->seed : 1, 0, &clk);
+	if (!enough && mk > target && !spase_stop(&clk)) {
+		/* With stop_ratio, annealing stops as soon as its makespan is
+		 * good enough (ratio x bound > target). */
+		double stop_at = target, m2;
 
+		if (ratio > 0 && ratio * b.best > stop_at)
+			stop_at = ratio * b.best;
+		m2 = spase_anneal(in, w, best, mk, stop_at,
+				  opts->seed ? opts->seed : 1, 0, &clk);
 		if (m2 < 0)
 			goto nomem;
 		if (m2 < mk) {
@@ -523,13 +645,30 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 			method = "anneal";
 		}
 	}
-	plan = sol_plan(in, w, best, err);
-	if (!plan && bl) {
+	if (have_sol)
+		plan = sol_plan(in, w, best, err);
+	if (!plan && have_sol && bl) {
 		/* A planner bug (the plan failed validation) or ENOMEM: fall
 		 * back to the valid current-practice plan rather than fail. */
 		plan = bl;
 		bl = NULL;
 		method = "heuristic";
+	}
+	if (!plan && !have_sol) {
+		/* Stopped before the search (stop_ratio): the previous plan
+		 * reproduced, unless current practice is shorter. */
+		if (wplan && (!bl || wplan->makespan_s <=
+					     bl->makespan_s * (1 + 1e-12))) {
+			plan = wplan;
+			wplan = NULL;
+			method = "warm";
+		} else if (bl) {
+			plan = bl;
+			bl = NULL;
+			method = "heuristic";
+		} else {
+			saturn_error_set(err, "internal: planner has no plan");
+		}
 	}
 	if (!plan)
 		goto out;
@@ -547,7 +686,7 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 		bl = NULL;
 		method = "heuristic";
 	}
-	label(plan, method, &b, 0, clk.t0);
+	label(plan, method, &b, 0, ratio, clk.t0);
 	goto out;
 nomem:
 	saturn_error_set(err, "planner: out of memory");
@@ -556,6 +695,7 @@ out:
 	saturn_plan_destroy(wplan);
 	spase_sol_destroy(best);
 	spase_sol_destroy(cand);
+	spase_sol_destroy(wsol);
 	spase_work_destroy(w);
 	spase_inst_destroy(in);
 	return plan;

@@ -25,6 +25,24 @@ typedef struct saturn_planner_opts {
 	 * still holds, so the result is never longer than that reproduction.
 	 * May be NULL; task and node names are matched. */
 	const saturn_plan_t *warm;
+	/* Stop as soon as the best plan found is good enough: makespan <=
+	 * stop_ratio x the best lower bound proven so far (checked once the
+	 * cheap bounds, the warm plan's reproduction and current practice are
+	 * known -- then without running the heuristics, MILPs or annealing --
+	 * and again after each search phase and inside annealing). The plan
+	 * is then labelled status "good-enough" (or "optimal" when it meets
+	 * the bound), and method "warm" when it is the warm plan reproduced
+	 * with no search. 0 (the default), any value < 1 or NaN: off, the
+	 * search runs to the deadline or the bound as before; +inf: the first
+	 * plan is kept. A re-planning caller that keeps its previous plan
+	 * unless a new one is shorter by a fraction g (new < old x (1 - g))
+	 * sets 1 / (1 - g) and passes that plan (times from the new origin)
+	 * as warm: when it meets the ratio, no plan the search could find
+	 * would be adopted, and none is searched for. Once a search runs, the
+	 * ratio is an absolute target for the plans it finds. Added after
+	 * the fields above (backward compatible); saturn_planner_opts_init()
+	 * sets it to 0. */
+	double stop_ratio;
 } saturn_planner_opts_t;
 
 /* Fill opts with the defaults. */

@@ -17,7 +17,15 @@
  * and max per family and how many runs.
  *
  * Usage: saturn-bench [--time-limit S] [--runs N] [--family NAME]
- *                     [--seed N] [--quiet]
+ *                     [--seed N] [--quiet] [--warm-stop R]
+ *
+ * --warm-stop R (re-planning, as sched/saturn does every cycle): per
+ * instance, a first solve gives the "previous" plan; then the same problem
+ * is solved again warm-started from it, with opts.stop_ratio off and with
+ * stop_ratio = R, and once cold (no warm plan) with stop_ratio = R. Each
+ * solve gets the time limit (default 2 s, saturn_solver_time's default).
+ * Prints solve time and makespan / the best lower bound of
+ * saturn_planner_bounds() (the same bound for every column).
  */
 #include "config.h"
 
@@ -269,8 +277,111 @@ static double now_s(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: saturn-bench [--time-limit S] [--runs N] "
-			"[--family NAME] [--seed N] [--quiet]\n");
+			"[--family NAME] [--seed N] [--quiet] "
+			"[--warm-stop R]\n");
 	exit(2);
+}
+
+static saturn_plan_t *timed_solve(const saturn_problem_t *p,
+				  const saturn_planner_opts_t *o, double *dt)
+{
+	saturn_error_t err = {{0}};
+	saturn_plan_t *pl;
+	double t0 = now_s();
+
+	pl = saturn_planner_solve(p, o, &err);
+	*dt = now_s() - t0;
+	if (!pl) {
+		fprintf(stderr, "saturn-bench: %s\n", err.text);
+		exit(1);
+	}
+	return pl;
+}
+
+/* --warm-stop: see the header comment. */
+static int warm_stop_bench(double limit, int runs, const char *only,
+			   unsigned long seed, int quiet, double ratio)
+{
+	if (limit <= 0)
+		limit = 2;
+	printf("# re-plan warm-started from a previous solve, %.3g s each, "
+	       "stop_ratio %.4g; mk/lb = makespan / saturn_planner_bounds() "
+	       "best\n", limit, ratio);
+	printf("%-8s %4s %5s %5s %8s | %7s %8s | %7s %8s %-9s %-11s | "
+	       "%7s %8s\n",
+	       "family", "run", "jobs", "nodes", "prev", "off_s", "off",
+	       "stop_s", "stop", "method", "status", "cold_s", "cold");
+	for (size_t fi = 0; fi < sizeof(families) / sizeof(families[0]); fi++) {
+		const family_t *f = &families[fi];
+		stat_t sp = {0}, to = {0}, ro = {0}, ts = {0}, rs = {0},
+		       tc = {0}, rc = {0};
+		int nwarm = 0;
+
+		if (only && strcmp(only, f->name))
+			continue;
+		for (int r = 0; r < runs; r++) {
+			int nj, nn;
+			saturn_problem_t *p;
+			saturn_planner_opts_t o;
+			saturn_bounds_t b;
+			saturn_plan_t *prev, *off, *stop, *cold;
+			saturn_error_t err = {{0}};
+			double d0, d1, d2, d3;
+
+			rng_state = seed_mix(seed * 1000003ULL + fi * 7919ULL +
+					     (unsigned)r);
+			p = make_instance(f, r, runs, &nj, &nn);
+			if (saturn_planner_bounds(p, &b, &err) < 0) {
+				fprintf(stderr, "saturn-bench: %s\n", err.text);
+				return 1;
+			}
+			saturn_planner_opts_init(&o);
+			o.time_limit_s = limit;
+			o.seed = (unsigned)seed;
+			prev = timed_solve(p, &o, &d0);
+			o.warm = prev;
+			off = timed_solve(p, &o, &d1);
+			o.stop_ratio = ratio;
+			stop = timed_solve(p, &o, &d2);
+			o.warm = NULL;
+			cold = timed_solve(p, &o, &d3);
+			stat_add(&sp, prev->makespan_s / b.best);
+			stat_add(&to, d1);
+			stat_add(&ro, off->makespan_s / b.best);
+			stat_add(&ts, d2);
+			stat_add(&rs, stop->makespan_s / b.best);
+			stat_add(&tc, d3);
+			stat_add(&rc, cold->makespan_s / b.best);
+			nwarm += !strcmp(stop->method, "warm");
+			if (!quiet)
+				printf("%-8s %4d %5d %5d %8.4f | %7.3f %8.4f | "
+				       "%7.3f %8.4f %-9s %-11s | %7.3f "
+				       "%8.4f\n",
+				       f->name, r, nj, nn,
+				       prev->makespan_s / b.best, d1,
+				       off->makespan_s / b.best, d2,
+				       stop->makespan_s / b.best, stop->method,
+				       stop->status, d3,
+				       cold->makespan_s / b.best);
+			fflush(stdout);
+			saturn_plan_destroy(prev);
+			saturn_plan_destroy(off);
+			saturn_plan_destroy(stop);
+			saturn_plan_destroy(cold);
+			saturn_problem_destroy(p);
+		}
+		printf("SUMMARY %-8s runs %d  prev mk/lb mean %.4f  off: "
+		       "solve_s mean %.3f mk/lb mean %.4f max %.4f  stop: "
+		       "solve_s mean %.4f max %.4f mk/lb mean %.4f max %.4f "
+		       "warm returned %d/%d  cold stop: solve_s mean %.3f "
+		       "max %.4f mk/lb mean %.4f max %.4f\n",
+		       f->name, sp.n, sp.sum / sp.n, to.sum / to.n,
+		       ro.sum / ro.n, ro.max, ts.sum / ts.n, ts.max,
+		       rs.sum / rs.n, rs.max, nwarm, sp.n, tc.sum / tc.n,
+		       tc.max, rc.sum / rc.n, rc.max);
+		fflush(stdout);
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -280,6 +391,7 @@ int main(int argc, char **argv)
 	const char *only = NULL;
 	unsigned long seed = 1;
 	int missed = 0, worse = 0;
+	double warm_stop = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--time-limit") && i + 1 < argc)
@@ -292,11 +404,19 @@ int main(int argc, char **argv)
 			seed = strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--quiet"))
 			quiet = 1;
+		else if (!strcmp(argv[i], "--warm-stop") && i + 1 < argc)
+			warm_stop = atof(argv[++i]);
 		else
 			usage();
 	}
 	if (runs < 1)
 		usage();
+	if (warm_stop != 0) {
+		if (!(warm_stop >= 1))
+			usage();
+		return warm_stop_bench(limit, runs, only, seed, quiet,
+				       warm_stop);
+	}
 	printf("%-8s %4s %5s %5s %8s %8s %8s %7s %-9s %s\n", "family", "run",
 	       "jobs", "nodes", "mk/dual", "mk/lb", "mk/base", "solve_s",
 	       "method", "status");

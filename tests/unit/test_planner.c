@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,6 +398,244 @@ START_TEST(test_warm)
 }
 END_TEST
 
+/* Counts its calls; aborts after abort_at of them (0: never). */
+typedef struct poll_count {
+	long calls, abort_at;
+} poll_count_t;
+
+static int count_polls(void *arg)
+{
+	poll_count_t *c = arg;
+
+	return ++c->calls > c->abort_at && c->abort_at > 0;
+}
+
+#define STOP_POLLS 3000
+
+/* opts->stop_ratio on a 64-job batch, 10 s budget, aborted after
+ * STOP_POLLS polls of the clock. Off (0, < 1, NaN): the search runs until
+ * the abort, to the same plan as with the default options. On: it stops
+ * after the heuristics (well before the abort) with a plan within the
+ * ratio, labelled good-enough. */
+static const struct stop_case {
+	double ratio;
+	int stops;
+} stop_cases[] = {
+	{0, 0}, {0.5, 0}, {NAN, 0}, {1.5, 1}, {1.2, 1}, {INFINITY, 1},
+};
+
+START_TEST(test_stop_ratio)
+{
+	const struct stop_case *c = &stop_cases[_i];
+	saturn_problem_t *p = sweep(64, 4);
+	saturn_planner_opts_t o;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *pl, *ref;
+	poll_count_t n = {0, STOP_POLLS}, nref = {0, STOP_POLLS};
+	double t0 = now_s();
+
+	saturn_planner_opts_init(&o);
+	ck_assert(o.stop_ratio == 0);
+	o.time_limit_s = 10;
+	o.abort_cb = count_polls;
+	o.abort_arg = &nref;
+	ref = saturn_planner_solve(p, &o, &err);
+	ck_assert_msg(ref != NULL, "%s", err.text);
+	t0 = now_s();
+	o.stop_ratio = c->ratio;
+	o.abort_arg = &n;
+	pl = saturn_planner_solve(p, &o, &err);
+	ck_assert_msg(pl != NULL, "%s", err.text);
+	ck_assert_ptr_null(fx_validate(p, pl));
+	if (!c->stops) {
+		ck_assert_int_gt(n.calls, STOP_POLLS); /* aborted */
+		ck_assert_str_ne(pl->status, "good-enough");
+		ck_assert_str_eq(pl->method, ref->method);
+		ck_assert_double_eq(pl->makespan_s, ref->makespan_s);
+		for (int i = 0; i < pl->nassign; i++) {
+			ck_assert_int_eq(pl->assign[i].option,
+					 ref->assign[i].option);
+			ck_assert_double_eq(pl->assign[i].start_s,
+					    ref->assign[i].start_s);
+		}
+	} else {
+		ck_assert_msg(n.calls < STOP_POLLS / 2,
+			      "%ld polls: did not stop early", n.calls);
+		ck_assert_msg(!strcmp(pl->status, "good-enough") ||
+				      !strcmp(pl->status, "optimal"),
+			      "status %s", pl->status);
+		ck_assert_str_ne(pl->method, "anneal");
+		if (isfinite(c->ratio))
+			ck_assert_double_le(pl->makespan_s,
+					    c->ratio * pl->lower_bound_s);
+		ck_assert_double_lt(now_s() - t0, 5.0);
+		ck_assert_double_lt(pl->solve_s, 5.0);
+	}
+	saturn_plan_destroy(ref);
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+/* 8 GPUs, 50 s on an NVLink node, 100 s on a PCIe one. */
+static const opt_spec_t cls8[] = {{"ddp", 8, 0.5, "nvl"},
+				  {"ddp", 8, 1.0, "pcie"}};
+
+/* Fixtures for test_stop_warm: 0: four 2-GPU tasks side by side on 8 GPUs
+ * (optimum = area bound = 100 s; every baseline with 2 GPUs is optimal
+ * too); 1: scaling3 on 4 GPUs (optimum 80 s, bound 75 s, best baseline
+ * 90 s); 2: three cls8 tasks on one NVLink and one PCIe node (optimum
+ * 100 s: two on NVLink, one on PCIe; baseline 150 s; a decoder that lets
+ * the PCIe task take the NVLink node, where it ends as soon, makes 150 s
+ * of the optimal plan). */
+static saturn_problem_t *stop_fixture(int which)
+{
+	static const opt_spec_t os[] = {{"ddp", 2, 1.0, NULL},
+					{"ddp", 4, 0.6, NULL},
+					{"ddp", 8, 0.4, NULL}};
+	saturn_problem_t *p = fx_problem();
+
+	if (which == 0) {
+		fx_node(p, "n1", 8, NULL);
+		for (int i = 0; i < 4; i++) {
+			char id[8];
+
+			snprintf(id, sizeof(id), "t%d", i);
+			fx_task(p, id, 100, 0, os, 3);
+		}
+	} else if (which == 1) {
+		fx_node(p, "n1", 4, NULL);
+		fx_task(p, "a", 100, 0, scaling3, 3);
+		fx_task(p, "b", 100, 0, scaling3, 3);
+		fx_task(p, "c", 100, 0, scaling3, 3);
+	} else {
+		fx_node(p, "nvl0", 8, "nvl");
+		fx_node(p, "pcie0", 8, "pcie");
+		fx_task(p, "a", 100, 0, cls8, 2);
+		fx_task(p, "b", 100, 0, cls8, 2);
+		fx_task(p, "c", 100, 0, cls8, 2);
+	}
+	fx_check(p);
+	return p;
+}
+
+/* A warm plan that meets stop_ratio is returned as it is, before any
+ * search (no poll of the clock at all: no heuristic, MILP or annealing);
+ * one that does not is searched past. warm_gpus: the warm plan is the
+ * baseline at that count (0: a solved plan). */
+static const struct stop_warm_case {
+	int fixture;
+	int warm_gpus;
+	double ratio;
+	double warm_mk;     /* the warm plan's makespan */
+	int returns_warm;   /* method "warm", no poll */
+	const char *status; /* NULL: any */
+} stop_warm_cases[] = {
+	{0, 0, 1.0001, 100, 1, "optimal"}, /* optimal warm plan */
+	{1, 0, 1.1, 80, 1, "good-enough"}, /* 80 <= 1.1 x 75 */
+	{1, 2, 1.1, 100, 0, "good-enough"}, /* 100 > 82.5: search to 80 */
+	{1, 0, 0, 80, 0, NULL},            /* off */
+	{2, 0, INFINITY, 100, 1, NULL},    /* reproduced across classes */
+};
+
+START_TEST(test_stop_warm)
+{
+	const struct stop_warm_case *c = &stop_warm_cases[_i];
+	saturn_problem_t *p = stop_fixture(c->fixture);
+	saturn_planner_opts_t o;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *warm, *pl;
+	poll_count_t n = {0, 0};
+
+	warm = c->warm_gpus ? saturn_planner_baseline(p, c->warm_gpus, &err)
+			    : solve(p, 2.0);
+	ck_assert_msg(warm != NULL, "%s", err.text);
+	ck_assert_double_eq_tol(warm->makespan_s, c->warm_mk, 1e-9);
+
+	saturn_planner_opts_init(&o);
+	o.time_limit_s = c->returns_warm || c->ratio > 0 ? 10 : 0.5;
+	o.abort_cb = count_polls;
+	o.abort_arg = &n;
+	o.stop_ratio = c->ratio;
+	o.warm = warm;
+	pl = saturn_planner_solve(p, &o, &err);
+	ck_assert_msg(pl != NULL, "%s", err.text);
+	ck_assert_ptr_null(fx_validate(p, pl));
+	if (c->status)
+		ck_assert_str_eq(pl->status, c->status);
+	if (c->returns_warm) {
+		ck_assert_str_eq(pl->method, "warm");
+		ck_assert_int_eq(n.calls, 0);
+		ck_assert_double_eq_tol(pl->makespan_s, warm->makespan_s, 1e-9);
+		for (int i = 0; i < pl->nassign; i++) {
+			ck_assert_int_eq(pl->assign[i].option,
+					 warm->assign[i].option);
+			ck_assert_double_eq_tol(pl->assign[i].start_s,
+						warm->assign[i].start_s, 1e-9);
+		}
+	} else {
+		ck_assert_str_ne(pl->method, "warm");
+		ck_assert_int_gt(n.calls, 0);
+		ck_assert_double_le(pl->makespan_s, warm->makespan_s);
+	}
+	if (c->ratio >= 1) {
+		ck_assert_double_le(pl->makespan_s,
+				    c->ratio * pl->lower_bound_s);
+		ck_assert_double_lt(pl->solve_s, 5.0);
+	}
+	saturn_plan_destroy(pl);
+	saturn_plan_destroy(warm);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+/* A warm plan of the same problem is reproduced exactly (same node and
+ * start per task) and, with stop_ratio = +inf, returned with no search:
+ * random instances with classes, busy GPUs, running tasks and releases. */
+START_TEST(test_stop_warm_exact)
+{
+	uint64_t s = 0x5eed0000u + (uint64_t)_i;
+
+	for (int k = 0; k < 8; k++) {
+		saturn_problem_t *p = fx_random(&s, 4, 24);
+		saturn_planner_opts_t o;
+		saturn_error_t err = {{0}};
+		saturn_plan_t *first = solve(p, 0.2), *pl;
+
+		saturn_planner_opts_init(&o);
+		o.time_limit_s = 10;
+		o.warm = first;
+		o.stop_ratio = INFINITY;
+		pl = saturn_planner_solve(p, &o, &err);
+		ck_assert_msg(pl != NULL, "%s", err.text);
+		ck_assert_ptr_null(fx_validate(p, pl));
+		ck_assert_double_le(pl->makespan_s,
+				    first->makespan_s * (1 + 1e-12));
+		if (!strcmp(pl->method, "warm"))
+			for (int i = 0; i < pl->nassign; i++) {
+				ck_assert_str_eq(pl->assign[i].node_name,
+						 first->assign[i].node_name);
+				ck_assert_double_eq_tol(pl->assign[i].start_s,
+							first->assign[i].start_s,
+							1e-9);
+			}
+		else /* only current practice may be shorter */
+			ck_assert_double_lt(pl->makespan_s, first->makespan_s);
+		/* Off: a re-plan is never longer than the previous plan. */
+		o.stop_ratio = 0;
+		o.time_limit_s = 0.1;
+		saturn_plan_destroy(pl);
+		pl = saturn_planner_solve(p, &o, &err);
+		ck_assert_msg(pl != NULL, "%s", err.text);
+		ck_assert_double_le(pl->makespan_s,
+				    first->makespan_s * (1 + 1e-12));
+		saturn_plan_destroy(pl);
+		saturn_plan_destroy(first);
+		saturn_problem_destroy(p);
+	}
+}
+END_TEST
+
 /* lp_solve must not print: run both MILPs with stdout and stderr sent to
  * a file and check that it stays empty. */
 START_TEST(test_silent)
@@ -572,6 +811,12 @@ int main(void)
 	tcase_add_test(tc, test_time_limit);
 	tcase_add_test(tc, test_deterministic);
 	tcase_add_test(tc, test_warm);
+	tcase_add_loop_test(tc, test_stop_ratio, 0,
+			    (int)(sizeof(stop_cases) / sizeof(stop_cases[0])));
+	tcase_add_loop_test(tc, test_stop_warm, 0,
+			    (int)(sizeof(stop_warm_cases) /
+				  sizeof(stop_warm_cases[0])));
+	tcase_add_loop_test(tc, test_stop_warm_exact, 0, 4);
 	tcase_add_test(tc, test_silent);
 	tcase_add_test(tc, test_thread);
 	tcase_add_test(tc, test_baseline);
