@@ -612,10 +612,21 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		saturn_planner_opts_init(&opts);
 		opts.time_limit_s = saturn_cfg.solver_time_s;
 		opts.abort_cb = abort_cb;
-		opts.warm = prev_plan;
+		/* The carried plan is replaced only by one shorter by min_gain, and
+		 * no plan beats the bound: once carried <= bound / (1 - min_gain)
+		 * a search cannot change anything, so the planner may stop there
+		 * (at once when the carried plan itself meets it). */
+		opts.warm = carried ? carried : prev_plan;
+		if (carried)
+			opts.stop_ratio = saturn_cfg.min_gain < 1 ? 1.0 / (1.0 - saturn_cfg.min_gain) :
+								    INFINITY;
 		plan = saturn_planner_solve(b.problem, &opts, &err);
 		if (!plan)
 			error("sched/saturn: planner failed (%s): using first-come-first-served", err.text);
+		else if (carried && plan->lower_bound_s > 0 && !strcmp(plan->status, "good-enough"))
+			debug("sched/saturn: solver stopped early (method %s): makespan %.0fs within %.1f%% of the bound %.0fs",
+			      plan->method, plan->makespan_s,
+			      100.0 * (plan->makespan_s / plan->lower_bound_s - 1), plan->lower_bound_s);
 	}
 	if (!plan)
 		plan = saturn_sched_fcfs(b.problem);
