@@ -271,9 +271,12 @@ ag=$(coll allgather $g1)
 	echo "| GEMM throughput, GPU 0 | ${gemm:-not measured} TFLOP/s | $how_gemm; 2n³ FLOPs per product; checked on a small product of known integers |"
 	echo "| all-reduce, $g1 GPU(s) | ${ar:-not measured} | $how_ar; nccl-tests busbw = algbw·2(n-1)/n (0 for one GPU) |"
 	echo "| all-gather, $g1 GPU(s) | ${ag:-not measured} | $how_ag; busbw = algbw·(n-1)/n (0 for one GPU) |"
-	echo "| profile (saturn-profile, 1 GPU) | gemm_tflops $(kv profile_gemm_tflops "$RAW"), gpu_mem_mb $(kv profile_gpu_mem_mb "$RAW") | \`saturn-profile --backend $backend --max-gpus 1 --techniques single --trial-batches 5 --warmup 2\`, workload below |"
+	pg=$(kv profile_gemm_tflops "$RAW")
+	pm=$(kv profile_gpu_mem_mb "$RAW")
+	echo "| profile (saturn-profile, 1 GPU) | $([ -n "$pg$pm" ] && echo "gemm_tflops $pg, gpu_mem_mb $pm" || echo "not run") | \`saturn-profile --backend $backend --max-gpus 1 --techniques single --trial-batches 5 --warmup 2\`, workload below |"
 	sed -n 's/^profile_option \([^ ]*\) \(.*\)$/| profile option \1 | \2 | trial through saturn-run |/p' "$RAW"
-	echo "| trial (saturn-run trial mode, single, 1 GPU) | $(kv trial_report "$RAW" | sed 's/|/\//g') | 3 warm-up + 20 measured batches |"
+	tr=$(kv trial_report "$RAW" | sed 's/|/\//g')
+	echo "| trial (saturn-run trial mode, single, 1 GPU) | ${tr:-not run} | 3 warm-up + 20 measured batches |"
 	echo
 	echo "Workload: \`$(kv workload "$RAW")\`."
 	echo
