@@ -26,9 +26,10 @@ char *saturn_progress_to_json(const saturn_progress_t *p)
 {
 	char *s = NULL;
 
+	/* %.17g: a parsed value is written back exactly (fractions too) */
 	if (asprintf(&s,
-		     "{\"format\":\"%s\",\"job_id\":%ld,\"batches_done\":%.0f,"
-		     "\"batches_total\":%.0f,\"sec_per_batch\":%.6g,\"updated\":%.3f}\n",
+		     "{\"format\":\"%s\",\"job_id\":%ld,\"batches_done\":%.17g,"
+		     "\"batches_total\":%.17g,\"sec_per_batch\":%.6g,\"updated\":%.3f}\n",
 		     SATURN_PROGRESS_FORMAT, p->job_id, p->batches_done,
 		     p->batches_total, p->sec_per_batch, p->updated) < 0)
 		return NULL;

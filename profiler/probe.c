@@ -66,7 +66,7 @@ static int open_backend(const struct opts *o, int ngpus,
 }
 
 int probe_hw(const struct opts *o, int ngpus, saturn_profile_hw_t *hw,
-		    double *ar, double *ag)
+	     double *ar, double *ag)
 {
 	const saturn_hw_ops_t *ops = &saturn_hw_cpu;
 	saturn_topology_t *topo = NULL;

@@ -14,6 +14,10 @@ struct opts {
 	int trial_batches, warmup, max_gpus, exhaustive, quiet, keep;
 	double timeout;
 	const char *backend, *topology, *gres_conf, *klass, *techniques;
+	const char *cache_dir; /* --cache; NULL = the default folder */
+	int no_cache;
+	double cache_max_age; /* days */
+	const char *measure;  /* --measure LIST */
 };
 
 /* Fill hw (GPU model and memory, links, NCCL bus bandwidth per GPU count)

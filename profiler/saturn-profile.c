@@ -27,19 +27,21 @@
 
 #include <json-c/json.h>
 
+#include "cache.h"
 #include "formats.h"
 #include "hw.h"
+#include "measure.h"
+#include "probe.h"
 #include "profile.h"
+#include "signatures.h"
 #include "sweep.h"
 #include "technique.h"
 #include "topology.h"
-#include "probe.h"
+#include "trials.h"
 
-#define MAX_GPUS 64
 #define MAX_CAND 3
 
 const char *prog = "saturn-profile";
-
 
 /* one sweep over a GPU range with one parameter candidate */
 struct tsweep {
@@ -48,197 +50,9 @@ struct tsweep {
 	char params[512];
 	saturn_sweep_t *sw;
 	int lo, hi;
+	int cached; /* options taken from the profile cache: */
+	const saturn_profile_task_t *from_cache;
 };
-
-struct sig {
-	char *signature;
-	double batches;
-	int nids;
-	int *ids;
-	int ntech;
-	struct tsweep *ts; /* ntech * MAX_CAND, cand-major per technique */
-};
-
-struct trial {
-	struct sig *s;
-	struct tsweep *ts;
-	int gpus;
-	int gpu_idx[MAX_GPUS];
-	pid_t pid;
-	double start;
-	char report[PATH_MAX];
-	char log[PATH_MAX];
-};
-
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int parse_ids(const char *s, int **ids)
-{
-	int n = 0, cap = 16;
-	int *a = malloc(cap * sizeof(int));
-	const char *p = s;
-
-	if (!a)
-		return -1;
-	while (*p) {
-		char *end;
-		long lo = strtol(p, &end, 10), hi;
-
-		if (end == p || lo < 0)
-			goto bad;
-		hi = lo;
-		p = end;
-		if (*p == '-') {
-			hi = strtol(p + 1, &end, 10);
-			if (end == p + 1 || hi < lo || hi - lo > 100000)
-				goto bad;
-			p = end;
-		}
-		if (*p ==
-		    ':') { /* Slurm's step syntax 0-15:2 is not supported */
-			goto bad;
-		}
-		for (long v = lo; v <= hi; v++) {
-			if (n == cap) {
-				int *na = realloc(a, (cap *= 2) * sizeof(int));
-
-				if (!na)
-					goto bad;
-				a = na;
-			}
-			a[n++] = (int)v;
-		}
-		if (*p == ',')
-			p++;
-		else if (*p)
-			goto bad;
-	}
-	*ids = a;
-	return n;
-bad:
-	free(a);
-	return -1;
-}
-
-/* Device ids of the allocation: CUDA_VISIBLE_DEVICES, else SLURM_JOB_GPUS. */
-static int visible_devices(char ids[][32], int max)
-{
-	const char *s = getenv("CUDA_VISIBLE_DEVICES");
-	int n = 0;
-
-	if (!s || !*s)
-		s = getenv("SLURM_JOB_GPUS");
-	if (!s || !*s)
-		return 0;
-	while (*s && n < max) {
-		size_t l = strcspn(s, ",");
-
-		snprintf(ids[n++], 32, "%.*s", (int)(l < 31 ? l : 31), s);
-		s += l;
-		if (*s == ',')
-			s++;
-	}
-	return n;
-}
-
-/* Run the batch script with extra environment; returns the pid. The child
- * gets its own process group so a timeout can stop all of it. */
-static pid_t spawn_script(const char *script, const char *log, char *const *env)
-{
-	pid_t pid = fork();
-
-	if (pid != 0)
-		return pid;
-	setpgid(0, 0);
-	for (int i = 0; env[i]; i++)
-		putenv(env[i]);
-	unsetenv("SATURN_PROGRESS_FILE");
-	{
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int nul = open("/dev/null", O_RDONLY);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-			close(fd);
-		}
-		if (nul >= 0) {
-			dup2(nul, 0);
-			close(nul);
-		}
-	}
-	if (access(script, X_OK) == 0)
-		execl(script, script, (char *)NULL);
-	execl("/bin/sh", "sh", script, (char *)NULL);
-	_exit(127);
-}
-
-/* Wait for pid up to deadline (monotonic); kill its group past it. Returns
- * the wait status, with *timed_out set when it had to be killed. */
-static int wait_deadline(pid_t pid, double deadline, int *timed_out)
-{
-	int st = 0;
-
-	*timed_out = 0;
-	for (;;) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-
-		if (w == pid)
-			return st;
-		if (w < 0 && errno != EINTR)
-			return -1;
-		if (mono() > deadline && !*timed_out) {
-			*timed_out = 1;
-			kill(-pid, SIGKILL);
-		}
-		usleep(20000);
-	}
-}
-
-static json_object *load_json(const char *path)
-{
-	size_t len;
-	char *buf = saturn_read_file(path, 65536, &len, NULL);
-	json_object *o;
-
-	if (!buf)
-		return NULL;
-	o = json_tokener_parse(buf);
-	free(buf);
-	if (o && !json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
-static const char *jstr(json_object *o, const char *k)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, k, &v) &&
-		       json_object_is_type(v, json_type_string)
-		   ? json_object_get_string(v)
-		   : NULL;
-}
-
-static double jnum(json_object *o, const char *k)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, k, &v))
-		return -1;
-	if (!json_object_is_type(v, json_type_int) &&
-	    !json_object_is_type(v, json_type_double))
-		return -1;
-	return json_object_get_double(v);
-}
 
 char *xstrdup(const char *s)
 {
@@ -249,182 +63,6 @@ char *xstrdup(const char *s)
 		exit(1);
 	}
 	return d;
-}
-
-/* --- signatures ------------------------------------------------------------
- */
-
-static int signature_pass(const struct opts *o, const char *work, int nids,
-			  const int *ids, struct sig **sigs_out)
-{
-	struct sig *sigs = NULL;
-	int nsigs = 0, ok = 0;
-	int par = (int)sysconf(_SC_NPROCESSORS_ONLN);
-
-	if (par < 1)
-		par = 1;
-	if (par > 16)
-		par = 16;
-	for (int base = 0; base < nids; base += par) {
-		pid_t pids[16];
-		int n = nids - base < par ? nids - base : par;
-
-		for (int k = 0; k < n; k++) {
-			char report[PATH_MAX], log[PATH_MAX];
-			char *env[8];
-			int id = ids[base + k];
-
-			snprintf(report, sizeof(report), "%s/sig-%d.json", work,
-				 id);
-			snprintf(log, sizeof(log), "%s/sig-%d.log", work, id);
-			if (asprintf(&env[0], "SLURM_ARRAY_TASK_ID=%d", id) <
-				0 ||
-			    asprintf(&env[1], "SATURN_REPORT_FILE=%s", report) <
-				0 ||
-			    asprintf(&env[2], "SATURN_BATCH=%s", o->batch) < 0)
-				return -1;
-			env[3] = "SATURN_MODE=signature";
-			env[4] = "SLURM_OVERLAP=1";
-			env[5] = NULL;
-			pids[k] = spawn_script(o->script, log, env);
-			free(env[0]);
-			free(env[1]);
-			free(env[2]);
-		}
-		for (int k = 0; k < n; k++) {
-			int id = ids[base + k], to, st;
-			char report[PATH_MAX];
-			json_object *r;
-			const char *sg;
-			double b;
-			struct sig *s = NULL;
-
-			st = wait_deadline(pids[k], mono() + o->timeout, &to);
-			snprintf(report, sizeof(report), "%s/sig-%d.json", work,
-				 id);
-			r = load_json(report);
-			sg = r ? jstr(r, "signature") : NULL;
-			b = r ? jnum(r, "batches") : -1;
-			if (!sg || !*sg || b < 0) {
-				fprintf(stderr,
-					"%s: task %d: no signature (%s; log "
-					"%s/sig-%d.log)\n",
-					prog, id,
-					to		? "timed out"
-					: WIFEXITED(st) ? "see the log"
-							: "killed",
-					work, id);
-				json_object_put(r);
-				continue;
-			}
-			for (int i = 0; i < nsigs; i++)
-				if (strcmp(sigs[i].signature, sg) == 0)
-					s = &sigs[i];
-			if (!s) {
-				struct sig *ns =
-				    realloc(sigs, (nsigs + 1) * sizeof(*ns));
-
-				if (!ns)
-					return -1;
-				sigs = ns;
-				s = &sigs[nsigs++];
-				memset(s, 0, sizeof(*s));
-				s->signature = xstrdup(sg);
-				s->batches = b;
-				s->ids = calloc(nids, sizeof(int));
-			}
-			if (b > s->batches)
-				s->batches = b;
-			s->ids[s->nids++] = id;
-			ok++;
-			json_object_put(r);
-		}
-	}
-	*sigs_out = sigs;
-	if (!o->quiet)
-		fprintf(stderr, "%s: %d of %d tasks: %d distinct signature%s\n",
-			prog, ok, nids, nsigs, nsigs == 1 ? "" : "s");
-	return nsigs;
-}
-
-/* --- trials ----------------------------------------------------------------
- */
-
-static int start_trial(const struct opts *o, const char *work, struct trial *tr,
-		       char devs[][32], int seq)
-{
-	char *env[16], vis[MAX_GPUS * 33] = "", params[512];
-	size_t off = 0;
-	int ne = 0;
-	saturn_error_t err = {{0}};
-
-	/* parameters resolved for this GPU count (e.g. pipeline stages) */
-	if (saturn_technique_candidate(tr->ts->t, tr->gpus, tr->ts->cand,
-				       tr->s->signature, params, sizeof(params),
-				       &err) != 0)
-		snprintf(params, sizeof(params), "%s", tr->ts->params);
-
-	for (int i = 0; i < tr->gpus; i++)
-		off += snprintf(vis + off, sizeof(vis) - off, "%s%s",
-				i ? "," : "", devs[tr->gpu_idx[i]]);
-	snprintf(tr->report, sizeof(tr->report), "%s/trial-%d.json", work, seq);
-	snprintf(tr->log, sizeof(tr->log), "%s/trial-%d.log", work, seq);
-	unlink(tr->report);
-	if (asprintf(&env[ne++], "SLURM_ARRAY_TASK_ID=%d", tr->s->ids[0]) < 0 ||
-	    asprintf(&env[ne++], "SATURN_TECHNIQUE=%s", tr->ts->t->name) < 0 ||
-	    asprintf(&env[ne++], "SATURN_GPUS=%d", tr->gpus) < 0 ||
-	    asprintf(&env[ne++], "SATURN_TECHNIQUE_PARAMS=%s", params) < 0 ||
-	    asprintf(&env[ne++], "SATURN_TRIAL_BATCHES=%d", o->trial_batches) <
-		0 ||
-	    asprintf(&env[ne++], "SATURN_TRIAL_WARMUP=%d", o->warmup) < 0 ||
-	    asprintf(&env[ne++], "SATURN_TRIAL_TIMEOUT=%.0f", o->timeout) < 0 ||
-	    asprintf(&env[ne++], "SATURN_REPORT_FILE=%s", tr->report) < 0 ||
-	    asprintf(&env[ne++], "CUDA_VISIBLE_DEVICES=%s", vis) < 0 ||
-	    asprintf(&env[ne++], "SATURN_VISIBLE_DEVICES=%s", vis) < 0 ||
-	    asprintf(&env[ne++], "SATURN_BATCH=%s", o->batch) < 0 ||
-	    asprintf(&env[ne++], "SATURN_MODE=%s", "trial") < 0 ||
-	    asprintf(&env[ne++], "SLURM_OVERLAP=%s", "1") < 0)
-		return -1;
-	env[ne] = NULL;
-	tr->start = mono();
-	tr->pid = spawn_script(o->script, tr->log, env);
-	for (int i = 0; i < ne; i++)
-		free(env[i]);
-	return tr->pid > 0 ? 0 : -1;
-}
-
-static void finish_trial(struct trial *tr, int st, int timed_out)
-{
-	json_object *r = load_json(tr->report);
-	const char *status = r ? jstr(r, "status") : NULL;
-	const char *reason = r ? jstr(r, "reason") : NULL;
-	double spb = r ? jnum(r, "sec_per_batch") : 0,
-	       mem = r ? jnum(r, "peak_mem_mb") : 0;
-	char why[300];
-	saturn_point_state_t state = SATURN_PT_FAILED;
-
-	if (mem < 0)
-		mem = 0;
-	if (timed_out) {
-		state = SATURN_PT_TIMEOUT;
-		snprintf(why, sizeof(why),
-			 "trial did not finish in time (log %s)", tr->log);
-		reason = why;
-	} else if (!status) {
-		snprintf(why, sizeof(why), "no trial report (%s %d; log %s)",
-			 WIFEXITED(st) ? "exit status" : "signal",
-			 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
-			 tr->log);
-		reason = why;
-	} else if (strcmp(status, "measured") == 0 && spb > 0) {
-		state = SATURN_PT_MEASURED;
-	} else if (strcmp(status, "oom") == 0) {
-		state = SATURN_PT_OOM;
-	} else if (strcmp(status, "timeout") == 0) {
-		state = SATURN_PT_TIMEOUT;
-	}
-	saturn_sweep_report(tr->ts->sw, tr->gpus, state, spb, mem, reason);
-	json_object_put(r);
 }
 
 /* Add the next parameter candidate's sweep below the GPU count from which
@@ -458,22 +96,381 @@ static void chain_candidates(struct sig *s, int ngpus)
 	(void)ngpus;
 }
 
+/* Queue one trial per GPU count a sweep hands out. -1 on ENOMEM. */
+static int queue_sweep(struct sig *s, struct tsweep *ts, struct trial **q,
+		       int *nq)
+{
+	int gl[MAX_GPUS], n = saturn_sweep_next(ts->sw, gl, MAX_GPUS);
+
+	for (int j = 0; j < n; j++) {
+		struct trial *nqa = realloc(*q, (*nq + 1) * sizeof(**q));
+		struct trial *tr;
+		saturn_error_t err = {{0}};
+
+		if (!nqa)
+			return -1;
+		*q = nqa;
+		tr = &nqa[(*nq)++];
+		memset(tr, 0, sizeof(*tr));
+		tr->task_id = s->ids[0];
+		tr->technique = ts->t->name;
+		tr->gpus = gl[j];
+		tr->label = s->signature;
+		tr->memsave = ts->cand != 0;
+		tr->owner = ts;
+		/* parameters resolved for this GPU count (e.g. pipeline
+		 * stages) */
+		if (saturn_technique_candidate(ts->t, tr->gpus, ts->cand,
+					       s->signature, tr->params,
+					       sizeof(tr->params), &err) != 0)
+			snprintf(tr->params, sizeof(tr->params), "%s",
+				 ts->params);
+	}
+	return 0;
+}
+
+/* Run every sweep of every signature to completion, in rounds of
+ * independent trials. 0, or -1 (printed). */
+static int run_sweeps(struct trial_pool *pool, struct sig *sigs, int nsigs,
+		      const saturn_bw_table_t *bw, int ndev, int exhaustive)
+{
+	for (;;) {
+		struct trial *q = NULL;
+		int nq = 0;
+
+		for (int si = 0; si < nsigs; si++) {
+			struct sig *s = &sigs[si];
+
+			chain_candidates(s, ndev);
+			for (int k = 0; k < s->ntech * MAX_CAND; k++) {
+				struct tsweep *ts = &s->ts[k];
+
+				if (!ts->t || ts->cached)
+					continue;
+				if (!ts->sw) {
+					ts->sw = saturn_sweep_create(
+					    saturn_scale_kind(ts->t->name),
+					    (int)saturn_technique_param(
+						ts->params, "micro_batches", 8),
+					    ts->lo, ts->hi, bw, exhaustive);
+					if (!ts->sw)
+						goto nomem;
+				}
+				if (queue_sweep(s, ts, &q, &nq) < 0)
+					goto nomem;
+			}
+		}
+		if (nq == 0) {
+			/* sweeps just completed may call for another
+			 * candidate */
+			int more = 0;
+
+			for (int si = 0; si < nsigs; si++)
+				chain_candidates(&sigs[si], ndev);
+			for (int si = 0; si < nsigs && !more; si++)
+				for (int k = 0; k < sigs[si].ntech * MAX_CAND;
+				     k++)
+					more |= sigs[si].ts[k].t &&
+						!sigs[si].ts[k].cached &&
+						!sigs[si].ts[k].sw;
+			free(q);
+			if (more)
+				continue;
+			return 0;
+		}
+		if (trial_pool_run(pool, q, nq) < 0) {
+			fprintf(stderr, "%s: cannot start a trial: %s\n", prog,
+				strerror(errno));
+			free(q);
+			return -1;
+		}
+		for (int j = 0; j < nq; j++) {
+			struct tsweep *ts = q[j].owner;
+
+			saturn_sweep_report(ts->sw, q[j].gpus, q[j].state,
+					    q[j].sec_per_batch,
+					    q[j].peak_mem_mb, q[j].reason);
+		}
+		free(q);
+	}
+nomem:
+	fprintf(stderr, "%s: out of memory\n", prog);
+	return -1;
+}
+
+/* The techniques to sweep for each signature: those of the registry (or of
+ * --techniques) that run on this node, over their GPU range. -1 on ENOMEM. */
+static int setup_sweeps(const struct opts *o, const saturn_techniques_t *reg,
+			struct sig *sigs, int nsigs, int ndev)
+{
+	saturn_error_t err = {{0}};
+
+	for (int si = 0; si < nsigs; si++) {
+		struct sig *s = &sigs[si];
+
+		s->ts = calloc((size_t)saturn_techniques_count(reg) * MAX_CAND,
+			       sizeof(*s->ts));
+		for (int k = 0; k < saturn_techniques_count(reg); k++) {
+			const saturn_technique_t *t =
+			    saturn_techniques_get(reg, k);
+			struct tsweep *ts = &s->ts[s->ntech * MAX_CAND];
+			int hi = saturn_technique_max_gpus(t, ndev);
+
+			if (o->techniques) {
+				int tv = 0;
+				char want[128];
+				const char *p = o->techniques;
+				size_t l;
+
+				for (; *p; p += l + (p[l] == ',')) {
+					l = strcspn(p, ",");
+					snprintf(want, sizeof(want), "%.*s",
+						 (int)l, p);
+					tv |= strcmp(want, t->name) == 0;
+				}
+				if (!tv)
+					continue;
+			}
+			if (t->min_gpus > hi)
+				continue;
+			if (saturn_technique_candidate(
+				t, hi, 0, s->signature, ts->params,
+				sizeof(ts->params), &err) != 0) {
+				fprintf(stderr,
+					"%s: technique %s skipped: %s\n", prog,
+					t->name, err.text);
+				continue;
+			}
+			ts->t = t;
+			ts->lo = t->min_gpus;
+			ts->hi = hi;
+			s->ntech++;
+		}
+	}
+	return 0;
+}
+
+/* The option for count g of one technique from its sweeps: the first
+ * candidate that runs; else the first one's failure. 0, or -1 when no
+ * sweep has a result for g. */
+static int sweep_option(const struct sig *s, const struct tsweep *base, int g,
+			saturn_profile_option_t *op)
+{
+	const saturn_point_t *best = NULL;
+	const struct tsweep *from = NULL;
+	char pj[512];
+	saturn_error_t perr = {{0}};
+
+	for (int cc = 0; cc < MAX_CAND; cc++) {
+		const struct tsweep *ts = &base[cc];
+		const saturn_point_t *p =
+		    ts->sw ? saturn_sweep_point(ts->sw, g) : NULL;
+
+		if (!p || p->state == SATURN_PT_UNKNOWN ||
+		    p->state == SATURN_PT_PENDING)
+			continue;
+		if (p->state == SATURN_PT_MEASURED ||
+		    p->state == SATURN_PT_PREDICTED) {
+			best = p;
+			from = ts;
+			break;
+		}
+		if (!best) {
+			best = p;
+			from = ts;
+		}
+	}
+	if (!best)
+		return -1;
+	op->technique = xstrdup(from->t->name);
+	op->gpus = g;
+	op->sec_per_batch = best->sec_per_batch;
+	op->peak_mem_mb = best->peak_mem_mb;
+	if (saturn_technique_candidate(from->t, g, from->cand, s->signature, pj,
+				       sizeof(pj), &perr) != 0)
+		snprintf(pj, sizeof(pj), "%s", from->params);
+	op->params = xstrdup(pj);
+	switch (best->state) {
+	case SATURN_PT_MEASURED:
+		op->status = SATURN_OPT_MEASURED;
+		break;
+	case SATURN_PT_PREDICTED:
+		op->status = SATURN_OPT_PREDICTED;
+		break;
+	case SATURN_PT_OOM:
+	case SATURN_PT_OOM_PRED:
+		op->status = SATURN_OPT_OOM;
+		break;
+	case SATURN_PT_TIMEOUT:
+		op->status = SATURN_OPT_TIMEOUT;
+		break;
+	default:
+		op->status = SATURN_OPT_FAILED;
+		break;
+	}
+	if (best->reason[0])
+		op->reason = xstrdup(best->reason);
+	return 0;
+}
+
+static void copy_option(saturn_profile_option_t *d,
+			const saturn_profile_option_t *op)
+{
+	*d = *op;
+	d->technique = xstrdup(op->technique);
+	d->reason = op->reason ? xstrdup(op->reason) : NULL;
+	d->params = op->params ? xstrdup(op->params) : NULL;
+}
+
+/* The profile task of signature s: its options from the sweeps, or from
+ * the cache entry for techniques taken from it. Prints a summary line.
+ * Returns the number of usable options. */
+static int assemble_task(const struct opts *o, struct sig *s,
+			 saturn_profile_task_t *pt, int ndev)
+{
+	int usable = 0, predicted = 0;
+
+	pt->signature = xstrdup(s->signature);
+	pt->ntask_ids = s->nids;
+	pt->task_ids = s->ids;
+	s->ids = NULL;
+	pt->batches = s->batches;
+	pt->klass = o->klass ? xstrdup(o->klass) : NULL;
+	pt->options = calloc((size_t)s->ntech * ndev + 1, sizeof(*pt->options));
+	if (!pt->options)
+		return 0;
+	for (int k = 0; k < s->ntech; k++) {
+		struct tsweep *base = &s->ts[k * MAX_CAND];
+
+		for (int g = base->lo; g <= base->hi; g++) {
+			saturn_profile_option_t *op =
+			    &pt->options[pt->noptions];
+
+			if (base->cached) {
+				const saturn_profile_task_t *e =
+				    base->from_cache;
+
+				for (int i = 0; i < e->noptions; i++)
+					if (e->options[i].gpus == g &&
+					    strcmp(e->options[i].technique,
+						   base->t->name) == 0) {
+						copy_option(op, &e->options[i]);
+						pt->noptions++;
+						break;
+					}
+			} else if (sweep_option(s, base, g, op) == 0) {
+				pt->noptions++;
+			} else {
+				continue;
+			}
+			if (op->status == SATURN_OPT_MEASURED ||
+			    op->status == SATURN_OPT_PREDICTED)
+				usable++;
+			predicted += op->status == SATURN_OPT_PREDICTED;
+		}
+	}
+	if (!o->quiet)
+		fprintf(stderr, "%s: %s: %d usable options (%d predicted)\n",
+			prog, s->signature, usable, predicted);
+	return usable;
+}
+
+/* Techniques of each signature whose results the cache holds for every GPU
+ * count this run would sweep: taken from the entry, not trialled. */
+static void use_cache(const struct pcache *pc, struct sig *sigs, int nsigs,
+		      saturn_profile_t **entries, int reuse)
+{
+	for (int si = 0; si < nsigs; si++) {
+		struct sig *s = &sigs[si];
+		const saturn_profile_task_t *e;
+		char when[32];
+		time_t tc;
+
+		if (!(entries[si] = pcache_get(pc, s->signature)))
+			continue;
+		e = &entries[si]->tasks[0];
+		for (int k = 0; k < s->ntech; k++) {
+			struct tsweep *base = &s->ts[k * MAX_CAND];
+
+			if (reuse && pcache_covers(e, base->t->name, base->lo,
+						   base->hi)) {
+				base->cached = 1;
+				base->from_cache = e;
+				s->ncached++;
+			}
+		}
+		tc = (time_t)entries[si]->created;
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", localtime(&tc));
+		if (!pc->quiet && reuse)
+			fprintf(stderr,
+				"%s: %s: %d of %d techniques from the cache "
+				"(entry created %s)\n",
+				prog, s->signature, s->ncached, s->ntech, when);
+	}
+}
+
+/* Write or refresh each signature's cache entry: this run's options, plus
+ * the old entry's for techniques this run did not consider. An entry keeps
+ * the creation time of the oldest result it holds. */
+static void store_cache(const struct pcache *pc, const char *batch,
+			struct sig *sigs, saturn_profile_t *pr,
+			saturn_profile_t **entries)
+{
+	for (int si = 0; si < pr->ntasks; si++) {
+		struct sig *s = &sigs[si];
+		const saturn_profile_task_t *pt = &pr->tasks[si];
+		const saturn_profile_task_t *e =
+		    entries[si] ? &entries[si]->tasks[0] : NULL;
+		saturn_profile_task_t m = *pt;
+		int old = s->ncached > 0;
+
+		if (e && s->ncached == s->ntech)
+			continue; /* nothing new */
+		m.options =
+		    calloc((size_t)pt->noptions + (e ? e->noptions : 0) + 1,
+			   sizeof(*m.options));
+		if (!m.options)
+			continue;
+		memcpy(m.options, pt->options,
+		       (size_t)pt->noptions * sizeof(*m.options));
+		for (int i = 0; e && i < e->noptions; i++) {
+			int seen = 0;
+
+			for (int k = 0; k < s->ntech && !seen; k++)
+				seen = strcmp(s->ts[k * MAX_CAND].t->name,
+					      e->options[i].technique) == 0;
+			if (!seen) {
+				m.options[m.noptions++] = e->options[i];
+				old = 1;
+			}
+		}
+		pcache_put(pc, batch, &m,
+			   old ? entries[si]->created : pr->created);
+		free(m.options);
+	}
+}
+
 /* --- main ------------------------------------------------------------------
  */
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s --batch NAME --script FILE --task-ids LIST --output "
-		"FILE\n"
+		"usage: %s --batch NAME --script FILE --task-ids LIST "
+		"--output FILE\n"
 		"       [--trial-batches N] [--warmup N] [--timeout S] "
 		"[--max-gpus N]\n"
 		"       [--techniques LIST] [--exhaustive] [--backend "
 		"auto|cpu|cuda]\n"
 		"       [--topology XML] [--gres-conf FILE] [--class NAME] "
 		"[--keep] [--quiet]\n"
+		"       [--cache DIR | --no-cache] [--cache-max-age DAYS]\n"
+		"   or: %s --batch NAME --script FILE --output PROFILE "
+		"--measure TASK:TECHNIQUE:GPUS[,...]\n"
+		"       [--cache DIR | --no-cache] [--timeout S] [--backend "
+		"auto|cpu|cuda] ...\n"
 		"see saturn-profile(1)\n",
-		prog);
+		prog, prog);
 }
 
 int main(int argc, char **argv)
@@ -494,19 +491,28 @@ int main(int argc, char **argv)
 	    {"gres-conf", required_argument, NULL, 'G'},
 	    {"class", required_argument, NULL, 'c'},
 	    {"keep", no_argument, NULL, 'k'},
+	    {"cache", required_argument, NULL, 'C'},
+	    {"no-cache", no_argument, NULL, 'N'},
+	    {"cache-max-age", required_argument, NULL, 'A'},
+	    {"measure", required_argument, NULL, 'M'},
 	    {"show-topology", no_argument, NULL, 'S'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct opts o = {
-	    .trial_batches = 3, .warmup = 1, .timeout = 300, .backend = "auto"};
+	struct opts o = {.trial_batches = 3,
+			 .warmup = 1,
+			 .timeout = 300,
+			 .backend = "auto",
+			 .cache_max_age = 30};
+	struct pcache cache = {0};
+	saturn_profile_t **entries = NULL;
+	char *end;
 	char devs[MAX_GPUS][32], work[PATH_MAX];
-	int ndev, nids, nsigs = 0, c, rc = 1, total_trials = 0, done_trials = 0,
-				  usable_all = 1;
+	int ndev, nids, nsigs = 0, c, rc = 1, done_trials = 0, usable_all = 1;
 	int *ids = NULL;
-	double ar[MAX_GPUS + 1] = {0}, ag[MAX_GPUS + 1] = {0}, t0 = mono(),
-			     trial_time = 0;
+	double ar[MAX_GPUS + 1] = {0}, ag[MAX_GPUS + 1] = {0}, t0 = mono();
+	struct trial_pool pool = {0};
 	saturn_profile_t *pr = NULL;
 	saturn_profile_hw_t *hw;
 	struct sig *sigs = NULL;
@@ -515,7 +521,8 @@ int main(int argc, char **argv)
 	saturn_bw_table_t bw;
 	int show = 0;
 
-	while ((c = getopt_long(argc, argv, "b:s:i:o:n:w:t:g:T:xB:X:G:c:kqhS",
+	while ((c = getopt_long(argc, argv,
+				"b:s:i:o:n:w:t:g:T:xB:X:G:c:kqhSC:NA:M:",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -563,6 +570,24 @@ int main(int argc, char **argv)
 		case 'k':
 			o.keep = 1;
 			break;
+		case 'C':
+			o.cache_dir = optarg;
+			break;
+		case 'N':
+			o.no_cache = 1;
+			break;
+		case 'A':
+			o.cache_max_age = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.cache_max_age >= 0)) {
+				fprintf(stderr,
+					"%s: --cache-max-age: want days >= 0\n",
+					prog);
+				return 2;
+			}
+			break;
+		case 'M':
+			o.measure = optarg;
+			break;
 		case 'S':
 			show = 1;
 			break;
@@ -579,7 +604,7 @@ int main(int argc, char **argv)
 	}
 	if (show)
 		return show_topology(&o);
-	if (!o.batch || !o.script || !o.task_ids || !o.output ||
+	if (!o.batch || !o.script || (!o.task_ids && !o.measure) || !o.output ||
 	    optind != argc) {
 		usage(stderr);
 		return 2;
@@ -591,6 +616,18 @@ int main(int argc, char **argv)
 			"0, --max-gpus >= 0\n",
 			prog);
 		return 2;
+	}
+	if (o.measure) {
+		ndev = visible_devices(devs, MAX_GPUS);
+		if (o.max_gpus && ndev > o.max_gpus)
+			ndev = o.max_gpus;
+		if (!(reg = saturn_techniques_default(&err))) {
+			fprintf(stderr, "%s: %s\n", prog, err.text);
+			return 2;
+		}
+		rc = measure_run(&o, reg, devs, ndev);
+		saturn_techniques_destroy(reg);
+		return rc;
 	}
 	if ((nids = parse_ids(o.task_ids, &ids)) < 1) {
 		fprintf(stderr,
@@ -661,342 +698,32 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	/* sweeps */
-	for (int si = 0; si < nsigs; si++) {
-		struct sig *s = &sigs[si];
-
-		s->ts = calloc((size_t)saturn_techniques_count(reg) * MAX_CAND,
-			       sizeof(*s->ts));
-		for (int k = 0; k < saturn_techniques_count(reg); k++) {
-			const saturn_technique_t *t =
-			    saturn_techniques_get(reg, k);
-			struct tsweep *ts = &s->ts[s->ntech * MAX_CAND];
-			int hi = saturn_technique_max_gpus(t, ndev);
-
-			if (o.techniques) {
-				int tv = 0;
-				char want[128];
-				const char *p = o.techniques;
-				size_t l;
-
-				for (; *p; p += l + (p[l] == ',')) {
-					l = strcspn(p, ",");
-					snprintf(want, sizeof(want), "%.*s",
-						 (int)l, p);
-					tv |= strcmp(want, t->name) == 0;
-				}
-				if (!tv)
-					continue;
-			}
-			if (t->min_gpus > hi)
-				continue;
-			if (saturn_technique_candidate(
-				t, hi, 0, s->signature, ts->params,
-				sizeof(ts->params), &err) != 0) {
-				fprintf(stderr,
-					"%s: technique %s skipped: %s\n", prog,
-					t->name, err.text);
-				continue;
-			}
-			ts->t = t;
-			ts->lo = t->min_gpus;
-			ts->hi = hi;
-			s->ntech++;
-		}
-	}
+	if (setup_sweeps(&o, reg, sigs, nsigs, ndev) < 0 ||
+	    !(entries = calloc(nsigs, sizeof(*entries))))
+		goto out;
+	pcache_open(&cache, &o, hw);
+	/* --exhaustive measures anew (the entries' other techniques are kept)
+	 */
+	use_cache(&cache, sigs, nsigs, entries, !o.exhaustive);
 
 	/* rounds of independent trials, packed onto disjoint GPUs */
-	for (int round = 0;; round++) {
-		struct trial *q = NULL;
-		int nq = 0, next_q = 0, running = 0;
-		struct trial *run[MAX_GPUS];
-		int busy[MAX_GPUS] = {0};
-
-		for (int si = 0; si < nsigs; si++) {
-			struct sig *s = &sigs[si];
-
-			chain_candidates(s, ndev);
-			for (int k = 0; k < s->ntech * MAX_CAND; k++) {
-				struct tsweep *ts = &s->ts[k];
-				int gl[MAX_GPUS], n;
-
-				if (!ts->t)
-					continue;
-				if (!ts->sw) {
-					ts->sw = saturn_sweep_create(
-					    saturn_scale_kind(ts->t->name),
-					    (int)saturn_technique_param(
-						ts->params, "micro_batches", 8),
-					    ts->lo, ts->hi, &bw, o.exhaustive);
-					if (!ts->sw)
-						goto out;
-				}
-				n = saturn_sweep_next(ts->sw, gl, MAX_GPUS);
-				for (int j = 0; j < n; j++) {
-					struct trial *nqa =
-					    realloc(q, (nq + 1) * sizeof(*q));
-
-					if (!nqa)
-						goto out;
-					q = nqa;
-					memset(&q[nq], 0, sizeof(*q));
-					q[nq].s = s;
-					q[nq].ts = ts;
-					q[nq].gpus = gl[j];
-					nq++;
-				}
-			}
-		}
-		if (nq == 0) {
-			/* sweeps just completed may call for another candidate
-			 */
-			int more = 0;
-
-			for (int si = 0; si < nsigs; si++)
-				chain_candidates(&sigs[si], ndev);
-			for (int si = 0; si < nsigs && !more; si++)
-				for (int k = 0; k < sigs[si].ntech * MAX_CAND;
-				     k++)
-					more |= sigs[si].ts[k].t &&
-						!sigs[si].ts[k].sw;
-			free(q);
-			if (more)
-				continue;
-			break;
-		}
-		/* big trials first: they are the hardest to pack */
-		for (int a = 0; a < nq; a++)
-			for (int b = a + 1; b < nq; b++)
-				if (q[b].gpus > q[a].gpus) {
-					struct trial tmp = q[a];
-
-					q[a] = q[b];
-					q[b] = tmp;
-				}
-		total_trials += nq;
-		memset(run, 0, sizeof(run));
-		while (next_q < nq || running) {
-			int free_n = 0;
-
-			for (int g = 0; g < ndev; g++)
-				free_n += !busy[g];
-			/* start every queued trial that fits now (first fit) */
-			for (int j = next_q; j < nq; j++) {
-				struct trial *tr = &q[j];
-
-				if (tr->pid || tr->gpus > free_n)
-					continue;
-				for (int g = 0, k = 0; g < ndev && k < tr->gpus;
-				     g++)
-					if (!busy[g]) {
-						busy[g] = 1;
-						tr->gpu_idx[k++] = g;
-					}
-				free_n -= tr->gpus;
-				if (start_trial(&o, work, tr, devs,
-						done_trials + running) < 0) {
-					fprintf(
-					    stderr,
-					    "%s: cannot start a trial: %s\n",
-					    prog, strerror(errno));
-					goto out;
-				}
-				for (int r = 0; r < MAX_GPUS; r++)
-					if (!run[r]) {
-						run[r] = tr;
-						break;
-					}
-				running++;
-				if (!o.quiet) {
-					double el = mono() - t0;
-					double mean =
-					    done_trials
-						? trial_time / done_trials
-						: 0;
-					int left = total_trials - done_trials;
-
-					fprintf(stderr,
-						"%s: trial %d of %d: %s %s on "
-						"%d GPU%s (%s); elapsed %.0f s",
-						prog, done_trials + running,
-						total_trials, tr->s->signature,
-						tr->ts->t->name, tr->gpus,
-						tr->gpus == 1 ? "" : "s",
-						tr->ts->cand
-						    ? "memory-saving parameters"
-						    : "default parameters",
-						el);
-					if (mean > 0)
-						fprintf(stderr,
-							", ETA about %.0f s "
-							"(more if trials fail)",
-							mean * left /
-							    (running ? running
-								     : 1));
-					fputc('\n', stderr);
-				}
-			}
-			while (next_q < nq && q[next_q].pid)
-				next_q++;
-			/* reap one */
-			for (;;) {
-				int st, found = 0;
-				pid_t w = waitpid(-1, &st, WNOHANG);
-
-				if (w > 0) {
-					for (int r = 0; r < MAX_GPUS; r++)
-						if (run[r] &&
-						    run[r]->pid == w) {
-							finish_trial(run[r], st,
-								     0);
-							for (int k = 0;
-							     k < run[r]->gpus;
-							     k++)
-								busy[run[r]->gpu_idx
-									 [k]] =
-								    0;
-							trial_time +=
-							    mono() -
-							    run[r]->start;
-							run[r]->pid = -1;
-							run[r] = NULL;
-							running--;
-							done_trials++;
-							found = 1;
-							break;
-						}
-					if (found)
-						break;
-					continue;
-				}
-				/* profiler-side deadline: the trial's own
-				 * timeout plus slack */
-				for (int r = 0; r < MAX_GPUS; r++)
-					if (run[r] && mono() - run[r]->start >
-							  o.timeout + 30) {
-						kill(-run[r]->pid, SIGKILL);
-						waitpid(run[r]->pid, &st, 0);
-						finish_trial(run[r], st, 1);
-						for (int k = 0;
-						     k < run[r]->gpus; k++)
-							busy[run[r]
-								 ->gpu_idx[k]] =
-							    0;
-						run[r]->pid = -1;
-						run[r] = NULL;
-						running--;
-						done_trials++;
-						found = 1;
-					}
-				if (found || running == 0)
-					break;
-				usleep(10000);
-			}
-		}
-		free(q);
-	}
+	pool.o = &o;
+	pool.work = work;
+	pool.devs = devs;
+	pool.ndev = ndev;
+	pool.t0 = t0;
+	if (run_sweeps(&pool, sigs, nsigs, &bw, ndev, o.exhaustive) < 0)
+		goto out;
+	done_trials = pool.done;
 
 	/* the profile */
 	pr->tasks = calloc(nsigs, sizeof(*pr->tasks));
 	if (!pr->tasks)
 		goto out;
-	for (int si = 0; si < nsigs; si++) {
-		struct sig *s = &sigs[si];
-		saturn_profile_task_t *pt = &pr->tasks[pr->ntasks++];
-		int usable = 0, predicted = 0;
-
-		pt->signature = xstrdup(s->signature);
-		pt->ntask_ids = s->nids;
-		pt->task_ids = s->ids;
-		s->ids = NULL;
-		pt->batches = s->batches;
-		pt->klass = o.klass ? xstrdup(o.klass) : NULL;
-		pt->options =
-		    calloc((size_t)s->ntech * ndev, sizeof(*pt->options));
-		for (int k = 0; k < s->ntech; k++) {
-			struct tsweep *base = &s->ts[k * MAX_CAND];
-
-			for (int g = base->lo; g <= base->hi; g++) {
-				const saturn_point_t *best = NULL;
-				const struct tsweep *from = NULL;
-
-				/* the first candidate that runs; else the first
-				 * one's failure */
-				for (int cc = 0; cc < MAX_CAND; cc++) {
-					const struct tsweep *ts = &base[cc];
-					const saturn_point_t *p =
-					    ts->sw
-						? saturn_sweep_point(ts->sw, g)
-						: NULL;
-
-					if (!p ||
-					    p->state == SATURN_PT_UNKNOWN ||
-					    p->state == SATURN_PT_PENDING)
-						continue;
-					if (p->state == SATURN_PT_MEASURED ||
-					    p->state == SATURN_PT_PREDICTED) {
-						best = p;
-						from = ts;
-						break;
-					}
-					if (!best) {
-						best = p;
-						from = ts;
-					}
-				}
-				if (!best)
-					continue;
-				saturn_profile_option_t *op =
-				    &pt->options[pt->noptions++];
-
-				op->technique = xstrdup(from->t->name);
-				op->gpus = g;
-				op->sec_per_batch = best->sec_per_batch;
-				op->peak_mem_mb = best->peak_mem_mb;
-				{
-					char pj[512];
-					saturn_error_t perr = {{0}};
-
-					if (saturn_technique_candidate(
-						from->t, g, from->cand,
-						s->signature, pj, sizeof(pj),
-						&perr) != 0)
-						snprintf(pj, sizeof(pj), "%s",
-							 from->params);
-					op->params = xstrdup(pj);
-				}
-				switch (best->state) {
-				case SATURN_PT_MEASURED:
-					op->status = SATURN_OPT_MEASURED;
-					usable++;
-					break;
-				case SATURN_PT_PREDICTED:
-					op->status = SATURN_OPT_PREDICTED;
-					usable++;
-					predicted++;
-					break;
-				case SATURN_PT_OOM:
-				case SATURN_PT_OOM_PRED:
-					op->status = SATURN_OPT_OOM;
-					break;
-				case SATURN_PT_TIMEOUT:
-					op->status = SATURN_OPT_TIMEOUT;
-					break;
-				default:
-					op->status = SATURN_OPT_FAILED;
-					break;
-				}
-				if (best->reason[0])
-					op->reason = xstrdup(best->reason);
-			}
-		}
-		if (!o.quiet)
-			fprintf(stderr,
-				"%s: %s: %d usable options (%d predicted)\n",
-				prog, s->signature, usable, predicted);
-		if (!usable)
+	for (int si = 0; si < nsigs; si++)
+		if (assemble_task(&o, &sigs[si], &pr->tasks[pr->ntasks++],
+				  ndev) == 0)
 			usable_all = 0;
-	}
 	{
 		char *json = saturn_profile_to_json(pr);
 
@@ -1014,6 +741,7 @@ int main(int argc, char **argv)
 		}
 		free(json);
 	}
+	store_cache(&cache, o.batch, sigs, pr, entries);
 	if (!o.quiet)
 		fprintf(stderr,
 			"%s: %d trials in %.0f s; profile written to %s\n",
@@ -1035,15 +763,18 @@ out:
 		fprintf(stderr, "%s: trial logs kept in %s\n", prog, work);
 	}
 	for (int si = 0; sigs && si < nsigs; si++) {
-		for (int k = 0; k < sigs[si].ntech * MAX_CAND; k++)
+		for (int k = 0; sigs[si].ts && k < sigs[si].ntech * MAX_CAND;
+		     k++)
 			saturn_sweep_destroy(sigs[si].ts[k].sw);
 		free(sigs[si].ts);
-		free(sigs[si].signature);
-		free(sigs[si].ids);
 	}
-	free(sigs);
+	sigs_free(sigs, nsigs);
 	free(ids);
 	saturn_profile_destroy(pr);
 	saturn_techniques_destroy(reg);
+	for (int si = 0; entries && si < nsigs; si++)
+		saturn_profile_destroy(entries[si]);
+	free(entries);
+	pcache_close(&cache);
 	return rc;
 }

@@ -27,6 +27,9 @@
 #   GPU_CHECK_USE_BUILD     an existing, built build folder: skip the build
 #   GPU_CHECK_JOBS          make -j (default 16)
 #   GPU_CHECK_CUDA          CUDA toolkit (default /usr/local/cuda)
+#   GPU_CHECK_DIST          a `make dist` tarball to build from instead of the
+#                           checkout (for a machine without autotools: make it
+#                           where they exist, carry it along)
 #   GPU_CHECK_STANDALONE=1  also build saturn-hwbench without the project's
 #                           library (done anyway when the full build fails)
 #
@@ -133,8 +136,21 @@ else
 	cfg="--with-slurm-source=no"
 	[ "$backend" = cuda ] && cfg="$cfg --with-cuda=$cuda_cfg"
 	mkdir -p "$build"
-	step autoreconf 180 sh -c "cd '$src' && autoreconf -fi" &&
-		step configure 180 sh -c "cd '$build' && '$src/configure' $cfg" &&
+	bsrc=$src
+	if [ -n "${GPU_CHECK_DIST:-}" ]; then
+		mkdir -p "$work/dist"
+		step unpack-dist 60 tar -C "$work/dist" -xzf "$GPU_CHECK_DIST"
+		bsrc=$(ls -d "$work"/dist/*/ 2>/dev/null | head -1)
+		bsrc=${bsrc%/}
+	elif command -v autoreconf >/dev/null; then
+		step autoreconf 180 sh -c "cd '$src' && autoreconf -fi"
+	elif [ -x "$src/configure" ]; then
+		raw "step autoreconf=skipped (no autoreconf; using the existing configure)"
+	else
+		raw "step autoreconf=FAILED (no autoreconf here and no configure: set GPU_CHECK_DIST)"
+	fi
+	[ -x "$bsrc/configure" ] &&
+		step configure 180 sh -c "cd '$build' && '$bsrc/configure' $cfg" &&
 		step make 360 make -C "$build" -j"$jobs" &&
 		built=1
 	l=$(grep 'CUDA runtime:' "$LOG" | tail -1 | sed 's/^ *//')
@@ -267,8 +283,8 @@ ag=$(coll allgather $g1)
 	fi
 	echo "| figure | value | how |"
 	echo "|---|---|---|"
-	echo "| GPU 0 memory | ${mem:-not measured} MiB | $how_mem |"
-	echo "| GEMM throughput, GPU 0 | ${gemm:-not measured} TFLOP/s | $how_gemm; 2n³ FLOPs per product; checked on a small product of known integers |"
+	echo "| GPU 0 memory | ${mem:+$mem MiB}${mem:-not measured} | $how_mem |"
+	echo "| GEMM throughput, GPU 0 | ${gemm:+$gemm TFLOP/s}${gemm:-not measured} | $how_gemm; 2n³ FLOPs per product; checked on a small product of known integers |"
 	echo "| all-reduce, $g1 GPU(s) | ${ar:-not measured} | $how_ar; nccl-tests busbw = algbw·2(n-1)/n (0 for one GPU) |"
 	echo "| all-gather, $g1 GPU(s) | ${ag:-not measured} | $how_ag; busbw = algbw·(n-1)/n (0 for one GPU) |"
 	pg=$(kv profile_gemm_tflops "$RAW")

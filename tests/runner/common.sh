@@ -8,4 +8,7 @@ unset SATURN_TECHNIQUE SATURN_GPUS SATURN_TECHNIQUE_PARAMS SATURN_MODE SATURN_PR
 	CUDA_VISIBLE_DEVICES SATURN_TECHNIQUES_CONF SATURN_EMU_LINK SATURN_EMU_LINK_GBS SATURN_VISIBLE_DEVICES
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# saturn-profile's default profile cache: private to each test
+XDG_CACHE_HOME="$tmp/xdg-cache"
+export XDG_CACHE_HOME
 fail() { echo "FAIL: $*" >&2; exit 1; }

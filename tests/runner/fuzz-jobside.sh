@@ -21,6 +21,8 @@ printf '\002{"stages":2,"micro_batches":4,"cpu_offload":true}' >"$WORK/corpus/2"
 printf "\003torchrun --n={gpus} 'a b' {command} {{x}}" >"$WORK/corpus/3"
 printf '\004[technique z]\ngpus = 1-8\nlaunch = x {command}\nenv = A=1\nparam = p int 1 gpus 2\n' >"$WORK/corpus/4"
 printf '\005Name=gpu Links=-1,2,0\nName=gpu Links=2,-1,0\n' >"$WORK/corpus/5"
+# fractional counts must round-trip (found by this fuzzer)
+printf '\000{"format":"saturn-progress/1","batches_done":0.5,"batches_total":1e300}' >"$WORK/corpus/6"
 # shellcheck disable=SC2046
 "$CC" -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I"$WORK" -iquote "$LIB" \
 	$(pkg-config --cflags json-c hwloc) "$top_srcdir/tests/runner/fuzz_jobside.c" \

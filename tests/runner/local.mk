@@ -18,9 +18,11 @@ runner_test_plugin_la_CFLAGS = $(SATURN_CFLAGS)
 runner_test_plugin_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
 TESTS += runner/saturn-run.sh runner/saturn-emulate.sh runner/saturn-profile.sh \
-	runner/topology-shared.sh runner/cuda-probe.sh runner/pytorch-train.sh runner/techniques-cli.sh runner/cluster-job.sh runner/fuzz-jobside.sh
+	runner/topology-shared.sh runner/cuda-probe.sh runner/pytorch-train.sh runner/techniques-cli.sh runner/cluster-job.sh runner/fuzz-jobside.sh \
+	runner/profile-cache.sh runner/profile-measure.sh
 EXTRA_DIST += runner/fuzz_jobside.c runner/common.sh runner/saturn-run.sh runner/saturn-emulate.sh runner/saturn-profile.sh \
-	runner/topology-shared.sh runner/cuda-probe.sh runner/pytorch-train.sh runner/techniques-cli.sh runner/cluster-job.sh runner/fuzz-jobside.sh
+	runner/topology-shared.sh runner/cuda-probe.sh runner/pytorch-train.sh runner/techniques-cli.sh runner/cluster-job.sh runner/fuzz-jobside.sh \
+	runner/profile-cache.sh runner/profile-measure.sh
 
 # the GEMM probe and contrib/gpu/gpu-check.sh --dry-run (CPU stand-in)
 TESTS += runner/gemm-probe.sh runner/gpu-check.sh
@@ -32,3 +34,5 @@ bench_profile_bench_SOURCES = bench/profile-bench.c
 bench_profile_bench_CPPFLAGS = -I$(top_srcdir)/lib
 bench_profile_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_profile_bench_LDADD = $(top_builddir)/lib/libsaturn.la -lm
+# benchmark script (not run by make check): cold versus warm profile cache
+EXTRA_DIST += bench/profile-cache-bench.sh

@@ -73,6 +73,27 @@ wait $pid; rc=$?
 [ $rc = 75 ] || fail "checkpoint exit status $rc"
 grep -q '"job_id":43' "$tmp/43.json" || fail "progress after checkpoint"
 
+# a program that checkpoints but does not exit is stopped after --grace
+# (SIGTERM) and saturn-run still exits 75 so the job is requeued
+cat > "$tmp/ckpt-stays.sh" <<'P'
+trap 'echo "SATURN_CHECKPOINTED batch=5" > "$SATURN_PROGRESS_PIPE"' USR1
+trap 'exit 0' TERM
+echo $$ > "$READY.tmp" && mv "$READY.tmp" "$READY"
+while :; do sleep 0.1; done
+P
+READY="$tmp/ready" saturn-run --grace 1 -- sh "$tmp/ckpt-stays.sh" 2>"$tmp/err" &
+pid=$!
+n=0; while [ ! -s "$tmp/ready" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+kill -USR1 $pid
+# watchdog: saturn-run must be done well within 20 s
+(n=0; while kill -0 $pid 2>/dev/null && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
+ kill -KILL $pid 2>/dev/null) &
+wait $pid; rc=$?
+wait
+[ -s "$tmp/ready" ] && kill -KILL "-$(cat "$tmp/ready")" 2>/dev/null
+[ $rc = 75 ] || fail "checkpointed program left running: status $rc ($(cat "$tmp/err"))"
+grep -q "checkpointed at batch 5" "$tmp/err" || fail "checkpoint message: $(cat "$tmp/err")"
+
 # SIGTERM is forwarded to the program's process group
 saturn-run -- sh -c 'trap "exit 3" TERM; while :; do sleep 0.1; done' &
 pid=$!
