@@ -85,6 +85,8 @@ step() {
 	say "step $name: $st"
 	return $rc
 }
+# "VALUE UNIT", or "not measured" when VALUE is empty
+unit() { if [ -n "$1" ]; then echo "$1 $2"; else echo "not measured"; fi; }
 # key=value from a file of such lines (first match)
 kv() { sed -n "s/^$1=//p" "$2" 2>/dev/null | head -1; }
 
@@ -283,8 +285,8 @@ ag=$(coll allgather $g1)
 	fi
 	echo "| figure | value | how |"
 	echo "|---|---|---|"
-	echo "| GPU 0 memory | ${mem:+$mem MiB}${mem:-not measured} | $how_mem |"
-	echo "| GEMM throughput, GPU 0 | ${gemm:+$gemm TFLOP/s}${gemm:-not measured} | $how_gemm; 2n³ FLOPs per product; checked on a small product of known integers |"
+	echo "| GPU 0 memory | $(unit "$mem" MiB) | $how_mem |"
+	echo "| GEMM throughput, GPU 0 | $(unit "$gemm" TFLOP/s) | $how_gemm; 2n³ FLOPs per product; checked on a small product of known integers |"
 	echo "| all-reduce, $g1 GPU(s) | ${ar:-not measured} | $how_ar; nccl-tests busbw = algbw·2(n-1)/n (0 for one GPU) |"
 	echo "| all-gather, $g1 GPU(s) | ${ag:-not measured} | $how_ag; busbw = algbw·(n-1)/n (0 for one GPU) |"
 	pg=$(kv profile_gemm_tflops "$RAW")
