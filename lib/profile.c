@@ -116,6 +116,7 @@ static int parse_hw(json_object *jh, int i, saturn_profile_hw_t *h,
 	    sj_int(jh, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &h->gpus, err) < 0 ||
 	    sj_num(jh, ctx, "gpu_mem_mb", false, 0, false, &h->gpu_mem_mb, err) < 0 ||
 	    sj_str(jh, ctx, "interconnect", false, true, WORD_MAX, &h->interconnect, err) < 0 ||
+	    sj_num(jh, ctx, "gemm_tflops", false, 0, false, &h->gemm_tflops, err) < 0 ||
 	    sj_get(jh, ctx, "link_gbs", false, json_type_array, &links, err) < 0 ||
 	    sj_get(jh, ctx, "nccl", false, json_type_array, &nccl, err) < 0)
 		return -1;
@@ -549,6 +550,9 @@ static json_object *hw_json(const saturn_profile_hw_t *h)
 	    sj_put(o, "gpus", json_object_new_int(h->gpus)) < 0 ||
 	    sj_put(o, "gpu_mem_mb", sj_new_num(h->gpu_mem_mb)) < 0 ||
 	    put_str(o, "interconnect", h->interconnect) < 0)
+		goto fail;
+	if (h->gemm_tflops > 0 &&
+	    sj_put(o, "gemm_tflops", sj_new_num(h->gemm_tflops)) < 0)
 		goto fail;
 	if (h->link_gbs) {
 		json_object *m = json_object_new_array();

@@ -70,6 +70,9 @@ typedef struct saturn_profile_hw {
 	double *link_gbs;   /* gpus*gpus matrix of GPU-to-GPU bandwidth (GB/s), or NULL */
 	int nnccl;
 	saturn_nccl_bw_t *nccl;
+	double gemm_tflops; /* dense GEMM throughput of GPU 0, TFLOP/s (2n^3 per
+			       n x n product; FP32 on the CPU stand-in, FP16
+			       tensor cores on CUDA); 0 = not measured */
 } saturn_profile_hw_t;
 
 typedef struct saturn_profile {

@@ -1,8 +1,10 @@
-/* hw_cuda.c - the CUDA runtime / NCCL backend (built with HAVE_CUDA; the
- * collectives need HAVE_NCCL). Every CUDA and NCCL call goes through a
- * check macro that records file:line and the library's message. */
+/* hw_cuda.c - the CUDA runtime / NCCL / cuBLAS backend (built with
+ * HAVE_CUDA; the collectives need HAVE_NCCL, the matrix multiply
+ * HAVE_CUBLAS). Every CUDA, NCCL and cuBLAS call goes through a check macro
+ * that records file:line and the library's message. */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,9 @@
 #include <cuda_runtime.h>
 #ifdef HAVE_NCCL
 #include <nccl.h>
+#endif
+#ifdef HAVE_CUBLAS
+#include <cublas_v2.h>
 #endif
 
 #include "hw.h"
@@ -33,6 +38,19 @@
 			saturn_error_set(err, "%s:%d: %s: %s", __FILE__,       \
 					 __LINE__, #call,                      \
 					 ncclGetErrorString(r_));              \
+			goto fail;                                             \
+		}                                                              \
+	} while (0)
+#endif
+
+#ifdef HAVE_CUBLAS
+#define CUBLAS_CHECK(call)                                                     \
+	do {                                                                   \
+		cublasStatus_t s_ = (call);                                    \
+		if (s_ != CUBLAS_STATUS_SUCCESS) {                             \
+			saturn_error_set(err, "%s:%d: %s: %s", __FILE__,       \
+					 __LINE__, #call,                      \
+					 cublasGetStatusString(s_));           \
 			goto fail;                                             \
 		}                                                              \
 	} while (0)
@@ -89,7 +107,7 @@ static int cuda_collective(void *ctx, saturn_collective_t coll, int n,
 	float ms = 0, *host = NULL;
 	int rc = -1;
 
-	if (n < 2 || n > 64)
+	if (n < 1 || n > 64) /* 1 rank: a local copy; busbw is 0 by formula */
 		return saturn_error_set(err, "cuda: collective over %d GPUs",
 					n);
 	/* all-gather: bytes is the gathered output, each rank sends 1/n */
@@ -197,11 +215,150 @@ static int cuda_collective(void *ctx, saturn_collective_t coll, int n,
 }
 #endif
 
+#ifdef HAVE_CUBLAS
+#define GEMM_CHECK_N 64
+
+/* FP32 -> BF16 by truncation (the top 16 bits); exact for the small
+ * integers of the correctness pass. */
+static uint16_t to_bf16(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	return (uint16_t)(u >> 16);
+}
+
+static int check_a(int i, int k)
+{
+	return (i + 2 * k) % 5 - 2;
+}
+
+static int check_b(int k, int j)
+{
+	return (3 * k + j) % 7 - 3;
+}
+
+/* C = A B through cublasGemmEx: BF16 inputs, FP32 accumulation and output
+ * (CUBLAS_COMPUTE_32F; cuBLAS picks tensor cores), column-major, timed with
+ * CUDA events on the handle's (default) stream. */
+static int cuda_gemm(void *ctx, int gpu, int n, int warmup, int iters,
+		     double *sec, int *correct, saturn_error_t *err)
+{
+	struct cuda_ctx *c = ctx;
+	cublasHandle_t h = NULL;
+	cudaEvent_t t0 = NULL, t1 = NULL;
+	uint16_t *host = NULL;
+	float *hc = NULL, ms = 0;
+	void *da = NULL, *db = NULL, *dc = NULL;
+	const float one = 1.0f, zero = 0.0f;
+	size_t nn = (size_t)n * n, cn = GEMM_CHECK_N * GEMM_CHECK_N;
+	int rc = -1, cur = 0;
+
+	if (gpu < 0 || gpu >= c->ngpus)
+		return saturn_error_set(err, "cuda: no GPU %d", gpu);
+	if (n < 1 || n > 65536 || iters < 1 || warmup < 0)
+		return saturn_error_set(err, "cuda: GEMM n=%d iters=%d", n,
+					iters);
+	if (nn < cn)
+		nn = cn;
+	if (cudaGetDevice(&cur) != cudaSuccess)
+		cur = 0;
+	CUDA_CHECK(cudaSetDevice(gpu));
+	CUBLAS_CHECK(cublasCreate(&h));
+	CUDA_CHECK(cudaMalloc(&da, nn * sizeof(uint16_t)));
+	CUDA_CHECK(cudaMalloc(&db, nn * sizeof(uint16_t)));
+	CUDA_CHECK(cudaMalloc(&dc, nn * sizeof(float)));
+	if (!(host = malloc(nn * sizeof(uint16_t))) ||
+	    !(hc = malloc(cn * sizeof(float)))) {
+		saturn_error_set(err, "out of memory");
+		goto fail;
+	}
+	/* timed data: non-zero and not all equal (zeros run faster) */
+	for (size_t k = 0; k < (size_t)n * n; k++)
+		host[k] = to_bf16((float)((k * 7 + 3) % 13) * 0.125f - 0.75f);
+	CUDA_CHECK(cudaMemcpy(da, host, (size_t)n * n * sizeof(uint16_t),
+			      cudaMemcpyHostToDevice));
+	for (size_t k = 0; k < (size_t)n * n; k++)
+		host[k] = to_bf16((float)((k * 5 + 1) % 11) * 0.25f - 1.25f);
+	CUDA_CHECK(cudaMemcpy(db, host, (size_t)n * n * sizeof(uint16_t),
+			      cudaMemcpyHostToDevice));
+	CUDA_CHECK(cudaEventCreate(&t0));
+	CUDA_CHECK(cudaEventCreate(&t1));
+	for (int it = 0; it < warmup + iters; it++) {
+		if (it == warmup)
+			CUDA_CHECK(cudaEventRecord(t0, 0));
+		CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n,
+					  &one, da, CUDA_R_16BF, n, db,
+					  CUDA_R_16BF, n, &zero, dc, CUDA_R_32F,
+					  n, CUBLAS_COMPUTE_32F,
+					  CUBLAS_GEMM_DEFAULT));
+	}
+	CUDA_CHECK(cudaEventRecord(t1, 0));
+	CUDA_CHECK(cudaEventSynchronize(t1));
+	CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1));
+	*sec = ms / 1000.0 / iters;
+
+	/* correctness pass: small integers, exact in BF16 and FP32 */
+	for (int i = 0; i < GEMM_CHECK_N; i++)
+		for (int k = 0; k < GEMM_CHECK_N; k++)
+			host[i + (size_t)k * GEMM_CHECK_N] =
+			    to_bf16((float)check_a(i, k));
+	CUDA_CHECK(cudaMemcpy(da, host, cn * sizeof(uint16_t),
+			      cudaMemcpyHostToDevice));
+	for (int k = 0; k < GEMM_CHECK_N; k++)
+		for (int j = 0; j < GEMM_CHECK_N; j++)
+			host[k + (size_t)j * GEMM_CHECK_N] =
+			    to_bf16((float)check_b(k, j));
+	CUDA_CHECK(cudaMemcpy(db, host, cn * sizeof(uint16_t),
+			      cudaMemcpyHostToDevice));
+	CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, GEMM_CHECK_N,
+				  GEMM_CHECK_N, GEMM_CHECK_N, &one, da,
+				  CUDA_R_16BF, GEMM_CHECK_N, db, CUDA_R_16BF,
+				  GEMM_CHECK_N, &zero, dc, CUDA_R_32F,
+				  GEMM_CHECK_N, CUBLAS_COMPUTE_32F,
+				  CUBLAS_GEMM_DEFAULT));
+	CUDA_CHECK(cudaMemcpy(hc, dc, cn * sizeof(float),
+			      cudaMemcpyDeviceToHost));
+	*correct = 1;
+	for (int i = 0; i < GEMM_CHECK_N; i++)
+		for (int j = 0; j < GEMM_CHECK_N; j++) {
+			int want = 0;
+
+			for (int k = 0; k < GEMM_CHECK_N; k++)
+				want += check_a(i, k) * check_b(k, j);
+			if (hc[i + (size_t)j * GEMM_CHECK_N] != (float)want)
+				*correct = 0;
+		}
+	rc = 0;
+fail:
+	if (t0)
+		cudaEventDestroy(t0);
+	if (t1)
+		cudaEventDestroy(t1);
+	cudaFree(da);
+	cudaFree(db);
+	cudaFree(dc);
+	if (h)
+		cublasDestroy(h);
+	free(host);
+	free(hc);
+	cudaSetDevice(cur);
+	return rc;
+}
+#else
+static int cuda_gemm(void *ctx, int gpu, int n, int warmup, int iters,
+		     double *sec, int *correct, saturn_error_t *err)
+{
+	return saturn_error_set(err,
+				"cuda: built without cuBLAS: no GEMM figure");
+}
+#endif
+
 static void cuda_close(void *ctx)
 {
 	free(ctx);
 }
 
 const saturn_hw_ops_t saturn_hw_cuda = {
-    "cuda", cuda_open, cuda_gpu_info, cuda_collective, cuda_close,
+    "cuda", cuda_open, cuda_gpu_info, cuda_collective, cuda_gemm, cuda_close,
 };

@@ -1,5 +1,6 @@
 /* probe.c - saturn-profile's node probe: GPUs and memory through the
- * hardware backend (hw.h), NCCL bus bandwidth for each GPU count, links from
+ * hardware backend (hw.h), GPU 0's GEMM throughput, NCCL bus bandwidth for
+ * each GPU count, links from
  * hwloc (or a recorded topology, or gres.conf), falling back to the CPU
  * stand-in's model. */
 #include "config.h"
@@ -14,15 +15,20 @@
 #include "probe.h"
 #include "topology.h"
 
-int probe_hw(const struct opts *o, int ngpus, saturn_profile_hw_t *hw,
-	     double *ar, double *ag)
+static const char *gemm_precision(const saturn_hw_ops_t *ops)
+{
+	return ops == &saturn_hw_cpu ? "fp32 on the host CPU, not a GPU"
+				     : "bf16 in, fp32 accumulate";
+}
+
+/* The backend --backend names ("auto": cuda when it opens, else cpu),
+ * opened on ngpus GPUs. 0, 77 (cuda asked for, no device), -1 (printed). */
+static int open_backend(const struct opts *o, int ngpus,
+			const saturn_hw_ops_t **opsp, void **ctxp)
 {
 	const saturn_hw_ops_t *ops = &saturn_hw_cpu;
-	saturn_topology_t *topo = NULL;
 	saturn_error_t err = {{0}};
 	void *ctx = NULL;
-	char model[256], host[256] = "localhost";
-	double mem = 0;
 
 	if (strcmp(o->backend, "cuda") == 0 ||
 	    strcmp(o->backend, "auto") == 0) {
@@ -54,10 +60,48 @@ int probe_hw(const struct opts *o, int ngpus, saturn_profile_hw_t *hw,
 			err.text);
 		return -1;
 	}
+	*opsp = ops;
+	*ctxp = ctx;
+	return 0;
+}
+
+int probe_hw(const struct opts *o, int ngpus, saturn_profile_hw_t *hw,
+	     double *ar, double *ag)
+{
+	const saturn_hw_ops_t *ops = &saturn_hw_cpu;
+	saturn_topology_t *topo = NULL;
+	saturn_error_t err = {{0}};
+	void *ctx = NULL;
+	char model[256], host[256] = "localhost";
+	double mem = 0;
+
+	{
+		int r = open_backend(o, ngpus, &ops, &ctx);
+
+		if (r != 0)
+			return r;
+	}
 	if (ops->gpu_info(ctx, 0, model, sizeof(model), &mem, &err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err.text);
 		ops->close(ctx);
 		return -1;
+	}
+	/* GEMM throughput of GPU 0, one run; a failure only leaves it 0 */
+	{
+		int gn = ops == &saturn_hw_cpu ? SATURN_GEMM_N_CPU
+					       : SATURN_GEMM_N_GPU;
+
+		if (saturn_hw_gemm_tflops(ops, ctx, 0, gn, &hw->gemm_tflops,
+					  &err) < 0)
+			fprintf(stderr,
+				"%s: GEMM on GPU 0: %s (gemm_tflops not "
+				"recorded)\n",
+				prog, err.text);
+		else if (!o->quiet)
+			fprintf(stderr,
+				"%s: GEMM on GPU 0 (%s, n=%d): %.4g TFLOP/s\n",
+				prog, gemm_precision(ops), gn,
+				hw->gemm_tflops);
 	}
 	gethostname(host, sizeof(host) - 1);
 	hw->klass = o->klass ? xstrdup(o->klass) : NULL;
@@ -132,12 +176,46 @@ int probe_hw(const struct opts *o, int ngpus, saturn_profile_hw_t *hw,
 	return 0;
 }
 
+/* --show-topology with --backend cpu|cuda: one more line for GPU 0 of that
+ * backend (memory, GEMM throughput; model last, it may hold spaces):
+ * "device backend=cuda gpu_mem_mb=143771 gemm_tflops=612.3 gemm_n=8192
+ * model=NVIDIA H200". gemm_tflops=0 (with the reason on stderr) when the
+ * GEMM could not be measured. 0, 77 (no device), 1. */
+static int show_device(const struct opts *o)
+{
+	const saturn_hw_ops_t *ops;
+	saturn_error_t err = {{0}};
+	void *ctx = NULL;
+	char model[256];
+	double mem = 0, tf = 0;
+	int r = open_backend(o, 1, &ops, &ctx), gn;
+
+	if (r != 0)
+		return r == 77 ? 77 : 1;
+	if (ops->gpu_info(ctx, 0, model, sizeof(model), &mem, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err.text);
+		ops->close(ctx);
+		return 1;
+	}
+	gn = ops == &saturn_hw_cpu ? SATURN_GEMM_N_CPU : SATURN_GEMM_N_GPU;
+	if (saturn_hw_gemm_tflops(ops, ctx, 0, gn, &tf, &err) < 0)
+		fprintf(stderr, "%s: GEMM on GPU 0: %s\n", prog, err.text);
+	ops->close(ctx);
+	printf("device backend=%s gpu_mem_mb=%.0f gemm_tflops=%.4g gemm_n=%d "
+	       "gemm_precision=%s model=%s\n",
+	       ops->name, mem, tf, gn,
+	       ops == &saturn_hw_cpu ? "fp32-host-cpu" : "bf16-fp32acc", model);
+	return 0;
+}
+
 /* --show-topology: print what --topology / --gres-conf (or this machine)
- * says, one line, for scripts and tests. */
+ * says, one line, for scripts and tests; with --backend cpu|cuda, then the
+ * device line of show_device. */
 int show_topology(const struct opts *o)
 {
 	saturn_error_t err = {{0}};
 	saturn_topology_t *t;
+	int dev = strcmp(o->backend, "auto") != 0, rc = 0;
 
 	if (o->gres_conf) {
 		size_t len;
@@ -153,18 +231,27 @@ int show_topology(const struct opts *o)
 	}
 	if (!t) {
 		fprintf(stderr, "%s: %s\n", prog, err.text);
-		return 1;
+		rc = 1;
+	} else {
+		printf("gpus=%d interconnect=%s nvlink_pairs=%d gpu_mem_mb=%.0f "
+		       "model=%s\n",
+		       t->ngpus, t->interconnect, t->nvlink_pairs,
+		       t->gpu_mem_mb, t->gpu_model ? t->gpu_model : "unknown");
+		for (int i = 0; i < t->ngpus; i++) {
+			printf("%s", t->names[i]);
+			for (int j = 0; j < t->ngpus; j++)
+				printf(" %.1f", t->link_gbs[i * t->ngpus + j]);
+			putchar('\n');
+		}
+		saturn_topology_destroy(t);
 	}
-	printf("gpus=%d interconnect=%s nvlink_pairs=%d gpu_mem_mb=%.0f "
-	       "model=%s\n",
-	       t->ngpus, t->interconnect, t->nvlink_pairs, t->gpu_mem_mb,
-	       t->gpu_model ? t->gpu_model : "unknown");
-	for (int i = 0; i < t->ngpus; i++) {
-		printf("%s", t->names[i]);
-		for (int j = 0; j < t->ngpus; j++)
-			printf(" %.1f", t->link_gbs[i * t->ngpus + j]);
-		putchar('\n');
+	if (dev) {
+		int r;
+
+		fflush(stdout);
+		r = show_device(o);
+		if (r != 0 && rc == 0)
+			rc = r;
 	}
-	saturn_topology_destroy(t);
-	return 0;
+	return rc;
 }

@@ -24,6 +24,10 @@ EXTRA_DIST += runner/fuzz_jobside.c runner/common.sh runner/saturn-run.sh runner
 	runner/topology-shared.sh runner/cuda-probe.sh runner/pytorch-train.sh runner/techniques-cli.sh runner/cluster-job.sh runner/fuzz-jobside.sh \
 	runner/profile-cache.sh runner/profile-measure.sh
 
+# the GEMM probe and contrib/gpu/gpu-check.sh --dry-run (CPU stand-in)
+TESTS += runner/gemm-probe.sh runner/gpu-check.sh
+EXTRA_DIST += runner/gemm-probe.sh runner/gpu-check.sh
+
 # benchmark (built by make, not run by make check): tests/bench/profile-bench
 noinst_PROGRAMS += bench/profile-bench
 bench_profile_bench_SOURCES = bench/profile-bench.c

@@ -20,6 +20,7 @@ static const char good[] =
 	"  \"future_field\": {\"ignored\": true},\n"
 	"  \"hardware\": [ { \"class\": \"h100\", \"node\": \"n1\", \"gpu_model\": \"NVIDIA H100 80GB HBM3\",\n"
 	"                  \"gpus\": 2, \"gpu_mem_mb\": 81559, \"interconnect\": \"nvlink\",\n"
+	"                  \"gemm_tflops\": 612.25,\n"
 	"                  \"link_gbs\": [[0, 450], [450, 0]],\n"
 	"                  \"nccl\": [ {\"gpus\": 2, \"allreduce_busbw_gbs\": 360.5, \"allgather_busbw_gbs\": 340} ] } ],\n"
 	"  \"tasks\": [ { \"signature\": \"gpt2-xl/bs16\", \"task_ids\": \"0-3,8,10-14:2\", \"batches\": 15000,\n"
@@ -48,6 +49,7 @@ START_TEST(test_parse_good)
 	ck_assert_int_eq(pr->nhw, 1);
 	ck_assert_int_eq(pr->hw[0].gpus, 2);
 	ck_assert_double_eq(pr->hw[0].link_gbs[1], 450);
+	ck_assert_double_eq(pr->hw[0].gemm_tflops, 612.25);
 	ck_assert_int_eq(pr->hw[0].nnccl, 1);
 	ck_assert_double_eq(pr->hw[0].nccl[0].allreduce_busbw_gbs, 360.5);
 	ck_assert_int_eq(pr->ntasks, 2);
@@ -93,10 +95,33 @@ START_TEST(test_roundtrip)
 	b = saturn_profile_to_json(again);
 	ck_assert_str_eq(a, b);
 	ck_assert_int_eq(again->tasks[0].ntask_ids, 8);
+	ck_assert_double_eq(again->hw[0].gemm_tflops, 612.25);
+	ck_assert_ptr_nonnull(strstr(a, "\"gemm_tflops\""));
 	ck_assert_str_eq(again->tasks[0].options[0].params, pr->tasks[0].options[0].params);
 	free(a);
 	free(b);
 	saturn_profile_destroy(again);
+	saturn_profile_destroy(pr);
+}
+END_TEST
+
+/* gemm_tflops is optional: absent reads as 0 (not measured) and 0 is not
+ * written back. */
+START_TEST(test_gemm_absent)
+{
+	static const char doc[] =
+		"{\"format\": \"saturn-profile/1\", \"batch\": \"b\", \"hardware\": "
+		"[{\"gpu_model\": \"x\", \"gpus\": 1}], \"tasks\": []}";
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr = saturn_profile_parse(doc, strlen(doc), &err);
+	char *a;
+
+	ck_assert_msg(pr != NULL, "%s", err.text);
+	ck_assert_double_eq(pr->hw[0].gemm_tflops, 0);
+	a = saturn_profile_to_json(pr);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_null(strstr(a, "gemm_tflops"));
+	free(a);
 	saturn_profile_destroy(pr);
 }
 END_TEST
@@ -158,6 +183,9 @@ static const struct bad_case {
 	{HW("{\"gpu_model\": \"x\", \"gpus\": 2, \"link_gbs\": [[0, 1], [1, \"a\"]]}"), "hardware[0].link_gbs[1][1]", "number"},
 	{HW("{\"gpu_model\": \"x\", \"gpus\": 2, \"nccl\": [{\"gpus\": 4}]}"), "hardware[0].nccl[0].gpus", ""},
 	{HW("{\"gpu_model\": \"x\", \"gpus\": 2, \"nccl\": [{\"gpus\": 2, \"allreduce_busbw_gbs\": Infinity}]}"), "hardware[0].nccl[0].allreduce_busbw_gbs", "finite"},
+	{HW("{\"gpu_model\": \"x\", \"gpus\": 2, \"gemm_tflops\": -1}"), "hardware[0].gemm_tflops", ">= 0"},
+	{HW("{\"gpu_model\": \"x\", \"gpus\": 2, \"gemm_tflops\": \"fast\"}"), "hardware[0].gemm_tflops", "number"},
+	{HW("{\"gpu_model\": \"x\", \"gpus\": 2, \"gemm_tflops\": NaN}"), "hardware[0].gemm_tflops", "finite"},
 	{HW("{\"gpu_model\": \"x\", \"gpus\": 2}, {\"gpu_model\": \"y\", \"gpus\": 2}"), "hardware[1].class", "twice"},
 };
 
@@ -238,6 +266,7 @@ int main(void)
 
 	tcase_add_test(tc, test_parse_good);
 	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_gemm_absent);
 	tcase_add_test(tc, test_status_names);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, test_load);
