@@ -554,7 +554,7 @@ int main(int argc, char **argv)
 	saturn_techniques_t *reg = saturn_techniques_create();
 	struct agg rb = {0}, rall = {0}, rt0 = {0}, xall = {0}, xt0 = {0},
 		    tb = {0}, rndall = {0}, rndt0 = {0}, fb = {0}, rx = {0},
-		    lb = {0};
+		    lb = {0}, ra2 = {0};
 	struct world *w = xcalloc(1, sizeof(*w));
 
 	noise = argc > 1 ? atof(argv[1]) : 0.05;
@@ -570,17 +570,17 @@ int main(int argc, char **argv)
 	printf("measure-bench: noise %.0f%%, bias x%.2f above 4 GPUs, %d runs, "
 	       "planner budget %.2f s, seed %u\n",
 	       noise * 100, bias, runs, budget, seed);
-	printf("%3s %5s %4s %6s %8s %5s | %6s %5s | %6s %5s %5s | %6s %5s %5s "
-	       "| %6s\n",
+	printf("%3s %5s %4s %6s %8s %5s | %6s %5s | %6s %4s %5s %4s | %6s %4s "
+	       "%5s %4s | %6s %6s\n",
 	       "run", "tasks", "sigs", "trials", "truth_mk", "a/lb", "b/a",
-	       "bpred", "all/a", "rnds", "extra", "t0/a", "rnds", "extra",
-	       "exh/a");
+	       "bpred", "all/a", "rnds", "extra", "left", "t0/a", "rnds",
+	       "extra", "left", "exh/a", "a2/a");
 	for (int r = 0; r < runs; r++) {
 		saturn_problem_t *p;
-		saturn_plan_t *pa, *pb, *pall, *pt0, *px;
+		saturn_plan_t *pa, *pb, *pall, *pt0, *px, *pa2;
 		struct world *w0 = xcalloc(1, sizeof(*w0));
-		double ma, mb, mall, mt0, mx, mlb;
-		int trials = 0, nb, ra, ea, r0, e0;
+		double ma, mb, mall, mt0, mx, mlb, ma2;
+		int trials = 0, nb, ra, ea, r0, e0, la, l0;
 		unsigned s = seed * 1000u + (unsigned)r;
 
 		rng = 0x5eed0000ULL + s;
@@ -593,14 +593,17 @@ int main(int argc, char **argv)
 		p = build_problem(w, 1);
 		pa = solve(p, budget, s);
 		mlb = pa->makespan_s / pa->lower_bound_s;
+		pa2 = solve(p, budget, s + 7919u);
 		saturn_problem_destroy(p);
 		p = build_problem(w, 0);
 		pb = solve(p, budget, s);
 		saturn_problem_destroy(p);
 		nb = plan_predicted(w, pb);
 		pall = plan_remeasure(w, 0, budget, s, &ra, &ea);
+		la = plan_predicted(w, pall);
 		*w = *w0;
 		pt0 = plan_remeasure(w, 1, budget, s, &r0, &e0);
+		l0 = plan_predicted(w, pt0);
 		*w = *w0;
 		measure_all(w);
 		p = build_problem(w, 0);
@@ -613,10 +616,11 @@ int main(int argc, char **argv)
 		mall = true_makespan(w, pall) / ma;
 		mt0 = true_makespan(w, pt0) / ma;
 		mx = true_makespan(w, px) / ma;
-		printf("%3d %5d %4d %6d %8.0f %5.3f | %6.3f %5d | %6.3f %5d %5d "
-		       "| %6.3f %5d %5d | %6.3f\n",
+		ma2 = true_makespan(w, pa2) / ma;
+		printf("%3d %5d %4d %6d %8.0f %5.3f | %6.3f %5d | %6.3f %4d %5d "
+		       "%4d | %6.3f %4d %5d %4d | %6.3f %6.3f\n",
 		       r + 1, w->ntasks, w->nsig, trials, ma, mlb, mb, nb, mall,
-		       ra, ea, mt0, r0, e0, mx);
+		       ra, ea, la, mt0, r0, e0, l0, mx, ma2);
 		fflush(stdout);
 		stat_add(&rb, mb);
 		stat_add(&rall, mall);
@@ -629,11 +633,13 @@ int main(int argc, char **argv)
 		stat_add(&fb, nb);
 		stat_add(&rx, mx);
 		stat_add(&lb, mlb);
+		stat_add(&ra2, ma2);
 		saturn_plan_destroy(pa);
 		saturn_plan_destroy(pb);
 		saturn_plan_destroy(pall);
 		saturn_plan_destroy(pt0);
 		saturn_plan_destroy(px);
+		saturn_plan_destroy(pa2);
 		free(w0);
 	}
 	printf("true makespan / truth-plan makespan: mean [min, max]\n");
@@ -651,6 +657,9 @@ int main(int argc, char **argv)
 	printf("  exhaustive noisy profile:  %.3f [%.3f, %.3f]   "
 	       "(every option measured once; truth plan a/lb %.3f)\n",
 	       rx.sum / rx.n, rx.min, rx.max, lb.sum / lb.n);
+	printf("  truth, another seed:       %.3f [%.3f, %.3f]   "
+	       "(the planner's own spread)\n",
+	       ra2.sum / ra2.n, ra2.min, ra2.max);
 	printf("SUMMARY noise=%.2f bias=%.2f runs=%d: b/a %.3f (max %.3f), "
 	       "remeasure-all/a %.3f (max %.3f, +%.1f%% trials), "
 	       "remeasure-t0/a %.3f (max %.3f, +%.1f%% trials)\n",
