@@ -17,7 +17,14 @@
  * Every plan is then re-timed with the true durations, keeping each task's
  * node, GPUs and the plan's start order, and its true makespan compared with
  * (a)'s. Optionally, predictions for more than 4 GPUs are scaled by a bias
- * factor (a fit that misses communication cost).
+ * factor (a fit that misses communication cost; re-fitted predictions keep
+ * it). Controls: "exh" plans from an exhaustive profile with the same noise,
+ * "a2" from the truth with another planner seed (the planner's own spread:
+ * its time budget makes runs differ slightly between invocations).
+ * Columns: trials = profiling trials of the batch; a/lb = truth plan over
+ * its lower bound; X/a = true makespan of plan X over (a)'s; bpred =
+ * predicted options plan (b) uses; rnds/extra = measuring rounds and extra
+ * trials; left = predicted options the final plan still uses.
  *   usage: measure-bench [noise=0.05] [runs=10] [budget_s=1] [bias=1]
  *                        [seed=1]
  */
