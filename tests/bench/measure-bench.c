@@ -200,10 +200,10 @@ static void profile(struct prof *pf, const saturn_techniques_t *reg,
 {
 	pf->nopt = 0;
 	pf->trials = 0;
-	for (int k = 0; k < saturn_techniques_count(reg) && k < MAX_TECH;
-	     k++) {
+	for (int k = 0; k < saturn_techniques_count(reg) && k < MAX_TECH; k++) {
 		const saturn_technique_t *t = saturn_techniques_get(reg, k);
-		int lo = t->min_gpus, hi = saturn_technique_max_gpus(t, NODE_GPUS);
+		int lo = t->min_gpus,
+		    hi = saturn_technique_max_gpus(t, NODE_GPUS);
 		saturn_sweep_t *sw[MAX_CAND] = {NULL};
 		int micro[MAX_CAND] = {8, 8, 8}, chi = hi;
 
@@ -212,8 +212,8 @@ static void profile(struct prof *pf, const saturn_techniques_t *reg,
 		for (int c = 0; c < MAX_CAND && chi >= lo; c++) {
 			int from;
 
-			if (!(sw[c] = run_sweep(pf, t, c, lo, chi, &micro[c],
-						w)))
+			if (!(sw[c] =
+				  run_sweep(pf, t, c, lo, chi, &micro[c], w)))
 				break;
 			from = saturn_sweep_feasible_from(sw[c]);
 			chi = from ? from - 1 : chi;
@@ -234,10 +234,10 @@ static void profile(struct prof *pf, const saturn_techniques_t *reg,
 				o->status = p->state == SATURN_PT_MEASURED
 						? ST_MEASURED
 						: ST_PREDICTED;
-				o->est = p->sec_per_batch *
-					 (o->status == ST_PREDICTED && g > 4
-					      ? bias
-					      : 1.0);
+				o->est =
+				    p->sec_per_batch *
+				    (o->status == ST_PREDICTED && g > 4 ? bias
+									: 1.0);
 				o->truth = emu_time(pf, t, g, c, w, NULL);
 				if (!(o->truth > 0)) {
 					/* predicted where the emulator says
@@ -294,7 +294,8 @@ static void remeasure(struct prof *pf, struct opt *o, const struct world *w)
 	}
 }
 
-/* Option i of task k is opt[i % MAX_OPT] of class i / MAX_OPT. */
+/* The problem from the profiles (truth: noise-free times): task k has the
+ * options of its signature's class-0 profile, then those of class 1. */
 static saturn_problem_t *build_problem(const struct world *w, int truth)
 {
 	saturn_problem_t *p = saturn_problem_create();
@@ -421,9 +422,8 @@ static double true_makespan(struct world *w, const saturn_plan_t *pl)
 
 /* Plan with re-measuring (t0only: only tasks starting at 0). Returns the
  * final plan; *rounds and *extra count measuring rounds and trials. */
-static saturn_plan_t *plan_remeasure(struct world *w, int t0only,
-				     double budget, unsigned seed, int *rounds,
-				     int *extra)
+static saturn_plan_t *plan_remeasure(struct world *w, int t0only, double budget,
+				     unsigned seed, int *rounds, int *extra)
 {
 	saturn_plan_t *pl = NULL;
 
@@ -501,11 +501,11 @@ static void stat_add(struct agg *s, double v)
 	s->n++;
 }
 
-static const char *const models[] = {"gpt2-large", "gpt2-xl", "bert-large",
-				     "vit-h-14", "gpt-neo-2.7b", "llama-7b"};
+static const char *const models[] = {"gpt2-large", "gpt2-xl",	   "bert-large",
+				     "vit-h-14",   "gpt-neo-2.7b", "llama-7b"};
 static const int batch_sizes[] = {8, 16, 32};
 
-/* A random batch family for run r. */
+/* A random batch family from the current rng state. */
 static void make_world(struct world *w, const saturn_techniques_t *reg)
 {
 	int nm = sizeof(models) / sizeof(models[0]);
@@ -548,8 +548,7 @@ static void make_world(struct world *w, const saturn_techniques_t *reg)
 		       epochs = 1 + (int)(unif() * 3);
 
 		w->task_sig[k] = s;
-		w->task_batches[k] =
-		    ceil(samples * epochs / w->prof[s][0].bs);
+		w->task_batches[k] = ceil(samples * epochs / w->prof[s][0].bs);
 	}
 }
 
@@ -560,8 +559,8 @@ int main(int argc, char **argv)
 	unsigned seed;
 	saturn_techniques_t *reg = saturn_techniques_create();
 	struct agg rb = {0}, rall = {0}, rt0 = {0}, xall = {0}, xt0 = {0},
-		    tb = {0}, rndall = {0}, rndt0 = {0}, fb = {0}, rx = {0},
-		    lb = {0}, ra2 = {0};
+		   tb = {0}, rndall = {0}, rndt0 = {0}, fb = {0}, rx = {0},
+		   lb = {0}, ra2 = {0};
 	struct world *w = xcalloc(1, sizeof(*w));
 
 	noise = argc > 1 ? atof(argv[1]) : 0.05;
@@ -624,10 +623,11 @@ int main(int argc, char **argv)
 		mt0 = true_makespan(w, pt0) / ma;
 		mx = true_makespan(w, px) / ma;
 		ma2 = true_makespan(w, pa2) / ma;
-		printf("%3d %5d %4d %6d %8.0f %5.3f | %6.3f %5d | %6.3f %4d %5d "
-		       "%4d | %6.3f %4d %5d %4d | %6.3f %6.3f\n",
-		       r + 1, w->ntasks, w->nsig, trials, ma, mlb, mb, nb, mall,
-		       ra, ea, la, mt0, r0, e0, l0, mx, ma2);
+		printf(
+		    "%3d %5d %4d %6d %8.0f %5.3f | %6.3f %5d | %6.3f %4d %5d "
+		    "%4d | %6.3f %4d %5d %4d | %6.3f %6.3f\n",
+		    r + 1, w->ntasks, w->nsig, trials, ma, mlb, mb, nb, mall,
+		    ra, ea, la, mt0, r0, e0, l0, mx, ma2);
 		fflush(stdout);
 		stat_add(&rb, mb);
 		stat_add(&rall, mall);
