@@ -14,3 +14,11 @@ bench_bench_formats_SOURCES = bench/bench-formats.c
 bench_bench_formats_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_bench_formats_CFLAGS = $(SATURN_CFLAGS)
 bench_bench_formats_LDADD = $(top_builddir)/lib/libsaturn.la
+
+# what re-measuring predicted options buys (doc/benchmarks.md, "Profiler"):
+# tests/bench/measure-bench [noise] [runs] [budget_s] [bias] [seed]
+noinst_PROGRAMS += bench/measure-bench
+bench_measure_bench_SOURCES = bench/measure-bench.c
+bench_measure_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
+bench_measure_bench_CFLAGS = $(SATURN_CFLAGS)
+bench_measure_bench_LDADD = $(top_builddir)/lib/libsaturn.la -lm
