@@ -332,6 +332,65 @@ static int run_items(const struct opts *o, const char *work, char (*devs)[32],
 	return ran;
 }
 
+/* A listed prediction that missed its measurement by more than
+ * --escalate percent says the scaling fit is off for that technique: the
+ * technique's other predicted counts of that signature (same parameter
+ * candidate, within the allocation) are appended to items[] to be measured
+ * in this job too, instead of only being re-fitted with the same model.
+ * Returns how many were added; *n grows. */
+static int escalate(const struct opts *o, struct item *items, int *n,
+		    int ndev)
+{
+	int n0 = *n, added = 0;
+
+	for (int i = 0; i < n0; i++) {
+		struct item *it = &items[i];
+		saturn_profile_task_t *pt = it->pt;
+		int grp, k0 = *n;
+		double miss;
+
+		if (!it->ran || it->was != SATURN_OPT_PREDICTED ||
+		    it->op->status != SATURN_OPT_MEASURED || !(it->was_spb > 0))
+			continue;
+		miss = it->op->sec_per_batch / it->was_spb - 1;
+		if (fabs(miss) * 100 <= o->escalate)
+			continue;
+		grp = candidate_of(it->t, pt->signature, it->op);
+		for (int k = 0; k < pt->noptions && *n < MAX_ITEMS; k++) {
+			saturn_profile_option_t *op = &pt->options[k];
+			int dup = 0;
+
+			if (op->status != SATURN_OPT_PREDICTED ||
+			    strcmp(op->technique, it->t->name) != 0 ||
+			    op->gpus > ndev ||
+			    candidate_of(it->t, pt->signature, op) != grp)
+				continue;
+			for (int j = 0; j < *n; j++)
+				dup |= items[j].op == op;
+			if (dup)
+				continue;
+			items[*n] = *it;
+			items[*n].op = op;
+			items[*n].gpus = op->gpus;
+			items[*n].was = op->status;
+			items[*n].was_spb = op->sec_per_batch;
+			items[*n].ran = 0;
+			snprintf(items[*n].text, sizeof(items[*n].text),
+				 "%d:%s:%d", it->task, it->t->name, op->gpus);
+			(*n)++;
+		}
+		added += *n - k0;
+		if (*n > k0 && !o->quiet)
+			fprintf(stderr,
+				"%s: measure %s: %+.0f%% off its prediction "
+				"(more than --escalate %.0f%%): measuring "
+				"%d other predicted %s count%s too\n",
+				prog, it->text, 100 * miss, o->escalate,
+				*n - k0, it->t->name, *n - k0 == 1 ? "" : "s");
+	}
+	return added;
+}
+
 int measure_run(const struct opts *o, const saturn_techniques_t *reg,
 		char (*devs)[32], int ndev)
 {
@@ -340,7 +399,7 @@ int measure_run(const struct opts *o, const saturn_techniques_t *reg,
 	    saturn_profile_load(o->output, (long)getuid(), &err);
 	struct item *items = NULL;
 	char work[PATH_MAX];
-	int n, ran, rc = 2;
+	int n, nlisted, ran, rc = 2;
 
 	if (!pr) {
 		fprintf(stderr, "%s: --measure: %s\n", prog, err.text);
@@ -349,6 +408,7 @@ int measure_run(const struct opts *o, const saturn_techniques_t *reg,
 	if (!(items = calloc(MAX_ITEMS, sizeof(*items))) ||
 	    (n = parse_list(o->measure, reg, pr, items)) < 1)
 		goto out;
+	nlisted = n;
 	snprintf(work, sizeof(work), "%s/saturn-profile.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(work)) {
@@ -357,6 +417,14 @@ int measure_run(const struct opts *o, const saturn_techniques_t *reg,
 	}
 	rc = 1;
 	ran = run_items(o, work, devs, ndev, items, n);
+	if (ran > 0 && o->escalate > 0) {
+		int n0 = n, more = escalate(o, items, &n, ndev);
+
+		/* the extra items run too; rc stays about the listed ones */
+		if (more > 0 && run_items(o, work, devs, ndev, items + n0,
+					  n - n0) < 0)
+			ran = -1;
+	}
 	if (ran > 0) {
 		char *json;
 
@@ -414,7 +482,7 @@ int measure_run(const struct opts *o, const saturn_techniques_t *reg,
 			pcache_close(&c);
 		}
 	}
-	if (ran == n)
+	if (ran >= nlisted)
 		rc = 0;
 	if (!o->keep) {
 		char cmd[PATH_MAX + 16];

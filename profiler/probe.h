@@ -18,6 +18,8 @@ struct opts {
 	int no_cache;
 	double cache_max_age; /* days */
 	const char *measure;  /* --measure LIST */
+	double escalate;      /* --escalate PCT: a miss beyond it measures the
+			       * technique's other predictions too (0 = off) */
 };
 
 /* Fill hw (GPU model and memory, links, NCCL bus bandwidth per GPU count)

@@ -467,7 +467,7 @@ static void usage(FILE *f)
 		"       [--cache DIR | --no-cache] [--cache-max-age DAYS]\n"
 		"   or: %s --batch NAME --script FILE --output PROFILE "
 		"--measure TASK:TECHNIQUE:GPUS[,...]\n"
-		"       [--cache DIR | --no-cache] [--timeout S] [--backend "
+		"       [--escalate PCT] [--cache DIR | --no-cache] [--timeout S] [--backend "
 		"auto|cpu|cuda] ...\n"
 		"see saturn-profile(1)\n",
 		prog, prog);
@@ -495,6 +495,7 @@ int main(int argc, char **argv)
 	    {"no-cache", no_argument, NULL, 'N'},
 	    {"cache-max-age", required_argument, NULL, 'A'},
 	    {"measure", required_argument, NULL, 'M'},
+	    {"escalate", required_argument, NULL, 'E'},
 	    {"show-topology", no_argument, NULL, 'S'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
@@ -504,7 +505,7 @@ int main(int argc, char **argv)
 			 .warmup = 1,
 			 .timeout = 300,
 			 .backend = "auto",
-			 .cache_max_age = 30};
+			 .cache_max_age = 30, .escalate = 15};
 	struct pcache cache = {0};
 	saturn_profile_t **entries = NULL;
 	char *end;
@@ -522,7 +523,7 @@ int main(int argc, char **argv)
 	int show = 0;
 
 	while ((c = getopt_long(argc, argv,
-				"b:s:i:o:n:w:t:g:T:xB:X:G:c:kqhSC:NA:M:",
+				"b:s:i:o:n:w:t:g:T:xB:X:G:c:kqhSC:NA:M:E:",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -582,6 +583,16 @@ int main(int argc, char **argv)
 				fprintf(stderr,
 					"%s: --cache-max-age: want days >= 0\n",
 					prog);
+				return 2;
+			}
+			break;
+		case 'E':
+			o.escalate = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.escalate >= 0)) {
+				fprintf(stderr,
+					"%s: --escalate %s: want a percentage >= 0 "
+					"(0 = off)\n",
+					prog, optarg);
 				return 2;
 			}
 			break;

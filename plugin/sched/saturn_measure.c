@@ -5,10 +5,11 @@
  * rest from a scaling fit. When the plan is about to release a task onto a
  * `predicted` option, the task stays held ("saturn: measuring predicted ddp
  * on 4 GPUs (job N)") while a short job saturn-measure:NAME runs
- * "saturn-profile --measure TASK:TECHNIQUE:GPUS,..." as the batch's user; it
- * rewrites the profile with the option measured (or oom/failed) and its
- * technique's other predictions re-fitted, and the next cycle plans from
- * that. Each option (signature, technique, GPU count) is tried once per
+ * "saturn-profile --measure TASK:TECHNIQUE:GPUS,..." as the batch's user on
+ * every predicted option the plan uses for the batch (the due ones first);
+ * it rewrites the profile with those options measured (or oom/failed) and
+ * their techniques' other predictions re-fitted, and the next cycle plans
+ * from that. Each option (signature, technique, GPU count) is tried once per
  * submission: when the job ends without measuring it, the prediction is
  * relied on and the log says so. The record of the running job survives a
  * slurmctld restart (STATE_DIR/measure-NAME.job, root only).
@@ -101,10 +102,12 @@ static measure_rec_t *rec_get(const char *batch)
 	return m;
 }
 
+/* key: "\nTECH:GPUS@SIGNATURE\n"; m->tried holds them one per line */
 static int tried(const measure_rec_t *m, const char *key)
 {
-	size_t l = strlen(key);
+	size_t l = strlen(key) - 2;
 
+	key++;
 	for (const char *p = m->tried; p && *p;) {
 		const char *e = strchr(p, '\n');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
@@ -170,16 +173,20 @@ static void hold(saturn_decision_t *d, uint32_t job_id)
 		 d->technique, d->gpus, d->gpus == 1 ? "" : "s", job_id);
 }
 
-enum { DUE = 1, SEEN, LISTED };
+/* mark[] of a decision on a predicted option: due now (release) or later */
+enum { DUE = 1, LATER, SEEN, LISTED };
 
-/* One batch: the due decisions on predicted options from index i on. */
+/* One batch, when some decision is due on a predicted option: one job
+ * measures every predicted option the plan uses for the batch (due ones
+ * first; later ones too, since a wrong prediction moves the whole plan);
+ * only the due tasks are held for it. */
 static void measure_batch(const saturn_snapshot_t *s, saturn_decision_t *d, int nd, int i,
 			  char *mark, const char **sig, int maxg)
 {
 	const saturn_snap_job_t *j = &s->jobs[d[i].job];
 	const char *batch = j->batch;
 	measure_rec_t *m = rec_get(batch);
-	char *list = NULL;
+	char *list = NULL, *round = xstrdup("\n");
 	int nitems = 0, gpus = 0;
 
 	if (m->array_id && m->array_id != submission_of(j)) {
@@ -196,40 +203,46 @@ static void measure_batch(const saturn_snapshot_t *s, saturn_decision_t *d, int 
 		xfree(m->items);
 		rec_save(m);
 	}
-	for (int k = i; k < nd; k++) {
-		const saturn_snap_job_t *jk = &s->jobs[d[k].job];
-		char *key;
-		int was;
+	for (int pass = DUE; pass <= LATER; pass++) {
+		for (int k = 0; k < nd; k++) {
+			const saturn_snap_job_t *jk = &s->jobs[d[k].job];
+			int due = pass == DUE;
+			char *key;
 
-		if (mark[k] != DUE || strcmp(jk->batch, batch))
-			continue;
-		mark[k] = SEEN;
-		if (m->job_id) {
-			hold(&d[k], m->job_id); /* wait for the running measurement */
-			continue;
-		}
-		key = xstrdup_printf("%s:%d@%s", d[k].technique, d[k].gpus, sig[k]);
-		was = tried(m, key);
-		if (was || m->rounds >= MEASURE_ROUNDS || !tech_ok(d[k].technique) ||
-		    d[k].gpus > maxg) {
-			info("sched/saturn: batch %s: task %d relies on the predicted %s on %d GPU(s) (%s)",
-			     batch, jk->task_id, d[k].technique, d[k].gpus,
-			     was ? "measured once already; the measurement did not replace it" :
-				   "cannot be measured");
-		} else if (nitems < MEASURE_ITEMS) {
-			if (!strstr(list ? list : "", key)) {
-				/* one trial per signature x technique x GPU count */
-				xstrfmtcat(m->tried, "%s\n", key);
+			if (mark[k] != pass || strcmp(jk->batch, batch))
+				continue;
+			mark[k] = SEEN;
+			if (m->job_id) {
+				if (due)
+					hold(&d[k], m->job_id); /* wait for the running job */
+				continue;
+			}
+			key = xstrdup_printf("\n%s:%d@%s\n", d[k].technique, d[k].gpus, sig[k]);
+			if (strstr(round, key)) {
+				if (due) /* another task of the same signature and option */
+					mark[k] = LISTED;
+			} else if (tried(m, key) || m->rounds >= MEASURE_ROUNDS ||
+				   !tech_ok(d[k].technique) || d[k].gpus > maxg ||
+				   nitems >= MEASURE_ITEMS) {
+				if (due)
+					info("sched/saturn: batch %s: task %d relies on the predicted %s on %d GPU(s) (%s)",
+					     batch, jk->task_id, d[k].technique, d[k].gpus,
+					     tried(m, key) ?
+						     "measured once already; the measurement did not replace it" :
+						     "not measurable now");
+			} else {
+				xstrfmtcat(round, "%s", key + 1);
 				xstrfmtcat(list, "%s%d:%s:%d", list ? "," : "",
 					   jk->task_id < 0 ? 0 : jk->task_id, d[k].technique,
 					   d[k].gpus);
 				nitems++;
+				if (d[k].gpus > gpus)
+					gpus = d[k].gpus;
+				if (due)
+					mark[k] = LISTED;
 			}
-			if (d[k].gpus > gpus)
-				gpus = d[k].gpus;
-			mark[k] = LISTED;
+			xfree(key);
 		}
-		xfree(key);
 	}
 	if (list) {
 		saturn_batch_owner_t o;
@@ -240,6 +253,7 @@ static void measure_batch(const saturn_snapshot_t *s, saturn_decision_t *d, int 
 		saturn_batch_owner_free(&o);
 		m->array_id = submission_of(j);
 		m->rounds++;
+		xstrfmtcat(m->tried, "%s", round + 1); /* tried once, whatever happens */
 		if (m->job_id) {
 			m->items = xstrdup(list);
 			info("sched/saturn: batch %s: measuring predicted option(s) %s before relying on them (job %u, round %d)",
@@ -249,12 +263,13 @@ static void measure_batch(const saturn_snapshot_t *s, saturn_decision_t *d, int 
 			      batch, list);
 		}
 		rec_save(m);
-		for (int k = i; k < nd; k++)
+		for (int k = 0; k < nd; k++)
 			if (mark[k] == LISTED && m->job_id)
 				hold(&d[k], m->job_id);
 		xfree(args);
 		xfree(list);
 	}
+	xfree(round);
 }
 
 void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int nd)
@@ -271,9 +286,9 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 	mark = xcalloc(nd, 1);
 	sig = xcalloc(nd, sizeof(*sig));
 	for (int i = 0; i < nd; i++)
-		if (d[i].release && (sig[i] = predicted_sig(&s->jobs[d[i].job], &d[i]))) {
-			mark[i] = DUE;
-			any = 1;
+		if ((sig[i] = predicted_sig(&s->jobs[d[i].job], &d[i]))) {
+			mark[i] = d[i].release ? DUE : LATER;
+			any |= d[i].release;
 		}
 	for (int i = 0; any && i < nd; i++)
 		if (mark[i] == DUE)

@@ -43,7 +43,9 @@ for t in p["tasks"]:
 json.dump(p, open(sys.argv[1], "w"))
 Q
 cp "$P" "$tmp/wrong.json"
-sp --output "$P" --measure 1:fsdp:6 2>"$tmp/m.err" || { cat "$tmp/m.err"; fail "measure"; }
+# --escalate 0: the other predictions are only re-fitted
+sp --output "$P" --measure 1:fsdp:6 --escalate 0 2>"$tmp/m.err" || { cat "$tmp/m.err"; fail "measure"; }
+! grep -q "other predicted" "$tmp/m.err" || fail "escalated with --escalate 0"
 grep -q "measure 1:fsdp:6 (sig .*llama-7b.*): predicted [0-9.]* s/batch, measured [0-9.]* s/batch (-[0-9]*%)" "$tmp/m.err" ||
 	{ cat "$tmp/m.err"; fail "measure line"; }
 [ "$(opt "$P" 1 fsdp 6 status)" = measured ] || fail "not measured"
@@ -65,6 +67,27 @@ for g in refit:
     assert "re-fitted" in now[g]["reason"], now[g]
 print("re-fitted", refit)
 Q
+# default --escalate 15: a 2x miss measures fsdp's other predicted counts too
+cp "$P" "$tmp/refit.json"
+cp "$tmp/wrong.json" "$P"
+sp --output "$P" --measure 1:fsdp:6 2>"$tmp/e.err" || { cat "$tmp/e.err"; fail "measure (escalate)"; }
+grep -q "measure 1:fsdp:6: -[0-9]*% off its prediction (more than --escalate 15%): measuring [0-9]* other predicted fsdp counts\? too" "$tmp/e.err" ||
+	{ cat "$tmp/e.err"; fail "escalation line"; }
+python3 - "$P" "$tmp/x.json" "$tmp/wrong.json" <<'Q' || fail "escalated measurements"
+import json, sys
+def get(f, tech):
+    for t in json.load(open(f))["tasks"]:
+        if 1 in t["task_ids"]:
+            return {o["gpus"]: o for o in t["options"] if o["technique"] == tech}
+now, exh, wrong = get(sys.argv[1], "fsdp"), get(sys.argv[2], "fsdp"), get(sys.argv[3], "fsdp")
+was = [g for g in now if wrong[g]["status"] == "predicted"]
+assert len(was) > 1, wrong
+for g in was:
+    assert now[g]["status"] == "measured", now[g]
+    assert abs(now[g]["sec_per_batch"] / exh[g]["sec_per_batch"] - 1) < 0.25, (g, now[g], exh[g])
+print("escalated", was)
+Q
+cp "$tmp/refit.json" "$P"
 # the refreshed cache entry serves a later batch: 0 trials, fsdp 6 measured
 sp --task-ids 1 --output "$tmp/c.json" --techniques single,ddp,fsdp 2>"$tmp/c.err" || fail "cached run"
 grep -q ": 0 trials in" "$tmp/c.err" || fail "cache not used after --measure"
