@@ -584,6 +584,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	}
 	saturn_read_progress(s);
 	saturn_profiler_pass(s);
+	saturn_measure_poll();
 	if (s->njobs == 0)
 		return;
 	if (saturn_sched_build(s, saturn_lookup_profile, NULL, &b, &err) < 0) {

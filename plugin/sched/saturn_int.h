@@ -96,6 +96,10 @@ void saturn_profiles_fini(void);
  * saturn_profiler or with saturn_measure_predicted=no. */
 void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int nd);
 
+/* Notice (and log) measurement jobs that ended; takes the job read lock
+ * briefly per running measurement job. */
+void saturn_measure_poll(void);
+
 /* Free the measurement records (agent thread ending). */
 void saturn_measure_fini(void);
 

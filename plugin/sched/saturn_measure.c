@@ -196,13 +196,6 @@ static void measure_batch(const saturn_snapshot_t *s, saturn_decision_t *d, int 
 		xfree(m->tried);
 		xfree(m->items);
 	}
-	if (m->job_id && job_ended(m->job_id)) {
-		info("sched/saturn: batch %s: measurement job %u ended (%s)", batch, m->job_id,
-		     m->items ? m->items : "-");
-		m->job_id = 0;
-		xfree(m->items);
-		rec_save(m);
-	}
 	for (int pass = DUE; pass <= LATER; pass++) {
 		for (int k = 0; k < nd; k++) {
 			const saturn_snap_job_t *jk = &s->jobs[d[k].job];
@@ -270,6 +263,21 @@ static void measure_batch(const saturn_snapshot_t *s, saturn_decision_t *d, int 
 		xfree(list);
 	}
 	xfree(round);
+}
+
+void saturn_measure_poll(void)
+{
+	for (int r = 0; r < nrecs; r++) {
+		measure_rec_t *m = &recs[r];
+
+		if (m->job_id && job_ended(m->job_id)) {
+			info("sched/saturn: batch %s: measurement job %u ended (%s)", m->batch,
+			     m->job_id, m->items ? m->items : "-");
+			m->job_id = 0;
+			xfree(m->items);
+			rec_save(m);
+		}
+	}
 }
 
 void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int nd)
