@@ -40,6 +40,10 @@
  * that keeps moving to other predicted options then runs on predictions. */
 #define MEASURE_ROUNDS 8
 #define MEASURE_ITEMS 16
+/* A measurement job still pending after this long (its GPUs are taken by
+ * long jobs) is not waited for: the held tasks go on the predictions, and
+ * the job still updates the profile whenever it runs. */
+#define MEASURE_WAIT_S 300
 
 typedef struct measure_rec {
 	char batch[SATURN_NAME_LEN];
@@ -130,17 +134,27 @@ static int tech_ok(const char *t)
 	return 1;
 }
 
-static int job_ended(uint32_t job_id)
+enum { MJOB_ENDED, MJOB_RUNNING, MJOB_PENDING };
+
+/* The measurement job's state; *since = its submit time when pending. */
+static int job_state(uint32_t job_id, time_t *since)
 {
 	slurmctld_lock_t read_lock = {.job = READ_LOCK};
 	job_record_t *jr;
-	int ended;
+	int st;
 
 	lock_slurmctld(read_lock);
 	jr = find_job_record(job_id);
-	ended = !jr || IS_JOB_FINISHED(jr) || IS_JOB_COMPLETING(jr);
+	if (!jr || IS_JOB_FINISHED(jr) || IS_JOB_COMPLETING(jr)) {
+		st = MJOB_ENDED;
+	} else if (IS_JOB_PENDING(jr)) {
+		st = MJOB_PENDING;
+		*since = jr->details ? jr->details->submit_time : time(NULL);
+	} else {
+		st = MJOB_RUNNING;
+	}
 	unlock_slurmctld(read_lock);
-	return ended;
+	return st;
 }
 
 static uint32_t submission_of(const saturn_snap_job_t *j)
@@ -178,7 +192,8 @@ enum { DUE = 1, LATER, SEEN, LISTED };
 
 /* One batch, when some decision is due on a predicted option: one job
  * measures every predicted option the plan uses for the batch (due ones
- * first; later ones too, since a wrong prediction moves the whole plan);
+ * first; later ones too, since a wrong prediction moves the whole plan, but
+ * only those needing no more GPUs than the due ones, which are free now);
  * only the due tasks are held for it. */
 static void measure_batch(const saturn_snapshot_t *s, saturn_decision_t *d, int nd, int i,
 			  char *mark, const char **sig, int maxg)
@@ -187,7 +202,7 @@ static void measure_batch(const saturn_snapshot_t *s, saturn_decision_t *d, int 
 	const char *batch = j->batch;
 	measure_rec_t *m = rec_get(batch);
 	char *list = NULL, *round = xstrdup("\n");
-	int nitems = 0, gpus = 0;
+	int nitems = 0, gpus = 0, due_max = 0;
 
 	if (m->array_id && m->array_id != submission_of(j)) {
 		/* the batch name is used again: its options may be tried again */
@@ -203,6 +218,12 @@ static void measure_batch(const saturn_snapshot_t *s, saturn_decision_t *d, int 
 			char *key;
 
 			if (mark[k] != pass || strcmp(jk->batch, batch))
+				continue;
+			if (due && d[k].gpus > due_max)
+				due_max = d[k].gpus;
+			/* a later task needing more GPUs than the due ones free
+			 * now would keep the job (and them) waiting */
+			if (!due && d[k].gpus > due_max)
 				continue;
 			mark[k] = SEEN;
 			if (m->job_id) {
@@ -270,13 +291,24 @@ void saturn_measure_poll(void)
 	for (int r = 0; r < nrecs; r++) {
 		measure_rec_t *m = &recs[r];
 
-		if (m->job_id && job_ended(m->job_id)) {
+		time_t since = 0;
+		int st;
+
+		if (!m->job_id)
+			continue;
+		st = job_state(m->job_id, &since);
+		if (st == MJOB_ENDED) {
 			info("sched/saturn: batch %s: measurement job %u ended (%s)", m->batch,
 			     m->job_id, m->items ? m->items : "-");
-			m->job_id = 0;
-			xfree(m->items);
-			rec_save(m);
+		} else if (st == MJOB_PENDING && time(NULL) - since > MEASURE_WAIT_S) {
+			info("sched/saturn: batch %s: measurement job %u still pending after %ds: not waiting for it (the tasks run on the predictions; the job still updates the profile when it runs)",
+			     m->batch, m->job_id, MEASURE_WAIT_S);
+		} else {
+			continue;
 		}
+		m->job_id = 0;
+		xfree(m->items);
+		rec_save(m);
 	}
 }
 
