@@ -13,7 +13,12 @@
  *      from its measured counts as profiler/measure.c does, re-plan; at most
  *      8 rounds, until the plan uses no prediction. "all" measures the
  *      options of every task of the plan; "t0" only those of tasks the plan
- *      starts at time 0 (what sched/saturn sees before its first release).
+ *      starts at time 0 (what sched/saturn saw before its first release);
+ *      "all" is what sched/saturn's saturn_measure.c now does. "all+esc" is
+ *      "all" with saturn-profile --measure --escalate 15: a measurement more
+ *      than 15 % off its prediction adds that technique's other predicted
+ *      counts (same candidate, within the round's allocation) to the same
+ *      round. sched/saturn passes no --escalate, so it gets the default 15.
  * Every plan is then re-timed with the true durations, keeping each task's
  * node, GPUs and the plan's start order, and its true makespan compared with
  * (a)'s. Optionally, predictions for more than 4 GPUs are scaled by a bias
@@ -24,7 +29,8 @@
  * Columns: trials = profiling trials of the batch; a/lb = truth plan over
  * its lower bound; X/a = true makespan of plan X over (a)'s; bpred =
  * predicted options plan (b) uses; rnds/extra = measuring rounds and extra
- * trials; left = predicted options the final plan still uses.
+ * trials (esc = of which escalation added); left = predicted options the
+ * final plan still uses. Medians are printed for b) and c).
  *   usage: measure-bench [noise=0.05] [runs=10] [budget_s=1] [bias=1]
  *                        [seed=1]
  */
@@ -437,7 +443,8 @@ struct item {
  * one saturn-profile --measure job: the listed predicted options are
  * measured; with esc_pct > 0, a listed one whose measurement misses its
  * prediction by more than esc_pct percent adds its technique's other
- * predicted counts of that profile (same candidate; all fit the 8-GPU node)
+ * predicted counts of that profile (same candidate, at most the round's
+ * largest listed count: sched/saturn's measuring job asks for that many GPUs)
  * to the same job, as profiler/measure.c's escalate() does (one level: the
  * added ones do not escalate); then every measured option's technique is
  * re-fitted. Returns the final plan; *rounds, *extra and *escx count
@@ -453,7 +460,7 @@ static saturn_plan_t *plan_remeasure(struct world *w, int t0only,
 	*rounds = *extra = *escx = 0;
 	for (;;) {
 		saturn_problem_t *p = build_problem(w, 0);
-		int n = 0, nl;
+		int n = 0, nl, alloc = 0;
 
 		saturn_plan_destroy(pl);
 		pl = solve(p, budget, seed);
@@ -471,6 +478,8 @@ static saturn_plan_t *plan_remeasure(struct world *w, int t0only,
 			it[n] = (struct item){pf, o, o->est};
 			measure(pf, o);
 			n++;
+			if (o->gpus > alloc)
+				alloc = o->gpus;
 		}
 		nl = n;
 		for (int i = 0; esc_pct > 0 && i < nl; i++) {
@@ -483,7 +492,8 @@ static saturn_plan_t *plan_remeasure(struct world *w, int t0only,
 				struct opt *q = &pf->opt[j];
 
 				if (q->t != o->t || q->cand != o->cand ||
-				    q->status != ST_PREDICTED)
+				    q->status != ST_PREDICTED ||
+				    q->gpus > alloc)
 					continue;
 				it[n] = (struct item){pf, q, q->est};
 				measure(pf, q);
