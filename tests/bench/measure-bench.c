@@ -13,7 +13,12 @@
  *      from its measured counts as profiler/measure.c does, re-plan; at most
  *      8 rounds, until the plan uses no prediction. "all" measures the
  *      options of every task of the plan; "t0" only those of tasks the plan
- *      starts at time 0 (what sched/saturn sees before its first release).
+ *      starts at time 0 (what sched/saturn saw before its first release);
+ *      "all" is what sched/saturn's saturn_measure.c now does. "all+esc" is
+ *      "all" with saturn-profile --measure --escalate 15: a measurement more
+ *      than 15 % off its prediction adds that technique's other predicted
+ *      counts (same candidate, within the round's allocation) to the same
+ *      round. sched/saturn passes no --escalate, so it gets the default 15.
  * Every plan is then re-timed with the true durations, keeping each task's
  * node, GPUs and the plan's start order, and its true makespan compared with
  * (a)'s. Optionally, predictions for more than 4 GPUs are scaled by a bias
@@ -24,7 +29,8 @@
  * Columns: trials = profiling trials of the batch; a/lb = truth plan over
  * its lower bound; X/a = true makespan of plan X over (a)'s; bpred =
  * predicted options plan (b) uses; rnds/extra = measuring rounds and extra
- * trials; left = predicted options the final plan still uses.
+ * trials (esc = of which escalation added); left = predicted options the
+ * final plan still uses. Medians are printed for b) and c).
  *   usage: measure-bench [noise=0.05] [runs=10] [budget_s=1] [bias=1]
  *                        [seed=1]
  */
@@ -49,6 +55,7 @@
 #define MAX_SIG 6
 #define MAX_TASKS 16
 #define MAX_ROUNDS 8
+#define ESCALATE_PCT 15.0 /* saturn-profile --escalate's default */
 
 enum { ST_NONE = 0, ST_MEASURED, ST_PREDICTED };
 
@@ -258,17 +265,22 @@ static void profile(struct prof *pf, const saturn_techniques_t *reg,
 	}
 }
 
-/* Measure option o of pf (noisy) and re-fit the still-predicted options of
- * its technique and candidate from all their measured counts. */
-static void remeasure(struct prof *pf, struct opt *o, const struct world *w)
+/* Measure option o (noisy), as one trial. */
+static void measure(struct prof *pf, struct opt *o)
+{
+	o->status = ST_MEASURED;
+	o->est = noisy(o->truth);
+	pf->trials++;
+}
+
+/* Re-fit the still-predicted options of o's technique and candidate from
+ * all their measured counts (profiler/measure.c's refit). */
+static void refit(struct prof *pf, const struct opt *o, const struct world *w)
 {
 	int g[NODE_GPUS + 1], n = 0;
 	double t[NODE_GPUS + 1];
 	saturn_scale_fit_t fit;
 
-	o->status = ST_MEASURED;
-	o->est = noisy(o->truth);
-	pf->trials++;
 	for (int i = 0; i < pf->nopt; i++) {
 		const struct opt *q = &pf->opt[i];
 
@@ -420,17 +432,35 @@ static double true_makespan(struct world *w, const saturn_plan_t *pl)
 	return mk;
 }
 
-/* Plan with re-measuring (t0only: only tasks starting at 0). Returns the
- * final plan; *rounds and *extra count measuring rounds and trials. */
-static saturn_plan_t *plan_remeasure(struct world *w, int t0only, double budget,
-				     unsigned seed, int *rounds, int *extra)
+/* One measured option of a round: its profile and the prediction it had. */
+struct item {
+	struct prof *pf;
+	struct opt *o;
+	double was;
+};
+
+/* Plan with re-measuring (t0only: only tasks starting at 0). Each round is
+ * one saturn-profile --measure job: the listed predicted options are
+ * measured; with esc_pct > 0, a listed one whose measurement misses its
+ * prediction by more than esc_pct percent adds its technique's other
+ * predicted counts of that profile (same candidate, at most the round's
+ * largest listed count: sched/saturn's measuring job asks for that many GPUs)
+ * to the same job, as profiler/measure.c's escalate() does (one level: the
+ * added ones do not escalate); then every measured option's technique is
+ * re-fitted. Returns the final plan; *rounds, *extra and *escx count
+ * measuring rounds, trials and the trials escalation added. */
+static saturn_plan_t *plan_remeasure(struct world *w, int t0only,
+				     double esc_pct, double budget,
+				     unsigned seed, int *rounds, int *extra,
+				     int *escx)
 {
 	saturn_plan_t *pl = NULL;
+	struct item it[NCLS * MAX_SIG * MAX_OPT];
 
-	*rounds = *extra = 0;
+	*rounds = *extra = *escx = 0;
 	for (;;) {
 		saturn_problem_t *p = build_problem(w, 0);
-		int n = 0;
+		int n = 0, nl, alloc = 0;
 
 		saturn_plan_destroy(pl);
 		pl = solve(p, budget, seed);
@@ -445,12 +475,37 @@ static saturn_plan_t *plan_remeasure(struct world *w, int t0only, double budget,
 			if (o->status != ST_PREDICTED ||
 			    (t0only && a->start_s > 1e-6))
 				continue;
-			remeasure(pf, o, w);
+			it[n] = (struct item){pf, o, o->est};
+			measure(pf, o);
 			n++;
+			if (o->gpus > alloc)
+				alloc = o->gpus;
 		}
+		nl = n;
+		for (int i = 0; esc_pct > 0 && i < nl; i++) {
+			struct prof *pf = it[i].pf;
+			const struct opt *o = it[i].o;
+
+			if (!(fabs(o->est / it[i].was - 1) * 100 > esc_pct))
+				continue;
+			for (int j = 0; j < pf->nopt; j++) {
+				struct opt *q = &pf->opt[j];
+
+				if (q->t != o->t || q->cand != o->cand ||
+				    q->status != ST_PREDICTED ||
+				    q->gpus > alloc)
+					continue;
+				it[n] = (struct item){pf, q, q->est};
+				measure(pf, q);
+				n++;
+			}
+		}
+		for (int i = 0; i < n; i++)
+			refit(it[i].pf, it[i].o, w);
 		if (!n)
 			break;
 		*extra += n;
+		*escx += n - nl;
 		++*rounds;
 	}
 	return pl;
@@ -488,6 +543,7 @@ static int plan_predicted(struct world *w, const saturn_plan_t *pl)
 
 struct agg {
 	double sum, max, min;
+	double *v; /* every value, for the median */
 	int n;
 };
 
@@ -498,7 +554,23 @@ static void stat_add(struct agg *s, double v)
 	if (!s->n || v < s->min)
 		s->min = v;
 	s->sum += v;
+	if (s->v)
+		s->v[s->n] = v;
 	s->n++;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(struct agg *s)
+{
+	qsort(s->v, s->n, sizeof(double), by_value);
+	return s->n % 2 ? s->v[s->n / 2]
+			: (s->v[s->n / 2 - 1] + s->v[s->n / 2]) / 2;
 }
 
 static const char *const models[] = {"gpt2-large", "gpt2-xl",	   "bert-large",
@@ -558,9 +630,10 @@ int main(int argc, char **argv)
 	int runs;
 	unsigned seed;
 	saturn_techniques_t *reg = saturn_techniques_create();
-	struct agg rb = {0}, rall = {0}, rt0 = {0}, xall = {0}, xt0 = {0},
-		   tb = {0}, rndall = {0}, rndt0 = {0}, fb = {0}, rx = {0},
-		   lb = {0}, ra2 = {0};
+	struct agg rb = {0}, rall = {0}, rt0 = {0}, resc = {0}, xall = {0},
+		   xt0 = {0}, xesc = {0}, xee = {0}, tb = {0}, rndall = {0},
+		   rndt0 = {0}, rndesc = {0}, fb = {0}, rx = {0}, lb = {0},
+		   ra2 = {0};
 	struct world *w = xcalloc(1, sizeof(*w));
 
 	noise = argc > 1 ? atof(argv[1]) : 0.05;
@@ -573,21 +646,28 @@ int main(int argc, char **argv)
 				"[budget_s=1] [bias=1] [seed=1]\n");
 		return 2;
 	}
+	rb.v = xcalloc((size_t)runs, sizeof(double));
+	rall.v = xcalloc((size_t)runs, sizeof(double));
+	rt0.v = xcalloc((size_t)runs, sizeof(double));
+	resc.v = xcalloc((size_t)runs, sizeof(double));
 	printf("measure-bench: noise %.0f%%, bias x%.2f above 4 GPUs, %d runs, "
-	       "planner budget %.2f s, seed %u\n",
-	       noise * 100, bias, runs, budget, seed);
+	       "planner budget %.2f s, seed %u, escalate %.0f%%\n",
+	       noise * 100, bias, runs, budget, seed, ESCALATE_PCT);
 	printf("%3s %5s %4s %6s %8s %5s | %6s %5s | %6s %4s %5s %4s | %6s %4s "
-	       "%5s %4s | %6s %6s\n",
+	       "%5s %4s | %6s %4s %5s %4s %4s | %6s %6s\n",
 	       "run", "tasks", "sigs", "trials", "truth_mk", "a/lb", "b/a",
 	       "bpred", "all/a", "rnds", "extra", "left", "t0/a", "rnds",
-	       "extra", "left", "exh/a", "a2/a");
+	       "extra", "left", "esc/a", "rnds", "extra", "esc", "left",
+	       "exh/a", "a2/a");
 	for (int r = 0; r < runs; r++) {
 		saturn_problem_t *p;
-		saturn_plan_t *pa, *pb, *pall, *pt0, *px, *pa2;
+		saturn_plan_t *pa, *pb, *pall, *pt0, *pesc, *px, *pa2;
 		struct world *w0 = xcalloc(1, sizeof(*w0));
-		double ma, mb, mall, mt0, mx, mlb, ma2;
-		int trials = 0, nb, ra, ea, r0, e0, la, l0;
+		double ma, mb, mall, mt0, mesc, mx, mlb, ma2;
+		int trials = 0, nb, ra, ea, r0, e0, re, ee, la, l0, le, xe,
+		    dummy;
 		unsigned s = seed * 1000u + (unsigned)r;
+		unsigned long long rng_all;
 
 		rng = 0x5eed0000ULL + s;
 		make_world(w, reg);
@@ -605,10 +685,11 @@ int main(int argc, char **argv)
 		pb = solve(p, budget, s);
 		saturn_problem_destroy(p);
 		nb = plan_predicted(w, pb);
-		pall = plan_remeasure(w, 0, budget, s, &ra, &ea);
+		rng_all = rng;
+		pall = plan_remeasure(w, 0, 0, budget, s, &ra, &ea, &dummy);
 		la = plan_predicted(w, pall);
 		*w = *w0;
-		pt0 = plan_remeasure(w, 1, budget, s, &r0, &e0);
+		pt0 = plan_remeasure(w, 1, 0, budget, s, &r0, &e0, &dummy);
 		l0 = plan_predicted(w, pt0);
 		*w = *w0;
 		measure_all(w);
@@ -616,26 +697,39 @@ int main(int argc, char **argv)
 		px = solve(p, budget, s);
 		saturn_problem_destroy(p);
 		*w = *w0;
+		/* the same noise draws as "all" (until escalation adds
+		 * trials), the other columns' draws unchanged */
+		rng = rng_all;
+		pesc = plan_remeasure(w, 0, ESCALATE_PCT, budget, s, &re, &ee,
+				      &xe);
+		le = plan_predicted(w, pesc);
+		*w = *w0;
 
 		ma = true_makespan(w, pa);
 		mb = true_makespan(w, pb) / ma;
 		mall = true_makespan(w, pall) / ma;
 		mt0 = true_makespan(w, pt0) / ma;
+		mesc = true_makespan(w, pesc) / ma;
 		mx = true_makespan(w, px) / ma;
 		ma2 = true_makespan(w, pa2) / ma;
 		printf(
 		    "%3d %5d %4d %6d %8.0f %5.3f | %6.3f %5d | %6.3f %4d %5d "
-		    "%4d | %6.3f %4d %5d %4d | %6.3f %6.3f\n",
+		    "%4d | %6.3f %4d %5d %4d | %6.3f %4d %5d %4d %4d | %6.3f "
+		    "%6.3f\n",
 		    r + 1, w->ntasks, w->nsig, trials, ma, mlb, mb, nb, mall,
-		    ra, ea, la, mt0, r0, e0, l0, mx, ma2);
+		    ra, ea, la, mt0, r0, e0, l0, mesc, re, ee, xe, le, mx, ma2);
 		fflush(stdout);
 		stat_add(&rb, mb);
 		stat_add(&rall, mall);
 		stat_add(&rt0, mt0);
+		stat_add(&resc, mesc);
 		stat_add(&xall, 100.0 * ea / trials);
 		stat_add(&xt0, 100.0 * e0 / trials);
+		stat_add(&xesc, 100.0 * ee / trials);
+		stat_add(&xee, 100.0 * xe / trials);
 		stat_add(&rndall, ra);
 		stat_add(&rndt0, r0);
+		stat_add(&rndesc, re);
 		stat_add(&tb, trials);
 		stat_add(&fb, nb);
 		stat_add(&rx, mx);
@@ -645,22 +739,29 @@ int main(int argc, char **argv)
 		saturn_plan_destroy(pb);
 		saturn_plan_destroy(pall);
 		saturn_plan_destroy(pt0);
+		saturn_plan_destroy(pesc);
 		saturn_plan_destroy(px);
 		saturn_plan_destroy(pa2);
 		free(w0);
 	}
-	printf("true makespan / truth-plan makespan: mean [min, max]\n");
-	printf("  b) profile as is:          %.3f [%.3f, %.3f]   "
+	printf("true makespan / truth-plan makespan: mean [min, max] median\n");
+	printf("  b) profile as is:          %.3f [%.3f, %.3f] %.3f   "
 	       "(predicted options used: %.1f per plan)\n",
-	       rb.sum / rb.n, rb.min, rb.max, fb.sum / fb.n);
-	printf("  c) re-measure, all tasks:  %.3f [%.3f, %.3f]   "
+	       rb.sum / rb.n, rb.min, rb.max, median(&rb), fb.sum / fb.n);
+	printf("  c) re-measure, all tasks:  %.3f [%.3f, %.3f] %.3f   "
 	       "extra trials %.1f%% of profiling [%.1f, %.1f], %.1f rounds\n",
-	       rall.sum / rall.n, rall.min, rall.max, xall.sum / xall.n,
-	       xall.min, xall.max, rndall.sum / rndall.n);
-	printf("  c) re-measure, t=0 tasks:  %.3f [%.3f, %.3f]   "
+	       rall.sum / rall.n, rall.min, rall.max, median(&rall),
+	       xall.sum / xall.n, xall.min, xall.max, rndall.sum / rndall.n);
+	printf("  c) re-measure, t=0 tasks:  %.3f [%.3f, %.3f] %.3f   "
 	       "extra trials %.1f%% of profiling [%.1f, %.1f], %.1f rounds\n",
-	       rt0.sum / rt0.n, rt0.min, rt0.max, xt0.sum / xt0.n, xt0.min,
-	       xt0.max, rndt0.sum / rndt0.n);
+	       rt0.sum / rt0.n, rt0.min, rt0.max, median(&rt0), xt0.sum / xt0.n,
+	       xt0.min, xt0.max, rndt0.sum / rndt0.n);
+	printf("  c) all + escalate %.0f%%:     %.3f [%.3f, %.3f] %.3f   "
+	       "extra trials %.1f%% of profiling [%.1f, %.1f] (escalation "
+	       "%.1f%%), %.1f rounds\n",
+	       ESCALATE_PCT, resc.sum / resc.n, resc.min, resc.max,
+	       median(&resc), xesc.sum / xesc.n, xesc.min, xesc.max,
+	       xee.sum / xee.n, rndesc.sum / rndesc.n);
 	printf("  exhaustive noisy profile:  %.3f [%.3f, %.3f]   "
 	       "(every option measured once; truth plan a/lb %.3f)\n",
 	       rx.sum / rx.n, rx.min, rx.max, lb.sum / lb.n);
@@ -669,10 +770,15 @@ int main(int argc, char **argv)
 	       ra2.sum / ra2.n, ra2.min, ra2.max);
 	printf("SUMMARY noise=%.2f bias=%.2f runs=%d: b/a %.3f (max %.3f), "
 	       "remeasure-all/a %.3f (max %.3f, +%.1f%% trials), "
-	       "remeasure-t0/a %.3f (max %.3f, +%.1f%% trials)\n",
+	       "remeasure-t0/a %.3f (max %.3f, +%.1f%% trials), "
+	       "remeasure-all+esc/a %.3f (max %.3f, +%.1f%% trials)\n",
 	       noise, bias, runs, rb.sum / rb.n, rb.max, rall.sum / rall.n,
 	       rall.max, xall.sum / xall.n, rt0.sum / rt0.n, rt0.max,
-	       xt0.sum / xt0.n);
+	       xt0.sum / xt0.n, resc.sum / resc.n, resc.max, xesc.sum / xesc.n);
+	free(rb.v);
+	free(rall.v);
+	free(rt0.v);
+	free(resc.v);
 	free(w);
 	saturn_techniques_destroy(reg);
 	return 0;
