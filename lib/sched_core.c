@@ -232,6 +232,16 @@ int saturn_snapshot_node_index(const saturn_snapshot_t *s, const char *name)
 	return -1;
 }
 
+int saturn_snapshot_max_gpus(const saturn_snapshot_t *s, uint64_t part_mask)
+{
+	int maxg = 0;
+
+	for (int n = 0; n < s->nnodes; n++)
+		if ((!part_mask || (part_mask & s->nodes[n].part_mask)) && s->nodes[n].gpus > maxg)
+			maxg = s->nodes[n].gpus;
+	return maxg;
+}
+
 void saturn_sched_task_name(const saturn_snap_job_t *j, char *buf, size_t len)
 {
 	if (j->task_id >= 0 && j->array_job_id)

@@ -129,6 +129,10 @@ saturn_snap_busy_t *saturn_snapshot_add_busy(saturn_snapshot_t *s);
 saturn_snap_job_t *saturn_snapshot_add_job(saturn_snapshot_t *s);
 /* Index of the node called name, or -1. */
 int saturn_snapshot_node_index(const saturn_snapshot_t *s, const char *name);
+/* GPUs of the largest snapshot node a job with part_mask may use (every
+ * node when part_mask is 0); 0 when there is none. For the one-node
+ * companion jobs (profiler, measurement) of a batch. */
+int saturn_snapshot_max_gpus(const saturn_snapshot_t *s, uint64_t part_mask);
 
 /* Task id of a snapshot job in problems and plans: "ARRAYJOB_TASK" or
  * "JOB" for a job that is not an array. Writes into buf (>= 32 bytes). */

@@ -396,6 +396,9 @@ START_TEST(test_partitions)
 	int nskip = 0;
 
 	ck_assert_msg(pr != NULL, "%s", err.text);
+	/* the largest node of task 1's partitions (companion jobs) */
+	ck_assert_int_eq(saturn_snapshot_max_gpus(s, c->job_mask[1]),
+			 !c->fcfs[1] && !c->profile_fits ? 0 : c->job_mask[1] == 2 ? c->node_gpus[1] : 8);
 	/* users' requests: FCFS */
 	ck_assert_msg(saturn_sched_build(s, NULL, NULL, &b, &err) == 0, "%s: %s", c->what, err.text);
 	for (int n = 0; n < 2; n++)
