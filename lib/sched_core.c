@@ -351,22 +351,18 @@ static void part_class_name(char *buf, size_t len, uint64_t mask)
 	snprintf(buf, len, "partitions:0x%llx", (unsigned long long)mask);
 }
 
-/* Fill pc from s. Returns 0 or -1 (ENOMEM). */
+/* Fill pc from s. O(nodes x classes + jobs x classes). Returns 0 or -1
+ * (ENOMEM). */
 static int part_classes_init(part_classes_t *pc, const saturn_snapshot_t *s)
 {
-	int need = 0;
+	uint64_t last = 0;
+	int need = 0, any = 0;
 
 	memset(pc, 0, sizeof(*pc));
-	for (int i = 0; i < s->njobs && !need; i++) {
-		const saturn_snap_job_t *j = &s->jobs[i];
-
-		if (j->state == SATURN_SNAP_RUNNING || !j->part_mask)
-			continue;
-		for (int n = 0; n < s->nnodes && !need; n++)
-			if (!(j->part_mask & s->nodes[n].part_mask))
-				need = 1;
-	}
-	if (!need)
+	for (int i = 0; i < s->njobs && !any; i++)
+		if (s->jobs[i].state != SATURN_SNAP_RUNNING && s->jobs[i].part_mask)
+			any = 1;
+	if (!any || s->nnodes == 0)
 		return 0;
 	pc->mask = calloc((size_t)s->nnodes, sizeof(*pc->mask));
 	pc->max_gpus = calloc((size_t)s->nnodes, sizeof(int));
@@ -386,6 +382,20 @@ static int part_classes_init(part_classes_t *pc, const saturn_snapshot_t *s)
 			pc->max_gpus[c] = s->nodes[n].gpus;
 		pc->of_node[n] = c;
 	}
+	/* classes only when some held or released job may not use some node
+	 * (an array's tasks share their mask: checked once) */
+	for (int i = 0; i < s->njobs && !need; i++) {
+		const saturn_snap_job_t *j = &s->jobs[i];
+
+		if (j->state == SATURN_SNAP_RUNNING || !j->part_mask || j->part_mask == last)
+			continue;
+		last = j->part_mask;
+		for (int c = 0; c < pc->n && !need; c++)
+			if (!(j->part_mask & pc->mask[c]))
+				need = 1;
+	}
+	if (!need)
+		part_classes_free(pc);
 	return 0;
 }
 

@@ -670,6 +670,19 @@ START_TEST(test_many)
 	ck_assert_double_eq_tol(plan->makespan_s, 1000 / 8 * 60, 1e-6);
 	saturn_plan_destroy(plan);
 	saturn_sched_build_free(&b);
+	/* the same in two partitions, one node each, odd tasks in the second */
+	s->nodes[0].part_mask = 1;
+	s->nodes[1].part_mask = 2;
+	for (int i = 0; i < s->njobs; i++)
+		s->jobs[i].part_mask = i % 2 ? 2 : 1;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	plan = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(plan);
+	ck_assert_double_eq_tol(plan->makespan_s, 1000 / 8 * 60, 1e-6);
+	for (int i = 0; i < plan->nassign; i++)
+		ck_assert_int_eq(plan->assign[i].node, b.job_of_task[i] % 2);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
 	saturn_snapshot_destroy(s);
 }
 END_TEST
