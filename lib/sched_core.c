@@ -232,6 +232,16 @@ int saturn_snapshot_node_index(const saturn_snapshot_t *s, const char *name)
 	return -1;
 }
 
+int saturn_snapshot_max_gpus(const saturn_snapshot_t *s, uint64_t part_mask)
+{
+	int maxg = 0;
+
+	for (int n = 0; n < s->nnodes; n++)
+		if ((!part_mask || (part_mask & s->nodes[n].part_mask)) && s->nodes[n].gpus > maxg)
+			maxg = s->nodes[n].gpus;
+	return maxg;
+}
+
 void saturn_sched_task_name(const saturn_snap_job_t *j, char *buf, size_t len)
 {
 	if (j->task_id >= 0 && j->array_job_id)
@@ -318,15 +328,145 @@ static int add_skip(saturn_sched_build_t *out, int job, const char *why)
 	return 0;
 }
 
+/* Node classes from partitions: one per distinct node part_mask, set only
+ * when some held or released job may not use some node (n == 0 otherwise:
+ * no classes, the problem is the same as without partitions). */
+typedef struct part_classes {
+	int n;
+	uint64_t *mask; /* per class: the nodes' part_mask */
+	int *max_gpus;  /* per class: GPUs of its largest node */
+	int *of_node;   /* snapshot node -> class */
+} part_classes_t;
+
+static void part_classes_free(part_classes_t *pc)
+{
+	free(pc->mask);
+	free(pc->max_gpus);
+	free(pc->of_node);
+	memset(pc, 0, sizeof(*pc));
+}
+
+static void part_class_name(char *buf, size_t len, uint64_t mask)
+{
+	snprintf(buf, len, "partitions:0x%llx", (unsigned long long)mask);
+}
+
+/* Fill pc from s. O(nodes x classes + jobs x classes). Returns 0 or -1
+ * (ENOMEM). */
+static int part_classes_init(part_classes_t *pc, const saturn_snapshot_t *s)
+{
+	uint64_t last = 0;
+	int need = 0, any = 0;
+
+	memset(pc, 0, sizeof(*pc));
+	for (int i = 0; i < s->njobs && !any; i++)
+		if (s->jobs[i].state != SATURN_SNAP_RUNNING && s->jobs[i].part_mask)
+			any = 1;
+	if (!any || s->nnodes == 0)
+		return 0;
+	pc->mask = calloc((size_t)s->nnodes, sizeof(*pc->mask));
+	pc->max_gpus = calloc((size_t)s->nnodes, sizeof(int));
+	pc->of_node = calloc((size_t)s->nnodes, sizeof(int));
+	if (!pc->mask || !pc->max_gpus || !pc->of_node) {
+		part_classes_free(pc);
+		return -1;
+	}
+	for (int n = 0; n < s->nnodes; n++) {
+		int c = 0;
+
+		while (c < pc->n && pc->mask[c] != s->nodes[n].part_mask)
+			c++;
+		if (c == pc->n)
+			pc->mask[pc->n++] = s->nodes[n].part_mask;
+		if (pc->max_gpus[c] < s->nodes[n].gpus)
+			pc->max_gpus[c] = s->nodes[n].gpus;
+		pc->of_node[n] = c;
+	}
+	/* classes only when some held or released job may not use some node
+	 * (an array's tasks share their mask: checked once) */
+	for (int i = 0; i < s->njobs && !need; i++) {
+		const saturn_snap_job_t *j = &s->jobs[i];
+
+		if (j->state == SATURN_SNAP_RUNNING || !j->part_mask || j->part_mask == last)
+			continue;
+		last = j->part_mask;
+		for (int c = 0; c < pc->n && !need; c++)
+			if (!(j->part_mask & pc->mask[c]))
+				need = 1;
+	}
+	if (!need)
+		part_classes_free(pc);
+	return 0;
+}
+
+/* Restrict the options of a held or released job to the node classes of
+ * its partitions: one copy of each option per class that shares a
+ * partition with the job and has a node with enough GPUs (at most
+ * SATURN_MAX_OPTIONS copies). Nothing changes when the job may use every
+ * class. Returns 0 (t->options replaced or unchanged), 1 when no node of
+ * the job's partitions fits (why filled, t unchanged), -1 on ENOMEM. */
+static int restrict_to_partitions(const part_classes_t *pc, const saturn_snap_job_t *j,
+				  saturn_task_t *t, char *why, size_t whylen)
+{
+	saturn_option_t *no;
+	int neligible = 0, nn = 0, maxg = 0;
+	char name[64];
+
+	if (!pc->n || !j->part_mask)
+		return 0;
+	for (int c = 0; c < pc->n; c++)
+		if (pc->mask[c] & j->part_mask)
+			neligible++;
+	if (neligible == pc->n)
+		return 0;
+	if (neligible == 0) {
+		snprintf(why, whylen, "saturn: no usable GPU node in partition(s) of this job");
+		return 1;
+	}
+	no = calloc((size_t)t->noptions * (size_t)neligible, sizeof(*no));
+	if (!no)
+		return -1;
+	for (int o = 0; o < t->noptions; o++)
+		for (int c = 0; c < pc->n && nn < SATURN_MAX_OPTIONS; c++) {
+			if (!(pc->mask[c] & j->part_mask))
+				continue;
+			if (pc->max_gpus[c] > maxg)
+				maxg = pc->max_gpus[c];
+			if (t->options[o].gpus > pc->max_gpus[c])
+				continue;
+			part_class_name(name, sizeof(name), pc->mask[c]);
+			no[nn] = t->options[o];
+			no[nn].class_idx = -1;
+			no[nn].technique = strdup(t->options[o].technique);
+			no[nn].klass = strdup(name);
+			if (!no[nn].technique || !no[nn].klass) {
+				free_options(no, nn + 1);
+				return -1;
+			}
+			nn++;
+		}
+	if (nn == 0) {
+		free(no);
+		snprintf(why, whylen,
+			 "saturn: no usable GPU node in partition(s) of this job with %d GPUs (largest: %d)",
+			 t->options[0].gpus, maxg);
+		return 1;
+	}
+	free_options(t->options, t->noptions);
+	t->options = no;
+	t->noptions = nn;
+	return 0;
+}
+
 /* Options and work of one job. Returns 0 with t filled (options owned by
  * t), 1 when the job has to be skipped (why filled), -1 on ENOMEM. */
-static int job_task(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
-		    const saturn_profile_t *pr, saturn_task_t *t, int *from_profile,
-		    char *why, size_t whylen)
+static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
+		    const saturn_snap_job_t *j, const saturn_profile_t *pr, saturn_task_t *t,
+		    int *from_profile, char *why, size_t whylen)
 {
 	const saturn_profile_task_t *pt = NULL;
 	saturn_option_t *opts = NULL;
-	int nopts = 0;
+	int nopts = 0, rc;
 
 	*from_profile = 0;
 	if (pr)
@@ -335,8 +475,8 @@ static int job_task(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
 		nopts = saturn_profile_options(pt, &opts);
 		if (nopts < 0)
 			return -1;
-		/* Slurm nodes carry no Saturn node class yet: a profile's class
-		 * says where it was measured, and applies to every node. */
+		/* A profile's class says where it was measured and applies to
+		 * every node; the node classes here are partitions (below). */
 		for (int i = 0; i < nopts; i++) {
 			free(opts[i].klass);
 			opts[i].klass = NULL;
@@ -364,7 +504,12 @@ static int job_task(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
 			t->options = NULL;
 			return 1;
 		}
-		return 0;
+		rc = restrict_to_partitions(pc, j, t, why, whylen);
+		if (rc != 0) {
+			free_options(t->options, t->noptions);
+			t->options = NULL;
+		}
+		return rc;
 	}
 
 	/* Released or running: keep what it was released with, as one option
@@ -408,6 +553,15 @@ static int job_task(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
 			free_options(t->options, 1);
 			t->options = NULL;
 			return 1;
+		}
+		/* released: Slurm places it within its partitions; without a
+		 * fitting node there, it stays unrestricted in the model */
+		if (j->state == SATURN_SNAP_RELEASED) {
+			char ignored[128];
+
+			rc = restrict_to_partitions(pc, j, t, ignored, sizeof(ignored));
+			if (rc < 0)
+				return -1;
 		}
 	}
 	if (j->state == SATURN_SNAP_RUNNING) {
@@ -512,12 +666,13 @@ int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn look
 {
 	saturn_problem_t *p;
 	int *order = NULL;
+	part_classes_t pc = {0};
 
 	memset(out, 0, sizeof(*out));
 	p = out->problem = saturn_problem_create();
 	out->job_of_task = calloc((size_t)(s->njobs ? s->njobs : 1), sizeof(int));
 	order = calloc((size_t)(s->njobs ? s->njobs : 1), sizeof(int));
-	if (!p || !out->job_of_task || !order)
+	if (!p || !out->job_of_task || !order || part_classes_init(&pc, s) < 0)
 		goto nomem;
 
 	for (int n = 0; n < s->nnodes; n++) {
@@ -531,9 +686,19 @@ int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn look
 		node.gpus = s->nodes[n].gpus;
 		if (!node.name)
 			goto nomem;
+		if (pc.n) {
+			char cname[64];
+
+			part_class_name(cname, sizeof(cname), pc.mask[pc.of_node[n]]);
+			if (!(node.klass = strdup(cname))) {
+				free(node.name);
+				goto nomem;
+			}
+		}
 		if (nb) {
 			node.busy = calloc((size_t)nb, sizeof(*node.busy));
 			if (!node.busy) {
+				free(node.klass);
 				free(node.name);
 				goto nomem;
 			}
@@ -561,6 +726,7 @@ nomem_node:
 			for (int k = 0; k < node.nbusy; k++)
 				free(node.busy[k].gpu_ids);
 			free(node.busy);
+			free(node.klass);
 			free(node.name);
 			goto nomem;
 		}
@@ -568,6 +734,7 @@ nomem_node:
 			for (int k = 0; k < node.nbusy; k++)
 				free(node.busy[k].gpu_ids);
 			free(node.busy);
+			free(node.klass);
 			free(node.name);
 			goto nomem;
 		}
@@ -584,7 +751,7 @@ nomem_node:
 		saturn_task_t t = {0};
 		char name[48], why[128] = "";
 
-		rc = job_task(s, j, pr, &t, &fp, why, sizeof(why));
+		rc = job_task(s, &pc, j, pr, &t, &fp, why, sizeof(why));
 		if (rc < 0)
 			goto nomem;
 		if (rc > 0) {
@@ -605,6 +772,7 @@ nomem_node:
 			out->any_profile = 1;
 	}
 	free(order);
+	part_classes_free(&pc);
 	if (p->nnodes == 0) {
 		saturn_sched_build_free(out);
 		return saturn_error_set(err, "no usable node with GPUs");
@@ -616,6 +784,7 @@ nomem_node:
 	return 0;
 nomem:
 	free(order);
+	part_classes_free(&pc);
 	saturn_sched_build_free(out);
 	return saturn_error_set(err, "out of memory building the problem");
 }
@@ -890,14 +1059,17 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 		const saturn_task_t *task = &p->tasks[t];
 		double start, end, ready;
 
-		for (int k = 0; k < task->noptions; k++)
-			if (task->options[k].gpus == a->gpus &&
-			    !strcmp(task->options[k].technique, a->technique ? a->technique : ""))
-				o = k;
 		for (int k = 0; k < p->nnodes; k++)
 			if (a->node_name && !strcmp(p->nodes[k].name, a->node_name))
 				n = k;
-		if (o < 0 || n < 0 || !saturn_option_fits(p, t, o, n))
+		/* the option of that technique and count that fits the node
+		 * (one copy per node class when partitions restrict the task) */
+		for (int k = 0; n >= 0 && k < task->noptions && o < 0; k++)
+			if (task->options[k].gpus == a->gpus &&
+			    !strcmp(task->options[k].technique, a->technique ? a->technique : "") &&
+			    saturn_option_fits(p, t, k, n))
+				o = k;
+		if (o < 0 || n < 0)
 			goto fail;
 		start = a->start_s - elapsed_s;
 		if (start < task->release_s)

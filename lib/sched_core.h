@@ -79,11 +79,24 @@ typedef struct saturn_snap_job {
 	/* Filled outside the locks (from the progress file): remaining
 	 * batches, or -1 when unknown. */
 	double batches_left;
+	/* Partitions the job may run in: bit k = the snapshot's partition k
+	 * (see saturn_snap_node_t.part_mask). 0 = no restriction (unknown,
+	 * or a snapshot that does not track partitions). */
+	uint64_t part_mask;
 } saturn_snap_job_t;
+
+/* The plugin numbers the distinct partitions of the Saturn jobs of one
+ * snapshot 0..63 (at most SATURN_MAX_PARTS; a job in a partition beyond
+ * that gets part_mask 0). */
+#define SATURN_MAX_PARTS 64
 
 typedef struct saturn_snap_node {
 	char name[SATURN_NAME_LEN];
 	int gpus; /* usable GPUs, 1..64 */
+	/* Partitions (bits as in saturn_snap_job_t.part_mask) containing the
+	 * node. A held or released job with a non-zero part_mask is planned
+	 * only on nodes whose part_mask shares a bit with it. */
+	uint64_t part_mask;
 } saturn_snap_node_t;
 
 /* GPUs held by a job that is not a Saturn task. */
@@ -116,6 +129,10 @@ saturn_snap_busy_t *saturn_snapshot_add_busy(saturn_snapshot_t *s);
 saturn_snap_job_t *saturn_snapshot_add_job(saturn_snapshot_t *s);
 /* Index of the node called name, or -1. */
 int saturn_snapshot_node_index(const saturn_snapshot_t *s, const char *name);
+/* GPUs of the largest snapshot node a job with part_mask may use (every
+ * node when part_mask is 0); 0 when there is none. For the one-node
+ * companion jobs (profiler, measurement) of a batch. */
+int saturn_snapshot_max_gpus(const saturn_snapshot_t *s, uint64_t part_mask);
 
 /* Task id of a snapshot job in problems and plans: "ARRAYJOB_TASK" or
  * "JOB" for a job that is not an array. Writes into buf (>= 32 bytes). */
@@ -149,7 +166,17 @@ typedef struct saturn_sched_build {
  * progress file (batches_left) when known, else the planned runtime minus
  * the time they have run (at least 1 s). GPUs of other jobs become busy
  * entries until those jobs' expected end. Tasks whose options fit no node
- * are skipped (listed in out). Returns 0, or -1 with err (ENOMEM, or a
+ * are skipped (listed in out).
+ * Partitions: when some job's part_mask misses some node's part_mask, the
+ * nodes get a class per distinct part_mask ("partitions:0x3") and each held
+ * or released job's options are restricted to the classes of the nodes that
+ * share a partition with it (one copy of an option per such class; klass
+ * stays NULL when that is every class). A held job without such a node
+ * with enough GPUs is skipped ("saturn: no usable GPU node in partition(s)
+ * of this job"); a released one (Slurm places it) stays unrestricted.
+ * Running tasks are pinned with klass NULL. When every job may use every
+ * node (one partition, or part_mask 0), no class is set: the problem is
+ * the same as without partitions. Returns 0, or -1 with err (ENOMEM, or a
  * problem that fails saturn_problem_check: a bug). On failure out is
  * emptied. */
 int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn lookup,
@@ -200,9 +227,12 @@ int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s
  * order, with start times moved by elapsed_s (never before 0) and shifted
  * right until enough GPUs of their node are free (a task overran, another
  * job holds them); GPU ids are re-chosen (earliest free), because Slurm
- * picks the ids itself. The result is always a valid schedule. Tasks of prev that are gone from p (finished, cancelled) are
- * dropped. NULL when p has a task prev does not know (a new submission) or
- * whose option or node is gone, or on ENOMEM. The caller keeps the carried
+ * picks the ids itself. Each keeps an option of the same technique and
+ * GPU count that fits its node's class (partitions). The result is always
+ * a valid schedule. Tasks of prev that are gone from p (finished,
+ * cancelled) are dropped. NULL when p has a task prev does not know (a new submission) or
+ * whose option or node is gone or no longer fits (GPU count or class,
+ * e.g. the partitions changed), or on ENOMEM. The caller keeps the carried
  * plan unless a fresh one beats it by saturn_min_gain
  * (saturn_sched_should_switch). */
 saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,

@@ -23,6 +23,9 @@
 #   SATURN_DEBUG          SlurmctldDebug/SlurmdDebug level [info]
 #   SATURN_TIMEOUT        seconds to wait in start/stop/wait-idle [60]
 #   SATURN_SLURM_BIN      folder of the Slurm daemons [/usr/sbin]
+#   SATURN_PARTITIONS     partitions, space-separated NAME:NODES (Slurm node
+#                         lists, e.g. "a:n1 b:n[2-3]"); the first is the
+#                         default [one partition gpu with all nodes]
 # Our plugins are used when found in the PluginDir list: spank_saturn.so
 # (plugstack.conf), job_submit_saturn.so (JobSubmitPlugins=saturn) and, with
 # SATURN_SCHED=saturn, sched_saturn.so (required).
@@ -234,6 +237,32 @@ CredType=cred/none"
 	*) die "SATURN_AUTH must be munge or none" ;;
 	esac
 
+	partitions="PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+	if [ -n "${SATURN_PARTITIONS:-}" ]; then
+		partitions=
+		set -f
+		for spec in $SATURN_PARTITIONS; do
+			pname=${spec%%:*}
+			pnodes=${spec#*:}
+			case "$spec" in
+			*:*) ;;
+			*) pname= ;;
+			esac
+			case "$pname:$pnodes" in
+			:* | *: | *[!A-Za-z0-9_-]*:* | *:*[=:]*)
+				die "SATURN_PARTITIONS: '$spec' is not NAME:NODES (e.g. a:n1 b:n[2-3])"
+				;;
+			esac
+			if [ -z "$partitions" ]; then
+				partitions="PartitionName=$pname Nodes=$pnodes Default=YES MaxTime=INFINITE State=UP"
+			else
+				partitions="$partitions
+PartitionName=$pname Nodes=$pnodes MaxTime=INFINITE State=UP"
+			fi
+		done
+		set +f
+	fi
+
 	jobsubmit=
 	if find_plugin job_submit_saturn.so >/dev/null; then
 		jobsubmit="JobSubmitPlugins=saturn"
@@ -281,7 +310,7 @@ InactiveLimit=0
 Waittime=0
 MessageTimeout=10
 NodeName=$nodes NodeAddr=127.0.0.1 Port=$ports CPUs=$CPUS Gres=gpu:$GPUS State=UNKNOWN
-PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+$partitions
 EOF
 
 	{

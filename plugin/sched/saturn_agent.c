@@ -543,7 +543,7 @@ static int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 {
 	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK,
-				      .part = NO_LOCK, .fed = NO_LOCK};
+				      .part = READ_LOCK, .fed = NO_LOCK};
 	saturn_sched_build_t b;
 	saturn_error_t err = {{0}};
 	saturn_plan_t *plan = NULL, *carried = NULL;

@@ -1,7 +1,8 @@
 /* saturn_snapshot.c - sched/saturn's view of slurmctld: under the read
  * locks, copy the usable GPU nodes, the Saturn jobs (held, released,
- * running) and the GPUs other jobs hold into libsaturn's plain snapshot;
- * outside the locks, add what the running jobs' progress files say.
+ * running) with the partitions they may run in, and the GPUs other jobs
+ * hold into libsaturn's plain snapshot; outside the locks, add what the
+ * running jobs' progress files say.
  */
 #include "config.h" /* Slurm's */
 
@@ -190,6 +191,61 @@ static void fill_common(saturn_snap_job_t *j, job_record_t *job_ptr, const char 
 	}
 }
 
+/* The distinct partitions of the Saturn jobs of one snapshot, numbered in
+ * order of appearance (bit k of the part_mask fields). */
+struct snap_parts {
+	int n;
+	part_record_t *ptr[SATURN_MAX_PARTS];
+};
+
+static int part_bit(struct snap_parts *sp, part_record_t *part_ptr)
+{
+	static int warned;
+
+	for (int k = 0; k < sp->n; k++)
+		if (sp->ptr[k] == part_ptr)
+			return k;
+	if (sp->n < SATURN_MAX_PARTS) {
+		sp->ptr[sp->n] = part_ptr;
+		return sp->n++;
+	}
+	if (!warned++)
+		info("sched/saturn: Saturn jobs in more than %d partitions: jobs in partition %s (and other late ones) are planned on any node",
+		     SATURN_MAX_PARTS, part_ptr->name);
+	return -1;
+}
+
+/* Bits of the partitions job_ptr may run in (part_ptr_list for a job
+ * submitted to several, else part_ptr); 0 = unknown: any node. */
+static uint64_t job_part_mask(struct snap_parts *sp, job_record_t *job_ptr)
+{
+	uint64_t mask = 0;
+
+	if (job_ptr->part_ptr_list) {
+		ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+		part_record_t *part_ptr;
+
+		while ((part_ptr = list_next(it))) {
+			int k = part_bit(sp, part_ptr);
+
+			if (k < 0) {
+				mask = 0;
+				break;
+			}
+			mask |= 1ULL << k;
+		}
+		list_iterator_destroy(it);
+		return mask;
+	}
+	if (job_ptr->part_ptr) {
+		int k = part_bit(sp, job_ptr->part_ptr);
+
+		if (k >= 0)
+			mask = 1ULL << k;
+	}
+	return mask;
+}
+
 /* Fill s under the read locks. Returns the number of Saturn jobs, or -1 on
  * ENOMEM (snapshot incomplete: the cycle is skipped). */
 int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
@@ -198,6 +254,8 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 	job_record_t *job_ptr;
 	ListIterator it;
 	int *snap_of_node, nsaturn = 0;
+	struct snap_parts sp = {0};
+	uint64_t part_mask;
 
 	saturn_snapshot_reset(s);
 	s->now = (double)time(NULL);
@@ -241,6 +299,7 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 					goto nomem;
 				nsaturn++;
 				fill_common(j, job_ptr, batch);
+				/* part_mask 0: pinned to its node anyway */
 				j->job_id = job_ptr->job_id;
 				j->task_id = job_ptr->array_task_id == NO_VAL ? -1 : (int)job_ptr->array_task_id;
 				j->state = SATURN_SNAP_RUNNING;
@@ -255,6 +314,7 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 			continue;
 		if (job_ptr->priority == 0 && job_ptr->state_reason != WAIT_HELD)
 			continue; /* held by the user (or failed): not ours to release */
+		part_mask = job_part_mask(&sp, job_ptr);
 		if (job_ptr->array_recs && job_ptr->array_recs->task_id_bitmap) {
 			bitstr_t *b = job_ptr->array_recs->task_id_bitmap;
 
@@ -265,6 +325,7 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 					goto nomem;
 				nsaturn++;
 				fill_common(j, job_ptr, batch);
+				j->part_mask = part_mask;
 				j->job_id = job_ptr->job_id;
 				j->task_id = t;
 				j->state = job_ptr->priority == 0 ? SATURN_SNAP_HELD : SATURN_SNAP_RELEASED;
@@ -275,6 +336,7 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 			goto nomem;
 		nsaturn++;
 		fill_common(j, job_ptr, batch);
+		j->part_mask = part_mask;
 		j->job_id = job_ptr->job_id;
 		j->task_id = job_ptr->array_task_id == NO_VAL ? -1 : (int)job_ptr->array_task_id;
 		j->state = job_ptr->priority == 0 ? SATURN_SNAP_HELD : SATURN_SNAP_RELEASED;
@@ -282,6 +344,18 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 			j->node = saturn_snapshot_node_index(s, job_ptr->details->req_nodes);
 	}
 	list_iterator_destroy(it);
+	/* each usable node: the partitions (of Saturn jobs) containing it that
+	 * start jobs (a DOWN or INACTIVE partition's jobs wait: they get no
+	 * node, so they are left held with the reason saying so) */
+	for (int i = 0; i < node_record_count; i++) {
+		if (snap_of_node[i] < 0)
+			continue;
+		for (int k = 0; k < sp.n; k++)
+			if ((sp.ptr[k]->state_up & PARTITION_SCHED) && sp.ptr[k]->node_bitmap &&
+			    i < bit_size(sp.ptr[k]->node_bitmap) &&
+			    bit_test(sp.ptr[k]->node_bitmap, i))
+				s->nodes[snap_of_node[i]].part_mask |= 1ULL << k;
+	}
 	return nsaturn;
 nomem:
 	list_iterator_destroy(it);

@@ -19,7 +19,8 @@ TESTS += \
 	e2e/sched-backfill.sh \
 	e2e/sched-restart.sh \
 	e2e/sched-profiler.sh \
-	e2e/sched-measure.sh
+	e2e/sched-measure.sh \
+	e2e/sched-partitions.sh
 EXTRA_DIST += \
 	sched/status.sh \
 	e2e/sched-lib.sh \
@@ -29,7 +30,8 @@ EXTRA_DIST += \
 	e2e/sched-backfill.sh \
 	e2e/sched-restart.sh \
 	e2e/sched-profiler.sh \
-	e2e/sched-measure.sh
+	e2e/sched-measure.sh \
+	e2e/sched-partitions.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "formats.h"
 #include "planner.h"
 #include "progress.h"
 #include "sched_core.h"
@@ -332,6 +333,251 @@ START_TEST(test_profile_plan)
 }
 END_TEST
 
+/* Partitions: two nodes n1, n2 (gpus each), four held tasks asking for
+ * req GPUs each (60 s), each in the partitions of job_mask; nodes in
+ * node_mask's. fcfs[k]: the node the FCFS plan puts task k on, or NULL
+ * when it is skipped with a reason containing why. */
+static const struct part_case {
+	const char *what;
+	uint64_t node_mask[2];
+	int node_gpus[2];
+	uint64_t job_mask[4];
+	int req;
+	int classes; /* expect node classes (0: none, as without partitions) */
+	const char *fcfs[4];
+	const char *why;
+	int profile_fits; /* with the profile (1-4 GPUs), nothing is skipped */
+} part_cases[] = {
+	{"disjoint", {1, 2}, {8, 8}, {1, 1, 2, 2}, 8, 1, {"n1", "n1", "n2", "n2"}, NULL, 0},
+	{"disjoint, late ones", {1, 2}, {8, 8}, {2, 2, 2, 1}, 8, 1, {"n2", "n2", "n2", "n1"}, NULL, 0},
+	/* task 3 may use both: FCFS takes n2, the only free one */
+	{"one in both", {1, 2}, {8, 8}, {1, 1, 1, 3}, 8, 1, {"n1", "n1", "n1", "n2"}, NULL, 0},
+	{"all in both", {1, 2}, {8, 8}, {3, 3, 3, 3}, 8, 0, {"n1", "n2", "n1", "n2"}, NULL, 0},
+	{"node in both", {3, 2}, {8, 8}, {1, 1, 2, 2}, 8, 1, {"n1", "n1", "n2", "n2"}, NULL, 0},
+	/* task 3 (p1 only) waits for n1 although n2 is free sooner */
+	{"node in both, busy", {3, 2}, {8, 8}, {2, 2, 2, 1}, 8, 1, {"n1", "n2", "n1", "n1"}, NULL, 0},
+	{"node in none", {1, 0}, {8, 8}, {1, 1, 1, 1}, 8, 1, {"n1", "n1", "n1", "n1"}, NULL, 0},
+	{"no node in partition", {1, 1}, {8, 8}, {1, 2, 1, 2}, 8, 1, {"n1", NULL, "n2", NULL},
+	 "saturn: no usable GPU node in partition(s) of this job", 0},
+	{"partition's nodes too small", {1, 2}, {8, 4}, {1, 2, 1, 2}, 8, 1, {"n1", NULL, "n1", NULL},
+	 "saturn: no usable GPU node in partition(s) of this job with 8 GPUs (largest: 4)", 1},
+	{"one partition", {1, 1}, {8, 8}, {1, 1, 1, 1}, 8, 0, {"n1", "n2", "n1", "n2"}, NULL, 0},
+	{"unknown (0)", {1, 2}, {8, 8}, {0, 0, 0, 0}, 8, 0, {"n1", "n2", "n1", "n2"}, NULL, 0},
+};
+
+static saturn_snapshot_t *part_cluster(const struct part_case *c)
+{
+	saturn_snapshot_t *s = cluster(4, c->req);
+
+	for (int n = 0; n < 2; n++) {
+		s->nodes[n].part_mask = c->node_mask[n];
+		s->nodes[n].gpus = c->node_gpus[n];
+	}
+	for (int i = 0; i < 4; i++)
+		s->jobs[i].part_mask = c->job_mask[i];
+	return s;
+}
+
+/* Whether the snapshot allows task (snapshot job) j on node n. */
+static int part_allows(const saturn_snapshot_t *s, int j, int n)
+{
+	return !s->jobs[j].part_mask || (s->jobs[j].part_mask & s->nodes[n].part_mask);
+}
+
+START_TEST(test_partitions)
+{
+	const struct part_case *c = &part_cases[_i];
+	saturn_snapshot_t *s = part_cluster(c);
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr = saturn_profile_parse(profile_text, strlen(profile_text), &err);
+	saturn_sched_build_t b;
+	saturn_planner_opts_t opts;
+	saturn_plan_t *plan;
+	int nskip = 0;
+
+	ck_assert_msg(pr != NULL, "%s", err.text);
+	/* the largest node of task 1's partitions (companion jobs) */
+	ck_assert_int_eq(saturn_snapshot_max_gpus(s, c->job_mask[1]),
+			 !c->fcfs[1] && !c->profile_fits ? 0 : c->job_mask[1] == 2 ? c->node_gpus[1] : 8);
+	/* users' requests: FCFS */
+	ck_assert_msg(saturn_sched_build(s, NULL, NULL, &b, &err) == 0, "%s: %s", c->what, err.text);
+	for (int n = 0; n < 2; n++)
+		ck_assert_msg((b.problem->nodes[n].klass != NULL) == c->classes, "%s: node %d class %s",
+			      c->what, n, b.problem->nodes[n].klass ? b.problem->nodes[n].klass : "-");
+	for (int k = 0; k < 4; k++)
+		if (!c->fcfs[k]) {
+			ck_assert_int_lt(nskip, b.nskipped);
+			ck_assert_int_eq(b.skipped[nskip], k);
+			ck_assert_msg(!strcmp(b.skip_reason[nskip], c->why), "%s: %s", c->what,
+				      b.skip_reason[nskip]);
+			nskip++;
+		}
+	ck_assert_int_eq(b.nskipped, nskip);
+	plan = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(plan);
+	ck_assert_msg(saturn_plan_validate(plan, b.problem, &err) == 0, "%s: %s", c->what, err.text);
+	for (int i = 0; i < plan->nassign; i++) {
+		int j = b.job_of_task[i];
+
+		ck_assert_msg(!strcmp(plan->assign[i].node_name, c->fcfs[j]), "%s: task %d on %s, not %s",
+			      c->what, j, plan->assign[i].node_name, c->fcfs[j]);
+	}
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+
+	/* with a profile (measured in class "somewhere"): the planner */
+	ck_assert_msg(saturn_sched_build(s, lookup_one, pr, &b, &err) == 0, "%s: %s", c->what, err.text);
+	ck_assert_int_eq(b.nskipped, c->profile_fits ? 0 : nskip);
+	for (int t = 0; t < b.problem->ntasks; t++) {
+		const saturn_task_t *task = &b.problem->tasks[t];
+		int j = b.job_of_task[t];
+
+		/* every profile option is there, once per eligible class */
+		ck_assert_int_ge(task->noptions, 3);
+		for (int o = 0; o < task->noptions; o++) {
+			ck_assert_double_eq(task->batches, 100);
+			for (int n = 0; n < 2; n++)
+				if (saturn_option_fits(b.problem, t, o, n))
+					ck_assert_msg(part_allows(s, j, n), "%s: task %d option %d fits n%d",
+						      c->what, j, o, n + 1);
+		}
+	}
+	saturn_planner_opts_init(&opts);
+	opts.time_limit_s = 0.2;
+	plan = saturn_planner_solve(b.problem, &opts, &err);
+	ck_assert_msg(plan != NULL, "%s: %s", c->what, err.text);
+	ck_assert_msg(saturn_plan_validate(plan, b.problem, &err) == 0, "%s: %s", c->what, err.text);
+	for (int i = 0; i < plan->nassign; i++)
+		ck_assert_msg(part_allows(s, b.job_of_task[i], plan->assign[i].node), "%s: task %d on %s",
+			      c->what, b.job_of_task[i], plan->assign[i].node_name);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_profile_destroy(pr);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* One partition with every node: exactly the problem of a snapshot that
+ * does not know partitions (no classes; the profile's own class dropped). */
+START_TEST(test_partitions_same_problem)
+{
+	saturn_snapshot_t *s = cluster(6, 4);
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr = saturn_profile_parse(profile_text, strlen(profile_text), &err);
+	saturn_sched_build_t b;
+	char *plain[2], *parts[2];
+
+	ck_assert_ptr_nonnull(pr);
+	s->jobs[0].state = SATURN_SNAP_RUNNING;
+	s->jobs[0].node = 1;
+	s->jobs[0].gpu_mask = 0x3;
+	s->jobs[0].gpus = 2;
+	s->jobs[0].start_time = 990;
+	snprintf(s->jobs[0].technique, SATURN_TECH_LEN, "ddp");
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+		plain[k] = saturn_problem_to_json(b.problem);
+		saturn_sched_build_free(&b);
+		ck_assert_int_eq(saturn_sched_build(s, lookup_one, pr, &b, &err), 0);
+		ck_assert_ptr_null(b.problem->tasks[1].options[0].klass);
+		parts[k] = saturn_problem_to_json(b.problem);
+		saturn_sched_build_free(&b);
+		/* now the same in one partition (bit 5) */
+		for (int n = 0; n < s->nnodes; n++)
+			s->nodes[n].part_mask = 1ULL << 5;
+		for (int i = 0; i < s->njobs; i++)
+			s->jobs[i].part_mask = 1ULL << 5;
+	}
+	ck_assert_ptr_nonnull(plain[0]);
+	ck_assert_ptr_nonnull(parts[0]);
+	ck_assert_str_eq(plain[0], plain[1]);
+	ck_assert_str_eq(parts[0], parts[1]);
+	ck_assert_ptr_null(strstr(parts[0], "class"));
+	for (int k = 0; k < 2; k++) {
+		free(plain[k]);
+		free(parts[k]);
+	}
+	saturn_profile_destroy(pr);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* Running and released tasks under partitions: a running one stays pinned
+ * (even on a node outside its partition now), a released one is planned in
+ * its partition; a carried plan survives while the partitions stay, and is
+ * dropped when a task's node leaves its partitions. */
+START_TEST(test_partitions_running_carry)
+{
+	static const struct part_case c = {"carry", {1, 2}, {8, 8}, {1, 1, 2, 2}, 4, 1,
+					   {NULL}, NULL, 0};
+	saturn_snapshot_t *s = part_cluster(&c);
+	saturn_error_t err = {{0}};
+	saturn_sched_build_t b, b2;
+	saturn_plan_t *plan, *carried;
+
+	saturn_snapshot_add_job(s);
+	s->jobs[4] = s->jobs[3];
+	s->jobs[4].task_id = 4;
+	/* task 0 runs on n2 although in partition 1 (moved since) */
+	s->jobs[0].state = SATURN_SNAP_RUNNING;
+	s->jobs[0].node = 1;
+	s->jobs[0].gpu_mask = 0xf0;
+	s->jobs[0].gpus = 4;
+	s->jobs[0].start_time = 990;
+	snprintf(s->jobs[0].technique, SATURN_TECH_LEN, "user");
+	/* task 2 was released (partition 2) */
+	s->jobs[2].state = SATURN_SNAP_RELEASED;
+	s->jobs[2].gpus = 4;
+	snprintf(s->jobs[2].technique, SATURN_TECH_LEN, "user");
+	ck_assert_msg(saturn_sched_build(s, NULL, NULL, &b, &err) == 0, "%s", err.text);
+	ck_assert_int_eq(b.nskipped, 0);
+	ck_assert_int_eq(b.problem->ntasks, 5);
+	ck_assert(b.problem->tasks[0].is_running);
+	ck_assert_ptr_null(b.problem->tasks[0].options[0].klass);
+	plan = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(plan);
+	ck_assert_int_eq(saturn_plan_validate(plan, b.problem, &err), 0);
+	for (int i = 0; i < plan->nassign; i++) {
+		int j = b.job_of_task[i];
+
+		if (j != 0)
+			ck_assert_msg(part_allows(s, j, plan->assign[i].node), "task %d on %s", j,
+				      plan->assign[i].node_name);
+	}
+	/* 5 s later, nothing changed: carried */
+	s->now += 5;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
+	carried = saturn_sched_carry(plan, 5, b2.problem);
+	ck_assert_ptr_nonnull(carried);
+	ck_assert_int_eq(saturn_plan_validate(carried, b2.problem, &err), 0);
+	saturn_plan_destroy(carried);
+	saturn_sched_build_free(&b2);
+	/* partitions gone (every job may use every node): still carried */
+	for (int i = 0; i < s->njobs; i++)
+		s->jobs[i].part_mask = 3;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
+	ck_assert_ptr_null(b2.problem->nodes[0].klass);
+	carried = saturn_sched_carry(plan, 5, b2.problem);
+	ck_assert_ptr_nonnull(carried);
+	ck_assert_int_eq(saturn_plan_validate(carried, b2.problem, &err), 0);
+	saturn_plan_destroy(carried);
+	saturn_sched_build_free(&b2);
+	/* the nodes swap partitions: the held tasks' planned nodes are
+	 * outside their partitions now, the carried plan is dropped */
+	for (int i = 0; i < s->njobs; i++)
+		s->jobs[i].part_mask = c.job_mask[i < 4 ? i : 3];
+	s->nodes[0].part_mask = 2;
+	s->nodes[1].part_mask = 1;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
+	ck_assert_ptr_nonnull(b2.problem->nodes[0].klass);
+	ck_assert_ptr_null(saturn_sched_carry(plan, 5, b2.problem));
+	saturn_sched_build_free(&b2);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 START_TEST(test_state_roundtrip)
 {
 	saturn_snapshot_t *s = cluster(3, 8);
@@ -424,6 +670,19 @@ START_TEST(test_many)
 	ck_assert_double_eq_tol(plan->makespan_s, 1000 / 8 * 60, 1e-6);
 	saturn_plan_destroy(plan);
 	saturn_sched_build_free(&b);
+	/* the same in two partitions, one node each, odd tasks in the second */
+	s->nodes[0].part_mask = 1;
+	s->nodes[1].part_mask = 2;
+	for (int i = 0; i < s->njobs; i++)
+		s->jobs[i].part_mask = i % 2 ? 2 : 1;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	plan = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(plan);
+	ck_assert_double_eq_tol(plan->makespan_s, 1000 / 8 * 60, 1e-6);
+	for (int i = 0; i < plan->nassign; i++)
+		ck_assert_int_eq(plan->assign[i].node, b.job_of_task[i] % 2);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
 	saturn_snapshot_destroy(s);
 }
 END_TEST
@@ -443,6 +702,9 @@ int main(void)
 	tcase_add_test(tc, test_carry);
 	tcase_add_test(tc, test_profile_plan);
 	tcase_add_test(tc, test_state_roundtrip);
+	tcase_add_loop_test(tc, test_partitions, 0, sizeof(part_cases) / sizeof(part_cases[0]));
+	tcase_add_test(tc, test_partitions_same_problem);
+	tcase_add_test(tc, test_partitions_running_carry);
 	tcase_add_loop_test(tc, test_progress, 0, sizeof(progress_cases) / sizeof(progress_cases[0]));
 	tcase_add_test(tc, test_many);
 	suite_add_tcase(su, tc);
