@@ -493,6 +493,10 @@ static void group_records(const saturn_snapshot_t *s, const saturn_decision_t *d
 	xfree(idx);
 }
 
+/* tasks left held by the last cycle, and when that was last logged */
+static int skipped_logged;
+static double skipped_at;
+
 /* last_job_update right after our own changes: not news for the loop */
 static time_t own_update;
 
@@ -591,12 +595,22 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		error("sched/saturn: cannot build the problem: %s", err.text);
 		return;
 	}
-	for (int i = 0; i < b.nskipped; i++) {
-		const saturn_snap_job_t *j = &s->jobs[b.skipped[i]];
+	/* Tasks left held (their reason says why): logged when their number
+	 * changes and every 10 minutes, at most 5 lines, so a large batch
+	 * that cannot be placed does not flood the log every cycle. */
+	if (b.nskipped && (b.nskipped != skipped_logged || s->now - skipped_at >= 600)) {
+		for (int i = 0; i < b.nskipped && i < 5; i++) {
+			const saturn_snap_job_t *j = &s->jobs[b.skipped[i]];
 
-		error("sched/saturn: JobId=%u task %d of batch %s left held: %s", j->job_id,
-		      j->task_id, j->batch, b.skip_reason[i]);
+			error("sched/saturn: JobId=%u task %d of batch %s left held: %s", j->job_id,
+			      j->task_id, j->batch, b.skip_reason[i]);
+		}
+		if (b.nskipped > 5)
+			error("sched/saturn: ... and %d more task(s) left held (see their reasons)",
+			      b.nskipped - 5);
+		skipped_at = s->now;
 	}
+	skipped_logged = b.nskipped;
 	if (b.problem->ntasks == 0)
 		goto out;
 

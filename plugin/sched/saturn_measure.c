@@ -316,13 +316,10 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 {
 	char *mark;
 	const char **sig;
-	int maxg = 0, any = 0;
+	int any = 0;
 
 	if (!saturn_cfg.profiler || !saturn_cfg.measure_predicted || nd <= 0)
 		return;
-	for (int n = 0; n < s->nnodes; n++)
-		if (s->nodes[n].gpus > maxg)
-			maxg = s->nodes[n].gpus;
 	mark = xcalloc(nd, 1);
 	sig = xcalloc(nd, sizeof(*sig));
 	for (int i = 0; i < nd; i++)
@@ -332,7 +329,8 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 		}
 	for (int i = 0; any && i < nd; i++)
 		if (mark[i] == DUE)
-			measure_batch(s, d, nd, i, mark, sig, maxg);
+			measure_batch(s, d, nd, i, mark, sig,
+				      saturn_snapshot_max_gpus(s, s->jobs[d[i].job].part_mask));
 	xfree(mark);
 	xfree(sig);
 }

@@ -317,13 +317,10 @@ void saturn_profiler_pass(saturn_snapshot_t *s)
 {
 	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .part = READ_LOCK};
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK};
-	int maxg = 0;
+	int maxg;
 
 	if (!saturn_cfg.profiler)
 		return;
-	for (int n = 0; n < s->nnodes; n++)
-		if (s->nodes[n].gpus > maxg)
-			maxg = s->nodes[n].gpus;
 	for (int i = 0; i < s->njobs; i++) {
 		const char *batch = s->jobs[i].batch;
 		char *path;
@@ -389,6 +386,8 @@ void saturn_profiler_pass(saturn_snapshot_t *s)
 					xstrfmtcat(ids, "%s%d", ids ? "," : "",
 						   s->jobs[k].task_id < 0 ? 0 : s->jobs[k].task_id);
 			args = xstrdup_printf("--task-ids '%s'", ids);
+			/* the GPUs of the largest node the batch's partitions offer */
+			maxg = saturn_snapshot_max_gpus(s, s->jobs[i].part_mask);
 			if (saturn_batch_owner(s->jobs[i].job_id, &o) == 0 && maxg > 0) {
 				e->job_id = saturn_submit_profiler("profile", batch, &o, args, maxg);
 				e->array_id = s->jobs[i].array_job_id ? s->jobs[i].array_job_id :
