@@ -258,19 +258,28 @@ static int name_cmp(const void *a, const void *b)
 
 /* The non-dominated option of task t closest to the warm assignment a:
  * the same technique and GPU count, else one that dominates it. */
-static int warm_option(const spase_inst_t *in, int t, const saturn_assign_t *a)
+static int warm_option(const spase_inst_t *in, int t, const saturn_assign_t *a,
+		       int node)
 {
 	const spase_task_t *tk = &in->t[t];
 	const saturn_task_t *st = &in->p->tasks[t];
-	int best = -1;
+	int best = -1, any = -1;
 
+	/* the same technique and GPU count; among copies of it for several
+	 * node classes (partitions), the one that fits the planned node */
 	for (int o = 0; o < tk->nopt; o++) {
 		const saturn_option_t *so = &st->options[tk->opt[o].orig];
 
-		if (so->gpus == a->gpus && a->technique &&
-		    strcmp(so->technique, a->technique) == 0)
+		if (so->gpus != a->gpus || !a->technique ||
+		    strcmp(so->technique, a->technique) != 0)
+			continue;
+		if (node < 0 || saturn_option_fits(in->p, t, tk->opt[o].orig, node))
 			return o;
+		if (any < 0)
+			any = o;
 	}
+	if (any >= 0)
+		return any;
 	for (int o = 0; o < tk->nopt; o++)
 		if (tk->opt[o].gpus <= a->gpus &&
 		    (best < 0 || tk->opt[o].dur < tk->opt[best].dur))
@@ -332,13 +341,13 @@ static int warm_sol(const spase_inst_t *in, const saturn_plan_t *warm,
 		if (!hit || !isnan(key[hit->idx]))
 			continue;
 		key[hit->idx] = a->start_s;
-		sol->opt[hit->idx] = warm_option(in, hit->idx, a);
 		nb[hit->idx] = a->start_s;
 		for (int n = 0; a->node_name && n < in->nn; n++)
 			if (strcmp(in->p->nodes[n].name, a->node_name) == 0) {
 				pn[hit->idx] = n;
 				break;
 			}
+		sol->opt[hit->idx] = warm_option(in, hit->idx, a, pn[hit->idx]);
 		if (a->start_s > maxs)
 			maxs = a->start_s;
 		matched++;

@@ -480,6 +480,8 @@ END_TEST
 /* 8 GPUs, 50 s on an NVLink node, 100 s on a PCIe one. */
 static const opt_spec_t cls8[] = {{"ddp", 8, 0.5, "nvl"},
 				  {"ddp", 8, 1.0, "pcie"}};
+/* one option copied per node class, as sched/saturn does for partitions */
+static const opt_spec_t part2[] = {{"ddp", 4, 0.5, "pa"}, {"ddp", 4, 0.5, "pb"}};
 
 /* Fixtures for test_stop_warm: 0: four 2-GPU tasks side by side on 8 GPUs
  * (optimum = area bound = 100 s; every baseline with 2 GPUs is optimal
@@ -487,7 +489,9 @@ static const opt_spec_t cls8[] = {{"ddp", 8, 0.5, "nvl"},
  * 90 s); 2: three cls8 tasks on one NVLink and one PCIe node (optimum
  * 100 s: two on NVLink, one on PCIe; baseline 150 s; a decoder that lets
  * the PCIe task take the NVLink node, where it ends as soon, makes 150 s
- * of the optimal plan). */
+ * of the optimal plan); 3: two 4-GPU tasks on nodes of two partitions,
+ * each option copied per partition class (optimum = bound = 50 s), used by
+ * test_warm_class_copy. */
 static saturn_problem_t *stop_fixture(int which)
 {
 	static const opt_spec_t os[] = {{"ddp", 2, 1.0, NULL},
@@ -508,6 +512,11 @@ static saturn_problem_t *stop_fixture(int which)
 		fx_task(p, "a", 100, 0, scaling3, 3);
 		fx_task(p, "b", 100, 0, scaling3, 3);
 		fx_task(p, "c", 100, 0, scaling3, 3);
+	} else if (which == 3) {
+		fx_node(p, "a0", 4, "pa");
+		fx_node(p, "b0", 4, "pb");
+		fx_task(p, "a", 100, 0, part2, 2);
+		fx_task(p, "b", 100, 0, part2, 2);
 	} else {
 		fx_node(p, "nvl0", 8, "nvl");
 		fx_node(p, "pcie0", 8, "pcie");
@@ -537,6 +546,44 @@ static const struct stop_warm_case {
 	{1, 0, 0, 80, 0, NULL},            /* off */
 	{2, 0, INFINITY, 100, 1, NULL},    /* reproduced across classes */
 };
+
+/* Re-planning after a third task arrived, with every option copied once
+ * per partition class (as sched/saturn builds them): the previous plan no
+ * longer covers the problem and is rebuilt by decoding; the tasks it had
+ * keep their node and start. */
+START_TEST(test_warm_class_copy)
+{
+	saturn_problem_t *p2 = stop_fixture(3), *p3 = stop_fixture(3);
+	saturn_planner_opts_t o;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *warm, *pl;
+
+	fx_task(p3, "c", 100, 0, part2, 2);
+	fx_check(p3);
+	warm = solve(p2, 2.0);
+	ck_assert_msg(warm != NULL, "%s", err.text);
+	ck_assert_double_eq_tol(warm->makespan_s, 50, 1e-9);
+	saturn_planner_opts_init(&o);
+	o.time_limit_s = 10;
+	o.stop_ratio = INFINITY; /* keep the rebuilt plan */
+	o.warm = warm;
+	pl = saturn_planner_solve(p3, &o, &err);
+	ck_assert_msg(pl != NULL, "%s", err.text);
+	ck_assert_ptr_null(fx_validate(p3, pl));
+	ck_assert_str_eq(pl->method, "warm");
+	for (int i = 0; i < warm->nassign; i++)
+		for (int k = 0; k < pl->nassign; k++)
+			if (!strcmp(pl->assign[k].task_id, warm->assign[i].task_id)) {
+				ck_assert_str_eq(pl->assign[k].node_name, warm->assign[i].node_name);
+				ck_assert_double_eq_tol(pl->assign[k].start_s, warm->assign[i].start_s,
+							1e-9);
+			}
+	saturn_plan_destroy(pl);
+	saturn_plan_destroy(warm);
+	saturn_problem_destroy(p2);
+	saturn_problem_destroy(p3);
+}
+END_TEST
 
 START_TEST(test_stop_warm)
 {
@@ -813,6 +860,7 @@ int main(void)
 	tcase_add_test(tc, test_warm);
 	tcase_add_loop_test(tc, test_stop_ratio, 0,
 			    (int)(sizeof(stop_cases) / sizeof(stop_cases[0])));
+	tcase_add_test(tc, test_warm_class_copy);
 	tcase_add_loop_test(tc, test_stop_warm, 0,
 			    (int)(sizeof(stop_warm_cases) /
 				  sizeof(stop_warm_cases[0])));
