@@ -62,6 +62,41 @@ static char *state_dir_from_conf(void)
 	return dir;
 }
 
+/* The GPU nodes the state was planned on, with their GPU counts, for the
+ * Gantt chart (idle nodes and GPUs shown); NULL when the state has none
+ * (written before it recorded them) or a task's node is not among them:
+ * the chart then derives nodes and sizes from the plan. */
+static saturn_problem_t *state_nodes(const saturn_sched_state_t *st,
+				     const saturn_plan_t *plan)
+{
+	saturn_problem_t *p;
+
+	if (st->nnodes == 0 || !(p = saturn_problem_create()))
+		return NULL;
+	for (int i = 0; i < st->nnodes; i++) {
+		saturn_node_t n = {0};
+
+		n.name = strdup(st->nodes[i].name); /* owned by p once added */
+		n.gpus = st->nodes[i].gpus;
+		if (!n.name || saturn_problem_add_node(p, &n) < 0) {
+			free(n.name);
+			goto none;
+		}
+	}
+	for (int i = 0; i < plan->nassign; i++) {
+		int found = 0;
+
+		for (int k = 0; k < p->nnodes && !found; k++)
+			found = !strcmp(p->nodes[k].name, plan->assign[i].node_name);
+		if (!found)
+			goto none;
+	}
+	return p;
+none:
+	saturn_problem_destroy(p);
+	return NULL;
+}
+
 int cmd_status(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -75,6 +110,7 @@ int cmd_status(int argc, char **argv)
 	saturn_error_t err = {{0}};
 	saturn_sched_state_t *st = NULL;
 	saturn_plan_t *plan = NULL;
+	saturn_problem_t *nodes = NULL;
 	int json = 0, c, rc = CLI_EXIT_OK, n = 0, nrun = 0, nrel = 0;
 	double now = (double)time(NULL), end = 0;
 	size_t len;
@@ -181,8 +217,10 @@ int cmd_status(int argc, char **argv)
 	       cli_hms(st->lower_bound_s, lb, sizeof(lb)));
 	cli_print_table(stdout, plan);
 	printf("\n");
-	cli_print_gantt(stdout, plan, NULL, GANTT_WIDTH);
+	nodes = state_nodes(st, plan);
+	cli_print_gantt(stdout, plan, nodes, GANTT_WIDTH);
 out:
+	saturn_problem_destroy(nodes);
 	saturn_plan_destroy(plan);
 	saturn_sched_state_destroy(st);
 	free(buf);

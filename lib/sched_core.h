@@ -240,8 +240,9 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 
 /* --- persisted state (saturn-sched-state/1) -------------------------- */
 
-/* Serialise the plan (times made absolute with now) and, per task, its
- * snapshot state and batch. malloc'd JSON text or NULL (ENOMEM). */
+/* Serialise the plan (times made absolute with now), per task its snapshot
+ * state and batch, and the GPU nodes planned on with their GPU counts.
+ * malloc'd JSON text or NULL (ENOMEM). */
 char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 				 const saturn_plan_t *plan, const char *plan_id,
 				 double now);
@@ -254,6 +255,11 @@ typedef struct saturn_sched_state_task {
 	double start, end; /* epochs */
 } saturn_sched_state_task_t;
 
+typedef struct saturn_sched_state_node {
+	char *name;
+	int gpus;
+} saturn_sched_state_node_t;
+
 typedef struct saturn_sched_state {
 	char *plan_id;
 	double updated, makespan_end; /* epochs */
@@ -261,6 +267,8 @@ typedef struct saturn_sched_state {
 	char *method;
 	int ntasks;
 	saturn_sched_state_task_t *tasks;
+	int nnodes; /* the GPU nodes planned on (0 in states written before) */
+	saturn_sched_state_node_t *nodes;
 } saturn_sched_state_t;
 
 /* Parse; NULL with err naming the field. */

@@ -95,6 +95,21 @@ char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_
 	}
 	json_object_object_add(root, "tasks", tasks);
 	tasks = NULL;
+	if (plan && b && b->problem) {
+		json_object *nodes = json_object_new_array();
+
+		for (int n = 0; nodes && n < b->problem->nnodes; n++) {
+			json_object *e = json_object_new_object();
+
+			if (!e)
+				continue;
+			add_str(e, "name", b->problem->nodes[n].name);
+			json_object_object_add(e, "gpus", json_object_new_int(b->problem->nodes[n].gpus));
+			json_object_array_add(nodes, e);
+		}
+		if (nodes)
+			json_object_object_add(root, "nodes", nodes);
+	}
 	{
 		const char *txt = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
 
@@ -119,6 +134,9 @@ void saturn_sched_state_destroy(saturn_sched_state_t *st)
 		free(st->tasks[i].gpu_ids);
 	}
 	free(st->tasks);
+	for (int i = 0; i < st->nnodes; i++)
+		free(st->nodes[i].name);
+	free(st->nodes);
 	free(st->plan_id);
 	free(st->method);
 	free(st);
@@ -210,6 +228,39 @@ saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 		if (!t->id || get_num(e, "start", &t->start) < 0 || get_num(e, "end", &t->end) < 0) {
 			saturn_error_set(err, "tasks[%zu]: needs id, start and end", i);
 			goto fail;
+		}
+	}
+	if (json_object_object_get_ex(o, "nodes", &tasks)) {
+		if (!json_object_is_type(tasks, json_type_array) ||
+		    json_object_array_length(tasks) > SATURN_MAX_TASKS) {
+			saturn_error_set(err, "nodes: must be an array of at most %d entries",
+					 SATURN_MAX_TASKS);
+			goto fail;
+		}
+		n = json_object_array_length(tasks);
+		st->nodes = calloc(n ? n : 1, sizeof(*st->nodes));
+		if (!st->nodes) {
+			saturn_error_set(err, "out of memory");
+			goto fail;
+		}
+		for (size_t i = 0; i < n; i++) {
+			json_object *e = json_object_array_get_idx(tasks, i), *g;
+			saturn_sched_state_node_t *nd = &st->nodes[st->nnodes];
+
+			if (!json_object_is_type(e, json_type_object)) {
+				saturn_error_set(err, "nodes[%zu]: must be an object", i);
+				goto fail;
+			}
+			st->nnodes++;
+			nd->name = get_str(e, "name");
+			if (json_object_object_get_ex(e, "gpus", &g) && json_object_is_type(g, json_type_int))
+				nd->gpus = json_object_get_int(g);
+			if (!nd->name || !nd->name[0] || nd->gpus < 1 ||
+			    nd->gpus > SATURN_MAX_GPUS_PER_NODE) {
+				saturn_error_set(err, "nodes[%zu]: needs a name and gpus from 1 to %d", i,
+						 SATURN_MAX_GPUS_PER_NODE);
+				goto fail;
+			}
 		}
 	}
 	json_object_put(o);

@@ -23,6 +23,19 @@ echo "$out"
 echo "$out" | grep -q '^Plan p1-7 (anneal).*3 tasks: 1 running, 1 released, 1 planned' || { echo "bad header"; exit 1; }
 echo "$out" | grep -q '^7_1 *ddp *2 *n1 *4-5 ' || { echo "bad table row"; exit 1; }
 echo "$out" | grep -q 'Node n1 (' || { echo "no Gantt chart"; exit 1; }
+# without "nodes" (older states) sizes come from the plan: n1 shows GPUs 0-5
+echo "$out" | grep -q '^Node n1 (6 GPUs)' || { echo "derived node size"; exit 1; }
+# with "nodes": the real GPU counts, and idle nodes too
+sed 's|^  "tasks": \[|  "nodes": [ { "name": "n1", "gpus": 8 }, { "name": "n2", "gpus": 8 }, { "name": "n3", "gpus": 4 } ],\n  "tasks": [|' \
+	"$d/state.json" >"$d/s2.json"
+mkdir "$d/with-nodes" && mv "$d/s2.json" "$d/with-nodes/state.json"
+out2=$("$SATURN" status --state-dir "$d/with-nodes") || { echo "status with nodes failed: $out2"; exit 1; }
+for l in '^Node n1 (8 GPUs)' '^Node n2 (8 GPUs)' '^Node n3 (4 GPUs)'; do
+	echo "$out2" | grep -q "$l" || { echo "nodes: no /$l/"; echo "$out2"; exit 1; }
+done
+sed -i 's|"gpus": 4 } \]|"gpus": 0 } ]|' "$d/with-nodes/state.json"
+"$SATURN" status --state-dir "$d/with-nodes" 2>"$d/err"; [ $? = 2 ] || { echo "bad nodes entry should exit 2"; exit 1; }
+grep -q 'nodes\[2\]: needs a name and gpus' "$d/err" || { echo "nodes error: $(cat "$d/err")"; exit 1; }
 out=$("$SATURN" status --state-dir "$d" other) || exit 1
 echo "$out" | grep -q '1 task of batch other: 0 running, 1 released, 0 planned' || { echo "batch filter: $out"; exit 1; }
 "$SATURN" status --state-dir "$d" nosuch >/dev/null; [ $? = 1 ] || { echo "unknown batch should exit 1"; exit 1; }

@@ -600,6 +600,13 @@ START_TEST(test_state_roundtrip)
 	ck_assert_str_eq(st->tasks[2].state, "planned");
 	ck_assert_double_eq_tol(st->tasks[2].start, 1060, 1e-6);
 	ck_assert_double_eq_tol(st->makespan_end, 1120, 1e-6);
+	/* the nodes planned on, with their sizes, for `saturn status` */
+	ck_assert_int_gt(st->nnodes, 0);
+	ck_assert_int_eq(st->nnodes, b.problem->nnodes);
+	for (int n = 0; n < st->nnodes; n++) {
+		ck_assert_str_eq(st->nodes[n].name, b.problem->nodes[n].name);
+		ck_assert_int_eq(st->nodes[n].gpus, b.problem->nodes[n].gpus);
+	}
 	saturn_sched_state_destroy(st);
 	ck_assert_ptr_null(saturn_sched_state_parse("{\"format\":\"x\"}", 14, &err));
 	ck_assert_msg(strstr(err.text, "format"), "%s", err.text);
