@@ -409,12 +409,8 @@ int measure_run(const struct opts *o, const saturn_techniques_t *reg,
 	    (n = parse_list(o->measure, reg, pr, items)) < 1)
 		goto out;
 	nlisted = n;
-	snprintf(work, sizeof(work), "%s/saturn-profile.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(work)) {
-		fprintf(stderr, "%s: mkdtemp: %s\n", prog, strerror(errno));
+	if (work_dir_make(work) < 0)
 		goto out;
-	}
 	rc = 1;
 	ran = run_items(o, work, devs, ndev, items, n);
 	if (ran > 0 && o->escalate > 0) {
@@ -484,16 +480,7 @@ int measure_run(const struct opts *o, const saturn_techniques_t *reg,
 	}
 	if (ran >= nlisted)
 		rc = 0;
-	if (!o->keep) {
-		char cmd[PATH_MAX + 16];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
-		if (system(cmd) != 0)
-			fprintf(stderr, "%s: could not remove %s\n", prog,
-				work);
-	} else {
-		fprintf(stderr, "%s: trial logs kept in %s\n", prog, work);
-	}
+	work_dir_done(o, work);
 out:
 	free(items);
 	saturn_profile_destroy(pr);

@@ -663,10 +663,7 @@ int main(int argc, char **argv)
 		free(ids);
 		return 2;
 	}
-	snprintf(work, sizeof(work), "%s/saturn-profile.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(work)) {
-		fprintf(stderr, "%s: mkdtemp: %s\n", prog, strerror(errno));
+	if (work_dir_make(work) < 0) {
 		free(ids);
 		saturn_techniques_destroy(reg);
 		return 2;
@@ -762,17 +759,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: some signatures have no usable option\n",
 			prog);
 out:
-	if (!o.keep) {
-		char cmd[PATH_MAX + 16];
-
-		/* our own private directory */
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
-		if (system(cmd) != 0)
-			fprintf(stderr, "%s: could not remove %s\n", prog,
-				work);
-	} else {
-		fprintf(stderr, "%s: trial logs kept in %s\n", prog, work);
-	}
+	work_dir_done(&o, work);
 	for (int si = 0; sigs && si < nsigs; si++) {
 		for (int k = 0; sigs[si].ts && k < sigs[si].ntech * MAX_CAND;
 		     k++)

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,40 @@
 
 #include "formats.h"
 #include "trials.h"
+
+int work_dir_make(char *work)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(work, PATH_MAX, "%s/saturn-profile.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(work)) {
+		fprintf(stderr, "%s: mkdtemp %s: %s\n", prog, work,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 ? -1 : 0;
+}
+
+void work_dir_done(const struct opts *o, const char *work)
+{
+	if (o->keep) {
+		fprintf(stderr, "%s: trial logs kept in %s\n", prog, work);
+		return;
+	}
+	/* depth first, symbolic links removed, not followed */
+	if (nftw(work, rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)
+		fprintf(stderr, "%s: could not remove %s: %s\n", prog, work,
+			strerror(errno));
+}
 
 double mono(void)
 {

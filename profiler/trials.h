@@ -18,6 +18,15 @@
 
 #define MAX_GPUS 64
 
+/* The run's private folder for reports and logs: $TMPDIR (else /tmp)
+ * /saturn-profile.XXXXXX, made with mkdtemp into work (PATH_MAX bytes).
+ * 0, or -1 with the reason printed. */
+int work_dir_make(char *work);
+
+/* Remove it (nothing followed outside it), or keep it with --keep and say
+ * where it is. */
+void work_dir_done(const struct opts *o, const char *work);
+
 /* Array task ids of a list like 0-15 or 0,3,5-7: the count (> 0) with a
  * malloc'd array in *ids, or -1 for a malformed list. */
 int parse_ids(const char *s, int **ids);
