@@ -84,6 +84,12 @@ void saturn_batch_owner_free(saturn_batch_owner_t *o);
 uint32_t saturn_submit_profiler(const char *kind, const char *batch, const saturn_batch_owner_t *o,
 				const char *args, int gpus);
 
+/* STATE_DIR/KIND-BATCH.job, the record of a batch's companion job (root
+ * only) kept across restarts: its text (malloc'd, free()) or NULL; and
+ * writing it atomically (failure logged, naming job_id). */
+char *saturn_record_read(const char *kind, const char *batch);
+void saturn_record_write(const char *kind, const char *batch, uint32_t job_id, const char *text);
+
 /* Free the profile cache and profiler records (agent thread ending). */
 void saturn_profiles_fini(void);
 

@@ -59,23 +59,17 @@ static int nrecs;
 
 static void rec_save(const measure_rec_t *m)
 {
-	char *path = xstrdup_printf("%s/measure-%s.job", saturn_state_dir, m->batch);
 	char *txt = xstrdup_printf("%u %u %d %s\n%s", m->job_id, m->array_id, m->rounds,
 				   m->items ? m->items : "-", m->tried ? m->tried : "");
-	saturn_error_t err = {{0}};
 
-	if (saturn_write_file_atomic(path, txt, strlen(txt), &err) < 0)
-		error("sched/saturn: batch %s: cannot record measurement job %u: %s", m->batch,
-		      m->job_id, err.text);
+	saturn_record_write("measure", m->batch, m->job_id, txt);
 	xfree(txt);
-	xfree(path);
 }
 
 static measure_rec_t *rec_get(const char *batch)
 {
 	measure_rec_t *m;
-	char *path, *buf;
-	size_t len;
+	char *buf;
 
 	for (int i = 0; i < nrecs; i++)
 		if (!strcmp(recs[i].batch, batch))
@@ -84,8 +78,7 @@ static measure_rec_t *rec_get(const char *batch)
 	m = &recs[nrecs++];
 	snprintf(m->batch, sizeof(m->batch), "%s", batch);
 	/* "JOBID ARRAYID ROUNDS ITEMS\nKEY\nKEY..." written by rec_save */
-	path = xstrdup_printf("%s/measure-%s.job", saturn_state_dir, batch);
-	if ((buf = saturn_read_file(path, 1 << 20, &len, NULL))) {
+	if ((buf = saturn_record_read("measure", batch))) {
 		char items[1024] = "";
 		char *nl = strchr(buf, '\n');
 
@@ -102,7 +95,6 @@ static measure_rec_t *rec_get(const char *batch)
 		}
 		free(buf);
 	}
-	xfree(path);
 	return m;
 }
 

@@ -149,11 +149,33 @@ typedef struct prof_job {
 static prof_job_t *prof_jobs;
 static int nprof_jobs;
 
+/* STATE_DIR/KIND-BATCH.job: the plugin's record of a batch's companion job
+ * (root only, not in the users' folders), kept across restarts. */
+char *saturn_record_read(const char *kind, const char *batch)
+{
+	char *path = xstrdup_printf("%s/%s-%s.job", saturn_state_dir, kind, batch);
+	size_t len;
+	char *buf = saturn_read_file(path, 1 << 20, &len, NULL);
+
+	xfree(path);
+	return buf;
+}
+
+void saturn_record_write(const char *kind, const char *batch, uint32_t job_id, const char *text)
+{
+	char *path = xstrdup_printf("%s/%s-%s.job", saturn_state_dir, kind, batch);
+	saturn_error_t err = {{0}};
+
+	if (saturn_write_file_atomic(path, text, strlen(text), &err) < 0)
+		error("sched/saturn: batch %s: cannot record %s job %u: %s", batch, kind, job_id,
+		      err.text);
+	xfree(path);
+}
+
 static prof_job_t *prof_entry(const char *batch)
 {
 	prof_job_t *e;
-	char *path, buf[32] = "";
-	FILE *f;
+	char *buf;
 
 	for (int i = 0; i < nprof_jobs; i++)
 		if (!strcmp(prof_jobs[i].batch, batch))
@@ -161,36 +183,27 @@ static prof_job_t *prof_entry(const char *batch)
 	xrecalloc(prof_jobs, nprof_jobs + 1, sizeof(*prof_jobs));
 	e = &prof_jobs[nprof_jobs++];
 	snprintf(e->batch, sizeof(e->batch), "%s", batch);
-	/* persisted: STATE_DIR/profiler-NAME.job (root only) holds "JOBID ARRAYID [fallback]" */
-	path = xstrdup_printf("%s/profiler-%s.job", saturn_state_dir, batch);
-	if ((f = fopen(path, "r"))) {
-		if (fgets(buf, sizeof(buf), f)) {
-			char *end;
+	/* "JOBID ARRAYID [fallback]" written by prof_save */
+	if ((buf = saturn_record_read("profiler", batch))) {
+		char *end;
 
-			e->job_id = (uint32_t)strtoul(buf, &end, 10);
-			e->array_id = (uint32_t)strtoul(end, NULL, 10);
-			e->fell_back = strstr(buf, "fallback") != NULL;
-			info("sched/saturn: batch %s: profiler job %u recorded before restart%s", batch,
-			     e->job_id, e->fell_back ? " (fell back to the users' requests)" : "");
-		}
-		fclose(f);
+		e->job_id = (uint32_t)strtoul(buf, &end, 10);
+		e->array_id = (uint32_t)strtoul(end, NULL, 10);
+		e->fell_back = strstr(buf, "fallback") != NULL;
+		info("sched/saturn: batch %s: profiler job %u recorded before restart%s", batch,
+		     e->job_id, e->fell_back ? " (fell back to the users' requests)" : "");
+		free(buf);
 	}
-	xfree(path);
 	return e;
 }
 
 static void prof_save(const prof_job_t *e)
 {
-	char *path = xstrdup_printf("%s/profiler-%s.job", saturn_state_dir, e->batch);
 	char txt[64];
-	saturn_error_t err = {{0}};
 
 	snprintf(txt, sizeof(txt), "%u %u%s\n", e->job_id, e->array_id,
 		 e->fell_back ? " fallback" : "");
-	if (saturn_write_file_atomic(path, txt, strlen(txt), &err) < 0)
-		error("sched/saturn: batch %s: cannot record profiler job %u: %s", e->batch,
-		      e->job_id, err.text);
-	xfree(path);
+	saturn_record_write("profiler", e->batch, e->job_id, txt);
 }
 
 /* "profiler job N failed; " for a batch that fell back, else "". */

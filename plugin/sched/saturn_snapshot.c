@@ -171,8 +171,17 @@ static void add_busy(int snode, uint64_t mask, void *arg)
 	b->until = c->until;
 }
 
-static void fill_common(saturn_snap_job_t *j, job_record_t *job_ptr, const char *batch)
+/* A new snapshot job for job_ptr (a record; an array's pending tasks each
+ * get one) with what every state shares; NULL on ENOMEM. */
+static saturn_snap_job_t *add_job(saturn_snapshot_t *s, job_record_t *job_ptr, const char *batch,
+				  uint64_t part_mask)
 {
+	saturn_snap_job_t *j = saturn_snapshot_add_job(s);
+
+	if (!j)
+		return NULL;
+	j->job_id = job_ptr->job_id;
+	j->part_mask = part_mask;
 	snprintf(j->batch, sizeof(j->batch), "%s", batch);
 	j->uid = job_ptr->user_id;
 	j->req_gpus = gpus_from_tres(job_ptr->tres_per_node);
@@ -189,6 +198,7 @@ static void fill_common(saturn_snap_job_t *j, job_record_t *job_ptr, const char 
 		snprintf(j->technique, sizeof(j->technique), "%s", tech ? tech : "user");
 		j->gpus = g ? atoi(g) : j->req_gpus;
 	}
+	return j;
 }
 
 /* The distinct partitions of the Saturn jobs of one snapshot, numbered in
@@ -295,12 +305,10 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 			} else {
 				struct mask_acc a = {-1, 0};
 
-				if (!(j = saturn_snapshot_add_job(s)))
+				/* part_mask 0: pinned to its node anyway */
+				if (!(j = add_job(s, job_ptr, batch, 0)))
 					goto nomem;
 				nsaturn++;
-				fill_common(j, job_ptr, batch);
-				/* part_mask 0: pinned to its node anyway */
-				j->job_id = job_ptr->job_id;
 				j->task_id = job_ptr->array_task_id == NO_VAL ? -1 : (int)job_ptr->array_task_id;
 				j->state = SATURN_SNAP_RUNNING;
 				j->start_time = (double)job_ptr->start_time;
@@ -321,23 +329,17 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 			for (int t = bit_ffs(b); t >= 0 && t < bit_size(b); t++) {
 				if (!bit_test(b, t))
 					continue;
-				if (!(j = saturn_snapshot_add_job(s)))
+				if (!(j = add_job(s, job_ptr, batch, part_mask)))
 					goto nomem;
 				nsaturn++;
-				fill_common(j, job_ptr, batch);
-				j->part_mask = part_mask;
-				j->job_id = job_ptr->job_id;
 				j->task_id = t;
 				j->state = job_ptr->priority == 0 ? SATURN_SNAP_HELD : SATURN_SNAP_RELEASED;
 			}
 			continue;
 		}
-		if (!(j = saturn_snapshot_add_job(s)))
+		if (!(j = add_job(s, job_ptr, batch, part_mask)))
 			goto nomem;
 		nsaturn++;
-		fill_common(j, job_ptr, batch);
-		j->part_mask = part_mask;
-		j->job_id = job_ptr->job_id;
 		j->task_id = job_ptr->array_task_id == NO_VAL ? -1 : (int)job_ptr->array_task_id;
 		j->state = job_ptr->priority == 0 ? SATURN_SNAP_HELD : SATURN_SNAP_RELEASED;
 		if (j->state == SATURN_SNAP_RELEASED && job_ptr->details->req_nodes)
