@@ -667,6 +667,7 @@ int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn look
 	saturn_problem_t *p;
 	int *order = NULL;
 	part_classes_t pc = {0};
+	const saturn_profile_t *pr = NULL;
 
 	memset(out, 0, sizeof(*out));
 	p = out->problem = saturn_problem_create();
@@ -744,13 +745,17 @@ nomem_node:
 		order[i] = i;
 	sort_jobs(order, s->njobs, s);
 
-	for (int k = 0; k < s->njobs; k++) {
+	for (int k = 0, prev = -1; k < s->njobs; k++) {
 		int i = order[k], fp, rc;
 		const saturn_snap_job_t *j = &s->jobs[i];
-		const saturn_profile_t *pr = lookup ? lookup(j->batch, j->uid, arg) : NULL;
 		saturn_task_t t = {0};
 		char name[48], why[128] = "";
 
+		/* one lookup per run of tasks of the same batch and user (an
+		 * array's tasks are adjacent in order) */
+		if (prev < 0 || strcmp(s->jobs[prev].batch, j->batch) || s->jobs[prev].uid != j->uid)
+			pr = lookup ? lookup(j->batch, j->uid, arg) : NULL;
+		prev = i;
 		rc = job_task(s, &pc, j, pr, &t, &fp, why, sizeof(why));
 		if (rc < 0)
 			goto nomem;
