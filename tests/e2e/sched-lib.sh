@@ -98,6 +98,25 @@ wait_for() {
 	return 0
 }
 
+# write_emulate_task FILE: a batch script that logs task=I job=J
+# technique=T saturn_gpus=G plan=P to the job log when it runs for real (not
+# in the profiler's signature/trial modes), sleeps TASK_SLEEP seconds, then
+# trains with saturn-emulate through saturn-run (under srun; SATURN_SRUN=
+# runs it outside Slurm).
+write_emulate_task() {
+	cat >"$1" <<EOS
+#!/bin/sh
+export PATH="$top_builddir/runner:\$PATH"
+t=\${SLURM_ARRAY_TASK_ID:-0}
+if [ "\${SATURN_MODE:-}" = "" ]; then
+	echo "task=\$t job=\$SLURM_JOB_ID technique=\${SATURN_TECHNIQUE:-} saturn_gpus=\${SATURN_GPUS:-} plan=\${SATURN_PLAN_ID:-}" >>$JOBLOG
+	sleep \${TASK_SLEEP:-0}
+fi
+\${SATURN_SRUN-srun} saturn-run --batches 40 -- saturn-emulate --model gpt2 --batch-size 8 --time-scale 0.001
+EOS
+	chmod 755 "$1"
+}
+
 queue_empty() {
 	[ -z "$(squeue -h -o %i 2>/dev/null)" ]
 }

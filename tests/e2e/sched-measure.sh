@@ -20,22 +20,12 @@ exec "$top_builddir/profiler/saturn-profile" --backend cpu --timeout 60 --trial-
 EOW
 chmod 755 "$wrap"
 sched_setup 52 "saturn_profiler=$wrap,saturn_profile_time=5"
-bin="$top_builddir/runner"
-cat >"$SATURN_CLUSTER_DIR/task.sh" <<EOS
-#!/bin/sh
-export PATH="$bin:\$PATH"
-t=\${SLURM_ARRAY_TASK_ID:-0}
-if [ "\${SATURN_MODE:-}" = "" ]; then
-	echo "task=\$t job=\$SLURM_JOB_ID technique=\${SATURN_TECHNIQUE:-} saturn_gpus=\${SATURN_GPUS:-} plan=\${SATURN_PLAN_ID:-}" >>$JOBLOG
-fi
-\${SATURN_SRUN-srun} saturn-run --batches 40 -- saturn-emulate --model gpt2 --batch-size 8 --time-scale 0.001
-EOS
-chmod 755 "$SATURN_CLUSTER_DIR/task.sh"
+write_emulate_task "$SATURN_CLUSTER_DIR/task.sh"
 
 # a real profile of the task (outside Slurm), then every option but ddp
 # dropped and every ddp option turned into a prediction, half the time
 make_profile() { # NAME
-	SATURN_SRUN= CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 PATH="$bin:$PATH" \
+	SATURN_SRUN= CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 PATH="$top_builddir/runner:$PATH" \
 		"$top_builddir/profiler/saturn-profile" --backend cpu --no-cache --trial-batches 2 \
 		--batch "$1" --script "$SATURN_CLUSTER_DIR/task.sh" --task-ids 0-2 \
 		--output "$SATURN_CLUSTER_DIR/$1.real.json" 2>"$SATURN_CLUSTER_DIR/$1.prof.log" ||

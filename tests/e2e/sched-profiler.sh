@@ -17,18 +17,7 @@ exec "$top_builddir/profiler/saturn-profile" --backend cpu --timeout 60 --trial-
 EOW
 chmod 755 "$wrap"
 sched_setup 50 "saturn_profiler=$wrap,saturn_profile_time=5"
-bin="$top_builddir/runner"
-cat >"$SATURN_CLUSTER_DIR/task.sh" <<EOS
-#!/bin/sh
-export PATH="$bin:\$PATH"
-t=\${SLURM_ARRAY_TASK_ID:-0}
-if [ "\${SATURN_MODE:-}" = "" ]; then
-	echo "task=\$t job=\$SLURM_JOB_ID technique=\${SATURN_TECHNIQUE:-} saturn_gpus=\${SATURN_GPUS:-} plan=\${SATURN_PLAN_ID:-}" >>$JOBLOG
-	sleep \${TASK_SLEEP:-0}
-fi
-srun saturn-run --batches 40 -- saturn-emulate --model gpt2 --batch-size 8 --time-scale 0.001
-EOS
-chmod 755 "$SATURN_CLUSTER_DIR/task.sh"
+write_emulate_task "$SATURN_CLUSTER_DIR/task.sh"
 
 job=$(sbatch --parsable --saturn-batch=e2e-prof --array=0-2 --gres=gpu:4 --time=2 -o /dev/null "$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch"
 wait_for 20 sh -c "squeue -h -n saturn-profile:e2e-prof -o %i | grep -q ." || fail "no saturn-profile:e2e-prof job"
