@@ -12,6 +12,8 @@
 #ifndef SATURN_RUN_H
 #define SATURN_RUN_H
 
+#include <json-c/json.h>
+
 #include <limits.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -86,13 +88,10 @@ double run_wall(void);
  * -1. */
 int run_env_num(const char *name, double *v, int *have);
 
-/* Write data to path atomically (path.tmp.PID, then rename; O_NOFOLLOW).
- * Returns 0, or -1 with errno and no temporary file left behind. */
-int run_write_atomic(const char *path, const char *data);
-
-/* The JSON string literal of s, quotes included (malloc'd, caller frees),
- * or NULL on ENOMEM. */
-char *run_json_str(const char *s);
+/* Write the JSON object o (consumed, NULL allowed as "out of memory") to
+ * path atomically with saturn_write_file_atomic(). 0, or -1 with a message
+ * naming what (e.g. "the trial report") printed. */
+int run_write_report(const char *path, json_object *o, const char *what);
 
 /* Whether the option or name arg (up to a '=') is in the comma-separated
  * list. *takes_value is set when arg has no "=value" part. */

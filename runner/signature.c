@@ -9,7 +9,7 @@
  */
 #include "config.h"
 
-#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +61,8 @@ static char *derive_signature(int argc, char **argv)
 int run_mode_signature(const struct opts *o, int argc, char **argv)
 {
 	const char *report = getenv("SATURN_REPORT_FILE");
-	char *sig, *js, *text = NULL;
+	char *sig;
+	json_object *r;
 	int rc;
 
 	if (!report || !*report) {
@@ -85,19 +86,11 @@ int run_mode_signature(const struct opts *o, int argc, char **argv)
 			h = h * 33 + (unsigned char)*p;
 		sprintf(sig + 230, "...#%08lx", h & 0xffffffffUL);
 	}
-	js = run_json_str(sig);
-	rc = js ? asprintf(&text, "{\"signature\":%s,\"batches\":%.0f}\n", js,
-			   o->batches)
-		: -1;
-	if (rc < 0 || run_write_atomic(report, text) < 0) {
-		fprintf(stderr, "%s: %s: %s\n", run_prog, report,
-			strerror(errno));
-		rc = EXIT_SETUP;
-	} else {
-		rc = 0;
+	if ((r = json_object_new_object())) {
+		json_object_object_add(r, "signature", json_object_new_string(sig));
+		json_object_object_add(r, "batches", json_object_new_int64((int64_t)rint(o->batches)));
 	}
-	free(text);
-	free(js);
+	rc = run_write_report(report, r, "the signature report") < 0 ? EXIT_SETUP : 0;
 	free(sig);
 	return rc;
 }

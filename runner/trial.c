@@ -10,7 +10,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,20 +64,17 @@ void run_trial_line(struct run *r, double done, double sec_per_batch, double t)
 
 static void trial_report(struct run *r, const char *status, const char *reason)
 {
-	const char *report = getenv("SATURN_REPORT_FILE");
-	char *js = run_json_str(reason ? reason : ""), *text = NULL;
+	json_object *o = json_object_new_object();
 
-	if (!report || !js ||
-	    asprintf(&text,
-		     "{\"status\":\"%s\",\"sec_per_batch\":%.6g,\"peak_mem_"
-		     "mb\":%.1f,\"reason\":%s}\n",
-		     status, strcmp(status, "measured") == 0 ? r->spb : 0.0,
-		     r->peak_mem, js) < 0 ||
-	    run_write_atomic(report, text) < 0)
-		fprintf(stderr, "%s: cannot write the trial report %s: %s\n",
-			run_prog, report ? report : "(unset)", strerror(errno));
-	free(text);
-	free(js);
+	if (o) {
+		json_object_object_add(o, "status", json_object_new_string(status));
+		json_object_object_add(
+		    o, "sec_per_batch",
+		    json_object_new_double(strcmp(status, "measured") == 0 ? r->spb : 0.0));
+		json_object_object_add(o, "peak_mem_mb", json_object_new_double(r->peak_mem));
+		json_object_object_add(o, "reason", json_object_new_string(reason ? reason : ""));
+	}
+	run_write_report(getenv("SATURN_REPORT_FILE"), o, "the trial report");
 }
 
 int run_trial_finish(struct run *r, int rc, int timed_out)

@@ -1,5 +1,5 @@
 /* util.c - small helpers the files of saturn-run share: clocks, numeric
- * environment variables, atomic report files, JSON string literals and
+ * environment variables, report files (JSON, written atomically) and
  * comma-separated name lists (see run.h for the contracts).
  */
 #include "config.h"
@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "formats.h"
 #include "run.h"
 
 double run_now(void)
@@ -51,61 +52,25 @@ int run_env_num(const char *name, double *v, int *have)
 	return 0;
 }
 
-int run_write_atomic(const char *path, const char *data)
+int run_write_report(const char *path, json_object *o, const char *what)
 {
-	char tmp[PATH_MAX];
-	int fd;
-	size_t len = strlen(data), off = 0;
+	const char *txt = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							JSON_C_TO_STRING_NOSLASHESCAPE)
+			    : NULL;
+	saturn_error_t err = {{0}};
+	int rc = -1;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >=
-	    (int)sizeof(tmp))
-		return -1;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0644);
-	if (fd < 0)
-		return -1;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			close(fd);
-			unlink(tmp);
-			return -1;
-		}
-		off += w;
-	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
-char *run_json_str(const char *s)
-{
-	size_t n = strlen(s);
-	char *o = malloc(n * 6 + 3), *p = o;
-
-	if (!o)
-		return NULL;
-	*p++ = '"';
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			*p++ = '\\';
-			*p++ = c;
-		} else if (c < 0x20) {
-			p += sprintf(p, "\\u%04x", c);
-		} else {
-			*p++ = c;
-		}
-	}
-	*p++ = '"';
-	*p = '\0';
-	return o;
+	if (!path || !*path)
+		fprintf(stderr, "%s: cannot write %s: SATURN_REPORT_FILE is unset\n", run_prog,
+			what);
+	else if (!txt)
+		fprintf(stderr, "%s: cannot write %s: out of memory\n", run_prog, what);
+	else if (saturn_write_file_atomic(path, txt, strlen(txt), &err) < 0)
+		fprintf(stderr, "%s: cannot write %s: %s\n", run_prog, what, err.text);
+	else
+		rc = 0;
+	json_object_put(o);
+	return rc;
 }
 
 int run_list_match(const char *arg, const char *list, int *takes_value)
