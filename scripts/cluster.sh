@@ -141,6 +141,22 @@ pids_of_files() {
 	done | sort -u
 }
 
+# The build's plugins are copied into the instance (mode 755/644): the
+# build folder may sit where the cluster's users cannot read it (a checkout
+# under /root), and sbatch loads the SPANK plugin as the submitting user.
+stage_plugins() {
+	[ -n "${SATURN_PLUGIN_DIR:-}" ] || return 0
+	[ "$SATURN_PLUGIN_DIR" = "$D/plugins" ] && return 0
+	rm -rf "$D/plugins"
+	mkdir -p "$D/plugins"
+	for f in "$SATURN_PLUGIN_DIR"/*.so; do
+		[ -f "$f" ] && cp "$f" "$D/plugins/"
+	done
+	chmod 755 "$D/plugins"
+	chmod 644 "$D/plugins"/*.so 2>/dev/null
+	SATURN_PLUGIN_DIR="$D/plugins"
+}
+
 plugin_dirs() {
 	echo "${SATURN_PLUGIN_DIR:+$SATURN_PLUGIN_DIR:}$DEBIAN_PLUGIN_DIR"
 }
@@ -367,6 +383,7 @@ start() {
 	mkdir -p "$D"
 	chmod 755 "$D"
 	mkdir -p "$D/etc" "$D/state" "$D/spool" "$D/log" "$D/run" "$D/munge" "$D/dev"
+	stage_plugins
 	rm -f "$D"/run/*.pid
 	# A fresh cluster each start: no jobs, node state or logs from a
 	# previous run.

@@ -9,7 +9,7 @@ set -eu
 build_pkgs="autoconf automake libtool pkg-config make gcc libc6-dev
   liblpsolve55-dev libsuitesparse-dev libhwloc-dev hwloc libjson-c-dev check
   libslurm-dev python3"
-run_pkgs="slurmctld slurmd slurm-client munge dpkg-dev clang procps psmisc python3-torch
+run_pkgs="slurmctld slurmd slurm-client munge dpkg-dev clang libclang-rt-14-dev procps psmisc python3-torch
   ca-certificates"
 
 pkgs="$build_pkgs"
