@@ -1,0 +1,62 @@
+# hostile-lib.sh - helpers for the hostile-user end-to-end tests
+# (tests/e2e/hostile-*.sh): a sched/saturn cluster (sched-lib.sh) and two
+# unprivileged local users, $HOSTILE_USER (the attacker) and $VICTIM_USER,
+# who submit and act through their own Slurm commands. Each test tries an
+# attack as the attacker and asserts what the controller did: refused it,
+# kept it to the attacker's own batch, and left the victim's batch and
+# root's files as they were. Sourced after sched-lib.sh, not run.
+#
+#   . "$top_srcdir/tests/e2e/sched-lib.sh"
+#   . "$top_srcdir/tests/e2e/hostile-lib.sh"
+#   hostile_users                  # create both users (skip without root)
+#   sched_setup SLOT [params]
+#   hostile_dirs                   # job-writable folders for both users
+#   JOB=$(as_attacker sbatch --parsable ...)
+#   as_victim squeue ...
+
+HOSTILE_USER=${SATURN_HOSTILE_USER:-saturnuser}
+VICTIM_USER=${SATURN_VICTIM_USER:-saturnuser2}
+
+# Create both test users when missing (needs root).
+hostile_users() {
+	[ "$(id -u)" = 0 ] || skip "needs root (test users, slurmd)"
+	for u in "$HOSTILE_USER" "$VICTIM_USER"; do
+		id "$u" >/dev/null 2>&1 && continue
+		useradd -M -d /nonexistent -s /bin/sh "$u" >/dev/null 2>&1 ||
+			id "$u" >/dev/null 2>&1 || skip "cannot create test user $u"
+	done
+	HOSTILE_UID=$(id -u "$HOSTILE_USER")
+	VICTIM_UID=$(id -u "$VICTIM_USER")
+}
+
+# After sched_setup: $HOSTILE_OUT and $VICTIM_OUT, one folder each that only
+# its user may write, inside the cluster folder; the job log stays 666.
+hostile_dirs() {
+	HOSTILE_OUT="$SATURN_CLUSTER_DIR/home-$HOSTILE_USER"
+	VICTIM_OUT="$SATURN_CLUSTER_DIR/home-$VICTIM_USER"
+	chmod 755 "$SATURN_CLUSTER_DIR"
+	mkdir -p "$HOSTILE_OUT" "$VICTIM_OUT"
+	chown "$HOSTILE_USER" "$HOSTILE_OUT"
+	chown "$VICTIM_USER" "$VICTIM_OUT"
+	chmod 700 "$HOSTILE_OUT" "$VICTIM_OUT"
+}
+
+# as USER CMD...: run CMD as USER in the user's folder, against this cluster.
+as() {
+	u=$1
+	shift
+	if [ "$u" = "$HOSTILE_USER" ]; then d=$HOSTILE_OUT; else d=$VICTIM_OUT; fi
+	runuser -u "$u" -- env SLURM_CONF="$SLURM_CONF" PATH="$PATH" \
+		sh -c 'cd "$0" || exit 1; exec "$@"' "$d" "$@"
+}
+as_attacker() {
+	as "$HOSTILE_USER" "$@"
+}
+as_victim() {
+	as "$VICTIM_USER" "$@"
+}
+
+# File mode and owner as "MODE UID" (no link followed), or "missing".
+mode_owner() {
+	stat -c '%a %u' -- "$1" 2>/dev/null || echo missing
+}
