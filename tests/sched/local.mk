@@ -24,6 +24,7 @@ TESTS += \
 EXTRA_DIST += \
 	sched/status.sh \
 	e2e/sched-lib.sh \
+	e2e/hostile-lib.sh \
 	e2e/sched-plan.sh \
 	e2e/sched-fallback.sh \
 	e2e/sched-fail.sh \
