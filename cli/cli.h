@@ -35,6 +35,16 @@ const char *cli_ids(const int *ids, int n, char *buf, size_t sz);
 /* The plan as a table: task, technique, GPUs, node, GPU ids, start, end. */
 void cli_print_table(FILE *out, const saturn_plan_t *plan);
 
+/* One batch (user, name) of `saturn status`: its task counts by state. */
+typedef struct cli_batch_row {
+	const char *batch;
+	char user[64]; /* "alice (1001)", "uid 1001", or "?" when unknown */
+	int tasks, running, released, planned;
+} cli_batch_row_t;
+
+/* The batches as a table: batch, user, tasks, running, released, planned. */
+void cli_print_batches(FILE *out, const cli_batch_row_t *rows, int n);
+
 /* An ASCII Gantt chart per node: one row per GPU, `width` columns for the
  * time axis 0..makespan, one letter per task (legend below each chart), '#'
  * for GPUs busy with jobs outside the plan, '.' for idle. p gives the

@@ -78,6 +78,22 @@ void cli_print_table(FILE *out, const saturn_plan_t *plan)
 	}
 }
 
+void cli_print_batches(FILE *out, const cli_batch_row_t *rows, int n)
+{
+	int wb = 5, wu = 4;
+
+	for (int i = 0; i < n; i++) {
+		wb = width_of(rows[i].batch, wb);
+		wu = width_of(rows[i].user, wu);
+	}
+	fprintf(out, "%-*s  %-*s  %5s  %7s  %8s  %7s\n", wb, "BATCH", wu, "USER", "TASKS",
+		"RUNNING", "RELEASED", "PLANNED");
+	for (int i = 0; i < n; i++)
+		fprintf(out, "%-*s  %-*s  %5d  %7d  %8d  %7d\n", wb, rows[i].batch ? rows[i].batch : "?",
+			wu, rows[i].user, rows[i].tasks, rows[i].running, rows[i].released,
+			rows[i].planned);
+}
+
 static const char symbols[] =
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 #define NSYM ((int)sizeof(symbols) - 1)

@@ -1,11 +1,15 @@
 /* status.c - `saturn status`: the live plan of sched/saturn, read from the
- * state it persists (STATE_DIR/state.json, saturn-sched-state/1): which
- * task runs or will run where, with which technique and GPU count, when,
- * as a table and a Gantt chart per node. Read-only; talks to no daemon.
+ * state it persists (STATE_DIR/state.json, saturn-sched-state/1): the
+ * batches, each a (user, name) pair, and which task runs or will run where,
+ * with which technique and GPU count, when, as a table and a Gantt chart
+ * per node; filtered by batch name and/or user. Read-only; talks to no
+ * daemon.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +25,15 @@ static void status_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: %s status [OPTION]... [BATCH]\n"
-		"Show the plan sched/saturn is following (all batches, or BATCH): the\n"
-		"state of every task (running, released, planned), its technique, GPUs,\n"
-		"node and times, as a table and a Gantt chart per node.\n\n"
+		"Show the plan sched/saturn is following (all batches, or those named\n"
+		"BATCH): the batches with their users (a batch is a user's batch: two\n"
+		"users' batches of one name are two batches), and the state of every task\n"
+		"(running, released, planned), its technique, GPUs, node and times, as a\n"
+		"table and a Gantt chart per node.\n\n"
 		"  -d, --state-dir=DIR   sched/saturn's state folder (default: $SATURN_STATE_DIR,\n"
 		"                        else saturn_state_dir or StateSaveLocation/saturn\n"
 		"                        from $SLURM_CONF or /etc/slurm/slurm.conf)\n"
+		"  -u, --user=USER       only the batches of USER (a user name or uid)\n"
 		"  -j, --json            print the state file as it is\n"
 		"  -h, --help            show this help\n\n"
 		"Exit status: 0 shown, 1 no plan, 2 unreadable state, 64 usage error.\n",
@@ -60,6 +67,79 @@ static char *state_dir_from_conf(void)
 	if (!dir && save[0] && asprintf(&dir, "%s/saturn", save) < 0)
 		dir = NULL;
 	return dir;
+}
+
+/* USER as a uid: digits, or a name known to the system; -1 when neither. */
+static long parse_user(const char *u)
+{
+	struct passwd *pw;
+	char *end;
+	long v;
+
+	if (u[0] >= '0' && u[0] <= '9') {
+		errno = 0;
+		v = strtol(u, &end, 10);
+		return (*end || errno || v < 0 || v > (long)UINT32_MAX) ? -1 : v;
+	}
+	pw = getpwnam(u);
+	return pw ? (long)pw->pw_uid : -1;
+}
+
+static void user_label(long uid, char *buf, size_t len)
+{
+	struct passwd *pw;
+
+	if (uid < 0)
+		snprintf(buf, len, "?");
+	else if ((pw = getpwuid((uid_t)uid)))
+		snprintf(buf, len, "%s (%ld)", pw->pw_name, uid);
+	else
+		snprintf(buf, len, "uid %ld", uid);
+}
+
+static int task_selected(const saturn_sched_state_task_t *t, const char *batch, long user)
+{
+	if (batch && (!t->batch || strcmp(t->batch, batch)))
+		return 0;
+	return user < 0 || t->uid == user;
+}
+
+/* The selected tasks' batches, one row per (uid, name) in order of first
+ * appearance, into a calloc'd array (*rows); returns their number or -1
+ * (ENOMEM). */
+static int batch_rows(const saturn_sched_state_t *st, const char *batch, long user,
+		      cli_batch_row_t **rows, long **uids)
+{
+	int n = 0;
+
+	*rows = calloc((size_t)(st->ntasks ? st->ntasks : 1), sizeof(**rows));
+	*uids = calloc((size_t)(st->ntasks ? st->ntasks : 1), sizeof(**uids));
+	if (!*rows || !*uids)
+		return -1;
+	for (int i = 0; i < st->ntasks; i++) {
+		const saturn_sched_state_task_t *t = &st->tasks[i];
+		const char *name = t->batch ? t->batch : "?";
+		int r = 0;
+
+		if (!task_selected(t, batch, user))
+			continue;
+		while (r < n && ((*uids)[r] != t->uid || strcmp((*rows)[r].batch, name)))
+			r++;
+		if (r == n) {
+			(*rows)[n].batch = name;
+			(*uids)[n] = t->uid;
+			user_label(t->uid, (*rows)[n].user, sizeof((*rows)[n].user));
+			n++;
+		}
+		(*rows)[r].tasks++;
+		if (t->state && !strcmp(t->state, "running"))
+			(*rows)[r].running++;
+		else if (t->state && !strcmp(t->state, "released"))
+			(*rows)[r].released++;
+		else
+			(*rows)[r].planned++;
+	}
+	return n;
 }
 
 /* The GPU nodes the state was planned on, with their GPU counts, for the
@@ -101,12 +181,18 @@ int cmd_status(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"state-dir", required_argument, NULL, 'd'},
+		{"user", required_argument, NULL, 'u'},
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	char *dir = NULL, *path = NULL, *buf = NULL, a[32], b[32], lb[32];
-	const char *batch = NULL;
+	const char *batch = NULL, *user_arg = NULL;
+	char ulabel[64] = "";
+	long user = -1;
+	cli_batch_row_t *rows = NULL;
+	long *row_uids = NULL;
+	int nrows;
 	saturn_error_t err = {{0}};
 	saturn_sched_state_t *st = NULL;
 	saturn_plan_t *plan = NULL;
@@ -116,11 +202,19 @@ int cmd_status(int argc, char **argv)
 	size_t len;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:u:jh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			free(dir);
 			dir = strdup(optarg);
+			break;
+		case 'u':
+			user_arg = optarg;
+			if ((user = parse_user(optarg)) < 0) {
+				free(dir);
+				return cli_fail(CLI_EXIT_USAGE, "--user %s: no such user (a user name or uid)",
+						optarg);
+			}
 			break;
 		case 'j':
 			json = 1;
@@ -164,12 +258,14 @@ int cmd_status(int argc, char **argv)
 		rc = cli_fail(CLI_EXIT_INPUT, "%s: %s", path, err.text);
 		goto out;
 	}
+	if (user_arg)
+		user_label(user, ulabel, sizeof(ulabel));
 	for (int i = 0; i < st->ntasks; i++)
-		if (!batch || (st->tasks[i].batch && !strcmp(st->tasks[i].batch, batch)))
+		if (task_selected(&st->tasks[i], batch, user))
 			n++;
 	if (n == 0) {
-		printf("no planned Saturn tasks%s%s (state of %s)\n", batch ? " in batch " : "",
-		       batch ? batch : "", path);
+		printf("no planned Saturn tasks%s%s%s%s (state of %s)\n", batch ? " in batch " : "",
+		       batch ? batch : "", user_arg ? " of user " : "", ulabel, path);
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
@@ -183,7 +279,7 @@ int cmd_status(int argc, char **argv)
 		saturn_sched_state_task_t *t = &st->tasks[i];
 		saturn_assign_t *as;
 
-		if (batch && (!t->batch || strcmp(t->batch, batch)))
+		if (!task_selected(t, batch, user))
 			continue;
 		as = &plan->assign[n++];
 		as->task_id = strdup(t->id);
@@ -208,18 +304,26 @@ int cmd_status(int argc, char **argv)
 			nrel++;
 	}
 	plan->makespan_s = end;
-	printf("Plan %s (%s), updated %.0fs ago: %d task%s%s%s: %d running, %d released, %d planned\n",
+	printf("Plan %s (%s), updated %.0fs ago: %d task%s%s%s%s%s: %d running, %d released, %d planned\n",
 	       st->plan_id ? st->plan_id : "?", st->method ? st->method : "?", now - st->updated, n,
-	       n == 1 ? "" : "s", batch ? " of batch " : "", batch ? batch : "", nrun, nrel,
-	       n - nrun - nrel);
+	       n == 1 ? "" : "s", batch ? " of batch " : "", batch ? batch : "",
+	       user_arg ? " of user " : "", ulabel, nrun, nrel, n - nrun - nrel);
 	printf("Planned end in %s (plan made with makespan %s, lower bound %s)\n\n",
 	       cli_hms(end, a, sizeof(a)), cli_hms(st->makespan_s, b, sizeof(b)),
 	       cli_hms(st->lower_bound_s, lb, sizeof(lb)));
+	if ((nrows = batch_rows(st, batch, user, &rows, &row_uids)) < 0) {
+		rc = cli_fail(CLI_EXIT_FAIL, "out of memory");
+		goto out;
+	}
+	cli_print_batches(stdout, rows, nrows);
+	printf("\n");
 	cli_print_table(stdout, plan);
 	printf("\n");
 	nodes = state_nodes(st, plan);
 	cli_print_gantt(stdout, plan, nodes, GANTT_WIDTH);
 out:
+	free(rows);
+	free(row_uids);
 	saturn_problem_destroy(nodes);
 	saturn_plan_destroy(plan);
 	saturn_sched_state_destroy(st);

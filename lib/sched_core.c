@@ -232,6 +232,69 @@ int saturn_snapshot_node_index(const saturn_snapshot_t *s, const char *name)
 	return -1;
 }
 
+int saturn_snap_same_batch(const saturn_snap_job_t *a, const saturn_snap_job_t *b)
+{
+	return a->uid == b->uid && !strcmp(a->batch, b->batch);
+}
+
+typedef struct group_key {
+	const saturn_snap_job_t *j;
+	int pos;
+} group_key_t;
+
+static int cmp_group_key(const void *a, const void *b)
+{
+	const group_key_t *x = a, *y = b;
+	int c;
+
+	if (x->j->uid != y->j->uid)
+		return x->j->uid < y->j->uid ? -1 : 1;
+	if ((c = strcmp(x->j->batch, y->j->batch)))
+		return c;
+	return x->pos - y->pos; /* keeps input order within a batch */
+}
+
+void saturn_batch_groups_free(saturn_batch_groups_t *g)
+{
+	if (!g)
+		return;
+	free(g->member);
+	free(g->first);
+	memset(g, 0, sizeof(*g));
+}
+
+int saturn_batch_groups(const saturn_snapshot_t *s, const int *jobs, int n,
+			saturn_batch_groups_t *g)
+{
+	group_key_t *k = NULL;
+
+	memset(g, 0, sizeof(*g));
+	if (n < 0)
+		n = 0;
+	g->member = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	g->first = malloc(sizeof(int) * (size_t)(n + 1));
+	k = malloc(sizeof(*k) * (size_t)(n ? n : 1));
+	if (!g->member || !g->first || !k) {
+		free(k);
+		saturn_batch_groups_free(g);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		k[i].j = &s->jobs[jobs ? jobs[i] : i];
+		k[i].pos = i;
+	}
+	qsort(k, (size_t)n, sizeof(*k), cmp_group_key);
+	for (int i = 0; i < n; i++) {
+		if (i == 0 || !saturn_snap_same_batch(k[i - 1].j, k[i].j))
+			g->first[g->ngroups++] = i;
+		g->member[i] = k[i].pos;
+	}
+	g->first[g->ngroups] = n;
+	free(k);
+	return 0;
+}
+
 int saturn_snapshot_max_gpus(const saturn_snapshot_t *s, uint64_t part_mask)
 {
 	int maxg = 0;

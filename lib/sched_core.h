@@ -134,6 +134,32 @@ int saturn_snapshot_node_index(const saturn_snapshot_t *s, const char *name);
  * companion jobs (profiler, measurement) of a batch. */
 int saturn_snapshot_max_gpus(const saturn_snapshot_t *s, uint64_t part_mask);
 
+/* --- batches: identity (uid, name) ----------------------------------- */
+
+/* A batch is the pair (user, name): two users' batches of the same name are
+ * two batches, with their own profile, companion jobs, notes and records.
+ * 1 when a and b belong to the same batch, else 0. */
+int saturn_snap_same_batch(const saturn_snap_job_t *a, const saturn_snap_job_t *b);
+
+/* Snapshot jobs grouped by batch (uid, then name): group g is
+ * member[first[g]] .. member[first[g + 1] - 1], positions into the input
+ * in ascending order (so a group's first member is its earliest input). */
+typedef struct saturn_batch_groups {
+	int ngroups;
+	int *member; /* n entries */
+	int *first;  /* ngroups + 1 entries */
+} saturn_batch_groups_t;
+
+/* Group n snapshot jobs by batch in O(n log n) (one sort). jobs: the
+ * snapshot job index of each input position (e.g. each decision's job);
+ * NULL means the positions are the job indices 0..n-1 themselves. Returns
+ * 0 with g filled (free with saturn_batch_groups_free), or -1 (ENOMEM, g
+ * emptied). n = 0 gives 0 groups. */
+int saturn_batch_groups(const saturn_snapshot_t *s, const int *jobs, int n,
+			saturn_batch_groups_t *g);
+/* Free what saturn_batch_groups() filled (not g itself); NULL allowed. */
+void saturn_batch_groups_free(saturn_batch_groups_t *g);
+
 /* Task id of a snapshot job in problems and plans: "ARRAYJOB_TASK" or
  * "JOB" for a job that is not an array. Writes into buf (>= 32 bytes). */
 void saturn_sched_task_name(const saturn_snap_job_t *j, char *buf, size_t len);
@@ -241,7 +267,7 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 /* --- persisted state (saturn-sched-state/1) -------------------------- */
 
 /* Serialise the plan (times made absolute with now), per task its snapshot
- * state and batch, and the GPU nodes planned on with their GPU counts.
+ * state and batch (name and uid), and the GPU nodes planned on with their GPU counts.
  * malloc'd JSON text or NULL (ENOMEM). */
 char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 				 const saturn_plan_t *plan, const char *plan_id,
@@ -250,6 +276,7 @@ char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_
 /* The parts of a persisted state the plugin and `saturn status` need. */
 typedef struct saturn_sched_state_task {
 	char *id, *batch, *technique, *node, *state;
+	long uid; /* the batch's user; -1 in states written before it was recorded */
 	int gpus;
 	int *gpu_ids; /* gpus ids, or NULL when absent */
 	double start, end; /* epochs */

@@ -80,6 +80,7 @@ char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_
 			j = &s->jobs[b->job_of_task[t]];
 			add_str(e, "id", a->task_id);
 			add_str(e, "batch", j->batch);
+			json_object_object_add(e, "uid", json_object_new_int64(j->uid));
 			json_object_object_add(e, "job_id", json_object_new_int64(j->job_id));
 			add_str(e, "state", state_name(j->state));
 			add_str(e, "technique", a->technique);
@@ -205,6 +206,17 @@ saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 		st->ntasks++;
 		t->id = get_str(e, "id");
 		t->batch = get_str(e, "batch");
+		t->uid = -1;
+		if (json_object_object_get_ex(e, "uid", &g)) {
+			int64_t u = json_object_get_int64(g);
+
+			if (!json_object_is_type(g, json_type_int) || u < 0 || u > UINT32_MAX) {
+				saturn_error_set(err, "tasks[%zu].uid: must be a user id (0 to %u)", i,
+						 UINT32_MAX);
+				goto fail;
+			}
+			t->uid = (long)u;
+		}
 		t->technique = get_str(e, "technique");
 		t->node = get_str(e, "node");
 		t->state = get_str(e, "state");

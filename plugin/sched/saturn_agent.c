@@ -112,8 +112,9 @@ static void load_settings(void)
 	saturn_progress_dir = xstrdup_printf("%s/progress", saturn_state_dir);
 	saturn_mkdir_mode(saturn_state_dir, 0755);
 	saturn_mkdir_mode(saturn_progress_dir, 01733);
+	/* 0755: users write only in their own PROFILE_DIR/UID (made for them) */
 	if (!saturn_cfg.profile_dir)
-		saturn_mkdir_mode(saturn_profile_dir, 01733);
+		saturn_mkdir_mode(saturn_profile_dir, 0755);
 	info("sched/saturn: interval %.0fs, solver time %.2fs, min gain %.2f, release slack %.0fs, backfill %s, state %s, profiles %s",
 	     saturn_cfg.interval_s, saturn_cfg.solver_time_s, saturn_cfg.min_gain,
 	     saturn_cfg.release_slack_s, saturn_cfg.backfill ? "yes" : "no", saturn_state_dir,
@@ -379,7 +380,7 @@ static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		if (d[i].release || !primary[i] || !(job_ptr = saturn_revalidate(j)))
 			continue;
 		/* "saturn: profiler job N failed, users' requests; starts in ..." */
-		saturn_profiler_note(j->batch, note, sizeof(note));
+		saturn_profiler_note(j->batch, j->uid, note, sizeof(note));
 		if (note[0] && !strncmp(r, "saturn: ", 8))
 			r += 8;
 		if (count[i] > 1)

@@ -43,26 +43,34 @@ void saturn_set_reason(job_record_t *job_ptr, const char *reason, time_t now);
 
 /* --- saturn_profiles.c (no locks unless said) ------------------------ */
 
-/* The batch's profile from PROFILE_DIR/NAME.json, loaded when the file
+/* A batch is (uid, name) in all of these: two users' batches of the same
+ * name have their own profile, profiler job, records and notes. */
+
+/* The profile of batch (uid, name) from PROFILE_DIR/UID/NAME.json (the
+ * folder created for the user when missing, and ignored unless it is the
+ * user's or root's and writable by no one else), loaded when the file
  * changed, owner-checked against uid (or root); NULL when there is none or
- * it was rejected (logged once per version). Owned by the cache. */
+ * it was rejected (logged once per version). Never a profile loaded for
+ * another uid. Owned by the cache. */
 const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void *arg);
 
-/* The batch's profile as last loaded by saturn_lookup_profile() (no file
- * access), or NULL. */
-const saturn_profile_t *saturn_profile_cached(const char *batch);
+/* The profile of batch (uid, name) as last loaded by
+ * saturn_lookup_profile() (no file access), or NULL. */
+const saturn_profile_t *saturn_profile_cached(const char *batch, long uid);
 
 /* The params JSON text of the profile option d chose for task j ("{}" when
- * unknown). Valid until the next saturn_lookup_profile(). */
+ * unknown), from the profile of j's batch (j->uid, j->batch). Valid until
+ * the next saturn_lookup_profile(). */
 const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decision_t *d);
 
 /* "saturn: profiler job N failed, users' requests; " into buf for a batch
- * that fell back, else "". Returns buf. */
-const char *saturn_profiler_note(const char *batch, char *buf, size_t len);
+ * (uid, name) that fell back, else "". Returns buf. */
+const char *saturn_profiler_note(const char *batch, long uid, char *buf, size_t len);
 
 /* Before building the problem (takes the locks it needs itself): submit
- * profiler jobs for batches without a profile and drop their held tasks
- * from s while profiling runs (their reason says so). */
+ * one profiler job per batch (uid, name) without a profile, with only that
+ * user's task ids, and drop their held tasks from s while profiling runs
+ * (their reason says so). */
 void saturn_profiler_pass(saturn_snapshot_t *s);
 
 /* The batch's owner and script, copied from job_id's record under the job
@@ -78,17 +86,20 @@ void saturn_batch_owner_free(saturn_batch_owner_t *o);
 
 /* Submit (no locks held) a one-node job saturn-KIND:BATCH as the batch's
  * owner with gpus GPUs that runs "saturn_profiler --batch BATCH --script
- * COPY ARGS --output PROFILE_DIR/BATCH.json" plus the cache option; ARGS is
+ * COPY ARGS --output PROFILE_DIR/UID/BATCH.json" (UID = o->uid) plus the
+ * cache option; ARGS is
  * shell text the caller has quoted. Returns the job id, 0 on failure
  * (logged). */
 uint32_t saturn_submit_profiler(const char *kind, const char *batch, const saturn_batch_owner_t *o,
 				const char *args, int gpus);
 
-/* STATE_DIR/KIND-BATCH.job, the record of a batch's companion job (root
- * only) kept across restarts: its text (malloc'd, free()) or NULL; and
- * writing it atomically (failure logged, naming job_id). */
-char *saturn_record_read(const char *kind, const char *batch);
-void saturn_record_write(const char *kind, const char *batch, uint32_t job_id, const char *text);
+/* STATE_DIR/KIND-UID-BATCH.job, the record of batch (uid, name)'s
+ * companion job (root only) kept across restarts: its text (malloc'd,
+ * free()) or NULL (an old STATE_DIR/KIND-BATCH.job is ignored, with a
+ * note); and writing it atomically (failure logged, naming job_id). */
+char *saturn_record_read(const char *kind, long uid, const char *batch);
+void saturn_record_write(const char *kind, long uid, const char *batch, uint32_t job_id,
+			 const char *text);
 
 /* Free the profile cache and profiler records (agent thread ending). */
 void saturn_profiles_fini(void);
@@ -97,8 +108,8 @@ void saturn_profiles_fini(void);
 
 /* After deciding, before applying: decisions about to release a task onto
  * a `predicted` profile option are turned into holds while a measurement
- * job saturn-measure:NAME re-measures those options (one job per batch at
- * a time, each option tried once per submission). Nothing changes without
+ * job saturn-measure:NAME re-measures those options (one job per batch
+ * (uid, name) at a time, each option tried once per submission). Nothing changes without
  * saturn_profiler or with saturn_measure_predicted=no. */
 void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int nd);
 

@@ -12,7 +12,8 @@
  * from that. Each option (signature, technique, GPU count) is tried once per
  * submission: when the job ends without measuring it, the prediction is
  * relied on and the log says so. The record of the running job survives a
- * slurmctld restart (STATE_DIR/measure-NAME.job, root only).
+ * slurmctld restart (STATE_DIR/measure-UID-NAME.job, root only). A batch is
+ * (uid, name): each user's batch of a name has its own record and job.
  */
 #include "config.h" /* Slurm's */
 
@@ -47,6 +48,7 @@
 
 typedef struct measure_rec {
 	char batch[SATURN_NAME_LEN];
+	long uid;
 	uint32_t job_id;   /* running measurement job, 0 = none */
 	uint32_t array_id; /* the submission it measures for */
 	int rounds;        /* jobs submitted for that submission */
@@ -62,23 +64,24 @@ static void rec_save(const measure_rec_t *m)
 	char *txt = xstrdup_printf("%u %u %d %s\n%s", m->job_id, m->array_id, m->rounds,
 				   m->items ? m->items : "-", m->tried ? m->tried : "");
 
-	saturn_record_write("measure", m->batch, m->job_id, txt);
+	saturn_record_write("measure", m->uid, m->batch, m->job_id, txt);
 	xfree(txt);
 }
 
-static measure_rec_t *rec_get(const char *batch)
+static measure_rec_t *rec_get(const char *batch, long uid)
 {
 	measure_rec_t *m;
 	char *buf;
 
 	for (int i = 0; i < nrecs; i++)
-		if (!strcmp(recs[i].batch, batch))
+		if (recs[i].uid == uid && !strcmp(recs[i].batch, batch))
 			return &recs[i];
 	xrecalloc(recs, nrecs + 1, sizeof(*recs));
 	m = &recs[nrecs++];
 	snprintf(m->batch, sizeof(m->batch), "%s", batch);
+	m->uid = uid;
 	/* "JOBID ARRAYID ROUNDS ITEMS\nKEY\nKEY..." written by rec_save */
-	if ((buf = saturn_record_read("measure", batch))) {
+	if ((buf = saturn_record_read("measure", uid, batch))) {
 		char items[1024] = "";
 		char *nl = strchr(buf, '\n');
 
@@ -87,8 +90,8 @@ static measure_rec_t *rec_get(const char *batch)
 				m->items = xstrdup(items);
 			if (nl && nl[1])
 				m->tried = xstrdup(nl + 1);
-			info("sched/saturn: batch %s: measurement record found (job %u, %d round(s))",
-			     batch, m->job_id, m->rounds);
+			info("sched/saturn: batch %s of uid %ld: measurement record found (job %u, %d round(s))",
+			     batch, uid, m->job_id, m->rounds);
 		} else {
 			m->job_id = m->array_id = 0;
 			m->rounds = 0;
@@ -158,7 +161,7 @@ static uint32_t submission_of(const saturn_snap_job_t *j)
  * its profile (as loaded this cycle), else NULL. */
 static const char *predicted_sig(const saturn_snap_job_t *j, const saturn_decision_t *d)
 {
-	const saturn_profile_t *pr = saturn_profile_cached(j->batch);
+	const saturn_profile_t *pr = saturn_profile_cached(j->batch, j->uid);
 	const saturn_profile_task_t *pt;
 
 	if (!pr || !(pt = saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0)))
@@ -182,17 +185,18 @@ static void hold(saturn_decision_t *d, uint32_t job_id)
 /* mark[] of a decision on a predicted option: due now (release) or later */
 enum { DUE = 1, LATER, SEEN, LISTED };
 
-/* One batch, when some decision is due on a predicted option: one job
- * measures every predicted option the plan uses for the batch (due ones
- * first; later ones too, since a wrong prediction moves the whole plan, but
- * only those needing no more GPUs than the due ones, which are free now);
- * only the due tasks are held for it. */
-static void measure_batch(const saturn_snapshot_t *s, saturn_decision_t *d, int nd, int i,
-			  char *mark, const char **sig, int maxg)
+/* One batch (uid, name), when some decision is due on a predicted option:
+ * one job measures every predicted option the plan uses for the batch (due
+ * ones first; later ones too, since a wrong prediction moves the whole
+ * plan, but only those needing no more GPUs than the due ones, which are
+ * free now); only the due tasks are held for it. mb[0..nmb-1]: the
+ * decisions of the batch (ascending); i: its first due decision. */
+static void measure_batch(const saturn_snapshot_t *s, saturn_decision_t *d, const int *mb,
+			  int nmb, int i, char *mark, const char **sig, int maxg)
 {
 	const saturn_snap_job_t *j = &s->jobs[d[i].job];
 	const char *batch = j->batch;
-	measure_rec_t *m = rec_get(batch);
+	measure_rec_t *m = rec_get(batch, j->uid);
 	char *list = NULL, *round = xstrdup("\n");
 	int nitems = 0, gpus = 0, due_max = 0;
 
@@ -204,12 +208,13 @@ static void measure_batch(const saturn_snapshot_t *s, saturn_decision_t *d, int 
 		xfree(m->items);
 	}
 	for (int pass = DUE; pass <= LATER; pass++) {
-		for (int k = 0; k < nd; k++) {
+		for (int x = 0; x < nmb; x++) {
+			int k = mb[x];
 			const saturn_snap_job_t *jk = &s->jobs[d[k].job];
 			int due = pass == DUE;
 			char *key;
 
-			if (mark[k] != pass || strcmp(jk->batch, batch))
+			if (mark[k] != pass)
 				continue;
 			if (due && d[k].gpus > due_max)
 				due_max = d[k].gpus;
@@ -231,8 +236,8 @@ static void measure_batch(const saturn_snapshot_t *s, saturn_decision_t *d, int 
 				   !tech_ok(d[k].technique) || d[k].gpus > maxg ||
 				   nitems >= MEASURE_ITEMS) {
 				if (due)
-					info("sched/saturn: batch %s: task %d relies on the predicted %s on %d GPU(s) (%s)",
-					     batch, jk->task_id, d[k].technique, d[k].gpus,
+					info("sched/saturn: batch %s of uid %ld: task %d relies on the predicted %s on %d GPU(s) (%s)",
+					     batch, j->uid, jk->task_id, d[k].technique, d[k].gpus,
 					     tried(m, key) ?
 						     "measured once already; the measurement did not replace it" :
 						     "not measurable now");
@@ -254,7 +259,7 @@ static void measure_batch(const saturn_snapshot_t *s, saturn_decision_t *d, int 
 		saturn_batch_owner_t o;
 		char *args = xstrdup_printf("--measure '%s'", list);
 
-		if (saturn_batch_owner(j->job_id, &o) == 0)
+		if (saturn_batch_owner(j->job_id, &o) == 0 && (long)o.uid == j->uid)
 			m->job_id = saturn_submit_profiler("measure", batch, &o, args, gpus);
 		saturn_batch_owner_free(&o);
 		m->array_id = submission_of(j);
@@ -262,16 +267,16 @@ static void measure_batch(const saturn_snapshot_t *s, saturn_decision_t *d, int 
 		xstrfmtcat(m->tried, "%s", round + 1); /* tried once, whatever happens */
 		if (m->job_id) {
 			m->items = xstrdup(list);
-			info("sched/saturn: batch %s: measuring predicted option(s) %s before relying on them (job %u, round %d)",
-			     batch, list, m->job_id, m->rounds);
+			info("sched/saturn: batch %s of uid %ld: measuring predicted option(s) %s before relying on them (job %u, round %d)",
+			     batch, j->uid, list, m->job_id, m->rounds);
 		} else {
-			error("sched/saturn: batch %s: no measurement job: relying on the predictions %s",
-			      batch, list);
+			error("sched/saturn: batch %s of uid %ld: no measurement job: relying on the predictions %s",
+			      batch, j->uid, list);
 		}
 		rec_save(m);
-		for (int k = 0; k < nd; k++)
-			if (mark[k] == LISTED && m->job_id)
-				hold(&d[k], m->job_id);
+		for (int x = 0; x < nmb; x++)
+			if (mark[mb[x]] == LISTED && m->job_id)
+				hold(&d[mb[x]], m->job_id);
 		xfree(args);
 		xfree(list);
 	}
@@ -290,11 +295,11 @@ void saturn_measure_poll(void)
 			continue;
 		st = job_state(m->job_id, &since);
 		if (st == MJOB_ENDED) {
-			info("sched/saturn: batch %s: measurement job %u ended (%s)", m->batch,
-			     m->job_id, m->items ? m->items : "-");
+			info("sched/saturn: batch %s of uid %ld: measurement job %u ended (%s)", m->batch,
+			     m->uid, m->job_id, m->items ? m->items : "-");
 		} else if (st == MJOB_PENDING && time(NULL) - since > MEASURE_WAIT_S) {
-			info("sched/saturn: batch %s: measurement job %u still pending after %ds: not waiting for it (the tasks run on the predictions; the job still updates the profile when it runs)",
-			     m->batch, m->job_id, MEASURE_WAIT_S);
+			info("sched/saturn: batch %s of uid %ld: measurement job %u still pending after %ds: not waiting for it (the tasks run on the predictions; the job still updates the profile when it runs)",
+			     m->batch, m->uid, m->job_id, MEASURE_WAIT_S);
 		} else {
 			continue;
 		}
@@ -308,7 +313,8 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 {
 	char *mark;
 	const char **sig;
-	int any = 0;
+	int *jobs, any = 0;
+	saturn_batch_groups_t g;
 
 	if (!saturn_cfg.profiler || !saturn_cfg.measure_predicted || nd <= 0)
 		return;
@@ -319,10 +325,30 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 			mark[i] = d[i].release ? DUE : LATER;
 			any |= d[i].release;
 		}
-	for (int i = 0; any && i < nd; i++)
-		if (mark[i] == DUE)
-			measure_batch(s, d, nd, i, mark, sig,
-				      saturn_snapshot_max_gpus(s, s->jobs[d[i].job].part_mask));
+	/* the decisions grouped by batch (uid, name) once: O(nd log nd) */
+	jobs = xcalloc(nd, sizeof(*jobs));
+	for (int i = 0; i < nd; i++)
+		jobs[i] = d[i].job;
+	if (any && saturn_batch_groups(s, jobs, nd, &g) < 0) {
+		error("sched/saturn: out of memory grouping decisions by batch: no measurement this cycle");
+		any = 0;
+	}
+	for (int b = 0; any && b < g.ngroups; b++) {
+		const int *mb = &g.member[g.first[b]];
+		int nmb = g.first[b + 1] - g.first[b];
+
+		for (int x = 0; x < nmb; x++)
+			if (mark[mb[x]] == DUE) {
+				int i = mb[x];
+
+				measure_batch(s, d, mb, nmb, i, mark, sig,
+					      saturn_snapshot_max_gpus(s, s->jobs[d[i].job].part_mask));
+				break;
+			}
+	}
+	if (any)
+		saturn_batch_groups_free(&g);
+	xfree(jobs);
 	xfree(mark);
 	xfree(sig);
 }

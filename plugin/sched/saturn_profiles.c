@@ -2,8 +2,14 @@
  * saturn-profile/1 file (owner-checked, reloaded when it changes), and the
  * companion profiler jobs (saturn_profiler=): one saturn-profile:NAME job per
  * batch without a profile, submitted without locks through libslurm, its
- * record kept in STATE_DIR/profiler-NAME.job across restarts, fallback to the
- * users' requests when it ends without a profile.
+ * record kept in STATE_DIR/profiler-UID-NAME.job across restarts, fallback
+ * to the users' requests when it ends without a profile.
+ *
+ * A batch is (user, name) everywhere here: its profile is
+ * PROFILE_DIR/UID/NAME.json, in a folder only that user (and root) may
+ * write; the cache, the profiler job, its record and the fallback note are
+ * per (uid, name), so one user's batch never sees, suppresses or replaces
+ * another user's batch of the same name.
  */
 #include "config.h" /* Slurm's */
 
@@ -42,6 +48,7 @@
  * version shows as a new inode even within the same second. */
 typedef struct profile_entry {
 	char batch[SATURN_NAME_LEN];
+	long uid;
 	time_t mtime;
 	ino_t ino;
 	int missing;
@@ -61,28 +68,89 @@ static int batch_name_ok(const char *b)
 	return 1;
 }
 
+/* PROFILE_DIR/UID/NAME.json: where the batch (uid, name) keeps its profile
+ * (xmalloc'd). The one place that maps a batch to its profile file. */
+static char *profile_path(long uid, const char *batch)
+{
+	return xstrdup_printf("%s/%ld/%s.json", saturn_profile_dir, uid, batch);
+}
+
+/* PROFILE_DIR/UID, the user's profile folder: created (0700, owned by the
+ * user) when missing. 0 when it is a folder owned by the user or root that
+ * no one else may write, -1 otherwise (*why says what is wrong). */
+static int user_dir(long uid, const char **why)
+{
+	char *dir = xstrdup_printf("%s/%ld", saturn_profile_dir, uid);
+	struct stat st;
+	int rc = -1;
+
+	*why = "";
+	if (uid < 0) {
+		*why = "no user id";
+		goto out;
+	}
+	if (lstat(dir, &st) < 0 && errno == ENOENT) {
+		if (mkdir(dir, 0700) < 0 || chown(dir, (uid_t)uid, (gid_t)-1) < 0) {
+			*why = "cannot create it";
+			goto out;
+		}
+		if (lstat(dir, &st) < 0) {
+			*why = "cannot create it";
+			goto out;
+		}
+	}
+	if (!S_ISDIR(st.st_mode))
+		*why = "not a folder";
+	else if (st.st_uid != 0 && (long)st.st_uid != uid)
+		*why = "owned by another user";
+	else if (st.st_mode & 022)
+		*why = "writable by others";
+	else
+		rc = 0;
+out:
+	xfree(dir);
+	return rc;
+}
+
+static profile_entry_t *profile_entry(const char *batch, long uid)
+{
+	for (int i = 0; i < nprofiles; i++)
+		if (profiles[i].uid == uid && !strcmp(profiles[i].batch, batch))
+			return &profiles[i];
+	return NULL;
+}
+
 const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void *arg)
 {
-	profile_entry_t *e = NULL;
+	profile_entry_t *e;
 	saturn_error_t err = {{0}};
 	struct stat st;
+	const char *why;
 	char *path;
 
 	if (!batch_name_ok(batch))
 		return NULL;
-	for (int i = 0; i < nprofiles; i++)
-		if (!strcmp(profiles[i].batch, batch))
-			e = &profiles[i];
-	if (!e) {
+	if (!(e = profile_entry(batch, uid))) {
 		xrecalloc(profiles, nprofiles + 1, sizeof(*profiles));
 		e = &profiles[nprofiles++];
 		snprintf(e->batch, sizeof(e->batch), "%s", batch);
+		e->uid = uid;
 	}
-	path = xstrdup_printf("%s/%s.json", saturn_profile_dir, batch);
+	path = profile_path(uid, batch);
+	if (user_dir(uid, &why) < 0) {
+		if (e->missing != 2)
+			error("sched/saturn: batch %s of uid %ld: profile folder %s/%ld %s: ignored; planning from the users' requests",
+			      batch, uid, saturn_profile_dir, uid, why);
+		e->missing = 2;
+		saturn_profile_destroy(e->profile);
+		e->profile = NULL;
+		xfree(path);
+		return NULL;
+	}
 	if (lstat(path, &st) < 0) {
-		if (!e->missing)
-			info("sched/saturn: batch %s: no profile at %s: planning from the users' requests",
-			     batch, path);
+		if (e->missing != 1)
+			info("sched/saturn: batch %s of uid %ld: no profile at %s: planning from the users' requests",
+			     batch, uid, path);
 		e->missing = 1;
 		saturn_profile_destroy(e->profile);
 		e->profile = NULL;
@@ -93,7 +161,7 @@ const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void 
 		xfree(path);
 		return e->profile;
 	}
-	if (!e->missing && e->mtime == st.st_mtime && e->ino == st.st_ino && !e->profile) {
+	if (e->missing == 0 && e->mtime == st.st_mtime && e->ino == st.st_ino && !e->profile) {
 		xfree(path);
 		return NULL; /* already rejected this version */
 	}
@@ -116,17 +184,16 @@ const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void 
 	return e->profile;
 }
 
-const saturn_profile_t *saturn_profile_cached(const char *batch)
+const saturn_profile_t *saturn_profile_cached(const char *batch, long uid)
 {
-	for (int i = 0; i < nprofiles; i++)
-		if (!strcmp(profiles[i].batch, batch))
-			return profiles[i].profile;
-	return NULL;
+	const profile_entry_t *e = profile_entry(batch, uid);
+
+	return e ? e->profile : NULL;
 }
 
 const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decision_t *d)
 {
-	const saturn_profile_t *pr = saturn_profile_cached(j->batch);
+	const saturn_profile_t *pr = saturn_profile_cached(j->batch, j->uid);
 	const saturn_profile_task_t *pt;
 
 	if (!pr || !(pt = saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0)))
@@ -141,6 +208,7 @@ const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decisi
 
 typedef struct prof_job {
 	char batch[SATURN_NAME_LEN];
+	long uid;
 	uint32_t job_id;  /* 0 = none submitted */
 	uint32_t array_id; /* the batch's (array) job id it profiles */
 	int fell_back;    /* ended without a usable profile: users' requests */
@@ -149,49 +217,69 @@ typedef struct prof_job {
 static prof_job_t *prof_jobs;
 static int nprof_jobs;
 
-/* STATE_DIR/KIND-BATCH.job: the plugin's record of a batch's companion job
- * (root only, not in the users' folders), kept across restarts. */
-char *saturn_record_read(const char *kind, const char *batch)
+/* STATE_DIR/KIND-UID-BATCH.job: the plugin's record of a batch's companion
+ * job (root only, not in the users' folders), kept across restarts. A
+ * record STATE_DIR/KIND-BATCH.job from before batches were per user does
+ * not say whose batch it was: it is ignored (with a note). */
+char *saturn_record_read(const char *kind, long uid, const char *batch)
 {
-	char *path = xstrdup_printf("%s/%s-%s.job", saturn_state_dir, kind, batch);
+	char *path = xstrdup_printf("%s/%s-%ld-%s.job", saturn_state_dir, kind, uid, batch);
 	size_t len;
 	char *buf = saturn_read_file(path, 1 << 20, &len, NULL);
+	struct stat st;
 
 	xfree(path);
-	return buf;
+	if (buf)
+		return buf;
+	path = xstrdup_printf("%s/%s-%s.job", saturn_state_dir, kind, batch);
+	if (lstat(path, &st) == 0)
+		info("sched/saturn: batch %s of uid %ld: ignoring %s, a record from before batches were per user (it does not say whose batch it was)",
+		     batch, uid, path);
+	xfree(path);
+	return NULL;
 }
 
-void saturn_record_write(const char *kind, const char *batch, uint32_t job_id, const char *text)
+void saturn_record_write(const char *kind, long uid, const char *batch, uint32_t job_id,
+			 const char *text)
 {
-	char *path = xstrdup_printf("%s/%s-%s.job", saturn_state_dir, kind, batch);
+	char *path = xstrdup_printf("%s/%s-%ld-%s.job", saturn_state_dir, kind, uid, batch);
 	saturn_error_t err = {{0}};
 
 	if (saturn_write_file_atomic(path, text, strlen(text), &err) < 0)
-		error("sched/saturn: batch %s: cannot record %s job %u: %s", batch, kind, job_id,
-		      err.text);
+		error("sched/saturn: batch %s of uid %ld: cannot record %s job %u: %s", batch, uid,
+		      kind, job_id, err.text);
 	xfree(path);
 }
 
-static prof_job_t *prof_entry(const char *batch)
+static prof_job_t *prof_find(const char *batch, long uid)
+{
+	for (int i = 0; i < nprof_jobs; i++)
+		if (prof_jobs[i].uid == uid && !strcmp(prof_jobs[i].batch, batch))
+			return &prof_jobs[i];
+	return NULL;
+}
+
+static prof_job_t *prof_entry(const char *batch, long uid)
 {
 	prof_job_t *e;
 	char *buf;
 
-	for (int i = 0; i < nprof_jobs; i++)
-		if (!strcmp(prof_jobs[i].batch, batch))
-			return &prof_jobs[i];
+	if ((e = prof_find(batch, uid)))
+		return e;
 	xrecalloc(prof_jobs, nprof_jobs + 1, sizeof(*prof_jobs));
 	e = &prof_jobs[nprof_jobs++];
 	snprintf(e->batch, sizeof(e->batch), "%s", batch);
+	e->uid = uid;
 	/* "JOBID ARRAYID [fallback]" written by prof_save */
-	if ((buf = saturn_record_read("profiler", batch))) {
+	if ((buf = saturn_record_read("profiler", uid, batch))) {
 		char *end;
 
 		e->job_id = (uint32_t)strtoul(buf, &end, 10);
 		e->array_id = (uint32_t)strtoul(end, NULL, 10);
 		e->fell_back = strstr(buf, "fallback") != NULL;
-		info("sched/saturn: batch %s: profiler job %u recorded before restart%s", batch,
-		     e->job_id, e->fell_back ? " (fell back to the users' requests)" : "");
+		info("sched/saturn: batch %s of uid %ld: profiler job %u recorded before restart%s",
+		     batch, uid, e->job_id,
+		     e->fell_back ? " (fell back to the users' requests)" : "");
 		free(buf);
 	}
 	return e;
@@ -203,17 +291,17 @@ static void prof_save(const prof_job_t *e)
 
 	snprintf(txt, sizeof(txt), "%u %u%s\n", e->job_id, e->array_id,
 		 e->fell_back ? " fallback" : "");
-	saturn_record_write("profiler", e->batch, e->job_id, txt);
+	saturn_record_write("profiler", e->uid, e->batch, e->job_id, txt);
 }
 
 /* "profiler job N failed; " for a batch that fell back, else "". */
-const char *saturn_profiler_note(const char *batch, char *buf, size_t len)
+const char *saturn_profiler_note(const char *batch, long uid, char *buf, size_t len)
 {
+	const prof_job_t *e = prof_find(batch, uid);
+
 	buf[0] = '\0';
-	for (int i = 0; i < nprof_jobs; i++)
-		if (!strcmp(prof_jobs[i].batch, batch) && prof_jobs[i].fell_back)
-			snprintf(buf, len, "saturn: profiler job %u failed, users' requests; ",
-				 prof_jobs[i].job_id);
+	if (e && e->fell_back)
+		snprintf(buf, len, "saturn: profiler job %u failed, users' requests; ", e->job_id);
 	return buf;
 }
 
@@ -252,15 +340,22 @@ uint32_t saturn_submit_profiler(const char *kind, const char *batch, const satur
 				const char *args, int gpus)
 {
 	char *dir = xstrdup_printf("%s/profiler", saturn_state_dir);
-	char *copy = xstrdup_printf("%s/%s.%s.script", dir, batch, kind);
-	char *out = xstrdup_printf("%s/%s.json", saturn_profile_dir, batch);
+	/* per user: two users' batches of one name never share a copy */
+	char *copy = xstrdup_printf("%s/%u-%s.%s.script", dir, o->uid, batch, kind);
+	char *out = profile_path(o->uid, batch);
 	char *cache = NULL;
+	const char *why;
 	job_desc_msg_t desc;
 	submit_response_msg_t *resp = NULL;
 	saturn_error_t err = {{0}};
 	uint32_t id = 0;
 
 	saturn_mkdir_mode(dir, 01733);
+	if (user_dir(o->uid, &why) < 0) {
+		error("sched/saturn: batch %s of uid %u: profile folder %s/%u %s: no %s job",
+		      batch, o->uid, saturn_profile_dir, o->uid, why, kind);
+		goto done;
+	}
 	if (saturn_cfg.profile_cache) {
 		/* PROFILE_DIR/cache (1733, ours); the profiler makes UID/ itself, 0700 */
 		cache = xstrdup_printf("%s/cache", saturn_profile_dir);
@@ -270,8 +365,8 @@ uint32_t saturn_submit_profiler(const char *kind, const char *batch, const satur
 	unlink(copy);
 	if (saturn_write_file_atomic(copy, o->script, o->script_len, &err) < 0 ||
 	    chown(copy, o->uid, o->gid) < 0 || chmod(copy, 0600) < 0) {
-		error("sched/saturn: batch %s: cannot write the script copy %s: %s %m", batch, copy,
-		      err.text);
+		error("sched/saturn: batch %s of uid %u: cannot write the script copy %s: %s %m",
+		      batch, o->uid, copy, err.text);
 		goto done;
 	}
 	slurm_init_job_desc_msg(&desc);
@@ -285,7 +380,7 @@ uint32_t saturn_submit_profiler(const char *kind, const char *batch, const satur
 	desc.tres_per_node = xstrdup_printf("gres:gpu:%d", gpus);
 	desc.time_limit = saturn_cfg.profile_time_min;
 	desc.work_dir = xstrdup(dir);
-	desc.std_out = xstrdup_printf("%s/%s-%s-%%j.out", dir, batch, kind);
+	desc.std_out = xstrdup_printf("%s/%u-%s-%s-%%j.out", dir, o->uid, batch, kind);
 	desc.script = xstrdup_printf("#!/bin/sh\nexec '%s' --batch '%s' --script '%s' %s --output '%s'%s%s%s\n",
 				     saturn_cfg.profiler, batch, copy, args, out,
 				     cache ? " --cache '" : " --no-cache", cache ? cache : "",
@@ -295,12 +390,12 @@ uint32_t saturn_submit_profiler(const char *kind, const char *batch, const satur
 	desc.environment[0] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin");
 	desc.environment[1] = xstrdup_printf("SATURN_PROFILE_BATCH=%s", batch);
 	if (slurm_submit_batch_job(&desc, &resp) != SLURM_SUCCESS || !resp) {
-		error("sched/saturn: batch %s: cannot submit the %s job: %m", batch,
-		      !strcmp(kind, "profile") ? "profiler" : "measurement");
+		error("sched/saturn: batch %s of uid %u: cannot submit the %s job: %m", batch,
+		      o->uid, !strcmp(kind, "profile") ? "profiler" : "measurement");
 	} else {
 		id = resp->job_id;
-		info("sched/saturn: batch %s: submitted %s job %u (%d GPUs, %d min): %s %s --output %s",
-		     batch, !strcmp(kind, "profile") ? "profiler" : "measurement", id, gpus,
+		info("sched/saturn: batch %s of uid %u: submitted %s job %u (%d GPUs, %d min): %s %s --output %s",
+		     batch, o->uid, !strcmp(kind, "profile") ? "profiler" : "measurement", id, gpus,
 		     saturn_cfg.profile_time_min, saturn_cfg.profiler, args, out);
 	}
 	slurm_free_submit_response_response_msg(resp);
@@ -322,132 +417,154 @@ done:
 	return id;
 }
 
-/* Before building the problem: for batches with held tasks, no profile
- * file and saturn_profiler set, submit one profiler job, and take their
- * tasks out of this cycle's snapshot (held, reason "saturn: profiling")
- * until the profile appears or the job ends without one. */
-void saturn_profiler_pass(saturn_snapshot_t *s)
+/* One batch (uid, name) of the profiler pass: its snapshot jobs are
+ * s->jobs[m[0..n-1]] (m ascending). Returns the profiler job the batch's
+ * held tasks wait for, or 0 when it is planned this cycle. */
+static uint32_t profile_batch(saturn_snapshot_t *s, const int *m, int n)
 {
 	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .part = READ_LOCK};
-	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK};
-	int maxg;
+	const saturn_snap_job_t *j0 = &s->jobs[m[0]];
+	const char *batch = j0->batch;
+	long uid = j0->uid;
+	char *path;
+	struct stat st;
+	const char *why;
+	prof_job_t *e;
+	int has_running = 0, maxg;
 
-	if (!saturn_cfg.profiler)
-		return;
-	for (int i = 0; i < s->njobs; i++) {
-		const char *batch = s->jobs[i].batch;
-		char *path;
-		struct stat st;
-		prof_job_t *e;
-		int seen = 0, has_running = 0;
-
-		for (int k = 0; k < i; k++)
-			if (!strcmp(s->jobs[k].batch, batch))
-				seen = 1;
-		if (seen)
-			continue;
-		for (int k = i; k < s->njobs; k++)
-			if (!strcmp(s->jobs[k].batch, batch) && s->jobs[k].state != SATURN_SNAP_HELD)
-				has_running = 1;
-		path = xstrdup_printf("%s/%s.json", saturn_profile_dir, batch);
-		if (stat(path, &st) == 0) {
-			xfree(path);
-			continue; /* planned from the file (saturn_lookup_profile) */
-		}
+	for (int k = 0; k < n; k++)
+		if (s->jobs[m[k]].state != SATURN_SNAP_HELD)
+			has_running = 1;
+	path = profile_path(uid, batch);
+	if (user_dir(uid, &why) == 0 && lstat(path, &st) == 0) {
 		xfree(path);
-		e = prof_entry(batch);
-		if (e->job_id) {
-			int same = 0;
+		return 0; /* planned from the file (saturn_lookup_profile) */
+	}
+	xfree(path);
+	e = prof_entry(batch, uid);
+	if (e->job_id) {
+		int same = 0;
 
-			/* a batch name used again later is profiled again */
-			for (int k = i; k < s->njobs; k++)
-				if (!strcmp(s->jobs[k].batch, batch) &&
-				    (s->jobs[k].array_job_id ? s->jobs[k].array_job_id :
-							       s->jobs[k].job_id) == e->array_id)
-					same = 1;
-			if (!same) {
-				info("sched/saturn: batch %s: profiler job %u was for job %u, not this submission: profiling anew",
-				     batch, e->job_id, e->array_id);
-				e->job_id = e->array_id = 0;
-				e->fell_back = 0;
-			}
+		/* a batch name used again later is profiled again */
+		for (int k = 0; k < n && !same; k++) {
+			const saturn_snap_job_t *j = &s->jobs[m[k]];
+
+			same = (j->array_job_id ? j->array_job_id : j->job_id) == e->array_id;
 		}
-		if (e->fell_back || (has_running && !e->job_id))
-			continue;
-		if (e->job_id) {
-			job_record_t *pj;
-			int ended;
-
-			lock_slurmctld(read_lock);
-			pj = find_job_record(e->job_id);
-			ended = !pj || IS_JOB_FINISHED(pj) || IS_JOB_COMPLETING(pj);
-			unlock_slurmctld(read_lock);
-			if (ended) {
-				error("sched/saturn: batch %s: profiler job %u ended without a usable profile: falling back to the users' requests",
-				      batch, e->job_id);
-				e->fell_back = 1;
-				prof_save(e);
-				continue;
-			}
-		} else {
-			/* gather under the read lock, submit without locks */
-			saturn_batch_owner_t o;
-			char *ids = NULL, *args;
-
-			for (int k = i; k < s->njobs; k++)
-				if (!strcmp(s->jobs[k].batch, batch))
-					xstrfmtcat(ids, "%s%d", ids ? "," : "",
-						   s->jobs[k].task_id < 0 ? 0 : s->jobs[k].task_id);
-			args = xstrdup_printf("--task-ids '%s'", ids);
-			/* the GPUs of the largest node the batch's partitions offer */
-			maxg = saturn_snapshot_max_gpus(s, s->jobs[i].part_mask);
-			if (saturn_batch_owner(s->jobs[i].job_id, &o) == 0 && maxg > 0) {
-				e->job_id = saturn_submit_profiler("profile", batch, &o, args, maxg);
-				e->array_id = s->jobs[i].array_job_id ? s->jobs[i].array_job_id :
-									s->jobs[i].job_id;
-				if (e->job_id)
-					prof_save(e);
-			} else {
-				error("sched/saturn: batch %s: no script or no GPU node for a profiler job",
-				      batch);
-			}
-			saturn_batch_owner_free(&o);
-			xfree(ids);
-			xfree(args);
-			if (!e->job_id) {
-				error("sched/saturn: batch %s: no profiler job: falling back to the users' requests",
-				      batch);
-				e->fell_back = 1;
-				continue;
-			}
-		}
-		/* profiling: hold the batch's tasks out of this cycle */
-		{
-			char reason[96];
-			time_t now = time(NULL);
-			int w = 0;
-
-			snprintf(reason, sizeof(reason), "saturn: profiling (job %u)", e->job_id);
-			lock_slurmctld(write_lock);
-			for (int k = 0; k < s->njobs; k++) {
-				job_record_t *jr;
-
-				if (strcmp(s->jobs[k].batch, batch) || s->jobs[k].state != SATURN_SNAP_HELD)
-					continue;
-				if ((jr = saturn_revalidate(&s->jobs[k])))
-					saturn_set_reason(jr, reason, now);
-			}
-			unlock_slurmctld(write_lock);
-			debug("sched/saturn: batch %s: waiting for profiler job %u", batch, e->job_id);
-			for (int k = 0; k < s->njobs; k++)
-				if (strcmp(s->jobs[k].batch, batch) || s->jobs[k].state != SATURN_SNAP_HELD)
-					s->jobs[w++] = s->jobs[k];
-			s->njobs = w;
-			i--; /* jobs[i] is now another batch's */
+		if (!same) {
+			info("sched/saturn: batch %s of uid %ld: profiler job %u was for job %u, not this submission: profiling anew",
+			     batch, uid, e->job_id, e->array_id);
+			e->job_id = e->array_id = 0;
+			e->fell_back = 0;
 		}
 	}
+	if (e->fell_back || (has_running && !e->job_id))
+		return 0;
+	if (e->job_id) {
+		job_record_t *pj;
+		int ended;
+
+		lock_slurmctld(read_lock);
+		pj = find_job_record(e->job_id);
+		ended = !pj || IS_JOB_FINISHED(pj) || IS_JOB_COMPLETING(pj);
+		unlock_slurmctld(read_lock);
+		if (ended) {
+			error("sched/saturn: batch %s of uid %ld: profiler job %u ended without a usable profile: falling back to the users' requests",
+			      batch, uid, e->job_id);
+			e->fell_back = 1;
+			prof_save(e);
+			return 0;
+		}
+	} else {
+		/* gather under the read lock, submit without locks; only this
+		 * user's tasks of the batch */
+		saturn_batch_owner_t o;
+		char *ids = NULL, *args;
+
+		for (int k = 0; k < n; k++)
+			xstrfmtcat(ids, "%s%d", ids ? "," : "",
+				   s->jobs[m[k]].task_id < 0 ? 0 : s->jobs[m[k]].task_id);
+		args = xstrdup_printf("--task-ids '%s'", ids);
+		/* the GPUs of the largest node the batch's partitions offer */
+		maxg = saturn_snapshot_max_gpus(s, j0->part_mask);
+		if (saturn_batch_owner(j0->job_id, &o) == 0 && maxg > 0 && (long)o.uid == uid) {
+			e->job_id = saturn_submit_profiler("profile", batch, &o, args, maxg);
+			e->array_id = j0->array_job_id ? j0->array_job_id : j0->job_id;
+			if (e->job_id)
+				prof_save(e);
+		} else {
+			error("sched/saturn: batch %s of uid %ld: no script or no GPU node for a profiler job",
+			      batch, uid);
+		}
+		saturn_batch_owner_free(&o);
+		xfree(ids);
+		xfree(args);
+		if (!e->job_id) {
+			error("sched/saturn: batch %s of uid %ld: no profiler job: falling back to the users' requests",
+			      batch, uid);
+			e->fell_back = 1;
+			return 0;
+		}
+	}
+	debug("sched/saturn: batch %s of uid %ld: waiting for profiler job %u", batch, uid,
+	      e->job_id);
+	return e->job_id;
 }
 
+/* Before building the problem: for batches (uid, name) with held tasks, no
+ * profile file and saturn_profiler set, submit one profiler job each, and
+ * take their held tasks out of this cycle's snapshot (reason "saturn:
+ * profiling (job N)") until the profile appears or the job ends without
+ * one. The tasks are grouped once per cycle (one sort, O(n log n)). */
+void saturn_profiler_pass(saturn_snapshot_t *s)
+{
+	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK};
+	saturn_batch_groups_t g;
+	uint32_t *waits; /* per snapshot job: the profiler job it waits for */
+	int w = 0, any = 0;
+	time_t now = time(NULL);
+
+	if (!saturn_cfg.profiler || s->njobs == 0)
+		return;
+	if (saturn_batch_groups(s, NULL, s->njobs, &g) < 0) {
+		error("sched/saturn: out of memory grouping tasks by batch: no profiler jobs this cycle");
+		return;
+	}
+	waits = xcalloc(s->njobs, sizeof(*waits));
+	for (int b = 0; b < g.ngroups; b++) {
+		const int *m = &g.member[g.first[b]];
+		int n = g.first[b + 1] - g.first[b];
+		uint32_t pj = profile_batch(s, m, n);
+
+		for (int k = 0; pj && k < n; k++)
+			if (s->jobs[m[k]].state == SATURN_SNAP_HELD) {
+				waits[m[k]] = pj;
+				any = 1;
+			}
+	}
+	saturn_batch_groups_free(&g);
+	if (!any) {
+		xfree(waits);
+		return;
+	}
+	/* profiling: the held tasks show why and leave this cycle */
+	lock_slurmctld(write_lock);
+	for (int k = 0; k < s->njobs; k++) {
+		job_record_t *jr;
+		char reason[96];
+
+		if (!waits[k] || !(jr = saturn_revalidate(&s->jobs[k])))
+			continue;
+		snprintf(reason, sizeof(reason), "saturn: profiling (job %u)", waits[k]);
+		saturn_set_reason(jr, reason, now);
+	}
+	unlock_slurmctld(write_lock);
+	for (int k = 0; k < s->njobs; k++)
+		if (!waits[k])
+			s->jobs[w++] = s->jobs[k];
+	s->njobs = w;
+	xfree(waits);
+}
 
 void saturn_profiles_fini(void)
 {

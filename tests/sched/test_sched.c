@@ -598,6 +598,7 @@ START_TEST(test_state_roundtrip)
 	ck_assert_str_eq(st->tasks[2].id, "7_2");
 	ck_assert_str_eq(st->tasks[2].batch, "sweep");
 	ck_assert_str_eq(st->tasks[2].state, "planned");
+	ck_assert_int_eq(st->tasks[2].uid, 0);
 	ck_assert_double_eq_tol(st->tasks[2].start, 1060, 1e-6);
 	ck_assert_double_eq_tol(st->makespan_end, 1120, 1e-6);
 	/* the nodes planned on, with their sizes, for `saturn status` */
@@ -611,6 +612,29 @@ START_TEST(test_state_roundtrip)
 	ck_assert_ptr_null(saturn_sched_state_parse("{\"format\":\"x\"}", 14, &err));
 	ck_assert_msg(strstr(err.text, "format"), "%s", err.text);
 	ck_assert_ptr_null(saturn_sched_state_parse("[1,", 3, &err));
+	/* uid: optional (-1 when absent, older states), else a user id */
+	{
+		static const char *const uids[] = {"", ",\"uid\":1001", ",\"uid\":-1",
+						   ",\"uid\":\"root\"", ",\"uid\":4294967296"};
+		static const long want[] = {-1, 1001, -2, -2, -2};
+
+		for (int k = 0; k < 5; k++) {
+			char buf[256];
+
+			snprintf(buf, sizeof(buf),
+				 "{\"format\":\"saturn-sched-state/1\",\"tasks\":[{\"id\":\"1\",\"batch\":\"b\",\"start\":1,\"end\":2%s}]}",
+				 uids[k]);
+			st = saturn_sched_state_parse(buf, strlen(buf), &err);
+			if (want[k] == -2) {
+				ck_assert_msg(st == NULL, "%s accepted", uids[k]);
+				ck_assert_msg(strstr(err.text, "tasks[0].uid"), "%s", err.text);
+				continue;
+			}
+			ck_assert_msg(st != NULL, "%s: %s", uids[k], err.text);
+			ck_assert_int_eq(st->tasks[0].uid, want[k]);
+			saturn_sched_state_destroy(st);
+		}
+	}
 	free(txt);
 	saturn_plan_destroy(plan);
 	saturn_sched_build_free(&b);
@@ -659,6 +683,136 @@ START_TEST(test_progress)
 	unlink(link);
 	unlink(path);
 	rmdir(dir);
+}
+END_TEST
+
+/* A batch is (uid, name): grouping keeps two users' batches of one name
+ * apart, lists every input once, in input order within a group. */
+static const struct group_case {
+	const char *what;
+	int n;
+	long uid[8];
+	const char *name[8];
+	int ngroups;
+} group_cases[] = {
+	{"none", 0, {0}, {NULL}, 0},
+	{"one", 1, {5}, {"sweep"}, 1},
+	{"same name, two users", 4, {1001, 1002, 1001, 1002}, {"sweep", "sweep", "sweep", "sweep"}, 2},
+	{"interleaved", 7, {1002, 1001, 1001, 1002, 0, 1001, 1002},
+	 {"sweep", "sweep", "other", "sweep", "sweep", "sweep", "other"}, 5},
+	{"name prefix", 3, {1, 1, 1}, {"a", "ab", "a"}, 2},
+};
+
+START_TEST(test_batch_groups)
+{
+	const struct group_case *c = &group_cases[_i];
+	saturn_snapshot_t *s = saturn_snapshot_create();
+	saturn_batch_groups_t g;
+	int seen[8] = {0}, jobs[8];
+
+	for (int i = 0; i < c->n; i++) {
+		saturn_snap_job_t *j = saturn_snapshot_add_job(s);
+
+		j->uid = c->uid[i];
+		snprintf(j->batch, sizeof(j->batch), "%s", c->name[i]);
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		/* pass 1: through a job index array, reversed */
+		for (int i = 0; i < c->n; i++)
+			jobs[i] = c->n - 1 - i;
+		ck_assert_int_eq(saturn_batch_groups(s, pass ? jobs : NULL, c->n, &g), 0);
+		ck_assert_msg(g.ngroups == c->ngroups, "%s: %d groups", c->what, g.ngroups);
+		ck_assert_int_eq(g.first[0], 0);
+		ck_assert_int_eq(g.first[g.ngroups], c->n);
+		memset(seen, 0, sizeof(seen));
+		for (int b = 0; b < g.ngroups; b++) {
+			int m0 = g.member[g.first[b]];
+			const saturn_snap_job_t *j0 = &s->jobs[pass ? jobs[m0] : m0];
+
+			ck_assert_int_lt(g.first[b], g.first[b + 1]);
+			for (int k = g.first[b]; k < g.first[b + 1]; k++) {
+				int m = g.member[k];
+				const saturn_snap_job_t *j = &s->jobs[pass ? jobs[m] : m];
+
+				ck_assert_msg(saturn_snap_same_batch(j, j0), "%s: group %d mixes batches",
+					      c->what, b);
+				if (k > g.first[b])
+					ck_assert_int_lt(g.member[k - 1], m);
+				seen[m]++;
+			}
+			/* no other group holds the same batch */
+			for (int o = b + 1; o < g.ngroups; o++) {
+				int mo = g.member[g.first[o]];
+
+				ck_assert(!saturn_snap_same_batch(&s->jobs[pass ? jobs[mo] : mo], j0));
+			}
+		}
+		for (int i = 0; i < c->n; i++)
+			ck_assert_int_eq(seen[i], 1);
+		saturn_batch_groups_free(&g);
+		saturn_batch_groups_free(&g); /* emptied: safe twice */
+	}
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* The lookup is asked per (batch, uid): a profile that only user 1001 has
+ * for "sweep" plans 1001's tasks, never 1002's, even when the two users'
+ * tasks are adjacent in submission order. */
+static int lookups;
+static const saturn_profile_t *lookup_uid_1001(const char *batch, long uid, void *arg)
+{
+	lookups++;
+	return (!strcmp(batch, "sweep") && uid == 1001) ? arg : NULL;
+}
+
+START_TEST(test_profile_per_user)
+{
+	saturn_snapshot_t *s = cluster(6, 1);
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr = saturn_profile_parse(profile_text, strlen(profile_text), &err);
+	saturn_sched_build_t b;
+	saturn_sched_state_t *st;
+	saturn_plan_t *plan;
+	char *txt;
+
+	ck_assert_msg(pr != NULL, "%s", err.text);
+	for (int i = 0; i < s->njobs; i++) {
+		/* one array each; same name, same submit time, alternating */
+		s->jobs[i].uid = i % 2 ? 1002 : 1001;
+		s->jobs[i].job_id = s->jobs[i].array_job_id = i % 2 ? 8 : 7;
+	}
+	lookups = 0;
+	ck_assert_int_eq(saturn_sched_build(s, lookup_uid_1001, pr, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, 6);
+	ck_assert_int_ge(lookups, 2);
+	for (int t = 0; t < b.problem->ntasks; t++) {
+		const saturn_snap_job_t *j = &s->jobs[b.job_of_task[t]];
+		const saturn_task_t *task = &b.problem->tasks[t];
+
+		if (j->uid == 1001) {
+			ck_assert_int_gt(task->noptions, 1);
+			ck_assert_str_ne(task->options[0].technique, "user");
+		} else {
+			/* the user's own request: 1 GPU, not the other user's options */
+			ck_assert_int_eq(task->noptions, 1);
+			ck_assert_str_eq(task->options[0].technique, "user");
+			ck_assert_int_eq(task->options[0].gpus, 1);
+		}
+	}
+	/* the persisted state says whose each task is */
+	plan = saturn_sched_fcfs(b.problem);
+	txt = saturn_sched_state_to_json(s, &b, plan, "p1", s->now);
+	st = saturn_sched_state_parse(txt, strlen(txt), &err);
+	ck_assert_msg(st != NULL, "%s", err.text);
+	for (int i = 0; i < st->ntasks; i++)
+		ck_assert_int_eq(st->tasks[i].uid, !strncmp(st->tasks[i].id, "8_", 2) ? 1002 : 1001);
+	saturn_sched_state_destroy(st);
+	free(txt);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_profile_destroy(pr);
+	saturn_snapshot_destroy(s);
 }
 END_TEST
 
@@ -714,6 +868,8 @@ int main(void)
 	tcase_add_test(tc, test_partitions_running_carry);
 	tcase_add_loop_test(tc, test_progress, 0, sizeof(progress_cases) / sizeof(progress_cases[0]));
 	tcase_add_test(tc, test_many);
+	tcase_add_loop_test(tc, test_batch_groups, 0, sizeof(group_cases) / sizeof(group_cases[0]));
+	tcase_add_test(tc, test_profile_per_user);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);
