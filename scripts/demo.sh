@@ -90,7 +90,9 @@ until [ -d "$STATE/profiles" ]; do
 	[ $n -le 40 ] || die "sched/saturn did not create $STATE/profiles"
 	sleep 0.25
 done
-cp "$ROOT/contrib/demo/profile.json" "$STATE/profiles/$BATCH.json"
+# PROFILE_DIR/UID/NAME.json: the batch of the user who submits it
+mkdir -p -m 700 "$STATE/profiles/$(id -u)"
+cp "$ROOT/contrib/demo/profile.json" "$STATE/profiles/$(id -u)/$BATCH.json"
 LOG1="$SATURN_CLUSTER_DIR/saturn-tasks.log"
 : >"$LOG1"
 chmod 666 "$LOG1"

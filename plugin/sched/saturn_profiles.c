@@ -171,14 +171,14 @@ const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void 
 	saturn_profile_destroy(e->profile);
 	e->profile = NULL;
 	if (st.st_uid != 0 && (long)st.st_uid != uid) {
-		error("sched/saturn: batch %s: profile %s is owned by uid %ld, not the batch's user %ld or root: ignored",
-		      batch, path, (long)st.st_uid, uid);
+		error("sched/saturn: batch %s of uid %ld: profile %s is owned by uid %ld, not the batch's user or root: ignored",
+		      batch, uid, path, (long)st.st_uid);
 	} else if (!(e->profile = saturn_profile_load(path, (long)st.st_uid, &err))) {
-		error("sched/saturn: batch %s: profile rejected: %s; planning from the users' requests",
-		      batch, err.text);
+		error("sched/saturn: batch %s of uid %ld: profile rejected: %s; planning from the users' requests",
+		      batch, uid, err.text);
 	} else {
-		info("sched/saturn: batch %s: profile %s loaded (%d task signature(s))", batch, path,
-		     e->profile->ntasks);
+		info("sched/saturn: batch %s of uid %ld: profile %s loaded (%d task signature(s))",
+		     batch, uid, path, e->profile->ntasks);
 	}
 	xfree(path);
 	return e->profile;

@@ -23,7 +23,7 @@ done
 last_first=$(for t in 0 1 2 3; do field start "$(grep "^task=$t " "$JOBLOG")"; done | sort -n | tail -1)
 first_late=$(for t in 4 5; do field start "$(grep "^task=$t " "$JOBLOG")"; done | sort -n | head -1)
 awk -v a="$last_first" -v b="$first_late" 'BEGIN { exit !(b > a) }' || fail "tasks 4-5 started before tasks 0-3 (submission order)"
-grep -q "batch e2e-fallback: no profile at" "$CTLD_LOG" || fail "fallback not logged"
+grep -q "batch e2e-fallback of uid 0: no profile at" "$CTLD_LOG" || fail "fallback not logged"
 
 note "reconfigure"
 sed -i 's/^SchedulerParameters=.*/&,saturn_interval=4,saturn_min_gain=7/' "$SATURN_CLUSTER_DIR/etc/slurm.conf"

@@ -117,6 +117,17 @@ EOS
 	chmod 755 "$1"
 }
 
+# profile_file NAME [UID]: the profile path of batch NAME of user UID (root
+# when not given), PROFILE_DIR/UID/NAME.json, with the user's folder made
+# as sched/saturn makes it (0700, owned by the user) when missing.
+profile_file() {
+	pf_dir="$STATE_DIR/profiles/${2:-0}"
+	if [ ! -d "$pf_dir" ]; then
+		mkdir -p "$pf_dir" && chown "${2:-0}" "$pf_dir" && chmod 700 "$pf_dir" || return 1
+	fi
+	echo "$pf_dir/$1.json"
+}
+
 queue_empty() {
 	[ -z "$(squeue -h -o %i 2>/dev/null)" ]
 }

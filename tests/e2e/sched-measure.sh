@@ -30,7 +30,7 @@ make_profile() { # NAME
 		--batch "$1" --script "$SATURN_CLUSTER_DIR/task.sh" --task-ids 0-2 \
 		--output "$SATURN_CLUSTER_DIR/$1.real.json" 2>"$SATURN_CLUSTER_DIR/$1.prof.log" ||
 		fail "local profile: $(tail -3 "$SATURN_CLUSTER_DIR/$1.prof.log")"
-	python3 - "$SATURN_CLUSTER_DIR/$1.real.json" "$STATE_DIR/profiles/$1.json" <<'P' || fail "profile edit"
+	python3 - "$SATURN_CLUSTER_DIR/$1.real.json" "$(profile_file "$1")" <<'P' || fail "profile edit"
 import json, sys
 p = json.load(open(sys.argv[1]))
 assert len(p["tasks"]) == 1, "one signature expected"
@@ -40,14 +40,14 @@ t["options"] = [dict(o, status="predicted", sec_per_batch=o["sec_per_batch"] / 2
 assert len(t["options"]) >= 4, t["options"]
 json.dump(p, open(sys.argv[2] + ".tmp", "w"))
 P
-	mv "$STATE_DIR/profiles/$1.json.tmp" "$STATE_DIR/profiles/$1.json"
+	mv "$(profile_file "$1").tmp" "$(profile_file "$1")"
 }
 
 make_profile e2e-meas
 job=$(sbatch --parsable --saturn-batch=e2e-meas --array=0-2 --gres=gpu:2 --time=2 -o /dev/null "$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch"
-wait_for 30 grep -q "batch e2e-meas: measuring predicted option(s) [0-9]:ddp:[0-9]" "$CTLD_LOG" ||
+wait_for 30 grep -q "batch e2e-meas of uid 0: measuring predicted option(s) [0-9]:ddp:[0-9]" "$CTLD_LOG" ||
 	fail "no measurement job submitted"
-mj=$(sed -n 's/.*batch e2e-meas: measuring predicted option(s) .* (job \([0-9]*\), round 1).*/\1/p' "$CTLD_LOG" | head -1)
+mj=$(sed -n 's/.*batch e2e-meas of uid 0: measuring predicted option(s) .* (job \([0-9]*\), round 1).*/\1/p' "$CTLD_LOG" | head -1)
 note "measurement job $mj: $(grep -o 'measuring predicted option(s) [^ ]*' "$CTLD_LOG" | head -1)"
 [ "$(squeue -h -j "$mj" -o %j 2>/dev/null)" = "saturn-measure:e2e-meas" ] || fail "job $mj is not saturn-measure:e2e-meas"
 wait_for 10 sh -c "squeue -h -j $job -t PD -o %R | grep -q 'saturn: measuring predicted ddp on [0-9]* GPUs (job $mj)'" ||
@@ -61,15 +61,15 @@ for t in 0 1 2; do
 	line=$(grep "^task=$t " "$JOBLOG")
 	[ "$(field technique "$line")" = ddp ] || fail "task $t: $line"
 	g=$(field saturn_gpus "$line")
-	python3 - "$STATE_DIR/profiles/e2e-meas.json" "$g" <<'P' || fail "task $t ran on ddp x$g, not measured"
+	python3 - "$(profile_file e2e-meas)" "$g" <<'P' || fail "task $t ran on ddp x$g, not measured"
 import json, sys
 p = json.load(open(sys.argv[1]))
 o = [o for o in p["tasks"][0]["options"] if o["technique"] == "ddp" and o["gpus"] == int(sys.argv[2])]
 assert o and o[0]["status"] == "measured", o
 P
 done
-grep -q "batch e2e-meas: measurement job $mj ended" "$CTLD_LOG" || fail "measurement end not logged"
-rounds=$(grep -c "batch e2e-meas: measuring predicted option" "$CTLD_LOG")
+grep -q "batch e2e-meas of uid 0: measurement job $mj ended" "$CTLD_LOG" || fail "measurement end not logged"
+rounds=$(grep -c "batch e2e-meas of uid 0: measuring predicted option" "$CTLD_LOG")
 note "measurement rounds: $rounds"
 [ "$rounds" -le 8 ] || fail "$rounds measurement rounds"
 
@@ -78,12 +78,12 @@ note "failure path: the measurement job fails"
 touch "$wrap.fail"
 make_profile e2e-meas2
 job=$(sbatch --parsable --saturn-batch=e2e-meas2 --array=0-2 --gres=gpu:2 --time=2 -o /dev/null "$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch 2"
-wait_for 30 grep -q "batch e2e-meas2: measuring predicted option" "$CTLD_LOG" || fail "no measurement job for e2e-meas2"
+wait_for 30 grep -q "batch e2e-meas2 of uid 0: measuring predicted option" "$CTLD_LOG" || fail "no measurement job for e2e-meas2"
 wait_for 120 queue_empty || fail "batch 2 did not finish"
 assert_each_once 3
-grep -q "batch e2e-meas2: task [0-9] relies on the predicted ddp" "$CTLD_LOG" || fail "reliance on the prediction not logged"
-[ "$(grep -c 'batch e2e-meas2: measuring predicted option' "$CTLD_LOG")" = 1 ] || fail "more than one measurement job after a failure"
-python3 - "$STATE_DIR/profiles/e2e-meas2.json" <<'P' || fail "failed measurement changed the profile"
+grep -q "batch e2e-meas2 of uid 0: task [0-9] relies on the predicted ddp" "$CTLD_LOG" || fail "reliance on the prediction not logged"
+[ "$(grep -c 'batch e2e-meas2 of uid 0: measuring predicted option' "$CTLD_LOG")" = 1 ] || fail "more than one measurement job after a failure"
+python3 - "$(profile_file e2e-meas2)" <<'P' || fail "failed measurement changed the profile"
 import json, sys
 p = json.load(open(sys.argv[1]))
 assert all(o["status"] == "predicted" for o in p["tasks"][0]["options"])

@@ -27,9 +27,9 @@ wait_for 10 sh -c "squeue -h -j $job -o %R | grep -q 'saturn: profiling (job $pj
 [ -z "$(grep '^task=' "$JOBLOG")" ] || fail "a task ran while profiling"
 note "restarting slurmctld while profiler job $pj runs"
 sh "$CLUSTER" restart-ctld >/dev/null 2>&1 || fail "restart-ctld"
-wait_for 20 grep -q "batch e2e-prof: profiler job $pj recorded before restart" "$CTLD_LOG" ||
+wait_for 20 grep -q "batch e2e-prof of uid 0: profiler job $pj recorded before restart" "$CTLD_LOG" ||
 	fail "profiler job not recovered after the restart"
-wait_for 150 test -s "$STATE_DIR/profiles/e2e-prof.json" || fail "no profile written"
+wait_for 150 test -s "$STATE_DIR/profiles/0/e2e-prof.json" || fail "no profile written"
 wait_for 90 queue_empty || fail "batch did not finish"
 assert_each_once 3
 for t in 0 1 2; do
@@ -38,7 +38,7 @@ for t in 0 1 2; do
 	[ -n "$tech" ] && [ "$tech" != user ] || fail "task $t not planned: $line"
 	[ -n "$(field saturn_gpus "$line")" ] || fail "task $t: no SATURN_GPUS: $line"
 done
-grep -q "batch e2e-prof: submitted profiler job $pj" "$CTLD_LOG" || fail "submission not logged"
+grep -q "batch e2e-prof of uid 0: submitted profiler job $pj" "$CTLD_LOG" || fail "submission not logged"
 [ "$(grep -c 'submitted profiler job' "$CTLD_LOG")" = 1 ] || fail "more than one profiler job"
 
 note "failure path: /bin/false"
@@ -48,7 +48,7 @@ scontrol reconfigure || fail "reconfigure"
 sleep 2
 # 6 x 4 GPUs on 16: two tasks wait, their reason says why
 job=$(TASK_SLEEP=6 sbatch --parsable --saturn-batch=e2e-fail --array=0-5 --gres=gpu:4 --time=2 -o /dev/null "$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch 2"
-wait_for 30 grep -q "batch e2e-fail: profiler job [0-9]* ended without a usable profile" "$CTLD_LOG" || fail "no fallback logged"
+wait_for 30 grep -q "batch e2e-fail of uid 0: profiler job [0-9]* ended without a usable profile" "$CTLD_LOG" || fail "no fallback logged"
 wait_for 20 sh -c "squeue -h -j $job -t PD -o %R | grep -q \"saturn: profiler job [0-9]* failed, users' requests; starts in\"" ||
 	fail "fallback reason: $(squeue -h -j "$job" -o %R)"
 note "held: $(squeue -h -j "$job" -t PD -o %R | head -1)"
