@@ -29,13 +29,19 @@ struct row {
 	size_t off, size;
 	enum kind kind;
 	uint64_t unset;
+	uint64_t ignore; /* K_INT: bits that are bookkeeping, not a change */
 };
 
 #define F(m, opt, k, u)                                                   \
 	{                                                                 \
 		#m, opt, offsetof(job_desc_msg_t, m),                     \
-		sizeof(((job_desc_msg_t *)0)->m), K_##k, (uint64_t)(u)    \
+		sizeof(((job_desc_msg_t *)0)->m), K_##k, (uint64_t)(u), 0 \
 	}
+
+/* The client's packing of every request (_pack_job_desc_msg) sets these in
+ * bitflags when account, partition, QOS or WCKey are not given. */
+#define PACK_BITS (USE_DEFAULT_ACCT | USE_DEFAULT_PART | USE_DEFAULT_QOS | \
+		   USE_DEFAULT_WCKEY)
 
 static const struct row rows[] = {
 	F(account, "Account", STR, 0),
@@ -50,7 +56,8 @@ static const struct row rows[] = {
 	F(array_bitmap, NULL, PTR, 0),
 	F(batch_features, NULL, STR, 0),
 	F(begin_time, "StartTime", INT, 0),
-	F(bitflags, "ResetAccrueTime", INT, 0),
+	{"bitflags", "ResetAccrueTime", offsetof(job_desc_msg_t, bitflags),
+	 sizeof(((job_desc_msg_t *)0)->bitflags), K_INT, 0, PACK_BITS},
 	F(burst_buffer, "BurstBuffer", STR, 0),
 	F(clusters, "Clusters", STR, 0),
 	F(cluster_features, "ClusterFeatures", STR, 0),
@@ -212,7 +219,7 @@ static int row_set(const struct row *r, const unsigned char *base)
 	case K_PTR:
 		return *(void *const *)p != NULL;
 	case K_INT:
-		return get_int(p, r->size) != r->unset;
+		return (get_int(p, r->size) & ~r->ignore) != (r->unset & ~r->ignore);
 	default:
 		for (size_t i = 0; i < r->size; i++)
 			if (p[i])
@@ -252,6 +259,7 @@ size_t saturn_job_desc_fields(const struct job_descriptor *d,
 	for (size_t i = 0; i < NROWS; i++) {
 		const struct row *r = &rows[i];
 
+		row_unset(r, (unsigned char *)&rest); /* covered: not unknown */
 		if (!row_set(r, (const unsigned char *)d))
 			continue;
 		if (n < max) {
@@ -262,10 +270,9 @@ size_t saturn_job_desc_fields(const struct job_descriptor *d,
 			f->option = r->option;
 			if (r->kind == K_INT)
 				f->value = get_int((const unsigned char *)d + r->off,
-						   r->size);
+						   r->size) & ~r->ignore;
 		}
 		n++;
-		row_unset(r, (unsigned char *)&rest);
 	}
 	if (memcmp(&rest, &unset, sizeof(rest))) {
 		if (n < max) {

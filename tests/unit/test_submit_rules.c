@@ -486,15 +486,25 @@ START_TEST(test_fields_scontrol)
 	ck_assert_uint_eq(n, 3);
 	ck_assert_int_eq(saturn_modify_check(set, n, SATURN_PHASE_HELD, NULL, NULL, 0), -1);
 
-	/* scontrol update jobid=7 comment=x name=y: accepted */
+	/* scontrol update jobid=7 comment=x name=y: accepted; the packing
+	 * of every request sets USE_DEFAULT_* in bitflags, which is no change */
 	saturn_job_desc_init(&d);
 	d.job_id_str = "7";
+	d.bitflags = USE_DEFAULT_ACCT | USE_DEFAULT_PART | USE_DEFAULT_QOS |
+		     USE_DEFAULT_WCKEY;
 	d.comment = "x";
 	d.name = "y";
 	n = saturn_job_desc_fields(&d, set, SATURN_JOB_DESC_FIELDS_MAX);
 	ck_assert_uint_eq(n, 3);
 	ck_assert_int_eq(saturn_modify_check(set, n, SATURN_PHASE_HELD, NULL, NULL, 0), 0);
 	ck_assert_int_eq(saturn_modify_check(set, n, SATURN_PHASE_RUNNING, NULL, NULL, 0), 0);
+
+	/* ResetAccrueTime beside them is refused */
+	d.bitflags |= RESET_ACCRUE_TIME;
+	n = saturn_job_desc_fields(&d, set, SATURN_JOB_DESC_FIELDS_MAX);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_int_eq(saturn_modify_check(set, n, SATURN_PHASE_HELD, NULL, NULL, 0), -1);
+	d.bitflags &= ~RESET_ACCRUE_TIME;
 
 	/* too small an output array still counts everything */
 	d.nice = 5;
