@@ -12,10 +12,11 @@
  * job_modify accepts from non-operators only the updates on an allow-list
  * (submit_rules.c: Comment, JobName, MailType, MailUser, a shorter
  * TimeLimit), so hold, release, Priority, Nice and everything that would
- * break the rules below are refused; and a small thread turns the fresh user hold
- * into an admin hold (WAIT_HELD) with the reason "saturn: waiting for plan
- * (batch NAME)" right after the submission RPC has created the job (no
- * job_submit hook runs after creation). sched/saturn then owns the reason.
+ * break the rules below are refused; and a small thread turns the fresh
+ * user hold into an admin hold (WAIT_HELD) with the reason "saturn: waiting
+ * for plan (batch NAME)" right after the submission RPC has created the job
+ * (no job_submit hook runs after creation). sched/saturn then owns the
+ * reason.
  *
  * Rules (documented in saturn-slurm(8)): one node (--nodes > 1 rejected),
  * GPUs requested per node (--gres=gpu[:type]:N or --gpus-per-node; --gpus=N
