@@ -9,12 +9,14 @@
  *
  * Slurm turns a hold set at submission into a *user* hold (WAIT_HELD_USER),
  * which the user could release. Two things make it an administrator's hold:
- * job_modify refuses, for non-operators, any change of a Saturn job's
- * priority (scontrol release/hold/update Priority) and any change that
- * would break the rules below; and a small thread turns the fresh user hold
- * into an admin hold (WAIT_HELD) with the reason "saturn: waiting for plan
- * (batch NAME)" right after the submission RPC has created the job (no
- * job_submit hook runs after creation). sched/saturn then owns the reason.
+ * job_modify accepts from non-operators only the updates on an allow-list
+ * (submit_rules.c: Comment, JobName, MailType, MailUser, a shorter
+ * TimeLimit), so hold, release, Priority, Nice and everything that would
+ * break the rules below are refused; and a small thread turns the fresh
+ * user hold into an admin hold (WAIT_HELD) with the reason "saturn: waiting
+ * for plan (batch NAME)" right after the submission RPC has created the job
+ * (no job_submit hook runs after creation). sched/saturn then owns the
+ * reason.
  *
  * Rules (documented in saturn-slurm(8)): one node (--nodes > 1 rejected),
  * GPUs requested per node (--gres=gpu[:type]:N or --gpus-per-node; --gpus=N
@@ -48,6 +50,7 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "../common/modify_fields.h"
 #include "../common/submit_rules.h"
 
 const char plugin_name[] = "Saturn batch gate (validate and hold Saturn jobs)";
@@ -278,9 +281,10 @@ static void hold_wake(void)
 
 /* --- the rules ------------------------------------------------------------ */
 
-/* Check the parts of a request that a Saturn job must not have. Fields at
- * their "unset" value are fine. Returns NULL or a message (xmalloc'd). */
-static char *check_request(job_desc_msg_t *d, const char *batch, int submit)
+/* Check the parts of a submission that a Saturn job must not have. Fields
+ * at their "unset" value are fine. Returns NULL or a message (xmalloc'd).
+ * (Updates go through the allow-list in job_modify instead.) */
+static char *check_request(job_desc_msg_t *d, const char *batch)
 {
 	saturn_tres_req_t r;
 	char why[160];
@@ -292,7 +296,7 @@ static char *check_request(job_desc_msg_t *d, const char *batch, int submit)
 		{d->tres_per_socket, "--gpus-per-socket"},
 	};
 
-	if (submit && d->het_job_offset != NO_VAL)
+	if (d->het_job_offset != NO_VAL)
 		return xstrdup_printf("saturn: batch %s: a heterogeneous job cannot be part of a Saturn batch",
 				      batch);
 	if (d->min_nodes != NO_VAL && d->min_nodes > 1)
@@ -371,7 +375,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		snprintf(name, sizeof(name), "%s", given);
 	}
 
-	if ((msg = check_request(job_desc, name, 1)) ||
+	if ((msg = check_request(job_desc, name)) ||
 	    (msg = check_gpus(job_desc, name))) {
 		info("job_submit/saturn: uid %u: rejected: %s", submit_uid, msg);
 		*err_msg = msg;
@@ -416,34 +420,81 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	return SLURM_SUCCESS;
 }
 
+/* Where the task stands, for the allow-list. */
+static saturn_task_phase_t task_phase(job_record_t *job_ptr)
+{
+	if (IS_JOB_PENDING(job_ptr))
+		return job_ptr->priority == 0 ? SATURN_PHASE_HELD
+					      : SATURN_PHASE_RELEASED;
+	return SATURN_PHASE_RUNNING; /* running, suspended, completing */
+}
+
+/* Slurm applies ArrayTaskThrottle before any job_submit hook runs
+ * (_update_job), so refusing it must also undo it. A Saturn array never has
+ * a throttle of its own (%N is refused at submission): back to 0, none. */
+static void undo_throttle(job_desc_msg_t *job_desc, job_record_t *job_ptr)
+{
+	if (!job_desc->array_inx || !job_ptr->array_recs ||
+	    !job_ptr->array_recs->max_run_tasks)
+		return;
+	info("job_submit/saturn: %pJ: ArrayTaskThrottle %u set by a refused update reset to 0",
+	     job_ptr, job_ptr->array_recs->max_run_tasks);
+	job_ptr->array_recs->max_run_tasks = 0;
+}
+
+/* For non-operators an update of a Saturn task is accepted only when every
+ * part of the request that is set is on the allow-list of submit_rules.c
+ * for the task's phase (held, released not started, running); anything
+ * else, including members a later Slurm adds, is refused. Operators
+ * (validate_operator: root, SlurmUser, AdminLevel Operator and
+ * Administrator; sched/saturn updates as root) may change everything; see
+ * saturn-slurm(8) for what that means for the plan. */
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		      uint32_t submit_uid)
 {
+	saturn_modify_field_t set[SATURN_JOB_DESC_FIELDS_MAX];
+	saturn_task_phase_t phase;
 	const char *batch;
-	char *msg;
+	char why[256];
+	size_t n, bad = 0;
 
 	if (!job_ptr || !(batch = job_batch(job_ptr)))
 		return SLURM_SUCCESS; /* not a Saturn job */
 	if (validate_operator(submit_uid))
 		return SLURM_SUCCESS; /* root, SlurmUser, operators, sched/saturn */
 
-	if (job_desc->priority != NO_VAL) {
-		info("job_submit/saturn: uid %u may not change the priority or hold of %pJ (batch %s): the plan releases it",
-		     submit_uid, job_ptr, batch);
+	phase = task_phase(job_ptr);
+	n = saturn_job_desc_fields(job_desc, set, SATURN_JOB_DESC_FIELDS_MAX);
+	if (n > SATURN_JOB_DESC_FIELDS_MAX) {
+		/* cannot happen with the table as it is: refuse, not guess */
+		info("job_submit/saturn: uid %u: update of %pJ (batch %s) refused: %zu fields set",
+		     submit_uid, job_ptr, batch, n);
+		undo_throttle(job_desc, job_ptr);
+		return ESLURM_ACCESS_DENIED;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!set[i].field)
+			continue;
+		if (!strcmp(set[i].field, "time_limit")) {
+			/* unset (NO_VAL) or unlimited: any limit is shorter */
+			set[i].current = job_ptr->time_limit == NO_VAL ?
+						 INFINITE :
+						 job_ptr->time_limit;
+			set[i].has_current = 1;
+		} else if (!strcmp(set[i].field, "user_id")) {
+			set[i].current = job_ptr->user_id;
+			set[i].has_current = 1;
+		}
+	}
+	if (saturn_modify_check(set, n, phase, &bad, why, sizeof(why)) == 0)
+		return SLURM_SUCCESS;
+
+	info("job_submit/saturn: uid %u: update of %pJ (batch %s, %s task) refused: %s",
+	     submit_uid, job_ptr, batch, saturn_task_phase_name(phase), why);
+	undo_throttle(job_desc, job_ptr);
+	/* "Job is in held state, pending scheduler release" says exactly
+	 * why a hold, release or priority change of a held task fails */
+	if (phase == SATURN_PHASE_HELD && saturn_modify_is_hold_field(set[bad].field))
 		return ESLURM_JOB_HELD;
-	}
-	if (job_desc->spank_job_env_size || job_desc->tres_per_node ||
-	    job_desc->tres_per_job || job_desc->tres_per_task ||
-	    job_desc->tres_per_socket || job_desc->req_nodes) {
-		info("job_submit/saturn: uid %u may not change the GPUs or nodes of %pJ (batch %s): the plan sets them",
-		     submit_uid, job_ptr, batch);
-		return ESLURM_ACCESS_DENIED;
-	}
-	if ((msg = check_request(job_desc, batch, 0))) {
-		info("job_submit/saturn: uid %u: update of %pJ refused: %s",
-		     submit_uid, job_ptr, msg);
-		xfree(msg);
-		return ESLURM_ACCESS_DENIED;
-	}
-	return SLURM_SUCCESS;
+	return ESLURM_ACCESS_DENIED;
 }

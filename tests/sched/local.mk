@@ -21,7 +21,8 @@ TESTS += \
 	e2e/sched-profiler.sh \
 	e2e/sched-measure.sh \
 	e2e/sched-partitions.sh \
-	e2e/hostile-names.sh
+	e2e/hostile-names.sh \
+	e2e/hostile-modify.sh
 EXTRA_DIST += \
 	sched/status.sh \
 	e2e/sched-lib.sh \
@@ -34,7 +35,8 @@ EXTRA_DIST += \
 	e2e/sched-profiler.sh \
 	e2e/sched-measure.sh \
 	e2e/sched-partitions.sh \
-	e2e/hostile-names.sh
+	e2e/hostile-names.sh \
+	e2e/hostile-modify.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh

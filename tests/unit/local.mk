@@ -16,6 +16,12 @@ unit_test_submit_rules_SOURCES = unit/test_submit_rules.c
 unit_test_submit_rules_CPPFLAGS = -I$(top_srcdir)/plugin/common
 unit_test_submit_rules_CFLAGS = $(SATURN_CFLAGS) $(CHECK_CFLAGS)
 unit_test_submit_rules_LDADD = $(top_builddir)/plugin/libsubmit_rules.la $(CHECK_LIBS)
+# With the Slurm source: also the reading of a real job_desc_msg_t (only its
+# public slurm/slurm.h, no Slurm symbol is linked).
+if HAVE_SLURM_SOURCE
+unit_test_submit_rules_SOURCES += ../plugin/common/modify_fields.c
+unit_test_submit_rules_CPPFLAGS += -DHAVE_MODIFY_FIELDS -I$(SLURM_BUILD_DIR) -I$(SLURM_SOURCE_DIR)
+endif
 endif
 
 if HAVE_CHECK
