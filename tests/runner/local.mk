@@ -7,7 +7,7 @@ TESTS += runner/test_technique
 runner_test_technique_SOURCES = runner/test_technique.c
 runner_test_technique_CPPFLAGS = $(UNIT_CPPFLAGS)
 runner_test_technique_CFLAGS = $(UNIT_CFLAGS)
-runner_test_technique_LDADD = $(UNIT_LDADD)
+runner_test_technique_LDADD = $(UNIT_JOB_LDADD)
 endif
 
 # the test technique plugin: a shared object, never installed
@@ -33,6 +33,6 @@ noinst_PROGRAMS += bench/profile-bench
 bench_profile_bench_SOURCES = bench/profile-bench.c
 bench_profile_bench_CPPFLAGS = -I$(top_srcdir)/lib
 bench_profile_bench_CFLAGS = $(SATURN_CFLAGS)
-bench_profile_bench_LDADD = $(top_builddir)/lib/libsaturn.la -lm
+bench_profile_bench_LDADD = $(top_builddir)/lib/libsaturn-job.la -lm
 # benchmark script (not run by make check): cold versus warm profile cache
 EXTRA_DIST += bench/profile-cache-bench.sh
