@@ -23,8 +23,8 @@ static int fail(saturn_error_t *err, const char *name, const char *s,
 		const char *kind, const char *range)
 {
 	saturn_error_set(err, "%s%s'%.64s%s' is not %s%s", name ? name : "",
-			 name ? ": " : "", s ? s : "", s && strnlen(s, 65) > 64 ? "..." : "",
-			 kind, range);
+			 name ? ": " : "", s ? s : "",
+			 s && strnlen(s, 65) > 64 ? "..." : "", kind, range);
 	errno = EINVAL;
 	return -1;
 }
@@ -90,8 +90,8 @@ int saturn_parse_double(const char *name, const char *s, double lo, double hi,
 	v = strtod(s, &end);
 	if (errno == ERANGE && fabs(v) > 1) /* overflow; underflow is ~0 */
 		return fail(err, name, s, "a number", range);
-	if (end == s || *end || !isfinite(v) || (open ? !(v > lo) : !(v >= lo)) ||
-	    !(v <= hi))
+	if (end == s || *end || !isfinite(v) ||
+	    (open ? !(v > lo) : !(v >= lo)) || !(v <= hi))
 		return fail(err, name, s, "a number", range);
 	*out = v;
 	return 0;

@@ -65,18 +65,24 @@ START_TEST(test_messages)
 	long l;
 	int i;
 
-	ck_assert_int_eq(saturn_parse_int("--warmup", "abc", 0, INT_MAX, &i, &err), -1);
+	ck_assert_int_eq(
+	    saturn_parse_int("--warmup", "abc", 0, INT_MAX, &i, &err), -1);
 	ck_assert_str_eq(err.text, "--warmup: 'abc' is not an integer >= 0");
 	ck_assert_int_eq(saturn_parse_long("--seed", "", 0, 9, &l, &err), -1);
 	ck_assert_str_eq(err.text, "--seed: '' is not an integer from 0 to 9");
-	ck_assert_int_eq(saturn_parse_double("--batches", "", 0, INFINITY, 0, &d, &err), -1);
+	ck_assert_int_eq(
+	    saturn_parse_double("--batches", "", 0, INFINITY, 0, &d, &err), -1);
 	ck_assert_str_eq(err.text, "--batches: '' is not a number >= 0");
 	ck_assert_int_eq(saturn_parse_double("--timeout", "0", 0, INFINITY,
-					     SATURN_NUM_LO_OPEN, &d, &err), -1);
+					     SATURN_NUM_LO_OPEN, &d, &err),
+			 -1);
 	ck_assert_str_eq(err.text, "--timeout: '0' is not a number > 0");
-	ck_assert_int_eq(saturn_parse_double("-t", "x", 0, 60, 0, &d, &err), -1);
+	ck_assert_int_eq(saturn_parse_double("-t", "x", 0, 60, 0, &d, &err),
+			 -1);
 	ck_assert_str_eq(err.text, "-t: 'x' is not a number from 0 to 60");
-	ck_assert_int_eq(saturn_parse_double(NULL, NULL, 0, 60, SATURN_NUM_LO_OPEN, &d, &err), -1);
+	ck_assert_int_eq(saturn_parse_double(NULL, NULL, 0, 60,
+					     SATURN_NUM_LO_OPEN, &d, &err),
+			 -1);
 	ck_assert_str_eq(err.text, "'' is not a number > 0 and <= 60");
 	/* long input is cut */
 	memset(big, 'x', sizeof(big) - 1);
@@ -93,11 +99,15 @@ START_TEST(test_int_range)
 {
 	int v = 0;
 
-	ck_assert_int_eq(saturn_parse_int("--n", "2147483647", 0, INT_MAX, &v, NULL), 0);
+	ck_assert_int_eq(
+	    saturn_parse_int("--n", "2147483647", 0, INT_MAX, &v, NULL), 0);
 	ck_assert_int_eq(v, INT_MAX);
-	ck_assert_int_eq(saturn_parse_int("--n", "2147483648", 0, INT_MAX, &v, NULL), -1);
-	ck_assert_int_eq(saturn_parse_int("--n", "-2147483649", INT_MIN, 0, &v, NULL), -1);
-	ck_assert_int_eq(saturn_parse_int("--n", "-2147483648", INT_MIN, 0, &v, NULL), 0);
+	ck_assert_int_eq(
+	    saturn_parse_int("--n", "2147483648", 0, INT_MAX, &v, NULL), -1);
+	ck_assert_int_eq(
+	    saturn_parse_int("--n", "-2147483649", INT_MIN, 0, &v, NULL), -1);
+	ck_assert_int_eq(
+	    saturn_parse_int("--n", "-2147483648", INT_MIN, 0, &v, NULL), 0);
 	ck_assert_int_eq(v, INT_MIN);
 }
 END_TEST
@@ -135,7 +145,8 @@ START_TEST(test_double_table)
 	const struct dbl_case *c = &dbl_cases[_i];
 	saturn_error_t err = {{0}};
 	double v = -999;
-	int rc = saturn_parse_double("--x", c->s, c->lo, c->hi, c->flags, &v, &err);
+	int rc =
+	    saturn_parse_double("--x", c->s, c->lo, c->hi, c->flags, &v, &err);
 
 	if (c->ok) {
 		ck_assert_msg(rc == 0, "'%s': %s", c->s, err.text);
