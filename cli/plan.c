@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "formats.h"
+#include "numparse.h"
 #include "planner.h"
 
 #define GANTT_WIDTH 64
@@ -131,7 +132,6 @@ int cmd_plan(int argc, char **argv)
 	saturn_plan_t *plan;
 	bool json = false, cmp = false;
 	const char *file;
-	char *end;
 	int c;
 
 	saturn_planner_opts_init(&opts);
@@ -145,20 +145,16 @@ int cmd_plan(int argc, char **argv)
 		case 'c':
 			cmp = true;
 			break;
-		case 't':
-			errno = 0;
-			opts.time_limit_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(opts.time_limit_s) ||
-			    opts.time_limit_s <= 0 || opts.time_limit_s > 86400)
-				return cli_fail(CLI_EXIT_USAGE, "plan: --time-limit: '%s' is not a number of seconds in (0, 86400]", optarg);
+		case 't': /* seconds */
+			if (saturn_parse_double("--time-limit", optarg, 0, 86400,
+						SATURN_NUM_LO_OPEN, &opts.time_limit_s, &err) < 0)
+				return cli_fail(CLI_EXIT_USAGE, "plan: %s", err.text);
 			break;
 		case 's': {
-			unsigned long v;
+			long v;
 
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || v > 0xffffffffUL)
-				return cli_fail(CLI_EXIT_USAGE, "plan: --seed: '%s' is not an integer from 0 to 4294967295", optarg);
+			if (saturn_parse_long("--seed", optarg, 0, 4294967295L, &v, &err) < 0)
+				return cli_fail(CLI_EXIT_USAGE, "plan: %s", err.text);
 			opts.seed = (unsigned)v;
 			break;
 		}

@@ -11,11 +11,13 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hw.h"
+#include "numparse.h"
 
 #define BENCH_BYTES (64u << 20)
 #define BENCH_WARMUP 5
@@ -69,6 +71,13 @@ static void bench_coll(const saturn_hw_ops_t *ops, void *ctx,
 	       cn, n, BENCH_BYTES, sec * 1e6, algbw, busbw);
 }
 
+/* An option value numparse refused: print its message; exit status 2. */
+static int bad_option(const saturn_error_t *err)
+{
+	fprintf(stderr, "saturn-hwbench: %s\n", err->text);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	const char *backend = "cuda";
@@ -82,11 +91,15 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc)
 			backend = argv[++i];
-		else if (strcmp(argv[i], "--gpus") == 0 && i + 1 < argc)
-			gpus = atoi(argv[++i]);
-		else if (strcmp(argv[i], "--gemm-n") == 0 && i + 1 < argc)
-			gn = atoi(argv[++i]);
-		else if (strcmp(argv[i], "--help") == 0) {
+		else if (strcmp(argv[i], "--gpus") == 0 && i + 1 < argc) {
+			if (saturn_parse_int("--gpus", argv[++i], 1, 64, &gpus,
+					     &err) < 0)
+				return bad_option(&err);
+		} else if (strcmp(argv[i], "--gemm-n") == 0 && i + 1 < argc) {
+			if (saturn_parse_int("--gemm-n", argv[++i], 0, INT_MAX,
+					     &gn, &err) < 0)
+				return bad_option(&err);
+		} else if (strcmp(argv[i], "--help") == 0) {
 			usage(stdout);
 			return 0;
 		} else {
@@ -98,10 +111,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "saturn-hwbench: backend %s not built in\n",
 			backend);
 		return 77;
-	}
-	if (gpus < 1 || gpus > 64 || gn < 0) {
-		usage(stderr);
-		return 2;
 	}
 	if (!gn)
 		gn = strcmp(backend, "cpu") == 0 ? SATURN_GEMM_N_CPU

@@ -41,6 +41,12 @@ static int open_backend(const struct opts *o, int ngpus,
 				return strstr(err.text, "no CUDA device") ? 77
 									  : -1;
 			}
+			/* auto: say so, or a node without a usable GPU would
+			 * hand in the stand-in's numbers as its own */
+			fprintf(stderr,
+				"%s: --backend auto: cuda backend: %s; using the "
+				"CPU stand-in\n",
+				prog, err.text);
 			ops = &saturn_hw_cpu;
 			ctx = NULL;
 		}
@@ -49,6 +55,10 @@ static int open_backend(const struct opts *o, int ngpus,
 			fprintf(stderr, "%s: built without CUDA\n", prog);
 			return 77;
 		}
+		fprintf(stderr,
+			"%s: --backend auto: built without CUDA; using the CPU "
+			"stand-in\n",
+			prog);
 #endif
 	} else if (strcmp(o->backend, "cpu") != 0) {
 		fprintf(stderr, "%s: --backend: want auto, cpu or cuda\n",
@@ -110,6 +120,11 @@ int probe_hw(const struct opts *o, int ngpus, saturn_profile_hw_t *hw,
 	hw->gpus = ngpus;
 	hw->gpu_mem_mb = mem;
 	hw->nccl = calloc(ngpus, sizeof(*hw->nccl));
+	if (!hw->nccl) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		ops->close(ctx);
+		return -1;
+	}
 	for (int n = 2; n <= ngpus; n++) {
 		saturn_nccl_bw_t *b = &hw->nccl[hw->nnccl];
 
@@ -150,15 +165,19 @@ int probe_hw(const struct opts *o, int ngpus, saturn_profile_hw_t *hw,
 		return -1;
 	}
 	hw->link_gbs = calloc((size_t)ngpus * ngpus, sizeof(double));
+	if (!hw->link_gbs) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		saturn_topology_destroy(topo);
+		return -1;
+	}
+	/* GPU memory stays the backend's, not the topology's (for the CPU
+	 * stand-in: the emulator's model, which rules its trials). */
 	if (topo && topo->ngpus >= ngpus) {
 		for (int i = 0; i < ngpus; i++)
 			for (int j = 0; j < ngpus; j++)
 				hw->link_gbs[i * ngpus + j] =
 				    topo->link_gbs[i * topo->ngpus + j];
 		hw->interconnect = xstrdup(topo->interconnect);
-		if (ops == &saturn_hw_cpu && topo->gpu_mem_mb > 0)
-			hw->gpu_mem_mb = hw->gpu_mem_mb; /* the stand-in's model
-							    rules trials */
 	} else {
 		saturn_emu_hw_t eh;
 

@@ -31,6 +31,7 @@
 #include "formats.h"
 #include "hw.h"
 #include "measure.h"
+#include "numparse.h"
 #include "probe.h"
 #include "profile.h"
 #include "signatures.h"
@@ -473,6 +474,13 @@ static void usage(FILE *f)
 		prog, prog);
 }
 
+/* An option value numparse refused: print its message; exit status 2. */
+static int bad_option(const saturn_error_t *err)
+{
+	fprintf(stderr, "%s: %s\n", prog, err->text);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -508,7 +516,6 @@ int main(int argc, char **argv)
 			 .cache_max_age = 30, .escalate = 15};
 	struct pcache cache = {0};
 	saturn_profile_t **entries = NULL;
-	char *end;
 	char devs[MAX_GPUS][32], work[PATH_MAX];
 	int ndev, nids, nsigs = 0, c, rc = 1, done_trials = 0, usable_all = 1;
 	int *ids = NULL;
@@ -539,16 +546,25 @@ int main(int argc, char **argv)
 			o.output = optarg;
 			break;
 		case 'n':
-			o.trial_batches = atoi(optarg);
+			if (saturn_parse_int("--trial-batches", optarg, 1, INT_MAX,
+					     &o.trial_batches, &err) < 0)
+				return bad_option(&err);
 			break;
 		case 'w':
-			o.warmup = atoi(optarg);
+			if (saturn_parse_int("--warmup", optarg, 0, INT_MAX,
+					     &o.warmup, &err) < 0)
+				return bad_option(&err);
 			break;
 		case 't':
-			o.timeout = atof(optarg);
+			if (saturn_parse_double("--timeout", optarg, 0, INFINITY,
+						SATURN_NUM_LO_OPEN, &o.timeout,
+						&err) < 0)
+				return bad_option(&err);
 			break;
 		case 'g':
-			o.max_gpus = atoi(optarg);
+			if (saturn_parse_int("--max-gpus", optarg, 0, INT_MAX,
+					     &o.max_gpus, &err) < 0)
+				return bad_option(&err);
 			break;
 		case 'T':
 			o.techniques = optarg;
@@ -577,24 +593,16 @@ int main(int argc, char **argv)
 		case 'N':
 			o.no_cache = 1;
 			break;
-		case 'A':
-			o.cache_max_age = strtod(optarg, &end);
-			if (end == optarg || *end || !(o.cache_max_age >= 0)) {
-				fprintf(stderr,
-					"%s: --cache-max-age: want days >= 0\n",
-					prog);
-				return 2;
-			}
+		case 'A': /* days */
+			if (saturn_parse_double("--cache-max-age", optarg, 0,
+						INFINITY, 0, &o.cache_max_age,
+						&err) < 0)
+				return bad_option(&err);
 			break;
-		case 'E':
-			o.escalate = strtod(optarg, &end);
-			if (end == optarg || *end || !(o.escalate >= 0)) {
-				fprintf(stderr,
-					"%s: --escalate %s: want a percentage >= 0 "
-					"(0 = off)\n",
-					prog, optarg);
-				return 2;
-			}
+		case 'E': /* percent, 0 = off */
+			if (saturn_parse_double("--escalate", optarg, 0, INFINITY,
+						0, &o.escalate, &err) < 0)
+				return bad_option(&err);
 			break;
 		case 'M':
 			o.measure = optarg;
@@ -618,14 +626,6 @@ int main(int argc, char **argv)
 	if (!o.batch || !o.script || (!o.task_ids && !o.measure) || !o.output ||
 	    optind != argc) {
 		usage(stderr);
-		return 2;
-	}
-	if (o.trial_batches < 1 || o.warmup < 0 || !(o.timeout > 0) ||
-	    o.max_gpus < 0) {
-		fprintf(stderr,
-			"%s: --trial-batches >= 1, --warmup >= 0, --timeout > "
-			"0, --max-gpus >= 0\n",
-			prog);
 		return 2;
 	}
 	if (o.measure) {

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "emulate.h"
+#include "numparse.h"
 
 #define EXIT_OOM 3
 #define EXIT_USAGE 2
@@ -59,33 +61,39 @@ static void sleep_until(double t)
 		;
 }
 
+/* An option's value as a number >= lo; exits 2 with a message naming the
+ * option otherwise ("" and "abc" are not 0). */
 static double num_arg(const char *opt, const char *s, double lo)
 {
-	char *end;
-	double v = strtod(s, &end);
+	saturn_error_t err = {{0}};
+	double v;
 
-	if (*end || !isfinite(v) || v < lo) {
-		fprintf(stderr, "%s: %s: want a number >= %g\n", prog, opt, lo);
+	if (saturn_parse_double(opt, s, lo, INFINITY, 0, &v, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err.text);
 		exit(EXIT_USAGE);
 	}
 	return v;
 }
 
-static double env_double(const char *name, double def)
+/* The same for a whole number >= lo. */
+static int int_arg(const char *opt, const char *s, int lo)
 {
-	const char *s = getenv(name);
-	char *end;
-	double v;
+	saturn_error_t err = {{0}};
+	int v;
 
-	if (!s || !*s)
-		return def;
-	v = strtod(s, &end);
-	if (*end || !isfinite(v) || v < 0) {
-		fprintf(stderr, "%s: %s=%s: want a number >= 0\n", prog, name,
-			s);
+	if (saturn_parse_int(opt, s, lo, INT_MAX, &v, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err.text);
 		exit(EXIT_USAGE);
 	}
 	return v;
+}
+
+/* An environment variable as a number >= 0; unset or empty: def. */
+static double env_double(const char *name, double def)
+{
+	const char *s = getenv(name);
+
+	return s && *s ? num_arg(name, s, 0) : def;
 }
 
 /* xorshift64* and Box-Muller: reproducible noise without libc state */
@@ -200,13 +208,13 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'b':
-			bs = (int)num_arg("--batch-size", optarg, 1);
+			bs = int_arg("--batch-size", optarg, 1);
 			break;
 		case 't':
 			technique = optarg;
 			break;
 		case 'g':
-			gpus = (int)num_arg("--gpus", optarg, 1);
+			gpus = int_arg("--gpus", optarg, 1);
 			break;
 		case 'n':
 			batches = num_arg("--batches", optarg, 0);
@@ -218,13 +226,13 @@ int main(int argc, char **argv)
 			custom.params = num_arg("--num-params", optarg, 1);
 			break;
 		case O_LAYERS:
-			custom.layers = (int)num_arg("--layers", optarg, 1);
+			custom.layers = int_arg("--layers", optarg, 1);
 			break;
 		case O_HIDDEN:
-			custom.hidden = (int)num_arg("--hidden", optarg, 1);
+			custom.hidden = int_arg("--hidden", optarg, 1);
 			break;
 		case O_SEQ:
-			custom.seq_len = (int)num_arg("--seq-len", optarg, 1);
+			custom.seq_len = int_arg("--seq-len", optarg, 1);
 			break;
 		case O_LINK:
 			link = optarg;
@@ -248,9 +256,9 @@ int main(int argc, char **argv)
 			noise = num_arg("--noise", optarg, 0);
 			break;
 		case O_SEED:
-			rng ^=
-			    (unsigned long long)num_arg("--seed", optarg, 0) *
-			    0x9E3779B97F4A7C15ULL;
+			rng ^= (unsigned long long)int_arg("--seed", optarg,
+							    0) *
+			       0x9E3779B97F4A7C15ULL;
 			if (!rng)
 				rng = 1;
 			break;

@@ -21,9 +21,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "numparse.h"
 #include "run.h"
 
 const char *const run_prog = "saturn-run";
+
+/* An option value numparse refused: print its message; -1 (saturn-run
+ * exits EXIT_SETUP, not 2: its own failures must not look like the
+ * program's exit status). */
+static int bad_option(const saturn_error_t *err)
+{
+	fprintf(stderr, "%s: %s\n", run_prog, err->text);
+	return -1;
+}
 
 /* Parse the options into o (optind then indexes the command).
  * Returns 0, 1 after --help, or -1 after a message. */
@@ -44,18 +54,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 	while ((c = getopt_long(argc, argv, "+b:s:dg:Tr:vh", longopts, NULL)) !=
 	       -1) {
-		char *end;
+		saturn_error_t err = {{0}};
 
 		switch (c) {
 		case 'b':
-			o->batches = strtod(optarg, &end);
-			if (*end || !(o->batches >= 0) ||
-			    !isfinite(o->batches)) {
-				fprintf(stderr,
-					"%s: --batches: want a number >= 0\n",
-					run_prog);
-				return -1;
-			}
+			if (saturn_parse_double("--batches", optarg, 0, INFINITY,
+						0, &o->batches, &err) < 0)
+				return bad_option(&err);
 			break;
 		case 's':
 			o->signature = optarg;
@@ -63,27 +68,18 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'd':
 			o->direct = 1;
 			break;
-		case 'g':
-			o->grace = strtod(optarg, &end);
-			if (*end || !(o->grace >= 0)) {
-				fprintf(stderr,
-					"%s: --grace: want seconds >= 0\n",
-					run_prog);
-				return -1;
-			}
+		case 'g': /* seconds */
+			if (saturn_parse_double("--grace", optarg, 0, INFINITY, 0,
+						&o->grace, &err) < 0)
+				return bad_option(&err);
 			break;
 		case 'T':
 			o->ckpt_on_term = 1;
 			break;
-		case 'r':
-			o->resume = strtod(optarg, &end);
-			if (*end || !(o->resume >= 0)) {
-				fprintf(
-				    stderr,
-				    "%s: --resume: want a batch number >= 0\n",
-				    run_prog);
-				return -1;
-			}
+		case 'r': /* a batch number */
+			if (saturn_parse_double("--resume", optarg, 0, INFINITY,
+						0, &o->resume, &err) < 0)
+				return bad_option(&err);
 			o->have_resume = 1;
 			break;
 		case 'v':

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "formats.h"
+#include "numparse.h"
 #include "run.h"
 
 double run_now(void)
@@ -35,16 +36,14 @@ double run_wall(void)
 int run_env_num(const char *name, double *v, int *have)
 {
 	const char *s = getenv(name);
-	char *end;
+	saturn_error_t err = {{0}};
 
 	if (have)
 		*have = 0;
 	if (!s || !*s)
 		return 0;
-	*v = strtod(s, &end);
-	if (*end || !isfinite(*v) || *v < 0) {
-		fprintf(stderr, "%s: %s=%s: want a number >= 0\n", run_prog,
-			name, s);
+	if (saturn_parse_double(name, s, 0, INFINITY, 0, v, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", run_prog, err.text);
 		return -1;
 	}
 	if (have)

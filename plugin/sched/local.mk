@@ -16,5 +16,5 @@ sched_saturn_la_CPPFLAGS = $(SLURM_SRC_CFLAGS) -I$(top_srcdir)/lib
 sched_saturn_la_CFLAGS = $(SATURN_CFLAGS) $(AX_PTHREAD_CFLAGS) $(JSONC_CFLAGS)
 sched_saturn_la_LDFLAGS = $(PLUGIN_LDFLAGS) \
 	-export-symbols-regex '^(init|fini|sched_p_reconfig|plugin_(name|type|version))$$'
-sched_saturn_la_LIBADD = $(top_builddir)/lib/libsaturn.la -ldl
+sched_saturn_la_LIBADD = $(top_builddir)/lib/libsaturn-ctl.la -ldl
 endif

@@ -5,7 +5,7 @@ noinst_PROGRAMS += bench/saturn-bench
 bench_saturn_bench_SOURCES = bench/saturn-bench.c
 bench_saturn_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_saturn_bench_CFLAGS = $(SATURN_CFLAGS)
-bench_saturn_bench_LDADD = $(top_builddir)/lib/libsaturn.la
+bench_saturn_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la
 EXTRA_DIST += bench/README.md bench/run-bench.sh
 
 # formats and validator timing at the size limit (doc/benchmarks.md)
@@ -13,7 +13,7 @@ noinst_PROGRAMS += bench/bench-formats
 bench_bench_formats_SOURCES = bench/bench-formats.c
 bench_bench_formats_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_bench_formats_CFLAGS = $(SATURN_CFLAGS)
-bench_bench_formats_LDADD = $(top_builddir)/lib/libsaturn.la
+bench_bench_formats_LDADD = $(top_builddir)/lib/libsaturn-ctl.la
 
 # what re-measuring predicted options buys (doc/benchmarks.md, "Profiler"):
 # tests/bench/measure-bench [noise] [runs] [budget_s] [bias] [seed]
@@ -21,4 +21,4 @@ noinst_PROGRAMS += bench/measure-bench
 bench_measure_bench_SOURCES = bench/measure-bench.c
 bench_measure_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_measure_bench_CFLAGS = $(SATURN_CFLAGS)
-bench_measure_bench_LDADD = $(top_builddir)/lib/libsaturn.la -lm
+bench_measure_bench_LDADD = $(top_builddir)/lib/libsaturn-job.la -lm

@@ -7,7 +7,7 @@ TESTS += runner/test_technique
 runner_test_technique_SOURCES = runner/test_technique.c
 runner_test_technique_CPPFLAGS = $(UNIT_CPPFLAGS)
 runner_test_technique_CFLAGS = $(UNIT_CFLAGS)
-runner_test_technique_LDADD = $(UNIT_LDADD)
+runner_test_technique_LDADD = $(UNIT_JOB_LDADD)
 endif
 
 # the test technique plugin: a shared object, never installed
@@ -19,10 +19,10 @@ runner_test_plugin_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
 TESTS += runner/saturn-run.sh runner/saturn-emulate.sh runner/saturn-profile.sh \
 	runner/topology-shared.sh runner/cuda-probe.sh runner/pytorch-train.sh runner/techniques-cli.sh runner/cluster-job.sh runner/fuzz-jobside.sh \
-	runner/profile-cache.sh runner/profile-measure.sh
+	runner/profile-cache.sh runner/profile-measure.sh runner/bad-numbers.sh
 EXTRA_DIST += runner/fuzz_jobside.c runner/common.sh runner/saturn-run.sh runner/saturn-emulate.sh runner/saturn-profile.sh \
 	runner/topology-shared.sh runner/cuda-probe.sh runner/pytorch-train.sh runner/techniques-cli.sh runner/cluster-job.sh runner/fuzz-jobside.sh \
-	runner/profile-cache.sh runner/profile-measure.sh
+	runner/profile-cache.sh runner/profile-measure.sh runner/bad-numbers.sh
 
 # the GEMM probe and contrib/gpu/gpu-check.sh --dry-run (CPU stand-in)
 TESTS += runner/gemm-probe.sh runner/gpu-check.sh
@@ -33,6 +33,6 @@ noinst_PROGRAMS += bench/profile-bench
 bench_profile_bench_SOURCES = bench/profile-bench.c
 bench_profile_bench_CPPFLAGS = -I$(top_srcdir)/lib
 bench_profile_bench_CFLAGS = $(SATURN_CFLAGS)
-bench_profile_bench_LDADD = $(top_builddir)/lib/libsaturn.la -lm
+bench_profile_bench_LDADD = $(top_builddir)/lib/libsaturn-job.la -lm
 # benchmark script (not run by make check): cold versus warm profile cache
 EXTRA_DIST += bench/profile-cache-bench.sh

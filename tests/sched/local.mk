@@ -12,6 +12,7 @@ endif
 # End-to-end on a one-machine cluster (root, Slurm and the built plugins;
 # skipped with 77 otherwise). Each test uses its own port slot from 18000.
 TESTS += \
+	sched/plugin-deps.sh \
 	sched/status.sh \
 	e2e/sched-plan.sh \
 	e2e/sched-fallback.sh \
@@ -24,6 +25,7 @@ TESTS += \
 	e2e/hostile-names.sh \
 	e2e/hostile-modify.sh
 EXTRA_DIST += \
+	sched/plugin-deps.sh \
 	sched/status.sh \
 	e2e/sched-lib.sh \
 	e2e/hostile-lib.sh \

@@ -63,3 +63,13 @@ unit_test_bounds_CPPFLAGS = $(UNIT_CPPFLAGS)
 unit_test_bounds_CFLAGS = $(UNIT_CFLAGS)
 unit_test_bounds_LDADD = $(UNIT_LDADD)
 endif
+
+# Checked number parsing for option values (lib/numparse.c).
+if HAVE_CHECK
+check_PROGRAMS += unit/test_numparse
+TESTS += unit/test_numparse
+unit_test_numparse_SOURCES = unit/test_numparse.c
+unit_test_numparse_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_numparse_CFLAGS = $(UNIT_CFLAGS)
+unit_test_numparse_LDADD = $(UNIT_LDADD)
+endif
