@@ -327,8 +327,8 @@ static int check_task(saturn_problem_t *p, int ti, saturn_error_t *err)
 			return saturn_error_set(err, "%s.options[%d].gpus: must be an integer from 1 to %d", what, o, SATURN_MAX_GPUS_PER_NODE);
 		if (!isfinite(opt->sec_per_batch) || opt->sec_per_batch <= 0)
 			return saturn_error_set(err, "%s.options[%d].sec_per_batch: must be a finite number > 0", what, o);
-		if (!isfinite(saturn_task_runtime(t, o)) || saturn_task_runtime(t, o) > 1e12)
-			return saturn_error_set(err, "%s.options[%d]: runtime batches x sec_per_batch is too large", what, o);
+		if (!isfinite(saturn_task_runtime(t, o)) || saturn_task_runtime(t, o) > SATURN_MAX_RUNTIME_S)
+			return saturn_error_set(err, "%s.options[%d]: runtime batches x sec_per_batch = %.6g s is beyond the limit of %.0f s", what, o, saturn_task_runtime(t, o), SATURN_MAX_RUNTIME_S);
 		opt->class_idx = -1;
 		if (opt->klass) {
 			opt->class_idx = class_index(p, opt->klass);

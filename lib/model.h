@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "saturn_limits.h"
 
 #define SATURN_PROBLEM_FORMAT "saturn-problem/1"
 #define SATURN_PLAN_FORMAT "saturn-plan/1"
@@ -32,7 +33,15 @@
 #define SATURN_MAX_GPUS_PER_NODE 64
 #define SATURN_MAX_TASKS 100000
 #define SATURN_MAX_OPTIONS 256 /* per task */
-#define SATURN_MAX_ID_LEN 256
+#define SATURN_MAX_ID_LEN SATURN_ID_MAX
+/* Longest runtime of one task with one option (batches x sec_per_batch),
+ * seconds: about 31700 years. Larger numbers only come from bad input and
+ * would wreck the planner's arithmetic (sums of runtimes must stay exact
+ * to well below a second). */
+#define SATURN_MAX_RUNTIME_S 1e12
+/* Most batches a task may state (total or done): 1e12 batches take 31
+ * years at a millisecond each. */
+#define SATURN_MAX_BATCHES 1e12
 
 /* GPUs of a node that are not free until a given time (another job holds
  * them). */

@@ -26,7 +26,6 @@
 #define MAX_HW 1024
 #define MAX_REASON 1024
 #define MAX_PARAMS 65536
-#define WORD_MAX SATURN_MAX_ID_LEN
 
 static const char *const status_names[] = {
 	[SATURN_OPT_MEASURED] = "measured", [SATURN_OPT_PREDICTED] = "predicted",
@@ -110,12 +109,12 @@ static int parse_hw(json_object *jh, int i, saturn_profile_hw_t *h,
 	snprintf(ctx, sizeof(ctx), "hardware[%d]", i);
 	if (!json_object_is_type(jh, json_type_object))
 		return saturn_error_set(err, "%s: must be an object", ctx);
-	if (sj_str(jh, ctx, "class", false, true, WORD_MAX, &h->klass, err) < 0 ||
-	    sj_str(jh, ctx, "node", false, true, WORD_MAX, &h->node, err) < 0 ||
-	    sj_str(jh, ctx, "gpu_model", true, true, WORD_MAX, &h->gpu_model, err) < 0 ||
+	if (sj_str(jh, ctx, "class", false, true, SATURN_ID_MAX, &h->klass, err) < 0 ||
+	    sj_str(jh, ctx, "node", false, true, SATURN_ID_MAX, &h->node, err) < 0 ||
+	    sj_str(jh, ctx, "gpu_model", true, true, SATURN_ID_MAX, &h->gpu_model, err) < 0 ||
 	    sj_int(jh, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &h->gpus, err) < 0 ||
 	    sj_num(jh, ctx, "gpu_mem_mb", false, 0, false, &h->gpu_mem_mb, err) < 0 ||
-	    sj_str(jh, ctx, "interconnect", false, true, WORD_MAX, &h->interconnect, err) < 0 ||
+	    sj_str(jh, ctx, "interconnect", false, true, SATURN_ID_MAX, &h->interconnect, err) < 0 ||
 	    sj_num(jh, ctx, "gemm_tflops", false, 0, false, &h->gemm_tflops, err) < 0 ||
 	    sj_get(jh, ctx, "link_gbs", false, json_type_array, &links, err) < 0 ||
 	    sj_get(jh, ctx, "nccl", false, json_type_array, &nccl, err) < 0)
@@ -287,9 +286,9 @@ static int parse_option(json_object *jo, const char *ctx,
 
 	if (!json_object_is_type(jo, json_type_object))
 		return saturn_error_set(err, "%s: must be an object", ctx);
-	if (sj_str(jo, ctx, "technique", true, true, WORD_MAX, &o->technique, err) < 0 ||
+	if (sj_str(jo, ctx, "technique", true, true, SATURN_ID_MAX, &o->technique, err) < 0 ||
 	    sj_int(jo, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &o->gpus, err) < 0 ||
-	    sj_str(jo, ctx, "status", true, true, WORD_MAX, &status, err) < 0)
+	    sj_str(jo, ctx, "status", true, true, SATURN_ID_MAX, &status, err) < 0)
 		return -1;
 	rc = saturn_opt_status_parse(status, &o->status);
 	if (rc < 0)
@@ -328,12 +327,12 @@ static int parse_task(json_object *jt, int i, saturn_profile_task_t *t,
 	snprintf(ctx, sizeof(ctx), "tasks[%d]", i);
 	if (!json_object_is_type(jt, json_type_object))
 		return saturn_error_set(err, "%s: must be an object", ctx);
-	if (sj_str(jt, ctx, "signature", true, true, WORD_MAX, &t->signature, err) < 0)
+	if (sj_str(jt, ctx, "signature", true, true, SATURN_ID_MAX, &t->signature, err) < 0)
 		return -1;
 	snprintf(ctx, sizeof(ctx), "tasks[%d] (%.64s)", i, t->signature);
 	if (parse_task_ids(jt, ctx, t, err) < 0 ||
 	    sj_num(jt, ctx, "batches", true, 0, false, &t->batches, err) < 0 ||
-	    sj_str(jt, ctx, "class", false, true, WORD_MAX, &t->klass, err) < 0 ||
+	    sj_str(jt, ctx, "class", false, true, SATURN_ID_MAX, &t->klass, err) < 0 ||
 	    sj_get(jt, ctx, "options", true, json_type_array, &opts, err) < 0)
 		return -1;
 	if (t->ntask_ids < 1)
@@ -435,7 +434,7 @@ saturn_profile_t *saturn_profile_parse(const char *buf, size_t len,
 		goto fail;
 	}
 	if (sj_check_format(root, SATURN_PROFILE_FORMAT, err) < 0 ||
-	    sj_str(root, "", "batch", true, true, WORD_MAX, &pr->batch, err) < 0 ||
+	    sj_str(root, "", "batch", true, true, SATURN_ID_MAX, &pr->batch, err) < 0 ||
 	    sj_num(root, "", "created", false, 0, false, &pr->created, err) < 0 ||
 	    sj_get(root, "", "hardware", false, json_type_array, &hw, err) < 0 ||
 	    sj_get(root, "", "tasks", true, json_type_array, &tasks, err) < 0)

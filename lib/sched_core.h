@@ -17,9 +17,13 @@
 
 #include "model.h"
 #include "profile.h"
+#include "saturn_limits.h"
 
-#define SATURN_NAME_LEN 64
-#define SATURN_TECH_LEN 32
+/* Buffer sizes of the snapshot's names: the limit + 1 for the NUL, so a
+ * name at its limit is kept whole (saturn_limits.h). SATURN_NAME_LEN holds
+ * a batch or a node name. */
+#define SATURN_NAME_LEN ((SATURN_BATCH_NAME_MAX > SATURN_NODE_NAME_MAX ? SATURN_BATCH_NAME_MAX : SATURN_NODE_NAME_MAX) + 1)
+#define SATURN_TECH_LEN (SATURN_TECHNIQUE_NAME_MAX + 1)
 
 /* --- settings (SchedulerParameters saturn_*= keys) ------------------- */
 
@@ -65,7 +69,7 @@ typedef struct saturn_snap_job {
 	uint32_t job_id;       /* job record: for an unsplit task, the array's meta record */
 	uint32_t array_job_id; /* 0 when not part of an array */
 	int task_id;           /* array task id; -1 when not an array */
-	char batch[SATURN_NAME_LEN];
+	char batch[SATURN_BATCH_NAME_MAX + 1];
 	long uid;
 	saturn_snap_state_t state;
 	int req_gpus;          /* GPUs per node the user asked for (>= 0) */
@@ -91,7 +95,7 @@ typedef struct saturn_snap_job {
 #define SATURN_MAX_PARTS 64
 
 typedef struct saturn_snap_node {
-	char name[SATURN_NAME_LEN];
+	char name[SATURN_NODE_NAME_MAX + 1];
 	int gpus; /* usable GPUs, 1..64 */
 	/* Partitions (bits as in saturn_snap_job_t.part_mask) containing the
 	 * node. A held or released job with a non-zero part_mask is planned
@@ -198,7 +202,7 @@ saturn_plan_t *saturn_sched_fcfs(const saturn_problem_t *p);
 typedef struct saturn_decision {
 	int job;        /* snapshot job index */
 	int release;    /* 1: release now with the fields below; 0: keep held */
-	char node[SATURN_NAME_LEN];
+	char node[SATURN_NODE_NAME_MAX + 1];
 	int gpus;
 	char technique[SATURN_TECH_LEN];
 	double start_s; /* planned start, relative to the snapshot */
