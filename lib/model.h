@@ -147,6 +147,17 @@ int saturn_problem_add_task(saturn_problem_t *p, const saturn_task_t *t);
  * problem is unchanged on failure except for derived fields. */
 int saturn_problem_check(saturn_problem_t *p, saturn_error_t *err);
 
+/* For a problem saturn_problem_check() refused: the tasks it refuses for
+ * reasons of their own (bad fields or options; GPUs an earlier running task
+ * holds; the later of two tasks with one id), each reported once through
+ * on_bad(t, why, arg), so a caller can drop them and check again. Returns
+ * their number (0: the fault is not a task's), or -1 with err when the
+ * nodes are what is wrong, or on ENOMEM. Fills the derived fields as
+ * saturn_problem_check() does. */
+int saturn_problem_bad_tasks(saturn_problem_t *p,
+			     void (*on_bad)(int t, const char *why, void *arg),
+			     void *arg, saturn_error_t *err);
+
 /* Deep copy. NULL on ENOMEM. */
 saturn_problem_t *saturn_problem_copy(const saturn_problem_t *p);
 

@@ -154,8 +154,9 @@ typedef struct saturn_sched_build {
 	saturn_problem_t *problem; /* checked; owned by the caller */
 	int *job_of_task;          /* problem task index -> snapshot job index */
 	int any_profile;           /* at least one task planned from a profile */
-	/* Jobs left out (no option fits any node): snapshot indices, with a
-	 * reason each, so the plugin can show them. */
+	/* Jobs left out (no option fits any node, input beyond the model's
+	 * limits): snapshot indices, with a reason each, so the plugin can
+	 * show them. */
 	int nskipped;
 	int *skipped;
 	char (*skip_reason)[128];
@@ -180,9 +181,23 @@ typedef struct saturn_sched_build {
  * of this job"); a released one (Slurm places it) stays unrestricted.
  * Running tasks are pinned with klass NULL. When every job may use every
  * node (one partition, or part_mask 0), no class is set: the problem is
- * the same as without partitions. Returns 0, or -1 with err (ENOMEM, or a
- * problem that fails saturn_problem_check: a bug). On failure out is
- * emptied. */
+ * the same as without partitions.
+ * Fault isolation: one job's bad input costs that job, never the problem.
+ * Profile options beyond the model's limits (model.h: runtime batches x
+ * sec_per_batch over SATURN_MAX_RUNTIME_S, batches over SATURN_MAX_BATCHES,
+ * sec_per_batch not > 0, GPU counts, technique names over
+ * SATURN_TECHNIQUE_NAME_MAX) are dropped; a held job left with none is
+ * skipped ("saturn: profile: fsdp/4 GPUs: batches x sec_per_batch = ...");
+ * a released or running one goes by its time limit. A running task's
+ * remaining time is clamped to [1 s, what its time limit leaves, the
+ * model's limit] (an absurd progress file cannot push it out), its GPU ids
+ * to those its node has; one on GPUs another running task holds is
+ * skipped. Busy GPUs' ends are clamped into [0, SATURN_MAX_RUNTIME_S].
+ * Should saturn_problem_check() still refuse the result, the tasks it
+ * refuses on their own are dropped into the skipped list ("saturn: left
+ * out of the plan: CHECK'S MESSAGE") and the check is retried. Returns 0,
+ * or -1 with err (ENOMEM, no usable node, or a fault in the nodes). On
+ * failure out is emptied. */
 int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn lookup,
 		       void *arg, saturn_sched_build_t *out, saturn_error_t *err);
 
