@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner.h"
 #include "sched_core.h"
 
 /* --- settings -------------------------------------------------------- */
@@ -1267,7 +1268,16 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 			goto fail;
 	}
 	plan_finish(plan);
-	plan->lower_bound_s = prev->lower_bound_s;
+	/* The bound of p, not prev's: prev's was a bound from prev's origin,
+	 * elapsed_s ago, and for the remaining times known then. Copied, it
+	 * stood above the carried plan's makespan as soon as elapsed_s ate
+	 * into it (a plan carried for a minute: bound 120 s, makespan 61 s),
+	 * and a kept carried plan was persisted and shown like that. */
+	{
+		saturn_bounds_t bd;
+
+		plan->lower_bound_s = saturn_planner_bounds_cheap(p, &bd, NULL) == 0 ? bd.best : 0;
+	}
 	snprintf(plan->method, sizeof(plan->method), "%s", prev->method);
 	snprintf(plan->status, sizeof(plan->status), "carried");
 	goto out;

@@ -23,8 +23,10 @@
  *
  * Asserts: saturn_sched_build() never fails; every task of "good" and
  * "other" is in the problem and none is skipped; every skipped job has a
- * reason; the FCFS plan of the problem is valid; decisions and the state
- * file can be made and the state parses back.
+ * reason; the FCFS plan of the problem is valid, and so is that plan
+ * carried (saturn_sched_carry()), with a lower bound not above its
+ * makespan; decisions and the state file can be made and the state parses
+ * back.
  */
 #include "config.h"
 
@@ -144,7 +146,7 @@ static void check(const saturn_snapshot_t *s, const saturn_sched_build_t *b)
 	saturn_error_t err = {{0}};
 	saturn_decision_t *d = NULL;
 	saturn_sched_state_t *st;
-	saturn_plan_t *plan;
+	saturn_plan_t *plan, *carried;
 	char *txt;
 	int good = 0;
 
@@ -162,6 +164,12 @@ static void check(const saturn_snapshot_t *s, const saturn_sched_build_t *b)
 	plan = saturn_sched_fcfs(b->problem);
 	if (!plan || saturn_plan_validate(plan, b->problem, &err) < 0)
 		abort();
+	/* carried into the same problem: valid, its bound not above it */
+	carried = saturn_sched_carry(plan, 0, b->problem);
+	if (!carried || saturn_plan_validate(carried, b->problem, &err) < 0 ||
+	    carried->lower_bound_s > carried->makespan_s * (1 + 1e-9))
+		abort();
+	saturn_plan_destroy(carried);
 	if (saturn_sched_decide(s, b, plan, 2, &d) < 0)
 		abort();
 	free(d);

@@ -299,6 +299,57 @@ START_TEST(test_carry)
 }
 END_TEST
 
+/* A carried plan's lower bound is a bound of the problem it is carried
+ * into, never above its makespan. It used to be the previous plan's bound
+ * copied: from the previous origin and the remaining times known then,
+ * so after a minute (tasks run, one overran its estimate and was cut to
+ * its time limit) it stood above the plan it labelled and was persisted
+ * and shown like that. */
+START_TEST(test_carry_bound)
+{
+	saturn_snapshot_t *s = cluster(4, 8);
+	saturn_sched_build_t b, b2;
+	saturn_error_t err = {{0}};
+	saturn_planner_opts_t opts;
+	saturn_plan_t *plan, *carried;
+
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	saturn_planner_opts_init(&opts);
+	opts.time_limit_s = 0.2;
+	plan = saturn_planner_solve(b.problem, &opts, &err);
+	ck_assert_msg(plan != NULL, "%s", err.text);
+	/* four 8-GPU tasks of 60 s on two 8-GPU nodes: 120 s, and provably */
+	ck_assert_double_eq_tol(plan->makespan_s, 120, 1e-6);
+	ck_assert_double_eq_tol(plan->lower_bound_s, 120, 1e-3);
+	/* 59 s later the first two run as planned (1 s left) */
+	s->now += 59;
+	for (int i = 0; i < 2; i++) {
+		const saturn_assign_t *a = &plan->assign[i];
+
+		ck_assert_double_eq(a->start_s, 0);
+		s->jobs[i].state = SATURN_SNAP_RUNNING;
+		s->jobs[i].start_time = s->now - 59;
+		s->jobs[i].node = a->node;
+		s->jobs[i].gpus = 8;
+		snprintf(s->jobs[i].technique, SATURN_TECH_LEN, "user");
+		s->jobs[i].gpu_mask = 0xff;
+	}
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
+	carried = saturn_sched_carry(plan, 59, b2.problem);
+	ck_assert_ptr_nonnull(carried);
+	ck_assert_int_eq(saturn_plan_validate(carried, b2.problem, &err), 0);
+	ck_assert_double_eq_tol(carried->makespan_s, 61, 1e-6);
+	ck_assert_msg(carried->lower_bound_s <= carried->makespan_s * (1 + 1e-9),
+		      "bound %.3f above makespan %.3f", carried->lower_bound_s, carried->makespan_s);
+	ck_assert_double_eq_tol(carried->lower_bound_s, 61, 1e-3);
+	saturn_plan_destroy(carried);
+	saturn_sched_build_free(&b2);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 /* With a profile: every usable option, the profile's batches, planned by
  * the planner into a valid plan. */
 START_TEST(test_profile_plan)
@@ -1110,6 +1161,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_reason, 0, sizeof(reason_cases) / sizeof(reason_cases[0]));
 	tcase_add_test(tc, test_switch);
 	tcase_add_test(tc, test_carry);
+	tcase_add_test(tc, test_carry_bound);
 	tcase_add_test(tc, test_profile_plan);
 	tcase_add_test(tc, test_state_roundtrip);
 	tcase_add_loop_test(tc, test_partitions, 0, sizeof(part_cases) / sizeof(part_cases[0]));
