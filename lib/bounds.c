@@ -344,3 +344,18 @@ out:
 	if (b->dual > b->best)
 		b->best = b->dual;
 }
+
+/* Here, not in planner.c: a carried plan is labelled with these every
+ * cycle (sched_core.c), without pulling in the search and lp_solve. */
+int saturn_planner_bounds_cheap(const saturn_problem_t *p, saturn_bounds_t *b,
+				saturn_error_t *err)
+{
+	spase_inst_t *in = spase_inst_create(p);
+
+	memset(b, 0, sizeof(*b));
+	if (!in)
+		return saturn_error_set(err, "planner: out of memory");
+	spase_bounds(in, b);
+	spase_inst_destroy(in);
+	return 0;
+}

@@ -24,7 +24,6 @@
 
 #define PROBLEM_MAX_BYTES (64u << 20)
 #define MAX_BUSY 1024 /* busy entries per node */
-#define NAME_MAX_LEN SATURN_MAX_ID_LEN
 
 /* --- problem: JSON -> model ----------------------------------------------- */
 
@@ -60,11 +59,11 @@ static int parse_node(json_object *jn, int i, saturn_node_t *n,
 	snprintf(ctx, sizeof(ctx), "nodes[%d]", i);
 	if (!json_object_is_type(jn, json_type_object))
 		return saturn_error_set(err, "%s: must be an object", ctx);
-	if (sj_str(jn, ctx, "name", true, true, NAME_MAX_LEN, &n->name, err) < 0)
+	if (sj_str(jn, ctx, "name", true, true, SATURN_ID_MAX, &n->name, err) < 0)
 		return -1;
 	snprintf(ctx, sizeof(ctx), "nodes[%d] (%.64s)", i, n->name);
 	if (sj_int(jn, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &n->gpus, err) < 0 ||
-	    sj_str(jn, ctx, "class", false, true, NAME_MAX_LEN, &n->klass, err) < 0 ||
+	    sj_str(jn, ctx, "class", false, true, SATURN_ID_MAX, &n->klass, err) < 0 ||
 	    sj_get(jn, ctx, "busy", false, json_type_array, &busy, err) < 0)
 		return -1;
 	if (!busy)
@@ -96,10 +95,10 @@ static int parse_option(json_object *jo, const char *ctx, saturn_option_t *o,
 {
 	if (!json_object_is_type(jo, json_type_object))
 		return saturn_error_set(err, "%s: must be an object", ctx);
-	if (sj_str(jo, ctx, "technique", true, true, NAME_MAX_LEN, &o->technique, err) < 0 ||
+	if (sj_str(jo, ctx, "technique", true, true, SATURN_ID_MAX, &o->technique, err) < 0 ||
 	    sj_int(jo, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &o->gpus, err) < 0 ||
 	    sj_num(jo, ctx, "sec_per_batch", true, 0, true, &o->sec_per_batch, err) < 0 ||
-	    sj_str(jo, ctx, "class", false, true, NAME_MAX_LEN, &o->klass, err) < 0)
+	    sj_str(jo, ctx, "class", false, true, SATURN_ID_MAX, &o->klass, err) < 0)
 		return -1;
 	o->class_idx = -1;
 	return 0;
@@ -126,8 +125,8 @@ static int parse_running(json_object *jr, const char *ctx,
 	const char *nclass;
 
 	snprintf(rctx, sizeof(rctx), "%s.running", ctx);
-	if (sj_str(jr, rctx, "node", true, true, NAME_MAX_LEN, &node, err) < 0 ||
-	    sj_str(jr, rctx, "technique", true, true, NAME_MAX_LEN, &tech, err) < 0)
+	if (sj_str(jr, rctx, "node", true, true, SATURN_ID_MAX, &node, err) < 0 ||
+	    sj_str(jr, rctx, "technique", true, true, SATURN_ID_MAX, &tech, err) < 0)
 		goto out;
 	has_gpus = sj_int(jr, rctx, "gpus", false, 1, SATURN_MAX_GPUS_PER_NODE, &gpus, err);
 	if (has_gpus < 0)
@@ -175,7 +174,7 @@ static int parse_task(json_object *jt, int i, const saturn_problem_t *p,
 	snprintf(ctx, sizeof(ctx), "tasks[%d]", i);
 	if (!json_object_is_type(jt, json_type_object))
 		return saturn_error_set(err, "%s: must be an object", ctx);
-	if (sj_str(jt, ctx, "id", true, true, NAME_MAX_LEN, &t->id, err) < 0)
+	if (sj_str(jt, ctx, "id", true, true, SATURN_ID_MAX, &t->id, err) < 0)
 		return -1;
 	snprintf(ctx, sizeof(ctx), "tasks[%d] (%.64s)", i, t->id);
 	if (sj_num(jt, ctx, "batches", true, 0, false, &t->batches, err) < 0 ||
@@ -416,12 +415,12 @@ static int parse_assign(json_object *ja, int i, saturn_assign_t *a,
 	snprintf(ctx, sizeof(ctx), "tasks[%d]", i);
 	if (!json_object_is_type(ja, json_type_object))
 		return saturn_error_set(err, "%s: must be an object", ctx);
-	if (sj_str(ja, ctx, "id", true, true, NAME_MAX_LEN, &a->task_id, err) < 0)
+	if (sj_str(ja, ctx, "id", true, true, SATURN_ID_MAX, &a->task_id, err) < 0)
 		return -1;
 	snprintf(ctx, sizeof(ctx), "tasks[%d] (%.64s)", i, a->task_id);
-	if (sj_str(ja, ctx, "technique", true, true, NAME_MAX_LEN, &a->technique, err) < 0 ||
+	if (sj_str(ja, ctx, "technique", true, true, SATURN_ID_MAX, &a->technique, err) < 0 ||
 	    sj_int(ja, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &a->gpus, err) < 0 ||
-	    sj_str(ja, ctx, "node", true, true, NAME_MAX_LEN, &a->node_name, err) < 0 ||
+	    sj_str(ja, ctx, "node", true, true, SATURN_ID_MAX, &a->node_name, err) < 0 ||
 	    sj_num(ja, ctx, "start_s", true, 0, false, &a->start_s, err) < 0 ||
 	    sj_num(ja, ctx, "end_s", true, 0, false, &a->end_s, err) < 0)
 		return -1;

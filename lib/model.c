@@ -327,8 +327,8 @@ static int check_task(saturn_problem_t *p, int ti, saturn_error_t *err)
 			return saturn_error_set(err, "%s.options[%d].gpus: must be an integer from 1 to %d", what, o, SATURN_MAX_GPUS_PER_NODE);
 		if (!isfinite(opt->sec_per_batch) || opt->sec_per_batch <= 0)
 			return saturn_error_set(err, "%s.options[%d].sec_per_batch: must be a finite number > 0", what, o);
-		if (!isfinite(saturn_task_runtime(t, o)) || saturn_task_runtime(t, o) > 1e12)
-			return saturn_error_set(err, "%s.options[%d]: runtime batches x sec_per_batch is too large", what, o);
+		if (!isfinite(saturn_task_runtime(t, o)) || saturn_task_runtime(t, o) > SATURN_MAX_RUNTIME_S)
+			return saturn_error_set(err, "%s.options[%d]: runtime batches x sec_per_batch = %.6g s is beyond the limit of %.0f s", what, o, saturn_task_runtime(t, o), SATURN_MAX_RUNTIME_S);
 		opt->class_idx = -1;
 		if (opt->klass) {
 			opt->class_idx = class_index(p, opt->klass);
@@ -395,7 +395,8 @@ static _Thread_local const saturn_problem_t *sort_p;
 static int cmp_task_id(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
-	int c = strcmp(sort_p->tasks[x].id, sort_p->tasks[y].id);
+	const char *ix = sort_p->tasks[x].id, *iy = sort_p->tasks[y].id;
+	int c = strcmp(ix ? ix : "", iy ? iy : "");
 
 	return c ? c : (x > y) - (x < y);
 }
@@ -436,6 +437,75 @@ int saturn_problem_check(saturn_problem_t *p, saturn_error_t *err)
 	if (check_duplicate_ids(p, err) < 0)
 		return -1;
 	return check_running_overlap(p, err);
+}
+
+int saturn_problem_bad_tasks(saturn_problem_t *p,
+			     void (*on_bad)(int t, const char *why, void *arg),
+			     void *arg, saturn_error_t *err)
+{
+	saturn_error_t e = {{0}};
+	unsigned long long *used = NULL;
+	char *bad = NULL;
+	int *order = NULL, nbad = 0;
+
+	if (p->nnodes < 1)
+		return saturn_error_set(err, "nodes: at least one node is needed");
+	if (check_nodes(p, err) < 0 || collect_classes(p, err) < 0)
+		return -1;
+	bad = calloc((size_t)p->ntasks + 1, 1);
+	order = malloc(sizeof(int) * ((size_t)p->ntasks + 1));
+	used = calloc((size_t)p->nnodes + 1, sizeof(*used));
+	if (!bad || !order || !used) {
+		nbad = saturn_error_set(err, "out of memory");
+		goto out;
+	}
+	for (int t = 0; t < p->ntasks; t++)
+		if (check_task(p, t, &e) < 0) {
+			bad[t] = 1;
+			nbad++;
+			on_bad(t, e.text, arg);
+		}
+	/* running tasks on GPUs an earlier running task holds */
+	for (int t = 0; t < p->ntasks; t++) {
+		const saturn_task_t *task = &p->tasks[t];
+		unsigned long long m = 0;
+
+		if (bad[t] || !task->is_running)
+			continue;
+		for (int g = 0; g < task->running.ngpus; g++)
+			m |= 1ULL << task->running.gpu_ids[g];
+		if (used[task->running.node] & m) {
+			bad[t] = 1;
+			nbad++;
+			on_bad(t, "running on GPUs another running task holds", arg);
+			continue;
+		}
+		used[task->running.node] |= m;
+	}
+	/* the later of two tasks with one id */
+	for (int i = 0; i < p->ntasks; i++)
+		order[i] = i;
+	sort_p = p;
+	qsort(order, (size_t)p->ntasks, sizeof(int), cmp_task_id);
+	sort_p = NULL;
+	for (int i = 0, keep = -1; i < p->ntasks; i++) {
+		int b = order[i];
+
+		if (bad[b])
+			continue;
+		if (keep < 0 || strcmp(p->tasks[keep].id, p->tasks[b].id)) {
+			keep = b; /* sorted by id, then index: the earliest */
+			continue;
+		}
+		bad[b] = 1;
+		nbad++;
+		on_bad(b, "duplicate task id", arg);
+	}
+out:
+	free(bad);
+	free(order);
+	free(used);
+	return nbad;
 }
 
 /* --- plans ----------------------------------------------------------- */

@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "saturn_limits.h"
 
 #define SATURN_PROBLEM_FORMAT "saturn-problem/1"
 #define SATURN_PLAN_FORMAT "saturn-plan/1"
@@ -32,7 +33,15 @@
 #define SATURN_MAX_GPUS_PER_NODE 64
 #define SATURN_MAX_TASKS 100000
 #define SATURN_MAX_OPTIONS 256 /* per task */
-#define SATURN_MAX_ID_LEN 256
+#define SATURN_MAX_ID_LEN SATURN_ID_MAX
+/* Longest runtime of one task with one option (batches x sec_per_batch),
+ * seconds: about 31700 years. Larger numbers only come from bad input and
+ * would wreck the planner's arithmetic (sums of runtimes must stay exact
+ * to well below a second). */
+#define SATURN_MAX_RUNTIME_S 1e12
+/* Most batches a task may state (total or done): 1e12 batches take 31
+ * years at a millisecond each. */
+#define SATURN_MAX_BATCHES 1e12
 
 /* GPUs of a node that are not free until a given time (another job holds
  * them). */
@@ -137,6 +146,17 @@ int saturn_problem_add_task(saturn_problem_t *p, const saturn_task_t *t);
  * unknown nodes or GPUs, a task with no option that fits any node, ... The
  * problem is unchanged on failure except for derived fields. */
 int saturn_problem_check(saturn_problem_t *p, saturn_error_t *err);
+
+/* For a problem saturn_problem_check() refused: the tasks it refuses for
+ * reasons of their own (bad fields or options; GPUs an earlier running task
+ * holds; the later of two tasks with one id), each reported once through
+ * on_bad(t, why, arg), so a caller can drop them and check again. Returns
+ * their number (0: the fault is not a task's), or -1 with err when the
+ * nodes are what is wrong, or on ENOMEM. Fills the derived fields as
+ * saturn_problem_check() does. */
+int saturn_problem_bad_tasks(saturn_problem_t *p,
+			     void (*on_bad)(int t, const char *why, void *arg),
+			     void *arg, saturn_error_t *err);
 
 /* Deep copy. NULL on ENOMEM. */
 saturn_problem_t *saturn_problem_copy(const saturn_problem_t *p);

@@ -62,6 +62,12 @@ typedef struct saturn_bounds {
 int saturn_planner_bounds(const saturn_problem_t *p, saturn_bounds_t *b,
 			  saturn_error_t *err);
 
+/* The same without the MILP (milp 0): milliseconds, for labelling a plan
+ * that was not solved for p (a carried plan, saturn_sched_carry()). 0, or
+ * -1 with err (ENOMEM, b zeroed). */
+int saturn_planner_bounds_cheap(const saturn_problem_t *p, saturn_bounds_t *b,
+				saturn_error_t *err);
+
 /* Solve p (which must have passed saturn_problem_check()) within
  * opts->time_limit_s. Always returns a plan that passed
  * saturn_plan_validate(), with makespan_s, lower_bound_s, method, status and

@@ -4,7 +4,12 @@
  * The reader is defensive because the writer is not trusted: the file is
  * opened without following symlinks and without blocking on FIFOs, must be
  * a regular file of the expected owner and below SATURN_PROFILE_MAX_BYTES,
- * and every field is typed and range-checked with a message that names it.
+ * and every field is typed and range-checked with a message that names it,
+ * including the planner's limits (model.h): no option's runtime (batches x
+ * sec_per_batch) beyond SATURN_MAX_RUNTIME_S, no more than
+ * SATURN_MAX_BATCHES batches, technique names of at most
+ * SATURN_TECHNIQUE_NAME_MAX characters. A profile that passes yields options
+ * saturn_problem_check() accepts.
  * Array task ids may be given as a list of integers or as a Slurm-style
  * range string ("0-7,9,12-20:4"); they are always written as a list.
  */
@@ -26,7 +31,6 @@
 #define MAX_HW 1024
 #define MAX_REASON 1024
 #define MAX_PARAMS 65536
-#define WORD_MAX SATURN_MAX_ID_LEN
 
 static const char *const status_names[] = {
 	[SATURN_OPT_MEASURED] = "measured", [SATURN_OPT_PREDICTED] = "predicted",
@@ -110,12 +114,12 @@ static int parse_hw(json_object *jh, int i, saturn_profile_hw_t *h,
 	snprintf(ctx, sizeof(ctx), "hardware[%d]", i);
 	if (!json_object_is_type(jh, json_type_object))
 		return saturn_error_set(err, "%s: must be an object", ctx);
-	if (sj_str(jh, ctx, "class", false, true, WORD_MAX, &h->klass, err) < 0 ||
-	    sj_str(jh, ctx, "node", false, true, WORD_MAX, &h->node, err) < 0 ||
-	    sj_str(jh, ctx, "gpu_model", true, true, WORD_MAX, &h->gpu_model, err) < 0 ||
+	if (sj_str(jh, ctx, "class", false, true, SATURN_ID_MAX, &h->klass, err) < 0 ||
+	    sj_str(jh, ctx, "node", false, true, SATURN_ID_MAX, &h->node, err) < 0 ||
+	    sj_str(jh, ctx, "gpu_model", true, true, SATURN_ID_MAX, &h->gpu_model, err) < 0 ||
 	    sj_int(jh, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &h->gpus, err) < 0 ||
 	    sj_num(jh, ctx, "gpu_mem_mb", false, 0, false, &h->gpu_mem_mb, err) < 0 ||
-	    sj_str(jh, ctx, "interconnect", false, true, WORD_MAX, &h->interconnect, err) < 0 ||
+	    sj_str(jh, ctx, "interconnect", false, true, SATURN_ID_MAX, &h->interconnect, err) < 0 ||
 	    sj_num(jh, ctx, "gemm_tflops", false, 0, false, &h->gemm_tflops, err) < 0 ||
 	    sj_get(jh, ctx, "link_gbs", false, json_type_array, &links, err) < 0 ||
 	    sj_get(jh, ctx, "nccl", false, json_type_array, &nccl, err) < 0)
@@ -287,9 +291,9 @@ static int parse_option(json_object *jo, const char *ctx,
 
 	if (!json_object_is_type(jo, json_type_object))
 		return saturn_error_set(err, "%s: must be an object", ctx);
-	if (sj_str(jo, ctx, "technique", true, true, WORD_MAX, &o->technique, err) < 0 ||
+	if (sj_str(jo, ctx, "technique", true, true, SATURN_TECHNIQUE_NAME_MAX, &o->technique, err) < 0 ||
 	    sj_int(jo, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &o->gpus, err) < 0 ||
-	    sj_str(jo, ctx, "status", true, true, WORD_MAX, &status, err) < 0)
+	    sj_str(jo, ctx, "status", true, true, SATURN_ID_MAX, &status, err) < 0)
 		return -1;
 	rc = saturn_opt_status_parse(status, &o->status);
 	if (rc < 0)
@@ -298,8 +302,11 @@ static int parse_option(json_object *jo, const char *ctx,
 	if (rc < 0)
 		return -1;
 	usable = o->status == SATURN_OPT_MEASURED || o->status == SATURN_OPT_PREDICTED;
-	if (sj_num(jo, ctx, "sec_per_batch", usable, 0, usable, &o->sec_per_batch, err) < 0 ||
-	    sj_num(jo, ctx, "peak_mem_mb", false, 0, false, &o->peak_mem_mb, err) < 0 ||
+	if (sj_num(jo, ctx, "sec_per_batch", usable, 0, usable, &o->sec_per_batch, err) < 0)
+		return -1;
+	if (o->sec_per_batch > SATURN_MAX_RUNTIME_S)
+		return saturn_error_set(err, "%s.sec_per_batch: %.6g s is beyond the limit of %.0f s", ctx, o->sec_per_batch, SATURN_MAX_RUNTIME_S);
+	if (sj_num(jo, ctx, "peak_mem_mb", false, 0, false, &o->peak_mem_mb, err) < 0 ||
 	    sj_str(jo, ctx, "reason", false, false, MAX_REASON, &o->reason, err) < 0 ||
 	    sj_get(jo, ctx, "params", false, json_type_object, &params, err) < 0)
 		return -1;
@@ -328,16 +335,18 @@ static int parse_task(json_object *jt, int i, saturn_profile_task_t *t,
 	snprintf(ctx, sizeof(ctx), "tasks[%d]", i);
 	if (!json_object_is_type(jt, json_type_object))
 		return saturn_error_set(err, "%s: must be an object", ctx);
-	if (sj_str(jt, ctx, "signature", true, true, WORD_MAX, &t->signature, err) < 0)
+	if (sj_str(jt, ctx, "signature", true, true, SATURN_ID_MAX, &t->signature, err) < 0)
 		return -1;
 	snprintf(ctx, sizeof(ctx), "tasks[%d] (%.64s)", i, t->signature);
 	if (parse_task_ids(jt, ctx, t, err) < 0 ||
 	    sj_num(jt, ctx, "batches", true, 0, false, &t->batches, err) < 0 ||
-	    sj_str(jt, ctx, "class", false, true, WORD_MAX, &t->klass, err) < 0 ||
+	    sj_str(jt, ctx, "class", false, true, SATURN_ID_MAX, &t->klass, err) < 0 ||
 	    sj_get(jt, ctx, "options", true, json_type_array, &opts, err) < 0)
 		return -1;
 	if (t->ntask_ids < 1)
 		return saturn_error_set(err, "%s.task_ids: at least one id is needed", ctx);
+	if (t->batches > SATURN_MAX_BATCHES)
+		return saturn_error_set(err, "%s.batches: %.6g is beyond the limit of %.0f", ctx, t->batches, SATURN_MAX_BATCHES);
 	n = json_object_array_length(opts);
 	if (n > SATURN_MAX_OPTIONS)
 		return saturn_error_set(err, "%s.options: more than %d options", ctx, SATURN_MAX_OPTIONS);
@@ -349,6 +358,11 @@ static int parse_task(json_object *jt, int i, saturn_profile_task_t *t,
 		snprintf(octx, sizeof(octx), "%s.options[%zu]", ctx, o);
 		if (parse_option(json_object_array_get_idx(opts, o), octx, &t->options[o], err) < 0)
 			return -1;
+		/* the planner's limit on one task's runtime (model.h): a
+		 * profile beyond it would be refused by saturn_problem_check() */
+		if (t->options[o].sec_per_batch > 0 &&
+		    !(t->batches * t->options[o].sec_per_batch <= SATURN_MAX_RUNTIME_S))
+			return saturn_error_set(err, "%s: batches x sec_per_batch = %.6g x %.6g s is beyond the limit of %.0f s", octx, t->batches, t->options[o].sec_per_batch, SATURN_MAX_RUNTIME_S);
 		for (size_t k = 0; k < o; k++)
 			if (t->options[k].gpus == t->options[o].gpus &&
 			    strcmp(t->options[k].technique, t->options[o].technique) == 0)
@@ -435,7 +449,7 @@ saturn_profile_t *saturn_profile_parse(const char *buf, size_t len,
 		goto fail;
 	}
 	if (sj_check_format(root, SATURN_PROFILE_FORMAT, err) < 0 ||
-	    sj_str(root, "", "batch", true, true, WORD_MAX, &pr->batch, err) < 0 ||
+	    sj_str(root, "", "batch", true, true, SATURN_ID_MAX, &pr->batch, err) < 0 ||
 	    sj_num(root, "", "created", false, 0, false, &pr->created, err) < 0 ||
 	    sj_get(root, "", "hardware", false, json_type_array, &hw, err) < 0 ||
 	    sj_get(root, "", "tasks", true, json_type_array, &tasks, err) < 0)

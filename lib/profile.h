@@ -91,7 +91,11 @@ saturn_profile_t *saturn_profile_create(void);
 void saturn_profile_destroy(saturn_profile_t *pr);
 
 /* Parse len bytes. Returns a profile or NULL with err naming the field
- * ("tasks[2] (gpt2/bs16).options[1].sec_per_batch: ..."). */
+ * ("tasks[2] (gpt2/bs16).options[1].sec_per_batch: ..."). The planner's
+ * limits (model.h) are checked here: batches at most SATURN_MAX_BATCHES,
+ * sec_per_batch and every usable option's batches x sec_per_batch at most
+ * SATURN_MAX_RUNTIME_S, technique names of at most
+ * SATURN_TECHNIQUE_NAME_MAX characters. */
 saturn_profile_t *saturn_profile_parse(const char *buf, size_t len,
 				       saturn_error_t *err);
 

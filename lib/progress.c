@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 
 #include "formats.h"
+#include "model.h"
 #include "progress.h"
 
 char *saturn_progress_to_json(const saturn_progress_t *p)
@@ -37,7 +38,7 @@ char *saturn_progress_to_json(const saturn_progress_t *p)
 }
 
 static int get_num(json_object *o, const char *key, double *v, int required,
-		   saturn_error_t *err)
+		   double max, saturn_error_t *err)
 {
 	json_object *x;
 
@@ -52,6 +53,8 @@ static int get_num(json_object *o, const char *key, double *v, int required,
 	*v = json_object_get_double(x);
 	if (!isfinite(*v) || *v < 0)
 		return saturn_error_set(err, "%s: must be a finite number >= 0", key);
+	if (*v > max)
+		return saturn_error_set(err, "%s: %.6g is beyond the limit of %.0f", key, *v, max);
 	return 0;
 }
 
@@ -78,11 +81,13 @@ int saturn_progress_parse(const char *buf, size_t len, saturn_progress_t *p,
 		saturn_error_set(err, "format: want \"%s\"", SATURN_PROGRESS_FORMAT);
 		goto out;
 	}
-	if (get_num(o, "job_id", &job, 0, err) < 0 ||
-	    get_num(o, "batches_done", &p->batches_done, 1, err) < 0 ||
-	    get_num(o, "batches_total", &p->batches_total, 0, err) < 0 ||
-	    get_num(o, "sec_per_batch", &p->sec_per_batch, 0, err) < 0 ||
-	    get_num(o, "updated", &p->updated, 0, err) < 0)
+	/* the planner's limits (model.h): the remaining work derived from a
+	 * progress file must be a runtime saturn_problem_check() accepts */
+	if (get_num(o, "job_id", &job, 0, 4294967295.0, err) < 0 ||
+	    get_num(o, "batches_done", &p->batches_done, 1, SATURN_MAX_BATCHES, err) < 0 ||
+	    get_num(o, "batches_total", &p->batches_total, 0, SATURN_MAX_BATCHES, err) < 0 ||
+	    get_num(o, "sec_per_batch", &p->sec_per_batch, 0, SATURN_MAX_RUNTIME_S, err) < 0 ||
+	    get_num(o, "updated", &p->updated, 0, 1e11, err) < 0)
 		goto out;
 	p->job_id = (long)job;
 	rc = 0;

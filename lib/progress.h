@@ -37,7 +37,12 @@ typedef struct saturn_progress {
 /* Serialise as saturn-progress/1. malloc'd string or NULL (ENOMEM). */
 char *saturn_progress_to_json(const saturn_progress_t *p);
 
-/* Parse saturn-progress/1. 0, or -1 with err naming the field. */
+/* Parse saturn-progress/1. Every number must be finite and >= 0, and
+ * within the planner's limits (model.h): batches_done and batches_total at
+ * most SATURN_MAX_BATCHES, sec_per_batch at most SATURN_MAX_RUNTIME_S, so
+ * the work left derived from it is a runtime saturn_problem_check()
+ * accepts. 0, or -1 with err naming the field ("batches_total: 1e+300 is
+ * beyond the limit of 1000000000000"). */
 int saturn_progress_parse(const char *buf, size_t len, saturn_progress_t *p,
 			  saturn_error_t *err);
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner.h"
 #include "sched_core.h"
 
 /* --- settings -------------------------------------------------------- */
@@ -358,10 +359,100 @@ static saturn_option_t *one_option(const char *tech, int gpus, double spb)
 }
 
 /* Planned total runtime of a task that has no usable profile option for
- * what it runs with: its time limit, or an hour. */
+ * what it runs with: its time limit (at most the model's limit), or an
+ * hour. */
 static double fallback_runtime(const saturn_snap_job_t *j)
 {
-	return j->time_limit_s > 0 ? j->time_limit_s : 3600.0;
+	if (!(j->time_limit_s > 0))
+		return 3600.0; /* none (0), or not a number */
+	return j->time_limit_s < SATURN_MAX_RUNTIME_S ? j->time_limit_s : SATURN_MAX_RUNTIME_S;
+}
+
+/* Keep the options of profile task pt that are within the model's limits
+ * (model.h, the checks of saturn_problem_check()), in order, at most
+ * SATURN_MAX_OPTIONS; free the others. A profile read by
+ * saturn_profile_load() is already within them; a lookup may hand over any
+ * profile, and one bad option must cost its task, never the problem.
+ * Returns the count kept; why names the first option dropped ("" when
+ * none was). */
+static int options_in_limits(const saturn_profile_task_t *pt, saturn_option_t *o, int n,
+			     char *why, size_t whylen)
+{
+	int k = 0;
+
+	why[0] = '\0';
+	if (!(pt->batches >= 0 && pt->batches <= SATURN_MAX_BATCHES)) {
+		snprintf(why, whylen, "saturn: profile: batches %.3g out of range (0 to %.0e)",
+			 pt->batches, SATURN_MAX_BATCHES);
+		free_options(o, n);
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *tech = o[i].technique;
+		double rt = pt->batches * o[i].sec_per_batch;
+		char bad[96] = "";
+
+		if (!tech || !tech[0] || strlen(tech) > SATURN_TECHNIQUE_NAME_MAX)
+			snprintf(bad, sizeof(bad), "technique name empty or over %d characters",
+				 SATURN_TECHNIQUE_NAME_MAX);
+		else if (o[i].gpus < 1 || o[i].gpus > SATURN_MAX_GPUS_PER_NODE)
+			snprintf(bad, sizeof(bad), "gpus %d out of range (1 to %d)", o[i].gpus,
+				 SATURN_MAX_GPUS_PER_NODE);
+		else if (!(o[i].sec_per_batch > 0) || !isfinite(o[i].sec_per_batch))
+			snprintf(bad, sizeof(bad), "sec_per_batch %.3g not a number > 0",
+				 o[i].sec_per_batch);
+		else if (!(rt <= SATURN_MAX_RUNTIME_S))
+			snprintf(bad, sizeof(bad), "batches x sec_per_batch = %.3g s, over %.0e s", rt,
+				 SATURN_MAX_RUNTIME_S);
+		else if (k >= SATURN_MAX_OPTIONS)
+			snprintf(bad, sizeof(bad), "more than %d options", SATURN_MAX_OPTIONS);
+		if (bad[0]) {
+			if (!why[0])
+				snprintf(why, whylen, "saturn: profile: %.32s/%d GPUs: %s",
+					 tech && tech[0] ? tech : "?", o[i].gpus, bad);
+			free(o[i].technique);
+			free(o[i].klass);
+			continue;
+		}
+		o[k++] = o[i];
+	}
+	if (k == 0)
+		free(o);
+	return k;
+}
+
+/* Remaining seconds of a running task whose planned total is total
+ * (already within the limit): what the progress file or the time run
+ * says, clamped into [1 s, the time its limit leaves it] and never beyond
+ * the model's limit. A task past its time limit (Slurm ends it any moment)
+ * or past its plan gets 1 s; a number that is not one (a progress file
+ * with an absurd batches_total) gets the cap, never a rejected problem. */
+static double running_left(const saturn_snapshot_t *s, const saturn_snap_job_t *j, double total,
+			   double spb)
+{
+	double elapsed = s->now - j->start_time, left, cap = SATURN_MAX_RUNTIME_S;
+
+	if (!(elapsed >= 0))
+		elapsed = 0; /* a start in the future (clock step) or unknown */
+	if (j->batches_left >= 0 && spb > 0) {
+		/* progress reports come every so often: between two, the
+		 * time run says more; a task slower than its profile
+		 * (time-based estimate used up) goes by its progress */
+		double lt = total - elapsed;
+
+		left = j->batches_left * spb;
+		if (lt > 0 && lt < left)
+			left = lt;
+	} else {
+		left = total - elapsed;
+	}
+	if (j->time_limit_s > 0 && j->time_limit_s - elapsed < cap)
+		cap = j->time_limit_s - elapsed;
+	if (!(left <= cap))
+		left = cap;
+	if (!(left >= 1))
+		left = 1;
+	return left;
 }
 
 static int fits_some_node(const saturn_snapshot_t *s, const saturn_option_t *o, int n)
@@ -521,11 +612,15 @@ static int restrict_to_partitions(const part_classes_t *pc, const saturn_snap_jo
 	return 0;
 }
 
-/* Options and work of one job. Returns 0 with t filled (options owned by
- * t), 1 when the job has to be skipped (why filled), -1 on ENOMEM. */
+/* Options and work of one job, within the model's limits: a bad profile
+ * option is dropped, a bad remaining time clamped, and what cannot be
+ * mended skips this job only. run_used: per snapshot node, the GPUs of the
+ * running tasks taken so far (updated). Returns 0 with t filled (options
+ * owned by t), 1 when the job has to be skipped (why filled), -1 on
+ * ENOMEM. */
 static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 		    const saturn_snap_job_t *j, const saturn_profile_t *pr, saturn_task_t *t,
-		    int *from_profile, char *why, size_t whylen)
+		    uint64_t *run_used, int *from_profile, char *why, size_t whylen)
 {
 	const saturn_profile_task_t *pt = NULL;
 	saturn_option_t *opts = NULL;
@@ -535,9 +630,16 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 	if (pr)
 		pt = saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0);
 	if (pt) {
-		nopts = saturn_profile_options(pt, &opts);
-		if (nopts < 0)
+		int nraw = saturn_profile_options(pt, &opts);
+
+		if (nraw < 0)
 			return -1;
+		nopts = options_in_limits(pt, opts, nraw, why, whylen);
+		if (nopts == 0)
+			opts = NULL;
+		if (nraw > 0 && nopts == 0 && j->state == SATURN_SNAP_HELD)
+			return 1; /* why: the option beyond the limits */
+		why[0] = '\0';
 		/* A profile's class says where it was measured and applies to
 		 * every node; the node classes here are partitions (below). */
 		for (int i = 0; i < nopts; i++) {
@@ -585,32 +687,22 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 				spb = opts[i].sec_per_batch;
 		if (spb > 0) {
 			*from_profile = 1;
-			total = pt->batches * spb;
+			total = pt->batches * spb; /* within the limit: options_in_limits */
 		} else {
 			total = fallback_runtime(j);
 		}
 		free_options(opts, nopts);
-		if (j->state == SATURN_SNAP_RUNNING && j->batches_left >= 0 && spb > 0) {
-			/* progress reports come every so often: between two, the
-			 * time run says more; a task slower than its profile
-			 * (time-based estimate used up) goes by its progress */
-			double lt = total - (s->now - j->start_time);
-
-			left = j->batches_left * spb;
-			if (lt > 0 && lt < left)
-				left = lt;
-		} else if (j->state == SATURN_SNAP_RUNNING)
-			left = total - (s->now - j->start_time);
+		if (j->state == SATURN_SNAP_RUNNING)
+			left = running_left(s, j, total, spb);
 		else
-			left = total;
-		if (left < 1)
-			left = 1;
+			left = total < 1 ? 1 : total;
 		t->options = one_option(j->technique, j->gpus > 0 ? j->gpus : 1, 1.0);
 		if (!t->options)
 			return -1;
 		t->noptions = 1;
 		t->batches = left;
-		if (!fits_some_node(s, t->options, 1)) {
+		/* a running task's count is its allocation's (below) */
+		if (j->state != SATURN_SNAP_RUNNING && !fits_some_node(s, t->options, 1)) {
 			snprintf(why, whylen, "saturn: released with %d GPUs, more than any node has",
 				 t->options[0].gpus);
 			free_options(t->options, 1);
@@ -628,6 +720,7 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 		}
 	}
 	if (j->state == SATURN_SNAP_RUNNING) {
+		uint64_t mask;
 		int n;
 
 		if (j->node < 0 || j->node >= s->nnodes) {
@@ -636,7 +729,21 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 			t->options = NULL;
 			return 1;
 		}
-		n = mask_ids(j->gpu_mask, &t->running.gpu_ids);
+		/* GPU ids the node does not have (its count changed) are
+		 * dropped; GPUs another running task holds are a
+		 * contradiction in the snapshot: this task is left out
+		 * rather than the problem refused */
+		mask = j->gpu_mask;
+		if (s->nodes[j->node].gpus < 64)
+			mask &= s->nodes[j->node].gpus > 0 ? (1ULL << s->nodes[j->node].gpus) - 1 : 0;
+		if (mask & run_used[j->node]) {
+			snprintf(why, whylen, "saturn: running on GPUs another running task holds on %.64s",
+				 s->nodes[j->node].name);
+			free_options(t->options, 1);
+			t->options = NULL;
+			return 1;
+		}
+		n = mask_ids(mask, &t->running.gpu_ids);
 		if (n < 0)
 			return -1;
 		if (n != t->options[0].gpus) {
@@ -656,6 +763,7 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 		t->running.node = j->node;
 		t->running.ngpus = n;
 		t->running.option = 0;
+		run_used[j->node] |= mask;
 	}
 	return 0;
 }
@@ -724,11 +832,71 @@ void saturn_sched_build_free(saturn_sched_build_t *out)
 	memset(out, 0, sizeof(*out));
 }
 
+/* The tasks saturn_problem_bad_tasks() names, collected for drop_bad(). */
+typedef struct bad_tasks {
+	saturn_sched_build_t *out;
+	char *bad; /* per problem task */
+	int failed; /* ENOMEM recording a skip */
+} bad_tasks_t;
+
+static void note_bad(int t, const char *why, void *arg)
+{
+	bad_tasks_t *bt = arg;
+	char reason[128];
+
+	bt->bad[t] = 1;
+	snprintf(reason, sizeof(reason), "saturn: left out of the plan: %s", why);
+	if (add_skip(bt->out, bt->out->job_of_task[t], reason) < 0)
+		bt->failed = 1;
+}
+
+static void task_free(saturn_task_t *t)
+{
+	free(t->id);
+	free_options(t->options, t->noptions);
+	free(t->running.gpu_ids);
+}
+
+/* saturn_problem_check() refused the built problem: the checks while
+ * building missed something. Drop the tasks it refuses for reasons of
+ * their own (each becomes a skipped job with the check's words as its
+ * reason) and check again, so that one task never stops the plan of all.
+ * Returns 0, or -1 with err (the nodes are bad, nothing to drop, ENOMEM). */
+static int drop_bad(saturn_sched_build_t *out, saturn_error_t *err)
+{
+	saturn_problem_t *p = out->problem;
+	bad_tasks_t bt = {out, calloc((size_t)p->ntasks + 1, 1), 0};
+	saturn_error_t first = *err;
+	int nbad, k = 0;
+
+	if (!bt.bad)
+		return saturn_error_set(err, "out of memory building the problem");
+	nbad = saturn_problem_bad_tasks(p, note_bad, &bt, err);
+	if (nbad <= 0 || bt.failed) {
+		free(bt.bad);
+		if (nbad == 0)
+			*err = first;
+		return bt.failed ? saturn_error_set(err, "out of memory building the problem") : -1;
+	}
+	for (int t = 0; t < p->ntasks; t++) {
+		if (bt.bad[t]) {
+			task_free(&p->tasks[t]);
+			continue;
+		}
+		p->tasks[k] = p->tasks[t];
+		out->job_of_task[k++] = out->job_of_task[t];
+	}
+	p->ntasks = k;
+	free(bt.bad);
+	return saturn_problem_check(p, err);
+}
+
 int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn lookup,
 		       void *arg, saturn_sched_build_t *out, saturn_error_t *err)
 {
 	saturn_problem_t *p;
 	int *order = NULL;
+	uint64_t *run_used = NULL;
 	part_classes_t pc = {0};
 	const saturn_profile_t *pr = NULL;
 
@@ -736,7 +904,8 @@ int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn look
 	p = out->problem = saturn_problem_create();
 	out->job_of_task = calloc((size_t)(s->njobs ? s->njobs : 1), sizeof(int));
 	order = calloc((size_t)(s->njobs ? s->njobs : 1), sizeof(int));
-	if (!p || !out->job_of_task || !order || part_classes_init(&pc, s) < 0)
+	run_used = calloc((size_t)(s->nnodes ? s->nnodes : 1), sizeof(*run_used));
+	if (!p || !out->job_of_task || !order || !run_used || part_classes_init(&pc, s) < 0)
 		goto nomem;
 
 	for (int n = 0; n < s->nnodes; n++) {
@@ -747,7 +916,8 @@ int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn look
 			if (s->busy[b].node == n && s->busy[b].gpu_mask)
 				nb++;
 		node.name = strdup(s->nodes[n].name);
-		node.gpus = s->nodes[n].gpus;
+		node.gpus = s->nodes[n].gpus < SATURN_MAX_GPUS_PER_NODE ? s->nodes[n].gpus
+									 : SATURN_MAX_GPUS_PER_NODE;
 		if (!node.name)
 			goto nomem;
 		if (pc.n) {
@@ -782,6 +952,8 @@ int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn look
 				continue;
 			}
 			bz->until_s = s->busy[b].until - s->now;
+			if (!(bz->until_s <= SATURN_MAX_RUNTIME_S))
+				bz->until_s = SATURN_MAX_RUNTIME_S; /* no end, or none known */
 			if (bz->until_s < 0)
 				bz->until_s = 0;
 			node.nbusy++;
@@ -819,7 +991,7 @@ nomem_node:
 		if (prev < 0 || strcmp(s->jobs[prev].batch, j->batch) || s->jobs[prev].uid != j->uid)
 			pr = lookup ? lookup(j->batch, j->uid, arg) : NULL;
 		prev = i;
-		rc = job_task(s, &pc, j, pr, &t, &fp, why, sizeof(why));
+		rc = job_task(s, &pc, j, pr, &t, run_used, &fp, why, sizeof(why));
 		if (rc < 0)
 			goto nomem;
 		if (rc > 0) {
@@ -840,18 +1012,20 @@ nomem_node:
 			out->any_profile = 1;
 	}
 	free(order);
+	free(run_used);
 	part_classes_free(&pc);
 	if (p->nnodes == 0) {
 		saturn_sched_build_free(out);
 		return saturn_error_set(err, "no usable node with GPUs");
 	}
-	if (saturn_problem_check(p, err) < 0) {
+	if (saturn_problem_check(p, err) < 0 && drop_bad(out, err) < 0) {
 		saturn_sched_build_free(out);
 		return -1;
 	}
 	return 0;
 nomem:
 	free(order);
+	free(run_used);
 	part_classes_free(&pc);
 	saturn_sched_build_free(out);
 	return saturn_error_set(err, "out of memory building the problem");
@@ -1157,7 +1331,16 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 			goto fail;
 	}
 	plan_finish(plan);
-	plan->lower_bound_s = prev->lower_bound_s;
+	/* The bound of p, not prev's: prev's was a bound from prev's origin,
+	 * elapsed_s ago, and for the remaining times known then. Copied, it
+	 * stood above the carried plan's makespan as soon as elapsed_s ate
+	 * into it (a plan carried for a minute: bound 120 s, makespan 61 s),
+	 * and a kept carried plan was persisted and shown like that. */
+	{
+		saturn_bounds_t bd;
+
+		plan->lower_bound_s = saturn_planner_bounds_cheap(p, &bd, NULL) == 0 ? bd.best : 0;
+	}
 	snprintf(plan->method, sizeof(plan->method), "%s", prev->method);
 	snprintf(plan->status, sizeof(plan->status), "carried");
 	goto out;

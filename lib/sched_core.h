@@ -17,9 +17,13 @@
 
 #include "model.h"
 #include "profile.h"
+#include "saturn_limits.h"
 
-#define SATURN_NAME_LEN 64
-#define SATURN_TECH_LEN 32
+/* Buffer sizes of the snapshot's names: the limit + 1 for the NUL, so a
+ * name at its limit is kept whole (saturn_limits.h). SATURN_NAME_LEN holds
+ * a batch or a node name. */
+#define SATURN_NAME_LEN ((SATURN_BATCH_NAME_MAX > SATURN_NODE_NAME_MAX ? SATURN_BATCH_NAME_MAX : SATURN_NODE_NAME_MAX) + 1)
+#define SATURN_TECH_LEN (SATURN_TECHNIQUE_NAME_MAX + 1)
 
 /* --- settings (SchedulerParameters saturn_*= keys) ------------------- */
 
@@ -65,7 +69,7 @@ typedef struct saturn_snap_job {
 	uint32_t job_id;       /* job record: for an unsplit task, the array's meta record */
 	uint32_t array_job_id; /* 0 when not part of an array */
 	int task_id;           /* array task id; -1 when not an array */
-	char batch[SATURN_NAME_LEN];
+	char batch[SATURN_BATCH_NAME_MAX + 1];
 	long uid;
 	saturn_snap_state_t state;
 	int req_gpus;          /* GPUs per node the user asked for (>= 0) */
@@ -91,7 +95,7 @@ typedef struct saturn_snap_job {
 #define SATURN_MAX_PARTS 64
 
 typedef struct saturn_snap_node {
-	char name[SATURN_NAME_LEN];
+	char name[SATURN_NODE_NAME_MAX + 1];
 	int gpus; /* usable GPUs, 1..64 */
 	/* Partitions (bits as in saturn_snap_job_t.part_mask) containing the
 	 * node. A held or released job with a non-zero part_mask is planned
@@ -176,8 +180,9 @@ typedef struct saturn_sched_build {
 	saturn_problem_t *problem; /* checked; owned by the caller */
 	int *job_of_task;          /* problem task index -> snapshot job index */
 	int any_profile;           /* at least one task planned from a profile */
-	/* Jobs left out (no option fits any node): snapshot indices, with a
-	 * reason each, so the plugin can show them. */
+	/* Jobs left out (no option fits any node, input beyond the model's
+	 * limits): snapshot indices, with a reason each, so the plugin can
+	 * show them. */
 	int nskipped;
 	int *skipped;
 	char (*skip_reason)[128];
@@ -202,9 +207,23 @@ typedef struct saturn_sched_build {
  * of this job"); a released one (Slurm places it) stays unrestricted.
  * Running tasks are pinned with klass NULL. When every job may use every
  * node (one partition, or part_mask 0), no class is set: the problem is
- * the same as without partitions. Returns 0, or -1 with err (ENOMEM, or a
- * problem that fails saturn_problem_check: a bug). On failure out is
- * emptied. */
+ * the same as without partitions.
+ * Fault isolation: one job's bad input costs that job, never the problem.
+ * Profile options beyond the model's limits (model.h: runtime batches x
+ * sec_per_batch over SATURN_MAX_RUNTIME_S, batches over SATURN_MAX_BATCHES,
+ * sec_per_batch not > 0, GPU counts, technique names over
+ * SATURN_TECHNIQUE_NAME_MAX) are dropped; a held job left with none is
+ * skipped ("saturn: profile: fsdp/4 GPUs: batches x sec_per_batch = ...");
+ * a released or running one goes by its time limit. A running task's
+ * remaining time is clamped to [1 s, what its time limit leaves, the
+ * model's limit] (an absurd progress file cannot push it out), its GPU ids
+ * to those its node has; one on GPUs another running task holds is
+ * skipped. Busy GPUs' ends are clamped into [0, SATURN_MAX_RUNTIME_S].
+ * Should saturn_problem_check() still refuse the result, the tasks it
+ * refuses on their own are dropped into the skipped list ("saturn: left
+ * out of the plan: CHECK'S MESSAGE") and the check is retried. Returns 0,
+ * or -1 with err (ENOMEM, no usable node, or a fault in the nodes). On
+ * failure out is emptied. */
 int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn lookup,
 		       void *arg, saturn_sched_build_t *out, saturn_error_t *err);
 
@@ -224,7 +243,7 @@ saturn_plan_t *saturn_sched_fcfs(const saturn_problem_t *p);
 typedef struct saturn_decision {
 	int job;        /* snapshot job index */
 	int release;    /* 1: release now with the fields below; 0: keep held */
-	char node[SATURN_NAME_LEN];
+	char node[SATURN_NODE_NAME_MAX + 1];
 	int gpus;
 	char technique[SATURN_TECH_LEN];
 	double start_s; /* planned start, relative to the snapshot */

@@ -20,6 +20,7 @@
 
 #include <json-c/json.h>
 
+#include "saturn_limits.h"
 #include "technique.h"
 
 #define CONF_MAX_BYTES (1u << 20)
@@ -120,7 +121,7 @@ static int valid_name(const char *s)
 		      isdigit((unsigned char)s[n]) || s[n] == '_' ||
 		      s[n] == '-'))
 			return 0;
-	return n >= 1 && n <= 32;
+	return n >= 1 && n <= SATURN_TECHNIQUE_NAME_MAX;
 }
 
 static int valid_env_entry(const char *s)
@@ -361,8 +362,8 @@ int saturn_techniques_load_plugin(saturn_techniques_t *reg, const char *dir,
 	if (!valid_name(pl->name)) {
 		saturn_error_set(err,
 				 "%s: bad technique name (want [a-z0-9_-], "
-				 "1..32 characters)",
-				 rfile);
+				 "1..%d characters)",
+				 rfile, SATURN_TECHNIQUE_NAME_MAX);
 		goto fail;
 	}
 	if (pl->min_gpus < 1 ||
@@ -639,8 +640,8 @@ int saturn_techniques_parse_config(saturn_techniques_t *reg, const char *text,
 				saturn_error_set(
 				    err,
 				    "%s:%d: bad technique name '%s' (want "
-				    "[a-z0-9_-], 1..32 characters)",
-				    name, lineno, tn);
+				    "[a-z0-9_-], 1..%d characters)",
+				    name, lineno, tn, SATURN_TECHNIQUE_NAME_MAX);
 				goto out;
 			}
 			if (!(cur = calloc(1, sizeof(*cur))) ||

@@ -10,8 +10,9 @@
 
 #include <stddef.h>
 
-/* Longest batch name, in bytes (not counting the NUL). */
-#define SATURN_BATCH_NAME_MAX 64
+/* Longest batch name, in bytes (not counting the NUL):
+ * SATURN_BATCH_NAME_MAX, from the one name-limits header. */
+#include "../../lib/saturn_limits.h"
 
 /* Environment name the tag travels under in the job's SPANK (job control)
  * environment: SATURN_BATCH=NAME in job_desc->spank_job_env and

@@ -2,7 +2,7 @@
 # run-fuzz.sh - build the libFuzzer harnesses with clang straight from the
 # lib sources (no automake needed) and run each for a bounded time.
 #
-#   FUZZ_SECONDS=20 (per harness)  FUZZ_TARGETS="problem plan profile validate"
+#   FUZZ_SECONDS=20 (per harness)  FUZZ_TARGETS="problem plan profile validate build"
 #   FUZZ_KEEP=DIR (keep the build, grown corpora and crash files there)
 #
 # Exit 0 when no harness crashed, 1 on any crash, leak, sanitizer report or
@@ -11,7 +11,7 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
-FUZZ_TARGETS=${FUZZ_TARGETS:-"problem plan profile validate"}
+FUZZ_TARGETS=${FUZZ_TARGETS:-"problem plan profile validate build"}
 CC=${FUZZ_CC:-clang}
 LIB="$top_srcdir/lib"
 HERE="$top_srcdir/tests/fuzz"
@@ -40,12 +40,19 @@ fi
 
 CFLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 SRCS="$LIB/error.c $LIB/model.c $LIB/formats.c $LIB/jsonutil.c $LIB/validate.c $LIB/profile.c"
+# the file helpers, where a tree has them in a file of their own
+[ -f "$LIB/safefile.c" ] && SRCS="$SRCS $LIB/safefile.c"
+# fuzz_build: the snapshot -> problem build of sched/saturn, with progress
+# files and the persisted state
+BUILD_SRCS="$LIB/sched_core.c $LIB/sched_state.c $LIB/progress.c $LIB/bounds.c $LIB/instance.c $LIB/listsched.c"
 status=0
 for t in $FUZZ_TARGETS; do
 	bin="$WORK/fuzz_$t"
+	srcs=$SRCS
+	[ "$t" = build ] && srcs="$SRCS $BUILD_SRCS"
 	# shellcheck disable=SC2086
 	if ! "$CC" $CFLAGS -I"$WORK" -I"$LIB" $(pkg-config --cflags json-c) \
-		"$HERE/fuzz_$t.c" $SRCS $(pkg-config --libs json-c) -lm -o "$bin" 2>"$WORK/build-$t.log"; then
+		"$HERE/fuzz_$t.c" $srcs $(pkg-config --libs json-c) -lm -o "$bin" 2>"$WORK/build-$t.log"; then
 		cat "$WORK/build-$t.log" >&2
 		echo "FAIL: cannot build fuzz_$t" >&2
 		exit 1

@@ -11,6 +11,7 @@
 
 #include "formats.h"
 #include "planner.h"
+#include "profile.h"
 #include "progress.h"
 #include "sched_core.h"
 
@@ -291,6 +292,57 @@ START_TEST(test_carry)
 	s->jobs[5].task_id = 42;
 	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
 	ck_assert_ptr_null(saturn_sched_carry(plan, 70, b2.problem));
+	saturn_sched_build_free(&b2);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* A carried plan's lower bound is a bound of the problem it is carried
+ * into, never above its makespan. It used to be the previous plan's bound
+ * copied: from the previous origin and the remaining times known then,
+ * so after a minute (tasks run, one overran its estimate and was cut to
+ * its time limit) it stood above the plan it labelled and was persisted
+ * and shown like that. */
+START_TEST(test_carry_bound)
+{
+	saturn_snapshot_t *s = cluster(4, 8);
+	saturn_sched_build_t b, b2;
+	saturn_error_t err = {{0}};
+	saturn_planner_opts_t opts;
+	saturn_plan_t *plan, *carried;
+
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	saturn_planner_opts_init(&opts);
+	opts.time_limit_s = 0.2;
+	plan = saturn_planner_solve(b.problem, &opts, &err);
+	ck_assert_msg(plan != NULL, "%s", err.text);
+	/* four 8-GPU tasks of 60 s on two 8-GPU nodes: 120 s, and provably */
+	ck_assert_double_eq_tol(plan->makespan_s, 120, 1e-6);
+	ck_assert_double_eq_tol(plan->lower_bound_s, 120, 1e-3);
+	/* 59 s later the first two run as planned (1 s left) */
+	s->now += 59;
+	for (int i = 0; i < 2; i++) {
+		const saturn_assign_t *a = &plan->assign[i];
+
+		ck_assert_double_eq(a->start_s, 0);
+		s->jobs[i].state = SATURN_SNAP_RUNNING;
+		s->jobs[i].start_time = s->now - 59;
+		s->jobs[i].node = a->node;
+		s->jobs[i].gpus = 8;
+		snprintf(s->jobs[i].technique, SATURN_TECH_LEN, "user");
+		s->jobs[i].gpu_mask = 0xff;
+	}
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
+	carried = saturn_sched_carry(plan, 59, b2.problem);
+	ck_assert_ptr_nonnull(carried);
+	ck_assert_int_eq(saturn_plan_validate(carried, b2.problem, &err), 0);
+	ck_assert_double_eq_tol(carried->makespan_s, 61, 1e-6);
+	ck_assert_msg(carried->lower_bound_s <= carried->makespan_s * (1 + 1e-9),
+		      "bound %.3f above makespan %.3f", carried->lower_bound_s, carried->makespan_s);
+	ck_assert_double_eq_tol(carried->lower_bound_s, 61, 1e-3);
+	saturn_plan_destroy(carried);
 	saturn_sched_build_free(&b2);
 	saturn_plan_destroy(plan);
 	saturn_sched_build_free(&b);
@@ -654,6 +706,18 @@ static const struct progress_case {
 	{"{\"format\":\"saturn-progress/1\",\"batches_done\":-1,\"batches_total\":2}", -1, 0, "batches_done"},
 	{"{\"format\":\"saturn-progress/1\",\"batches_done\":1}", -1, 0, "batches_total"},
 	{"not json", -1, 0, "1.json"},
+	/* the model's limits (model.h), the file named */
+	{"{\"format\":\"saturn-progress/1\",\"batches_done\":1,\"batches_total\":1e300}", -1, 0,
+	 "1.json: batches_total: 1e+300 is beyond the limit of 1000000000000"},
+	{"{\"format\":\"saturn-progress/1\",\"batches_done\":1e13,\"batches_total\":2}", -1, 0,
+	 "batches_done: 1e+13 is beyond the limit"},
+	{"{\"format\":\"saturn-progress/1\",\"batches_done\":1,\"batches_total\":NaN}", -1, 0,
+	 "batches_total: must be a finite number"},
+	{"{\"format\":\"saturn-progress/1\",\"batches_done\":1,\"batches_total\":-Infinity}", -1, 0,
+	 "batches_total: must be a finite number"},
+	{"{\"format\":\"saturn-progress/1\",\"batches_done\":1,\"batches_total\":2,\"sec_per_batch\":1e13}", -1, 0,
+	 "sec_per_batch: 1e+13 is beyond the limit"},
+	{"{\"format\":\"saturn-progress/1\",\"batches_done\":0,\"batches_total\":1e12}", 0, 1e12, NULL},
 };
 
 START_TEST(test_progress)
@@ -848,6 +912,396 @@ START_TEST(test_many)
 }
 END_TEST
 
+/* --- fault isolation: one user's bad numbers cost that user's task ---- */
+
+/* Two users on two 8-GPU nodes: "good" (uid 1001: four held tasks with a
+ * sane profile) and "bad" (uid 1002). */
+static const char good_profile[] =
+	"{\"format\": \"saturn-profile/1\", \"batch\": \"good\", \"tasks\": ["
+	" {\"signature\": \"g\", \"task_ids\": \"0-3\", \"batches\": 100, \"options\": ["
+	"  {\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 0.5, \"status\": \"measured\"},"
+	"  {\"technique\": \"ddp\", \"gpus\": 4, \"sec_per_batch\": 0.3, \"status\": \"measured\"} ] } ] }";
+/* beyond the model's limits: 1e10 batches x 1e10 s = 1e20 s */
+static const char huge_profile[] =
+	"{\"format\": \"saturn-profile/1\", \"batch\": \"bad\", \"tasks\": ["
+	" {\"signature\": \"b\", \"task_ids\": \"0-3\", \"batches\": 1e10, \"options\": ["
+	"  {\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 1e10, \"status\": \"measured\"} ] } ] }";
+
+struct two_users {
+	const saturn_profile_t *good, *bad;
+};
+
+static const saturn_profile_t *lookup_two(const char *batch, long uid, void *arg)
+{
+	const struct two_users *u = arg;
+
+	if (!strcmp(batch, "good") && uid == 1001)
+		return u->good;
+	if (!strcmp(batch, "bad") && uid == 1002)
+		return u->bad;
+	return NULL;
+}
+
+static saturn_snap_job_t *user_job(saturn_snapshot_t *s, uint32_t id, int task, const char *batch,
+				   long uid)
+{
+	saturn_snap_job_t *j = saturn_snapshot_add_job(s);
+
+	ck_assert_ptr_nonnull(j);
+	j->job_id = j->array_job_id = id;
+	j->task_id = task;
+	snprintf(j->batch, sizeof(j->batch), "%s", batch);
+	j->uid = uid;
+	j->req_gpus = 2;
+	j->time_limit_s = 3600;
+	j->submit_time = 900;
+	return j;
+}
+
+static saturn_snapshot_t *two_users_cluster(void)
+{
+	saturn_snapshot_t *s = saturn_snapshot_create();
+
+	ck_assert_ptr_nonnull(s);
+	s->now = 1000;
+	for (int k = 0; k < 2; k++) {
+		saturn_snap_node_t *node = saturn_snapshot_add_node(s);
+
+		snprintf(node->name, sizeof(node->name), "n%d", k + 1);
+		node->gpus = 8;
+	}
+	for (int i = 0; i < 4; i++)
+		user_job(s, 10, i, "good", 1001);
+	return s;
+}
+
+/* Every "good" task is in the problem, planned, and decided on. */
+static void assert_good_planned(const saturn_snapshot_t *s, const saturn_sched_build_t *b)
+{
+	saturn_error_t err = {{0}};
+	saturn_planner_opts_t opts;
+	saturn_plan_t *plan;
+	saturn_decision_t *d;
+	int found = 0, nd, ngood = 0;
+
+	for (int t = 0; t < b->problem->ntasks; t++)
+		found += !strcmp(s->jobs[b->job_of_task[t]].batch, "good");
+	ck_assert_int_eq(found, 4);
+	for (int k = 0; k < b->nskipped; k++)
+		ck_assert_str_ne(s->jobs[b->skipped[k]].batch, "good");
+	saturn_planner_opts_init(&opts);
+	opts.time_limit_s = 0.2;
+	plan = saturn_planner_solve(b->problem, &opts, &err);
+	ck_assert_msg(plan != NULL, "%s", err.text);
+	ck_assert_int_eq(saturn_plan_validate(plan, b->problem, &err), 0);
+	ck_assert_double_le(plan->lower_bound_s, plan->makespan_s * (1 + 1e-9));
+	nd = saturn_sched_decide(s, b, plan, 2, &d);
+	ck_assert_int_ge(nd, 4);
+	for (int i = 0; i < nd; i++)
+		ngood += !strcmp(s->jobs[d[i].job].batch, "good");
+	ck_assert_int_eq(ngood, 4);
+	free(d);
+	saturn_plan_destroy(plan);
+}
+
+/* (a) a profile whose batches x sec_per_batch is beyond the model's
+ * limits: refused by the loader with the field and the file named; handed
+ * over anyway (a lookup may return any profile), it costs the bad user's
+ * held task only, skipped with the reason. */
+START_TEST(test_isolate_huge_profile)
+{
+	char dir[] = "/tmp/saturn-test-XXXXXX", path[128];
+	saturn_error_t err = {{0}};
+	saturn_profile_t *good = saturn_profile_parse(good_profile, strlen(good_profile), &err);
+	saturn_profile_t *bad;
+	struct two_users u;
+	saturn_snapshot_t *s = two_users_cluster();
+	saturn_sched_build_t b;
+	FILE *f;
+
+	ck_assert_msg(good != NULL, "%s", err.text);
+	ck_assert_ptr_null(saturn_profile_parse(huge_profile, strlen(huge_profile), &err));
+	ck_assert_msg(strstr(err.text, "tasks[0] (b).options[0]: batches x sec_per_batch") &&
+		      strstr(err.text, "beyond the limit"), "%s", err.text);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/bad.json", dir);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fputs(huge_profile, f);
+	fclose(f);
+	ck_assert_ptr_null(saturn_profile_load(path, -1, &err));
+	ck_assert_msg(strstr(err.text, path) && strstr(err.text, "batches x sec_per_batch"), "%s",
+		      err.text);
+	unlink(path);
+	rmdir(dir);
+
+	/* the same numbers in a profile built in memory */
+	bad = saturn_profile_parse(good_profile, strlen(good_profile), &err);
+	ck_assert_ptr_nonnull(bad);
+	bad->tasks[0].batches = 1e10;
+	for (int o = 0; o < bad->tasks[0].noptions; o++)
+		bad->tasks[0].options[o].sec_per_batch = 1e10;
+	u.good = good;
+	u.bad = bad;
+	user_job(s, 20, 0, "bad", 1002);
+	ck_assert_int_eq(saturn_sched_build(s, lookup_two, &u, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, 4);
+	ck_assert_int_eq(b.nskipped, 1);
+	ck_assert_str_eq(s->jobs[b.skipped[0]].batch, "bad");
+	ck_assert_msg(strstr(b.skip_reason[0], "saturn: profile: ddp/2 GPUs: batches x sec_per_batch = 1e+20 s"),
+		      "%s", b.skip_reason[0]);
+	assert_good_planned(s, &b);
+	saturn_sched_build_free(&b);
+
+	/* NaN and negative numbers the same way */
+	bad->tasks[0].batches = 10;
+	bad->tasks[0].options[0].sec_per_batch = NAN;
+	bad->tasks[0].options[1].sec_per_batch = -1;
+	ck_assert_int_eq(saturn_sched_build(s, lookup_two, &u, &b, &err), 0);
+	ck_assert_int_eq(b.nskipped, 1);
+	ck_assert_msg(strstr(b.skip_reason[0], "sec_per_batch nan not a number > 0"), "%s",
+		      b.skip_reason[0]);
+	assert_good_planned(s, &b);
+	saturn_sched_build_free(&b);
+	saturn_profile_destroy(bad);
+	saturn_profile_destroy(good);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* (b) a progress file with batches_total 1e300 for a task that runs longer
+ * than its profile says: refused by the reader (field and file named); the
+ * number handed over anyway is clamped to what the task's time limit
+ * leaves, the task stays pinned on its GPUs, and the other user's tasks
+ * are planned. */
+START_TEST(test_isolate_huge_progress)
+{
+	char dir[] = "/tmp/saturn-test-XXXXXX", path[128];
+	saturn_error_t err = {{0}};
+	saturn_profile_t *good = saturn_profile_parse(good_profile, strlen(good_profile), &err);
+	saturn_profile_t *bad = saturn_profile_parse(good_profile, strlen(good_profile), &err);
+	struct two_users u = {good, bad};
+	saturn_snapshot_t *s = two_users_cluster();
+	saturn_snap_job_t *j;
+	saturn_sched_build_t b;
+	double left = -1;
+	int t = -1;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/21.json", dir);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fputs("{\"format\":\"saturn-progress/1\",\"job_id\":21,\"batches_done\":5,\"batches_total\":1e300}", f);
+	fclose(f);
+	ck_assert_int_eq(saturn_progress_remaining(path, -1, &left, &err), -1);
+	ck_assert_msg(strstr(err.text, path) && strstr(err.text, "batches_total: 1e+300 is beyond the limit"),
+		      "%s", err.text);
+	unlink(path);
+	rmdir(dir);
+
+	/* running 2 h (its profile says 100 x 0.5 s = 50 s), time limit 3 h */
+	j = user_job(s, 21, -1, "bad", 1002);
+	j->array_job_id = 0;
+	j->state = SATURN_SNAP_RUNNING;
+	j->node = 1;
+	j->gpu_mask = 0x3;
+	j->gpus = 2;
+	snprintf(j->technique, sizeof(j->technique), "ddp");
+	j->start_time = s->now - 7200;
+	j->time_limit_s = 3 * 3600;
+	j->batches_left = 1e300;
+	ck_assert_int_eq(saturn_sched_build(s, lookup_two, &u, &b, &err), 0);
+	ck_assert_int_eq(b.nskipped, 0);
+	ck_assert_int_eq(b.problem->ntasks, 5);
+	for (int k = 0; k < b.problem->ntasks; k++)
+		if (b.job_of_task[k] == 4)
+			t = k;
+	ck_assert_int_ge(t, 0);
+	ck_assert(b.problem->tasks[t].is_running);
+	ck_assert_double_eq_tol(saturn_task_runtime(&b.problem->tasks[t], 0), 3600, 1e-6);
+	assert_good_planned(s, &b);
+	saturn_sched_build_free(&b);
+
+	/* no time limit: the model's limit; past its limit: 1 s; NaN: the cap */
+	j->time_limit_s = 0;
+	ck_assert_int_eq(saturn_sched_build(s, lookup_two, &u, &b, &err), 0);
+	ck_assert_double_eq_tol(saturn_task_runtime(&b.problem->tasks[t], 0), SATURN_MAX_RUNTIME_S, 1);
+	assert_good_planned(s, &b);
+	saturn_sched_build_free(&b);
+	j->time_limit_s = 3600;
+	ck_assert_int_eq(saturn_sched_build(s, lookup_two, &u, &b, &err), 0);
+	ck_assert_double_eq_tol(saturn_task_runtime(&b.problem->tasks[t], 0), 1, 1e-9);
+	saturn_sched_build_free(&b);
+	j->batches_left = NAN;
+	j->time_limit_s = 0;
+	ck_assert_int_eq(saturn_sched_build(s, lookup_two, &u, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, 5);
+	saturn_sched_build_free(&b);
+	saturn_profile_destroy(bad);
+	saturn_profile_destroy(good);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* What the checks while building cannot see (here: a snapshot listing one
+ * job twice, two running tasks on one GPU) costs the offending task, with
+ * a reason, never the problem. */
+START_TEST(test_isolate_check_fallback)
+{
+	saturn_snapshot_t *s = two_users_cluster();
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_snap_job_t *j;
+
+	user_job(s, 10, 3, "good", 1001); /* task 10_3 once more */
+	for (int k = 0; k < 2; k++) {
+		j = user_job(s, 30 + k, -1, "bad", 1002);
+		j->array_job_id = 0;
+		j->state = SATURN_SNAP_RUNNING;
+		j->node = 0;
+		j->gpu_mask = k ? 0x6 : 0x3; /* GPU 1 twice */
+		j->gpus = 2;
+		j->start_time = 990;
+	}
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, 5);
+	ck_assert_int_eq(b.nskipped, 2);
+	for (int k = 0; k < b.nskipped; k++) {
+		if (b.skipped[k] == 4)
+			ck_assert_msg(strstr(b.skip_reason[k], "left out of the plan: duplicate task id"), "%s",
+				      b.skip_reason[k]);
+		else
+			ck_assert_msg(b.skipped[k] == 6 &&
+				      strstr(b.skip_reason[k], "running on GPUs another running task holds"),
+				      "%d: %s", b.skipped[k], b.skip_reason[k]);
+	}
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* --- name limits ------------------------------------------------------- */
+
+static int nlookups;
+static char looked_up[4][SATURN_BATCH_NAME_MAX + 1];
+
+static const saturn_profile_t *lookup_record(const char *batch, long uid, void *arg)
+{
+	(void)uid;
+	if (nlookups < 4)
+		snprintf(looked_up[nlookups++], sizeof(looked_up[0]), "%s", batch);
+	return !strcmp(batch, "t") ? arg : NULL;
+}
+
+/* A batch name of SATURN_BATCH_NAME_MAX characters stays whole from the
+ * snapshot through the build to the persisted state, distinct from its
+ * prefix one shorter (they were one batch when the buffers held 63). */
+START_TEST(test_limits_batch_name)
+{
+	saturn_snapshot_t *s = saturn_snapshot_create();
+	char full[SATURN_BATCH_NAME_MAX + 1], prefix[SATURN_BATCH_NAME_MAX + 1];
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_sched_state_t *st;
+	saturn_plan_t *plan;
+	saturn_snap_node_t *node;
+	char *txt;
+
+	for (int i = 0; i < SATURN_BATCH_NAME_MAX; i++)
+		full[i] = "abcdefghij"[i % 10];
+	full[SATURN_BATCH_NAME_MAX] = '\0';
+	snprintf(prefix, sizeof(prefix), "%.*s", SATURN_BATCH_NAME_MAX - 1, full);
+	s->now = 1000;
+	node = saturn_snapshot_add_node(s);
+	for (int i = 0; i < SATURN_NODE_NAME_MAX; i++)
+		node->name[i] = 'n';
+	node->gpus = 8;
+	ck_assert_int_eq(strlen(node->name), SATURN_NODE_NAME_MAX);
+	user_job(s, 40, -1, full, 1001)->array_job_id = 0;
+	user_job(s, 41, -1, prefix, 1001)->array_job_id = 0;
+	ck_assert_int_eq(strlen(s->jobs[0].batch), SATURN_BATCH_NAME_MAX);
+	nlookups = 0;
+	ck_assert_int_eq(saturn_sched_build(s, lookup_record, NULL, &b, &err), 0);
+	ck_assert_int_eq(nlookups, 2); /* two batches, not one */
+	ck_assert_str_eq(looked_up[0], full);
+	ck_assert_str_eq(looked_up[1], prefix);
+	plan = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(plan);
+	txt = saturn_sched_state_to_json(s, &b, plan, "p1", s->now);
+	ck_assert_ptr_nonnull(txt);
+	st = saturn_sched_state_parse(txt, strlen(txt), &err);
+	ck_assert_msg(st != NULL, "%s", err.text);
+	ck_assert_int_eq(st->ntasks, 2);
+	ck_assert_str_eq(st->tasks[0].batch, full);
+	ck_assert_str_eq(st->tasks[1].batch, prefix);
+	ck_assert_str_eq(st->tasks[0].node, s->nodes[0].name);
+	saturn_sched_state_destroy(st);
+	free(txt);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* A technique name of SATURN_TECHNIQUE_NAME_MAX characters: accepted in a
+ * profile (one more is refused), planned, decided on and matched back
+ * when the task runs with it. */
+START_TEST(test_limits_technique_name)
+{
+	char tech[SATURN_TECHNIQUE_NAME_MAX + 2], doc[1024];
+	saturn_snapshot_t *s = saturn_snapshot_create();
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr;
+	saturn_plan_t *plan;
+	saturn_decision_t *d;
+	saturn_snap_node_t *node;
+	saturn_snap_job_t *j;
+	int nd;
+
+	memset(tech, 'x', sizeof(tech));
+	tech[SATURN_TECHNIQUE_NAME_MAX + 1] = '\0';
+#define TDOC "{\"format\": \"saturn-profile/1\", \"batch\": \"t\", \"tasks\": [{\"signature\": \"s\"," \
+	" \"task_ids\": [0, 1], \"batches\": 10, \"options\": [{\"technique\": \"%s\", \"gpus\": 2," \
+	" \"sec_per_batch\": 1, \"status\": \"measured\"}]}]}"
+	snprintf(doc, sizeof(doc), TDOC, tech);
+	ck_assert_ptr_null(saturn_profile_parse(doc, strlen(doc), &err));
+	ck_assert_msg(strstr(err.text, "technique"), "%s", err.text);
+	tech[SATURN_TECHNIQUE_NAME_MAX] = '\0';
+	snprintf(doc, sizeof(doc), TDOC, tech);
+	pr = saturn_profile_parse(doc, strlen(doc), &err);
+	ck_assert_msg(pr != NULL, "%s", err.text);
+	s->now = 1000;
+	node = saturn_snapshot_add_node(s);
+	snprintf(node->name, sizeof(node->name), "n1");
+	node->gpus = 8;
+	user_job(s, 50, 0, "t", 1001);
+	j = user_job(s, 50, 1, "t", 1001);
+	j->state = SATURN_SNAP_RUNNING;
+	j->node = 0;
+	j->gpu_mask = 0x3;
+	j->gpus = 2;
+	j->start_time = 995;
+	snprintf(j->technique, sizeof(j->technique), "%s", tech);
+	ck_assert_str_eq(j->technique, tech);
+	ck_assert_int_eq(saturn_sched_build(s, lookup_record, pr, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, 2);
+	/* running: matched to the profile's option (5 s of 10 left) */
+	ck_assert(b.problem->tasks[0].is_running);
+	ck_assert_str_eq(b.problem->tasks[0].options[0].technique, tech);
+	ck_assert_double_eq_tol(saturn_task_runtime(&b.problem->tasks[0], 0), 5, 1e-9);
+	plan = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(plan);
+	nd = saturn_sched_decide(s, &b, plan, 2, &d);
+	ck_assert_int_eq(nd, 1);
+	ck_assert_str_eq(d[0].technique, tech);
+	free(d);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_profile_destroy(pr);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("sched");
@@ -861,6 +1315,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_reason, 0, sizeof(reason_cases) / sizeof(reason_cases[0]));
 	tcase_add_test(tc, test_switch);
 	tcase_add_test(tc, test_carry);
+	tcase_add_test(tc, test_carry_bound);
 	tcase_add_test(tc, test_profile_plan);
 	tcase_add_test(tc, test_state_roundtrip);
 	tcase_add_loop_test(tc, test_partitions, 0, sizeof(part_cases) / sizeof(part_cases[0]));
@@ -870,6 +1325,11 @@ int main(void)
 	tcase_add_test(tc, test_many);
 	tcase_add_loop_test(tc, test_batch_groups, 0, sizeof(group_cases) / sizeof(group_cases[0]));
 	tcase_add_test(tc, test_profile_per_user);
+	tcase_add_test(tc, test_isolate_huge_profile);
+	tcase_add_test(tc, test_isolate_huge_progress);
+	tcase_add_test(tc, test_isolate_check_fallback);
+	tcase_add_test(tc, test_limits_batch_name);
+	tcase_add_test(tc, test_limits_technique_name);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);

@@ -171,6 +171,11 @@ static const struct bad_case {
 	{T("[1]", "{\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 1, \"status\": \"measured\", \"peak_mem_mb\": NaN}"), "options[0].peak_mem_mb", "finite"},
 	{T("[1]", OK_OPT ", " OK_OPT), "options[1]", "listed twice"},
 	{T("[1]", "{\"technique\": \"ddp\", \"gpus\": 99, \"sec_per_batch\": 1, \"status\": \"measured\"}"), "tasks[0] (s).options[0].gpus", "integer"},
+	/* the planner's limits (model.h) */
+	{T("[1]", "{\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 2e11, \"status\": \"measured\"}"), "tasks[0] (s).options[0]: batches x sec_per_batch = 10 x 2e+11 s", "beyond the limit"},
+	{T("[1]", "{\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 1e13, \"status\": \"predicted\"}"), "options[0].sec_per_batch: 1e+13 s is beyond the limit", ""},
+	{T("[1]", "{\"technique\": \"abcdefghijklmnopqrstuvwxyz0123456\", \"gpus\": 2, \"sec_per_batch\": 1, \"status\": \"measured\"}"), "options[0].technique", ""},
+	{HEAD "\"tasks\": [{\"signature\": \"s\", \"task_ids\": [1], \"batches\": 1e13, \"options\": []}]}", "tasks[0] (s).batches: 1e+13 is beyond the limit", ""},
 	{HEAD "\"tasks\": [{\"signature\": \"s\", \"task_ids\": [1], \"batches\": 1, \"options\": []},"
 	      "{\"signature\": \"s\", \"task_ids\": [2], \"batches\": 1, \"options\": []}]}", "tasks[1].signature", "duplicate"},
 	{HEAD "\"tasks\": [{\"signature\": \"s\", \"task_ids\": \"0-4\", \"batches\": 1, \"options\": []},"
