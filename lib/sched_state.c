@@ -57,9 +57,7 @@ static int add_task(json_object *tasks, const saturn_snap_job_t *j, const saturn
 	    add_str(e, "state", state_name(j->state)) < 0 ||
 	    add_str(e, "technique", a->technique) < 0 ||
 	    sj_put(e, "gpus", json_object_new_int(a->gpus)) < 0 ||
-	    add_str(e, "node", a->node_name) < 0 ||
-	    sj_put(e, "start", sj_new_num(now + a->start_s)) < 0 ||
-	    sj_put(e, "end", sj_new_num(now + a->end_s)) < 0)
+	    add_str(e, "node", a->node_name) < 0)
 		return -1;
 	/* the GPUs when the plan names them (absent otherwise) */
 	if (a->gpu_ids && a->gpus > 0) {
@@ -71,6 +69,10 @@ static int add_task(json_object *tasks, const saturn_snap_job_t *j, const saturn
 			if (sj_append(ids, json_object_new_int(a->gpu_ids[g])) < 0)
 				return -1;
 	}
+	/* "end" last: tests/e2e/sched-lib.sh reads the file line by line */
+	if (sj_put(e, "start", sj_new_num(now + a->start_s)) < 0 ||
+	    sj_put(e, "end", sj_new_num(now + a->end_s)) < 0)
+		return -1;
 	return 0;
 }
 
@@ -121,7 +123,13 @@ char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_
 				goto done;
 		}
 	}
-	out = sj_to_string(root, true);
+	{
+		/* json-c's layout, one "key":value per line, which scripts
+		 * grep (tests/e2e/sched-plan.sh, sched-lib.sh) */
+		const char *txt = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
+
+		out = txt ? strdup(txt) : NULL;
+	}
 done:
 	json_object_put(tasks);
 	json_object_put(root);
