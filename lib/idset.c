@@ -36,13 +36,13 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* Fail with EINVAL and a message "what: ..." (what may be NULL). */
-#define FAIL(...)                                                          \
-	do {                                                               \
-		saturn_error_set(err, __VA_ARGS__);                        \
-		if (what)                                                  \
-			saturn_error_prefix(err, "%s", what);              \
-		errno = EINVAL;                                            \
-		goto fail;                                                 \
+#define FAIL(...)                                                              \
+	do {                                                                   \
+		saturn_error_set(err, __VA_ARGS__);                            \
+		if (what)                                                      \
+			saturn_error_prefix(err, "%s", what);                  \
+		errno = EINVAL;                                                \
+		goto fail;                                                     \
 	} while (0)
 
 int saturn_idset_parse(const char *what, const char *s, int max_id,
@@ -62,7 +62,8 @@ int saturn_idset_parse(const char *what, const char *s, int max_id,
 
 		if ((rc = read_num(&p, max_id, &lo)) == 0 && *p == '-') {
 			p++;
-			if ((rc = read_num(&p, max_id, &hi)) == 0 && *p == ':') {
+			if ((rc = read_num(&p, max_id, &hi)) == 0 &&
+			    *p == ':') {
 				p++;
 				rc = read_num(&p, max_id, &step);
 				if (rc == -2 || (rc == 0 && step < 1))
@@ -74,12 +75,13 @@ int saturn_idset_parse(const char *what, const char *s, int max_id,
 			hi = lo;
 		}
 		if (rc == -2)
-			FAIL("'%.*s': id out of range (ids 0 to %d)", (int)(p - item), item,
-			     max_id);
+			FAIL("'%.*s': id out of range (ids 0 to %d)",
+			     (int)(p - item), item, max_id);
 		if (rc < 0 || (*p && *p != ',')) {
 			size_t len = strcspn(item, ",");
 
-			FAIL("'%.*s' is not " LIKE, (int)(len > 64 ? 64 : len), item);
+			FAIL("'%.*s' is not " LIKE, (int)(len > 64 ? 64 : len),
+			     item);
 		}
 		for (long v = lo; v <= hi; v += step) {
 			if (n >= max_count)

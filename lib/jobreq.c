@@ -23,8 +23,8 @@ static int name_char_ok(int c)
 	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
 }
 
-__attribute__((format(printf, 3, 4))) static void
-set_why(char *why, size_t len, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void set_why(char *why, size_t len,
+							  const char *fmt, ...)
 {
 	va_list ap;
 
@@ -59,11 +59,13 @@ int saturn_batch_name_check(const char *name, char *why, size_t len)
 		if (!name_char_ok(c)) {
 			if (isprint(c) && c != ' ')
 				set_why(why, len,
-					"character '%c' not allowed (use A-Z a-z 0-9 . _ -)",
+					"character '%c' not allowed (use A-Z "
+					"a-z 0-9 . _ -)",
 					c);
 			else
 				set_why(why, len,
-					"character 0x%02x not allowed (use A-Z a-z 0-9 . _ -)",
+					"character 0x%02x not allowed (use A-Z "
+					"a-z 0-9 . _ -)",
 					c);
 			return -1;
 		}
@@ -152,7 +154,8 @@ static int count_shaped(const char *s, size_t n)
 /* Parse n bytes at s as a count from 1 to TRES_COUNT_MAX; 0 on success. */
 static int tres_count(const char *s, size_t n, long long *out)
 {
-	return parse_count(s, n, out) || *out <= 0 || *out > TRES_COUNT_MAX ? -1 : 0;
+	return parse_count(s, n, out) || *out <= 0 || *out > TRES_COUNT_MAX ? -1
+									    : 0;
 }
 
 int saturn_tres_parse(const char *tres, saturn_tres_req_t *req, char *why,
@@ -168,7 +171,8 @@ int saturn_tres_parse(const char *tres, saturn_tres_req_t *req, char *why,
 		size_t name_len, head;
 		long long count = 1;
 
-		if (n >= 5 && (!strncmp(e, "gres:", 5) || !strncmp(e, "gres/", 5))) {
+		if (n >= 5 &&
+		    (!strncmp(e, "gres:", 5) || !strncmp(e, "gres/", 5))) {
 			e += 5;
 			n -= 5;
 		}
@@ -176,37 +180,47 @@ int saturn_tres_parse(const char *tres, saturn_tres_req_t *req, char *why,
 		eq = memchr(e, '=', n);
 		head = eq ? (size_t)(eq - e) : n;
 		c1 = memchr(e, ':', head);
-		c2 = c1 ? memchr(c1 + 1, ':', head - (size_t)(c1 + 1 - e)) : NULL;
+		c2 = c1 ? memchr(c1 + 1, ':', head - (size_t)(c1 + 1 - e))
+			: NULL;
 		name_len = c1 ? (size_t)(c1 - e) : head;
 		if (name_len == 0) {
 			set_why(why, len, "empty GRES name in '%s'", tres);
 			return -1;
 		}
 		if ((c1 && (c1 + 1 == e + head || c1 + 1 == c2)) ||
-		    (c2 && (c2 + 1 == e + head || memchr(c2 + 1, ':', head - (size_t)(c2 + 1 - e)) ||
+		    (c2 && (c2 + 1 == e + head ||
+			    memchr(c2 + 1, ':', head - (size_t)(c2 + 1 - e)) ||
 			    eq))) {
-			set_why(why, len, "bad GRES request '%.*s' (want NAME[:TYPE][:COUNT])",
+			set_why(why, len,
+				"bad GRES request '%.*s' (want "
+				"NAME[:TYPE][:COUNT])",
 				(int)n, e);
 			return -1;
 		}
 		if (eq) {
 			if (tres_count(eq + 1, n - head - 1, &count)) {
-				set_why(why, len, "bad count in GRES request '%.*s'",
+				set_why(why, len,
+					"bad count in GRES request '%.*s'",
 					(int)n, e);
 				return -1;
 			}
 		} else if (c2) {
-			if (tres_count(c2 + 1, (size_t)(e + n - c2 - 1), &count)) {
-				set_why(why, len, "bad count in GRES request '%.*s'",
+			if (tres_count(c2 + 1, (size_t)(e + n - c2 - 1),
+				       &count)) {
+				set_why(why, len,
+					"bad count in GRES request '%.*s'",
 					(int)n, e);
 				return -1;
 			}
-		} else if (c1 && count_shaped(c1 + 1, (size_t)(e + n - c1 - 1))) {
+		} else if (c1 &&
+			   count_shaped(c1 + 1, (size_t)(e + n - c1 - 1))) {
 			/* NAME:COUNT; anything that is not shaped like a count
 			 * is a type, as in Slurm ("gpu:3g.20gb" is one GPU of
 			 * MIG type 3g.20gb) */
-			if (tres_count(c1 + 1, (size_t)(e + n - c1 - 1), &count)) {
-				set_why(why, len, "bad count in GRES request '%.*s'",
+			if (tres_count(c1 + 1, (size_t)(e + n - c1 - 1),
+				       &count)) {
+				set_why(why, len,
+					"bad count in GRES request '%.*s'",
 					(int)n, e);
 				return -1;
 			}
@@ -215,14 +229,16 @@ int saturn_tres_parse(const char *tres, saturn_tres_req_t *req, char *why,
 		}
 		if (name_len == 3 && !strncmp(e, "gpu", 3)) {
 			if (req->gpus + count > TRES_COUNT_MAX) {
-				set_why(why, len, "too many GPUs in '%s'", tres);
+				set_why(why, len, "too many GPUs in '%s'",
+					tres);
 				return -1;
 			}
 			req->gpus += (int)count;
 		} else {
 			if (!req->other)
-				snprintf(req->first_other, sizeof(req->first_other),
-					 "%.*s", (int)n, e);
+				snprintf(req->first_other,
+					 sizeof(req->first_other), "%.*s",
+					 (int)n, e);
 			req->other++;
 		}
 		p = end ? end + 1 : NULL;

@@ -16,7 +16,8 @@
 
 /* Environment name the tag travels under in the job's SPANK (job control)
  * environment: SATURN_BATCH=NAME in job_desc->spank_job_env and
- * job_ptr->spank_job_env (visible inside the job as SLURM_SPANK_SATURN_BATCH). */
+ * job_ptr->spank_job_env (visible inside the job as SLURM_SPANK_SATURN_BATCH).
+ */
 #define SATURN_BATCH_ENV "SATURN_BATCH"
 
 /* Name used when neither the option nor the job name gives a usable one. */
