@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,7 +101,7 @@ static int parse_count(const char *s, size_t n, long long *out)
 {
 	char buf[32];
 	char *end;
-	long long v;
+	long long v, mult = 1;
 
 	if (n == 0 || n >= sizeof(buf))
 		return -1;
@@ -117,25 +118,25 @@ static int parse_count(const char *s, size_t n, long long *out)
 		break;
 	case 'k':
 	case 'K':
-		v *= 1024;
+		mult = 1024;
 		end++;
 		break;
 	case 'm':
 	case 'M':
-		v *= 1024 * 1024;
+		mult = 1024 * 1024;
 		end++;
 		break;
 	case 'g':
 	case 'G':
-		v *= 1024LL * 1024 * 1024;
+		mult = 1024LL * 1024 * 1024;
 		end++;
 		break;
 	default:
 		return -1;
 	}
-	if (*end)
+	if (*end || v > LLONG_MAX / mult) /* no overflow in v * mult */
 		return -1;
-	*out = v;
+	*out = v * mult;
 	return 0;
 }
 
