@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "emulate.h"
+#include "numparse.h"
 #include "technique.h"
 
 static const saturn_emu_model_t models[] = {
@@ -61,18 +62,10 @@ void saturn_emu_hw_default(saturn_emu_hw_t *hw, int nvlink)
 	hw->cpu_gbs = 100;
 }
 
+/* NAME as a number > lo; unset or empty: *v unchanged. */
 static int env_num(const char *name, double lo, double *v, saturn_error_t *err)
 {
-	const char *s = getenv(name);
-	char *end;
-
-	if (!s || !*s)
-		return 0;
-	*v = strtod(s, &end);
-	if (*end || !isfinite(*v) || *v <= lo)
-		return saturn_error_set(err, "%s=%s: want a number > %g", name,
-					s, lo);
-	return 0;
+	return saturn_env_double(name, lo, INFINITY, SATURN_NUM_LO_OPEN, v, NULL, err);
 }
 
 int saturn_emu_hw_from_env(saturn_emu_hw_t *hw, saturn_error_t *err)

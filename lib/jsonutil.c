@@ -186,6 +186,21 @@ int sj_as_int(json_object *v, const char *what, long long min, long long max,
 {
 	long long x;
 
+	if (min < INT_MIN)
+		min = INT_MIN;
+	if (max > INT_MAX)
+		max = INT_MAX;
+	if (sj_as_llong(v, what, min, max, &x, err) < 0)
+		return -1;
+	*out = (int)x;
+	return 0;
+}
+
+int sj_as_llong(json_object *v, const char *what, long long min, long long max,
+		long long *out, saturn_error_t *err)
+{
+	long long x;
+
 	if (json_object_is_type(v, json_type_int)) {
 		x = json_object_get_int64(v);
 		/* uint64 values above INT64_MAX come back as INT64_MAX */
@@ -201,7 +216,7 @@ int sj_as_int(json_object *v, const char *what, long long min, long long max,
 	}
 	if (x < min || x > max)
 		goto bad;
-	*out = (int)x;
+	*out = x;
 	return 0;
 bad:
 	return saturn_error_set(err, "%s: must be an integer from %lld to %lld", what, min, max);
@@ -218,6 +233,21 @@ int sj_int(json_object *obj, const char *ctx, const char *key, bool required,
 		return rc;
 	field_name(name, sizeof(name), ctx, key);
 	if (sj_as_int(v, name, min, max, out, err) < 0)
+		return -1;
+	return 1;
+}
+
+int sj_llong(json_object *obj, const char *ctx, const char *key, bool required,
+	     long long min, long long max, long long *out, saturn_error_t *err)
+{
+	char name[SATURN_ERROR_LEN / 2];
+	json_object *v;
+	int rc = sj_get(obj, ctx, key, required, json_type_null, &v, err);
+
+	if (rc <= 0)
+		return rc;
+	field_name(name, sizeof(name), ctx, key);
+	if (sj_as_llong(v, name, min, max, out, err) < 0)
 		return -1;
 	return 1;
 }

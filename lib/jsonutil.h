@@ -43,6 +43,10 @@ int sj_str(json_object *obj, const char *ctx, const char *key, bool required,
 int sj_int(json_object *obj, const char *ctx, const char *key, bool required,
 	   long long min, long long max, int *out, saturn_error_t *err);
 
+/* The same for a long long in [min, max] (e.g. a uid or a job id). */
+int sj_llong(json_object *obj, const char *ctx, const char *key, bool required,
+	     long long min, long long max, long long *out, saturn_error_t *err);
+
 /* A finite number field >= min (> min when strict). */
 int sj_num(json_object *obj, const char *ctx, const char *key, bool required,
 	   double min, bool strict, double *out, saturn_error_t *err);
@@ -51,6 +55,8 @@ int sj_num(json_object *obj, const char *ctx, const char *key, bool required,
  * ("nodes[0].busy[1].gpu_ids[2]"). */
 int sj_as_int(json_object *v, const char *what, long long min, long long max,
 	      int *out, saturn_error_t *err);
+int sj_as_llong(json_object *v, const char *what, long long min, long long max,
+		long long *out, saturn_error_t *err);
 
 /* An array of distinct integers in [min, max], 1..maxn long: malloc'd copy
  * in *out, count in *n. */

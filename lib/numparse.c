@@ -96,3 +96,19 @@ int saturn_parse_double(const char *name, const char *s, double lo, double hi,
 	*out = v;
 	return 0;
 }
+
+int saturn_env_double(const char *name, double lo, double hi, int flags,
+		      double *out, int *have, saturn_error_t *err)
+{
+	const char *s = getenv(name);
+
+	if (have)
+		*have = 0;
+	if (!s || !*s)
+		return 0;
+	if (saturn_parse_double(name, s, lo, hi, flags, out, err) < 0)
+		return -1;
+	if (have)
+		*have = 1;
+	return 0;
+}

@@ -36,4 +36,12 @@ int saturn_parse_int(const char *name, const char *s, int lo, int hi, int *out,
 int saturn_parse_double(const char *name, const char *s, double lo, double hi,
 			int flags, double *out, saturn_error_t *err);
 
+/* The environment variable `name` read as saturn_parse_double reads a
+ * value (the message names the variable: "SATURN_GPUS: 'x' is not a number
+ * >= 0"). Unset or empty: returns 0 with *out unchanged and *have = 0.
+ * Otherwise 0 with *out set and *have = 1, or -1 as saturn_parse_double
+ * (*have = 0). have may be NULL. */
+int saturn_env_double(const char *name, double lo, double hi, int flags,
+		      double *out, int *have, saturn_error_t *err);
+
 #endif /* SATURN_NUMPARSE_H */

@@ -24,10 +24,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "idset.h"
 #include "jsonutil.h"
 #include "profile.h"
 
-#define MAX_TASK_ID 67108863 /* well above Slurm's MaxArraySize limit */
+#define MAX_TASK_ID SATURN_TASK_ID_MAX
 #define MAX_HW 1024
 #define MAX_REASON 1024
 #define MAX_PARAMS 65536
@@ -192,65 +193,6 @@ static int push_id(int **ids, int *n, int *cap, int id)
 	return 0;
 }
 
-static int parse_uint(const char **s, long *out)
-{
-	long v = 0;
-
-	if (**s < '0' || **s > '9')
-		return -1;
-	while (**s >= '0' && **s <= '9') {
-		v = v * 10 + (**s - '0');
-		if (v > MAX_TASK_ID)
-			return -1;
-		(*s)++;
-	}
-	*out = v;
-	return 0;
-}
-
-/* "0-7,9,12-20:4" -> ids. */
-static int parse_range(const char *s, const char *what, int **ids, int *n,
-		       saturn_error_t *err)
-{
-	int cap = 0;
-
-	*ids = NULL;
-	*n = 0;
-	for (;;) {
-		long a, b, step = 1;
-
-		if (parse_uint(&s, &a) < 0)
-			goto bad;
-		b = a;
-		if (*s == '-') {
-			s++;
-			if (parse_uint(&s, &b) < 0 || b < a)
-				goto bad;
-			if (*s == ':') {
-				s++;
-				if (parse_uint(&s, &step) < 0 || step < 1)
-					goto bad;
-			}
-		}
-		for (long v = a; v <= b; v += step)
-			if (push_id(ids, n, &cap, (int)v) < 0) {
-				free(*ids);
-				*ids = NULL;
-				return saturn_error_set(err, "%s: more than %d ids (or out of memory)", what, SATURN_MAX_TASKS);
-			}
-		if (*s == '\0')
-			return 0;
-		if (*s != ',')
-			goto bad;
-		s++;
-	}
-bad:
-	free(*ids);
-	*ids = NULL;
-	*n = 0;
-	return saturn_error_set(err, "%s: must be an array of integers or a range like \"0-7,9\" (ids 0 to %d)", what, MAX_TASK_ID);
-}
-
 static int parse_task_ids(json_object *jt, const char *ctx,
 			  saturn_profile_task_t *t, saturn_error_t *err)
 {
@@ -262,8 +204,13 @@ static int parse_task_ids(json_object *jt, const char *ctx,
 	snprintf(what, sizeof(what), "%s.task_ids", ctx);
 	if (sj_get(jt, ctx, "task_ids", true, json_type_null, &v, err) < 0)
 		return -1;
-	if (json_object_is_type(v, json_type_string))
-		return parse_range(json_object_get_string(v), what, &t->task_ids, &t->ntask_ids, err);
+	if (json_object_is_type(v, json_type_string)) {
+		int k = saturn_idset_parse(what, json_object_get_string(v), MAX_TASK_ID,
+					   SATURN_MAX_TASKS, &t->task_ids, err);
+
+		t->ntask_ids = k < 0 ? 0 : k;
+		return k < 0 ? -1 : 0;
+	}
 	if (!json_object_is_type(v, json_type_array))
 		return saturn_error_set(err, "%s: must be an array of integers or a range string", what);
 	n = json_object_array_length(v);

@@ -296,8 +296,9 @@ char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_
 typedef struct saturn_sched_state_task {
 	char *id, *batch, *technique, *node, *state;
 	long uid; /* the batch's user; -1 in states written before it was recorded */
+	long job_id; /* the Slurm job; 0 when absent */
 	int gpus;
-	int *gpu_ids; /* gpus ids, or NULL when absent */
+	int *gpu_ids; /* gpus ids, or NULL when absent (the plan named none) */
 	double start, end; /* epochs */
 } saturn_sched_state_task_t;
 
@@ -317,7 +318,8 @@ typedef struct saturn_sched_state {
 	saturn_sched_state_node_t *nodes;
 } saturn_sched_state_t;
 
-/* Parse; NULL with err naming the field. */
+/* Parse (every field saturn_sched_state_to_json writes; unknown keys are
+ * ignored); NULL with err naming the field. */
 saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 					       saturn_error_t *err);
 void saturn_sched_state_destroy(saturn_sched_state_t *st);

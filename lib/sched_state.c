@@ -1,12 +1,16 @@
 /* sched_state.c - the persisted scheduler state
  * (saturn-sched-state/1: the current plan with absolute times and each
  * task's state), which `saturn status` and a restarted slurmctld read back.
+ * Read with the typed helpers of jsonutil.h, like the other formats: every
+ * field the writer writes is read back and checked, and a bad one is an
+ * error naming it (doc/formats.md).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,20 +19,11 @@
 
 #include <json-c/json.h>
 
+#include "jsonutil.h"
 #include "sched_core.h"
 
-static int get_num(json_object *o, const char *key, double *v)
-{
-	json_object *x;
-
-	if (!json_object_object_get_ex(o, key, &x))
-		return -1;
-	if (!json_object_is_type(x, json_type_double) &&
-	    !json_object_is_type(x, json_type_int))
-		return -1;
-	*v = json_object_get_double(x);
-	return isfinite(*v) ? 0 : -1;
-}
+/* Longest string field (task ids, batch, node and technique names). */
+#define STR_MAX SATURN_MAX_ID_LEN
 
 static const char *state_name(saturn_snap_state_t s)
 {
@@ -43,9 +38,42 @@ static const char *state_name(saturn_snap_state_t s)
 	return "unknown";
 }
 
-static void add_str(json_object *o, const char *k, const char *v)
+/* Add the string v ("" for NULL) under k; -1 on ENOMEM. */
+static int add_str(json_object *o, const char *k, const char *v)
 {
-	json_object_object_add(o, k, json_object_new_string(v ? v : ""));
+	return sj_put(o, k, json_object_new_string(v ? v : ""));
+}
+
+/* One planned task; -1 on ENOMEM. */
+static int add_task(json_object *tasks, const saturn_snap_job_t *j, const saturn_assign_t *a,
+		    double now)
+{
+	json_object *e = json_object_new_object();
+
+	if (sj_append(tasks, e) < 0 ||
+	    add_str(e, "id", a->task_id) < 0 || add_str(e, "batch", j->batch) < 0 ||
+	    sj_put(e, "uid", json_object_new_int64(j->uid)) < 0 ||
+	    sj_put(e, "job_id", json_object_new_int64(j->job_id)) < 0 ||
+	    add_str(e, "state", state_name(j->state)) < 0 ||
+	    add_str(e, "technique", a->technique) < 0 ||
+	    sj_put(e, "gpus", json_object_new_int(a->gpus)) < 0 ||
+	    add_str(e, "node", a->node_name) < 0)
+		return -1;
+	/* the GPUs when the plan names them (absent otherwise) */
+	if (a->gpu_ids && a->gpus > 0) {
+		json_object *ids = json_object_new_array();
+
+		if (sj_put(e, "gpu_ids", ids) < 0)
+			return -1;
+		for (int g = 0; g < a->gpus; g++)
+			if (sj_append(ids, json_object_new_int(a->gpu_ids[g])) < 0)
+				return -1;
+	}
+	/* "end" last: tests/e2e/sched-lib.sh reads the file line by line */
+	if (sj_put(e, "start", sj_new_num(now + a->start_s)) < 0 ||
+	    sj_put(e, "end", sj_new_num(now + a->end_s)) < 0)
+		return -1;
+	return 0;
 }
 
 char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
@@ -55,63 +83,49 @@ char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_
 	json_object *root = json_object_new_object(), *tasks = json_object_new_array();
 	char *out = NULL;
 
-	if (!root || !tasks)
+	if (add_str(root, "format", "saturn-sched-state/1") < 0 ||
+	    add_str(root, "plan_id", plan_id) < 0 ||
+	    sj_put(root, "updated", sj_new_num(now)) < 0)
 		goto done;
-	add_str(root, "format", "saturn-sched-state/1");
-	add_str(root, "plan_id", plan_id);
-	json_object_object_add(root, "updated", json_object_new_double(now));
 	if (plan) {
-		json_object_object_add(root, "makespan_s", json_object_new_double(plan->makespan_s));
-		json_object_object_add(root, "makespan_end", json_object_new_double(now + plan->makespan_s));
-		json_object_object_add(root, "lower_bound_s", json_object_new_double(plan->lower_bound_s));
-		json_object_object_add(root, "solve_s", json_object_new_double(plan->solve_s));
-		add_str(root, "method", plan->method);
-		for (int i = 0; i < plan->nassign; i++) {
+		if (sj_put(root, "makespan_s", sj_new_num(plan->makespan_s)) < 0 ||
+		    sj_put(root, "makespan_end", sj_new_num(now + plan->makespan_s)) < 0 ||
+		    sj_put(root, "lower_bound_s", sj_new_num(plan->lower_bound_s)) < 0 ||
+		    sj_put(root, "solve_s", sj_new_num(plan->solve_s)) < 0 ||
+		    add_str(root, "method", plan->method) < 0)
+			goto done;
+		for (int i = 0; tasks && i < plan->nassign; i++) {
 			const saturn_assign_t *a = &plan->assign[i];
 			int t = a->task >= 0 ? a->task : i;
-			const saturn_snap_job_t *j;
-			json_object *e = json_object_new_object(), *ids = json_object_new_array();
 
-			if (!e || !ids || t < 0 || t >= b->problem->ntasks) {
-				json_object_put(e);
-				json_object_put(ids);
+			if (t < 0 || t >= b->problem->ntasks)
 				continue;
-			}
-			j = &s->jobs[b->job_of_task[t]];
-			add_str(e, "id", a->task_id);
-			add_str(e, "batch", j->batch);
-			json_object_object_add(e, "uid", json_object_new_int64(j->uid));
-			json_object_object_add(e, "job_id", json_object_new_int64(j->job_id));
-			add_str(e, "state", state_name(j->state));
-			add_str(e, "technique", a->technique);
-			json_object_object_add(e, "gpus", json_object_new_int(a->gpus));
-			add_str(e, "node", a->node_name);
-			for (int g = 0; g < a->gpus; g++)
-				json_object_array_add(ids, json_object_new_int(a->gpu_ids ? a->gpu_ids[g] : -1));
-			json_object_object_add(e, "gpu_ids", ids);
-			json_object_object_add(e, "start", json_object_new_double(now + a->start_s));
-			json_object_object_add(e, "end", json_object_new_double(now + a->end_s));
-			json_object_array_add(tasks, e);
+			if (add_task(tasks, &s->jobs[b->job_of_task[t]], a, now) < 0)
+				goto done;
 		}
 	}
-	json_object_object_add(root, "tasks", tasks);
+	if (sj_put(root, "tasks", tasks) < 0) {
+		tasks = NULL; /* dropped by sj_put */
+		goto done;
+	}
 	tasks = NULL;
 	if (plan && b && b->problem) {
 		json_object *nodes = json_object_new_array();
 
-		for (int n = 0; nodes && n < b->problem->nnodes; n++) {
+		if (sj_put(root, "nodes", nodes) < 0)
+			goto done;
+		for (int n = 0; n < b->problem->nnodes; n++) {
 			json_object *e = json_object_new_object();
 
-			if (!e)
-				continue;
-			add_str(e, "name", b->problem->nodes[n].name);
-			json_object_object_add(e, "gpus", json_object_new_int(b->problem->nodes[n].gpus));
-			json_object_array_add(nodes, e);
+			if (sj_append(nodes, e) < 0 ||
+			    add_str(e, "name", b->problem->nodes[n].name) < 0 ||
+			    sj_put(e, "gpus", json_object_new_int(b->problem->nodes[n].gpus)) < 0)
+				goto done;
 		}
-		if (nodes)
-			json_object_object_add(root, "nodes", nodes);
 	}
 	{
+		/* json-c's layout, one "key":value per line, which scripts
+		 * grep (tests/e2e/sched-plan.sh, sched-lib.sh) */
 		const char *txt = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
 
 		out = txt ? strdup(txt) : NULL;
@@ -143,145 +157,119 @@ void saturn_sched_state_destroy(saturn_sched_state_t *st)
 	free(st);
 }
 
-static char *get_str(json_object *o, const char *key)
+/* One entry of tasks[]. */
+static int parse_task(json_object *e, const char *ctx, saturn_sched_state_task_t *t,
+		      saturn_error_t *err)
 {
-	json_object *x;
+	long long v;
+	int n, rc;
 
-	if (!json_object_object_get_ex(o, key, &x) || !json_object_is_type(x, json_type_string))
-		return NULL;
-	return strdup(json_object_get_string(x));
+	t->uid = -1;
+	if (!json_object_is_type(e, json_type_object))
+		return saturn_error_set(err, "%s: must be an object", ctx);
+	if (sj_str(e, ctx, "id", true, true, STR_MAX, &t->id, err) < 0 ||
+	    sj_str(e, ctx, "batch", false, false, STR_MAX, &t->batch, err) < 0 ||
+	    sj_str(e, ctx, "technique", false, false, STR_MAX, &t->technique, err) < 0 ||
+	    sj_str(e, ctx, "node", false, false, STR_MAX, &t->node, err) < 0 ||
+	    sj_str(e, ctx, "state", false, false, STR_MAX, &t->state, err) < 0 ||
+	    sj_int(e, ctx, "gpus", false, 0, SATURN_MAX_GPUS_PER_NODE, &t->gpus, err) < 0 ||
+	    sj_num(e, ctx, "start", true, -INFINITY, false, &t->start, err) < 0 ||
+	    sj_num(e, ctx, "end", true, -INFINITY, false, &t->end, err) < 0)
+		return -1;
+	/* a batch is the pair (uid, name); absent in states written before */
+	if ((rc = sj_llong(e, ctx, "uid", false, 0, UINT32_MAX, &v, err)) < 0)
+		return -1;
+	if (rc)
+		t->uid = (long)v;
+	if ((rc = sj_llong(e, ctx, "job_id", false, 0, UINT32_MAX, &v, err)) < 0)
+		return -1;
+	if (rc)
+		t->job_id = (long)v;
+	if ((rc = sj_int_array(e, ctx, "gpu_ids", false, 0, SATURN_MAX_GPUS_PER_NODE - 1,
+			       SATURN_MAX_GPUS_PER_NODE, &t->gpu_ids, &n, err)) < 0)
+		return -1;
+	if (rc && n != t->gpus)
+		return saturn_error_set(err, "%s.gpu_ids: must list gpus (%d) ids, not %d", ctx,
+					t->gpus, n);
+	return 0;
+}
+
+/* One entry of nodes[]. */
+static int parse_node(json_object *e, const char *ctx, saturn_sched_state_node_t *nd,
+		      saturn_error_t *err)
+{
+	if (!json_object_is_type(e, json_type_object))
+		return saturn_error_set(err, "%s: must be an object", ctx);
+	if (sj_str(e, ctx, "name", true, true, STR_MAX, &nd->name, err) < 0 ||
+	    sj_int(e, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &nd->gpus, err) < 0)
+		return -1;
+	return 0;
 }
 
 saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 					       saturn_error_t *err)
 {
-	json_tokener *tok = json_tokener_new();
-	json_object *o = NULL, *tasks, *fmt;
+	json_object *o = NULL, *arr;
 	saturn_sched_state_t *st = calloc(1, sizeof(*st));
+	char ctx[64];
 	size_t n;
+	int rc;
 
-	if (!tok || !st) {
+	if (!st) {
 		saturn_error_set(err, "out of memory");
 		goto fail;
 	}
-	o = json_tokener_parse_ex(tok, buf, (int)len);
-	if (!o || !json_object_is_type(o, json_type_object)) {
-		saturn_error_set(err, "not a JSON object");
+	if (!(o = sj_parse(buf, len, err)) ||
+	    sj_check_format(o, "saturn-sched-state/1", err) < 0)
 		goto fail;
-	}
-	if (!json_object_object_get_ex(o, "format", &fmt) ||
-	    strcmp(json_object_get_string(fmt) ? json_object_get_string(fmt) : "", "saturn-sched-state/1")) {
-		saturn_error_set(err, "format: expected \"saturn-sched-state/1\"");
+	if (sj_str(o, "", "plan_id", false, false, STR_MAX, &st->plan_id, err) < 0 ||
+	    sj_str(o, "", "method", false, false, STR_MAX, &st->method, err) < 0 ||
+	    sj_num(o, "", "updated", false, -INFINITY, false, &st->updated, err) < 0 ||
+	    sj_num(o, "", "makespan_s", false, -INFINITY, false, &st->makespan_s, err) < 0 ||
+	    sj_num(o, "", "makespan_end", false, -INFINITY, false, &st->makespan_end, err) < 0 ||
+	    sj_num(o, "", "lower_bound_s", false, -INFINITY, false, &st->lower_bound_s, err) < 0 ||
+	    sj_num(o, "", "solve_s", false, -INFINITY, false, &st->solve_s, err) < 0 ||
+	    sj_get(o, "", "tasks", true, json_type_array, &arr, err) < 0)
 		goto fail;
-	}
-	st->plan_id = get_str(o, "plan_id");
-	st->method = get_str(o, "method");
-	get_num(o, "updated", &st->updated);
-	get_num(o, "makespan_s", &st->makespan_s);
-	get_num(o, "makespan_end", &st->makespan_end);
-	get_num(o, "lower_bound_s", &st->lower_bound_s);
-	get_num(o, "solve_s", &st->solve_s);
-	if (!json_object_object_get_ex(o, "tasks", &tasks) || !json_object_is_type(tasks, json_type_array)) {
-		saturn_error_set(err, "tasks: must be an array");
-		goto fail;
-	}
-	n = json_object_array_length(tasks);
+	n = json_object_array_length(arr);
 	if (n > SATURN_MAX_TASKS) {
 		saturn_error_set(err, "tasks: more than %d entries", SATURN_MAX_TASKS);
 		goto fail;
 	}
-	st->tasks = calloc(n ? n : 1, sizeof(*st->tasks));
-	if (!st->tasks) {
+	if (!(st->tasks = calloc(n ? n : 1, sizeof(*st->tasks)))) {
 		saturn_error_set(err, "out of memory");
 		goto fail;
 	}
 	for (size_t i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(tasks, i), *g;
-		saturn_sched_state_task_t *t = &st->tasks[st->ntasks];
-
-		if (!json_object_is_type(e, json_type_object)) {
-			saturn_error_set(err, "tasks[%zu]: must be an object", i);
-			goto fail;
-		}
+		snprintf(ctx, sizeof(ctx), "tasks[%zu]", i);
 		st->ntasks++;
-		t->id = get_str(e, "id");
-		t->batch = get_str(e, "batch");
-		t->uid = -1;
-		if (json_object_object_get_ex(e, "uid", &g)) {
-			int64_t u = json_object_get_int64(g);
-
-			if (!json_object_is_type(g, json_type_int) || u < 0 || u > UINT32_MAX) {
-				saturn_error_set(err, "tasks[%zu].uid: must be a user id (0 to %u)", i,
-						 UINT32_MAX);
-				goto fail;
-			}
-			t->uid = (long)u;
-		}
-		t->technique = get_str(e, "technique");
-		t->node = get_str(e, "node");
-		t->state = get_str(e, "state");
-		if (json_object_object_get_ex(e, "gpus", &g))
-			t->gpus = json_object_get_int(g);
-		if (t->gpus < 0 || t->gpus > SATURN_MAX_GPUS_PER_NODE) {
-			saturn_error_set(err, "tasks[%zu].gpus: must be from 0 to %d", i,
-					 SATURN_MAX_GPUS_PER_NODE);
+		if (parse_task(json_object_array_get_idx(arr, i), ctx, &st->tasks[i], err) < 0)
 			goto fail;
-		}
-		if (json_object_object_get_ex(e, "gpu_ids", &g) && json_object_is_type(g, json_type_array) &&
-		    (int)json_object_array_length(g) == t->gpus && t->gpus > 0) {
-			t->gpu_ids = calloc((size_t)t->gpus, sizeof(int));
-			if (!t->gpu_ids) {
-				saturn_error_set(err, "out of memory");
-				goto fail;
-			}
-			for (int k = 0; k < t->gpus; k++)
-				t->gpu_ids[k] = json_object_get_int(json_object_array_get_idx(g, (size_t)k));
-		}
-		if (!t->id || get_num(e, "start", &t->start) < 0 || get_num(e, "end", &t->end) < 0) {
-			saturn_error_set(err, "tasks[%zu]: needs id, start and end", i);
-			goto fail;
-		}
 	}
-	if (json_object_object_get_ex(o, "nodes", &tasks)) {
-		if (!json_object_is_type(tasks, json_type_array) ||
-		    json_object_array_length(tasks) > SATURN_MAX_TASKS) {
-			saturn_error_set(err, "nodes: must be an array of at most %d entries",
-					 SATURN_MAX_TASKS);
+	/* the GPU nodes planned on: absent in states written before */
+	if ((rc = sj_get(o, "", "nodes", false, json_type_array, &arr, err)) < 0)
+		goto fail;
+	if (rc) {
+		n = json_object_array_length(arr);
+		if (n > SATURN_MAX_NODES) {
+			saturn_error_set(err, "nodes: more than %d entries", SATURN_MAX_NODES);
 			goto fail;
 		}
-		n = json_object_array_length(tasks);
-		st->nodes = calloc(n ? n : 1, sizeof(*st->nodes));
-		if (!st->nodes) {
+		if (!(st->nodes = calloc(n ? n : 1, sizeof(*st->nodes)))) {
 			saturn_error_set(err, "out of memory");
 			goto fail;
 		}
 		for (size_t i = 0; i < n; i++) {
-			json_object *e = json_object_array_get_idx(tasks, i), *g;
-			saturn_sched_state_node_t *nd = &st->nodes[st->nnodes];
-
-			if (!json_object_is_type(e, json_type_object)) {
-				saturn_error_set(err, "nodes[%zu]: must be an object", i);
-				goto fail;
-			}
+			snprintf(ctx, sizeof(ctx), "nodes[%zu]", i);
 			st->nnodes++;
-			nd->name = get_str(e, "name");
-			if (json_object_object_get_ex(e, "gpus", &g) && json_object_is_type(g, json_type_int))
-				nd->gpus = json_object_get_int(g);
-			if (!nd->name || !nd->name[0] || nd->gpus < 1 ||
-			    nd->gpus > SATURN_MAX_GPUS_PER_NODE) {
-				saturn_error_set(err, "nodes[%zu]: needs a name and gpus from 1 to %d", i,
-						 SATURN_MAX_GPUS_PER_NODE);
+			if (parse_node(json_object_array_get_idx(arr, i), ctx, &st->nodes[i], err) < 0)
 				goto fail;
-			}
 		}
 	}
 	json_object_put(o);
-	json_tokener_free(tok);
 	return st;
 fail:
 	json_object_put(o);
-	if (tok)
-		json_tokener_free(tok);
 	saturn_sched_state_destroy(st);
 	return NULL;
 }

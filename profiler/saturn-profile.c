@@ -30,6 +30,7 @@
 #include "cache.h"
 #include "formats.h"
 #include "hw.h"
+#include "idset.h"
 #include "measure.h"
 #include "numparse.h"
 #include "probe.h"
@@ -640,11 +641,9 @@ int main(int argc, char **argv)
 		saturn_techniques_destroy(reg);
 		return rc;
 	}
-	if ((nids = parse_ids(o.task_ids, &ids)) < 1) {
-		fprintf(stderr,
-			"%s: --task-ids %s: want a list like 0-15 or 0,3,5-7\n",
-			prog, o.task_ids);
-		free(ids);
+	if ((nids = saturn_idset_parse("--task-ids", o.task_ids, SATURN_TASK_ID_MAX,
+				       SATURN_MAX_TASKS, &ids, &err)) < 1) {
+		fprintf(stderr, "%s: %s\n", prog, err.text);
 		return 2;
 	}
 	ndev = visible_devices(devs, MAX_GPUS);

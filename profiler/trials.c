@@ -149,54 +149,6 @@ double report_num(json_object *o, const char *k)
 	return json_object_get_double(v);
 }
 
-int parse_ids(const char *s, int **ids)
-{
-	int n = 0, cap = 16;
-	int *a = malloc(cap * sizeof(int));
-	const char *p = s;
-
-	if (!a)
-		return -1;
-	while (*p) {
-		char *end;
-		long lo = strtol(p, &end, 10), hi;
-
-		if (end == p || lo < 0)
-			goto bad;
-		hi = lo;
-		p = end;
-		if (*p == '-') {
-			hi = strtol(p + 1, &end, 10);
-			if (end == p + 1 || hi < lo || hi - lo > 100000)
-				goto bad;
-			p = end;
-		}
-		if (*p ==
-		    ':') { /* Slurm's step syntax 0-15:2 is not supported */
-			goto bad;
-		}
-		for (long v = lo; v <= hi; v++) {
-			if (n == cap) {
-				int *na = realloc(a, (cap *= 2) * sizeof(int));
-
-				if (!na)
-					goto bad;
-				a = na;
-			}
-			a[n++] = (int)v;
-		}
-		if (*p == ',')
-			p++;
-		else if (*p)
-			goto bad;
-	}
-	*ids = a;
-	return n;
-bad:
-	free(a);
-	return -1;
-}
-
 int visible_devices(char ids[][32], int max)
 {
 	const char *s = getenv("CUDA_VISIBLE_DEVICES");

@@ -27,10 +27,6 @@ int work_dir_make(char *work);
  * where it is. */
 void work_dir_done(const struct opts *o, const char *work);
 
-/* Array task ids of a list like 0-15 or 0,3,5-7: the count (> 0) with a
- * malloc'd array in *ids, or -1 for a malformed list. */
-int parse_ids(const char *s, int **ids);
-
 /* Device ids of the allocation: CUDA_VISIBLE_DEVICES, else SLURM_JOB_GPUS;
  * at most max. Returns the count (0 when neither is set). */
 int visible_devices(char ids[][32], int max);

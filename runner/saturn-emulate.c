@@ -91,9 +91,14 @@ static int int_arg(const char *opt, const char *s, int lo)
 /* An environment variable as a number >= 0; unset or empty: def. */
 static double env_double(const char *name, double def)
 {
-	const char *s = getenv(name);
+	saturn_error_t err = {{0}};
+	double v = def;
 
-	return s && *s ? num_arg(name, s, 0) : def;
+	if (saturn_env_double(name, 0, INFINITY, 0, &v, NULL, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err.text);
+		exit(EXIT_USAGE);
+	}
+	return v;
 }
 
 /* xorshift64* and Box-Muller: reproducible noise without libc state */

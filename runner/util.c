@@ -35,19 +35,12 @@ double run_wall(void)
 
 int run_env_num(const char *name, double *v, int *have)
 {
-	const char *s = getenv(name);
 	saturn_error_t err = {{0}};
 
-	if (have)
-		*have = 0;
-	if (!s || !*s)
-		return 0;
-	if (saturn_parse_double(name, s, 0, INFINITY, 0, v, &err) < 0) {
+	if (saturn_env_double(name, 0, INFINITY, 0, v, have, &err) < 0) {
 		fprintf(stderr, "%s: %s\n", run_prog, err.text);
 		return -1;
 	}
-	if (have)
-		*have = 1;
 	return 0;
 }
 

@@ -50,6 +50,8 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "envarray.h" /* lib/ */
+
 #include "../common/modify_fields.h"
 #include "../common/submit_rules.h"
 
@@ -72,21 +74,11 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 
 /* --- the SATURN_BATCH entry of a SPANK environment ------------------------ */
 
-/* Index of the first SATURN_BATCH= entry in env[size], or -1. */
-static int env_find(char **env, uint32_t size)
-{
-	for (uint32_t i = 0; env && i < size; i++)
-		if (env[i] && !strncmp(env[i], ENV_PREFIX, ENV_PREFIX_LEN))
-			return (int)i;
-	return -1;
-}
-
 /* The batch name of a job record, or NULL for a non-Saturn job. */
 static const char *job_batch(job_record_t *job_ptr)
 {
-	int i = env_find(job_ptr->spank_job_env, job_ptr->spank_job_env_size);
-
-	return i < 0 ? NULL : job_ptr->spank_job_env[i] + ENV_PREFIX_LEN;
+	return saturn_env_value(job_ptr->spank_job_env, job_ptr->spank_job_env_size,
+				SATURN_BATCH_ENV);
 }
 
 /* --- hold conversion thread ----------------------------------------------- */
@@ -356,9 +348,10 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	char why[160];
 	const char *given;
 	char *msg;
-	int i;
+	long i;
 
-	i = env_find(job_desc->spank_job_env, job_desc->spank_job_env_size);
+	i = saturn_env_index(job_desc->spank_job_env, job_desc->spank_job_env_size,
+			     SATURN_BATCH_ENV);
 	if (i < 0)
 		return SLURM_SUCCESS; /* not a Saturn job: untouched */
 

@@ -38,6 +38,7 @@
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/state_save.h"
 
+#include "envarray.h"
 #include "formats.h"
 #include "planner.h"
 #include "profile.h"
@@ -246,14 +247,12 @@ void saturn_agent_fini(void)
 static void env_set(job_record_t *job_ptr, const char *name, const char *value)
 {
 	struct job_details *d = job_ptr->details;
-	size_t len = strlen(name);
+	long i = saturn_env_index(d->env_sup, d->env_cnt, name);
 
-	for (uint32_t i = 0; i < d->env_cnt; i++) {
-		if (d->env_sup[i] && !strncmp(d->env_sup[i], name, len) && d->env_sup[i][len] == '=') {
-			xfree(d->env_sup[i]);
-			d->env_sup[i] = xstrdup_printf("%s=%s", name, value);
-			return;
-		}
+	if (i >= 0) {
+		xfree(d->env_sup[i]);
+		d->env_sup[i] = xstrdup_printf("%s=%s", name, value);
+		return;
 	}
 	xrecalloc(d->env_sup, d->env_cnt + 2, sizeof(char *));
 	d->env_sup[d->env_cnt++] = xstrdup_printf("%s=%s", name, value);

@@ -36,6 +36,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "formats.h"
+#include "jobreq.h"
 #include "profile.h"
 #include "progress.h"
 #include "sched_core.h"
@@ -57,16 +58,6 @@ typedef struct profile_entry {
 
 static profile_entry_t *profiles;
 static int nprofiles;
-
-static int batch_name_ok(const char *b)
-{
-	if (!b[0] || b[0] == '.')
-		return 0;
-	for (const char *c = b; *c; c++)
-		if (*c == '/')
-			return 0;
-	return 1;
-}
 
 /* PROFILE_DIR/UID/NAME.json: where the batch (uid, name) keeps its profile
  * (xmalloc'd). The one place that maps a batch to its profile file. */
@@ -128,7 +119,8 @@ const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void 
 	const char *why;
 	char *path;
 
-	if (!batch_name_ok(batch))
+	/* the rule job_submit/saturn enforced: no path can come out of it */
+	if (saturn_batch_name_check(batch, NULL, 0) < 0)
 		return NULL;
 	if (!(e = profile_entry(batch, uid))) {
 		xrecalloc(profiles, nprofiles + 1, sizeof(*profiles));

@@ -28,7 +28,9 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "envarray.h"
 #include "formats.h"
+#include "jobreq.h"
 #include "profile.h"
 #include "progress.h"
 #include "sched_core.h"
@@ -37,44 +39,24 @@
 
 /* --- snapshot (read locks) ---------------------------------------------- */
 
-/* Value of NAME=... in a NULL-free array of n "K=V" strings, or NULL. */
-static const char *env_get(char **env, uint32_t n, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (uint32_t i = 0; env && i < n; i++)
-		if (env[i] && !strncmp(env[i], name, len) && env[i][len] == '=')
-			return env[i] + len + 1;
-	return NULL;
-}
-
 static const char *job_batch(job_record_t *job_ptr)
 {
-	return env_get(job_ptr->spank_job_env, job_ptr->spank_job_env_size, "SATURN_BATCH");
+	return saturn_env_value(job_ptr->spank_job_env, job_ptr->spank_job_env_size,
+				SATURN_BATCH_ENV);
 }
 
-/* GPUs per node from "gres:gpu:4" / "gres:gpu:a100:4" / "gres/gpu=4". */
-static int gpus_from_tres(const char *tres)
+/* GPUs per node the job asked for (tres_per_node, as job_submit/saturn
+ * normalised it); 0 when it cannot be read. */
+static int gpus_from_tres(job_record_t *job_ptr)
 {
-	const char *p;
-	int n = 0;
+	saturn_tres_req_t r;
+	char why[160];
 
-	if (!tres || !(p = strstr(tres, "gpu")))
+	if (saturn_tres_parse(job_ptr->tres_per_node, &r, why, sizeof(why)) < 0) {
+		debug("sched/saturn: %pJ: %s", job_ptr, why);
 		return 0;
-	p += 3;
-	while (*p && *p != ',') {
-		if (*p == ':' || *p == '=') {
-			char *end;
-			long v = strtol(p + 1, &end, 10);
-
-			if (end != p + 1 && (*end == '\0' || *end == ',')) {
-				n = (int)v;
-				break;
-			}
-		}
-		p++;
 	}
-	return n > 0 ? n : (strstr(tres, "gpu") ? 1 : 0);
+	return r.gpus;
 }
 
 static int node_gpus(node_record_t *node_ptr)
@@ -184,16 +166,16 @@ static saturn_snap_job_t *add_job(saturn_snapshot_t *s, job_record_t *job_ptr, c
 	j->part_mask = part_mask;
 	snprintf(j->batch, sizeof(j->batch), "%s", batch);
 	j->uid = job_ptr->user_id;
-	j->req_gpus = gpus_from_tres(job_ptr->tres_per_node);
+	j->req_gpus = gpus_from_tres(job_ptr);
 	if (job_ptr->time_limit != NO_VAL && job_ptr->time_limit != INFINITE)
 		j->time_limit_s = job_ptr->time_limit * 60.0;
 	j->submit_time = job_ptr->details ? (double)job_ptr->details->submit_time : 0;
 	j->array_job_id = job_ptr->array_job_id;
 	if (job_ptr->details) {
-		const char *tech = env_get(job_ptr->details->env_sup, job_ptr->details->env_cnt,
-					   "SATURN_TECHNIQUE");
-		const char *g = env_get(job_ptr->details->env_sup, job_ptr->details->env_cnt,
-					"SATURN_GPUS");
+		const char *tech = saturn_env_value(job_ptr->details->env_sup,
+						    job_ptr->details->env_cnt, "SATURN_TECHNIQUE");
+		const char *g = saturn_env_value(job_ptr->details->env_sup,
+						 job_ptr->details->env_cnt, "SATURN_GPUS");
 
 		snprintf(j->technique, sizeof(j->technique), "%s", tech ? tech : "user");
 		j->gpus = g ? atoi(g) : j->req_gpus;

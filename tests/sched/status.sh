@@ -40,7 +40,7 @@ for l in '^Node n1 (8 GPUs)' '^Node n2 (8 GPUs)' '^Node n3 (4 GPUs)'; do
 done
 sed -i 's|"gpus": 4 } \]|"gpus": 0 } ]|' "$d/with-nodes/state.json"
 "$SATURN" status --state-dir "$d/with-nodes" 2>"$d/err"; [ $? = 2 ] || { echo "bad nodes entry should exit 2"; exit 1; }
-grep -q 'nodes\[2\]: needs a name and gpus' "$d/err" || { echo "nodes error: $(cat "$d/err")"; exit 1; }
+grep -q 'nodes\[2\]\.gpus: must be an integer from 1 to 64' "$d/err" || { echo "nodes error: $(cat "$d/err")"; exit 1; }
 # the same name for two users: two batches, told apart by --user
 sed 's|"id": "9", "batch": "other"|"id": "9", "batch": "sweep"|' "$d/state.json" >"$d/two.json"
 mkdir "$d/two" && mv "$d/two.json" "$d/two/state.json"

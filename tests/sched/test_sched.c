@@ -660,10 +660,78 @@ START_TEST(test_state_roundtrip)
 		ck_assert_str_eq(st->nodes[n].name, b.problem->nodes[n].name);
 		ck_assert_int_eq(st->nodes[n].gpus, b.problem->nodes[n].gpus);
 	}
+	/* every field the writer writes comes back */
+	ck_assert_str_eq(st->method, plan->method);
+	ck_assert_double_eq(st->updated, s->now);
+	ck_assert_double_eq(st->makespan_s, plan->makespan_s);
+	ck_assert_double_eq(st->lower_bound_s, plan->lower_bound_s);
+	ck_assert_double_eq(st->solve_s, plan->solve_s);
+	ck_assert_int_eq(st->ntasks, plan->nassign);
+	for (int i = 0; i < st->ntasks; i++) {
+		const saturn_assign_t *a = &plan->assign[i];
+		const saturn_snap_job_t *j = &s->jobs[b.job_of_task[a->task >= 0 ? a->task : i]];
+		const saturn_sched_state_task_t *t = &st->tasks[i];
+
+		ck_assert_str_eq(t->id, a->task_id);
+		ck_assert_str_eq(t->batch, j->batch);
+		ck_assert_int_eq(t->uid, (long)j->uid);
+		ck_assert_int_eq(t->job_id, (long)j->job_id);
+		ck_assert_str_eq(t->technique, a->technique);
+		ck_assert_str_eq(t->node, a->node_name);
+		ck_assert_int_eq(t->gpus, a->gpus);
+		ck_assert_ptr_nonnull(a->gpu_ids);
+		ck_assert_ptr_nonnull(t->gpu_ids);
+		for (int g = 0; g < t->gpus; g++)
+			ck_assert_int_eq(t->gpu_ids[g], a->gpu_ids[g]);
+		ck_assert_double_eq(t->start, s->now + a->start_s);
+		ck_assert_double_eq(t->end, s->now + a->end_s);
+	}
 	saturn_sched_state_destroy(st);
 	ck_assert_ptr_null(saturn_sched_state_parse("{\"format\":\"x\"}", 14, &err));
 	ck_assert_msg(strstr(err.text, "format"), "%s", err.text);
 	ck_assert_ptr_null(saturn_sched_state_parse("[1,", 3, &err));
+	/* bad fields are named, not dropped */
+	{
+		static const struct {
+			const char *task, *why;
+		} bad[] = {
+			{",\"gpus\":2,\"gpu_ids\":[0]", "tasks[0].gpu_ids: must list gpus (2) ids, not 1"},
+			{",\"gpus\":2,\"gpu_ids\":[1,1]", "tasks[0].gpu_ids: 1 listed twice"},
+			{",\"gpus\":1,\"gpu_ids\":[-1]", "tasks[0].gpu_ids[0]"},
+			{",\"gpus\":1,\"gpu_ids\":\"0\"", "tasks[0].gpu_ids: must be an array"},
+			{",\"gpus\":65", "tasks[0].gpus"},
+			{",\"job_id\":-3", "tasks[0].job_id"},
+			{",\"node\":7", "tasks[0].node"},
+			{",\"start\":\"x\"", "tasks[0].start"},
+			{",\"gpus\":2,\"gpu_ids\":[3,1]", NULL},
+			{",\"gpus\":0", NULL},
+		};
+
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			char buf[256];
+
+			snprintf(buf, sizeof(buf),
+				 "{\"format\":\"saturn-sched-state/1\",\"tasks\":[{\"id\":\"1\",\"start\":1,\"end\":2%s}]}",
+				 bad[k].task);
+			st = saturn_sched_state_parse(buf, strlen(buf), &err);
+			if (!bad[k].why) {
+				ck_assert_msg(st != NULL, "%s: %s", bad[k].task, err.text);
+				if (st->tasks[0].gpus)
+					ck_assert_int_eq(st->tasks[0].gpu_ids[0], 3);
+				else
+					ck_assert_ptr_null(st->tasks[0].gpu_ids);
+				saturn_sched_state_destroy(st);
+				continue;
+			}
+			ck_assert_msg(st == NULL, "%s accepted", bad[k].task);
+			ck_assert_msg(strstr(err.text, bad[k].why), "%s: '%s' lacks '%s'", bad[k].task,
+				      err.text, bad[k].why);
+		}
+		st = saturn_sched_state_parse("{\"format\":\"saturn-sched-state/1\",\"tasks\":[],\"nodes\":[{\"name\":\"n1\",\"gpus\":0}]}",
+					      77, &err);
+		ck_assert_ptr_null(st);
+		ck_assert_msg(strstr(err.text, "nodes[0].gpus"), "%s", err.text);
+	}
 	/* uid: optional (-1 when absent, older states), else a user id */
 	{
 		static const char *const uids[] = {"", ",\"uid\":1001", ",\"uid\":-1",

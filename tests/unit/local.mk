@@ -13,7 +13,7 @@ if HAVE_CHECK
 check_PROGRAMS += unit/test_submit_rules
 TESTS += unit/test_submit_rules
 unit_test_submit_rules_SOURCES = unit/test_submit_rules.c
-unit_test_submit_rules_CPPFLAGS = -I$(top_srcdir)/plugin/common
+unit_test_submit_rules_CPPFLAGS = -I$(top_srcdir)/plugin/common -iquote $(top_srcdir)/lib
 unit_test_submit_rules_CFLAGS = $(SATURN_CFLAGS) $(CHECK_CFLAGS)
 unit_test_submit_rules_LDADD = $(top_builddir)/plugin/libsubmit_rules.la $(CHECK_LIBS)
 # With the Slurm source: also the reading of a real job_desc_msg_t (only its
@@ -72,4 +72,25 @@ unit_test_numparse_SOURCES = unit/test_numparse.c
 unit_test_numparse_CPPFLAGS = $(UNIT_CPPFLAGS)
 unit_test_numparse_CFLAGS = $(UNIT_CFLAGS)
 unit_test_numparse_LDADD = $(UNIT_LDADD)
+endif
+
+# Batch names, TRES request strings and "NAME=value" arrays (lib/jobreq.c,
+# lib/envarray.c), shared by the plugins and the programs.
+if HAVE_CHECK
+check_PROGRAMS += unit/test_jobreq
+TESTS += unit/test_jobreq
+unit_test_jobreq_SOURCES = unit/test_jobreq.c
+unit_test_jobreq_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_jobreq_CFLAGS = $(UNIT_CFLAGS)
+unit_test_jobreq_LDADD = $(UNIT_LDADD)
+endif
+
+# Id lists like 0-15,17,20-30:2 (lib/idset.c).
+if HAVE_CHECK
+check_PROGRAMS += unit/test_idset
+TESTS += unit/test_idset
+unit_test_idset_SOURCES = unit/test_idset.c
+unit_test_idset_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_idset_CFLAGS = $(UNIT_CFLAGS)
+unit_test_idset_LDADD = $(UNIT_LDADD)
 endif

@@ -161,6 +161,35 @@ START_TEST(test_double_table)
 }
 END_TEST
 
+/* Environment variables: unset and empty leave the value alone. */
+START_TEST(test_env_double)
+{
+	saturn_error_t err = {{0}};
+	double v = 7;
+	int have = 5;
+
+	unsetenv("SATURN_TEST_NUM");
+	ck_assert_int_eq(saturn_env_double("SATURN_TEST_NUM", 0, INFINITY, 0, &v, &have, &err), 0);
+	ck_assert(v == 7 && have == 0);
+	setenv("SATURN_TEST_NUM", "", 1);
+	ck_assert_int_eq(saturn_env_double("SATURN_TEST_NUM", 0, INFINITY, 0, &v, &have, &err), 0);
+	ck_assert(v == 7 && have == 0);
+	setenv("SATURN_TEST_NUM", "2.5", 1);
+	ck_assert_int_eq(saturn_env_double("SATURN_TEST_NUM", 0, INFINITY, 0, &v, &have, &err), 0);
+	ck_assert(v == 2.5 && have == 1);
+	ck_assert_int_eq(saturn_env_double("SATURN_TEST_NUM", 0, INFINITY, 0, &v, NULL, &err), 0);
+	setenv("SATURN_TEST_NUM", "0", 1);
+	ck_assert_int_eq(saturn_env_double("SATURN_TEST_NUM", 0, INFINITY, SATURN_NUM_LO_OPEN,
+					   &v, &have, &err), -1);
+	ck_assert(v == 2.5 && have == 0);
+	ck_assert_str_eq(err.text, "SATURN_TEST_NUM: '0' is not a number > 0");
+	setenv("SATURN_TEST_NUM", "4x", 1);
+	ck_assert_int_eq(saturn_env_double("SATURN_TEST_NUM", 0, INFINITY, 0, &v, &have, &err), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	unsetenv("SATURN_TEST_NUM");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("numparse");
@@ -174,6 +203,7 @@ int main(void)
 			    sizeof(dbl_cases) / sizeof(dbl_cases[0]));
 	tcase_add_test(tc, test_messages);
 	tcase_add_test(tc, test_int_range);
+	tcase_add_test(tc, test_env_double);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
