@@ -91,8 +91,18 @@ squeue -h -r -j "$job" -t PD -o '%i %r' | grep -q "^$held saturn:" ||
 	fail "task $held is not held: $(squeue -h -r -j "$job" -t PD -o '%i %r')"
 note "releasing held task $held by hand"
 scontrol release "$held" || fail "scontrol release $held"
-wait_for 20 grep -aq "re-held.*left its hold outside the plan" "$CTLD_LOG" ||
+wait_for 20 grep -aq "re-held JobId=$held(.*left its hold outside the plan" "$CTLD_LOG" ||
 	fail "task $held released by hand was not held again"
+# ... and one pinned to the dead n1 and released by hand: re-held, un-pinned
+pinned="${job}_$((N - 2))"
+if squeue -h -r -j "$job" -t PD -o '%i %r' | grep -q "^$pinned saturn:"; then
+	note "pinning held task $pinned to n1 and releasing it by hand"
+	scontrol update jobid="$pinned" nodelist=n1 || fail "scontrol update $pinned nodelist=n1"
+	scontrol release "$pinned" || fail "scontrol release $pinned"
+	wait_for 20 grep -aq "re-held JobId=$pinned(.*re-planning (node n1 down)" "$CTLD_LOG" ||
+		fail "task $pinned pinned to the dead n1 was not re-held"
+	wait_for 10 no_pin_n1 || fail "task $pinned still pinned to n1: $(pending_pinned_n1)"
+fi
 
 # The rest runs on n2 while n1 is down: two more tasks end there.
 ran_on_n2_since_down() {
