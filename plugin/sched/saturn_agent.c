@@ -385,8 +385,9 @@ static job_record_t *pending_record(const saturn_snap_job_t *j)
  * time on the job would make a later release wait for it, GPUs idle), the
  * reason saying why. The GPUs it was released with stay in tres_per_node
  * until the next release sets them. Returns 1 when re-held, 0 when it
- * already is in our hold (a second task of one array record), -1 when it
- * changed since the snapshot or Slurm refused. */
+ * already is in our hold, -1 when it changed since the snapshot or Slurm
+ * refused. A task still in its array's meta record (an operator released
+ * the whole array) is split off and held by itself, like a release. */
 static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, time_t now)
 {
 	job_record_t *job_ptr = pending_record(j);
@@ -405,7 +406,13 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 	job_id = job_ptr->job_id;
 	desc = xmalloc(sizeof(*desc));
 	slurm_init_job_desc_msg(desc);
-	desc->job_id_str = xstrdup_printf("%u", job_id);
+	/* "A_T", never the bare array id (which updates every task of the
+	 * array, running ones too); a task still in the array's meta record
+	 * is split off by itself */
+	if (j->task_id >= 0 && j->array_job_id)
+		desc->job_id_str = xstrdup_printf("%u_%d", j->array_job_id, j->task_id);
+	else
+		desc->job_id_str = xstrdup_printf("%u", job_id);
 	desc->priority = 0;
 	if (job_ptr->details->req_nodes)
 		desc->req_nodes = xstrdup("");
@@ -421,10 +428,13 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 		return -1;
 	}
 	slurm_free_job_desc_msg(desc);
-	job_ptr = find_job_record(job_id);
+	if (j->task_id >= 0 && j->array_job_id)
+		job_ptr = find_job_array_rec(j->array_job_id, j->task_id);
+	else
+		job_ptr = find_job_record(job_id);
 	if (!job_ptr || !job_ptr->details || job_ptr->priority != 0) {
-		error("sched/saturn: JobId=%u: not held after update (record %s)", job_id,
-		      job_ptr ? "released" : "missing");
+		error("sched/saturn: JobId=%u task %d: not held after update (record %s)", j->job_id,
+		      j->task_id, job_ptr ? "released" : "missing");
 		return -1;
 	}
 	job_ptr->state_reason = WAIT_HELD;
