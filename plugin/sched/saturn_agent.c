@@ -261,14 +261,13 @@ static void env_set(job_record_t *job_ptr, const char *name, const char *value)
 	d->env_sup[d->env_cnt++] = xstrdup_printf("%s=%s", name, value);
 }
 
-/* Still the held task the snapshot saw? */
-job_record_t *saturn_revalidate(const saturn_snap_job_t *j)
+/* The pending record of snapshot job j (the task's own, or its array's
+ * meta record while the task is not split off), or NULL. */
+static job_record_t *pending_record(const saturn_snap_job_t *j)
 {
 	job_record_t *job_ptr = find_job_record(j->job_id);
 
 	if (!job_ptr || !IS_JOB_PENDING(job_ptr) || !job_ptr->details)
-		return NULL;
-	if (job_ptr->priority != 0 || job_ptr->state_reason != WAIT_HELD)
 		return NULL;
 	if (job_ptr->array_recs && job_ptr->array_recs->task_id_bitmap) {
 		bitstr_t *b = job_ptr->array_recs->task_id_bitmap;
@@ -279,6 +278,16 @@ job_record_t *saturn_revalidate(const saturn_snap_job_t *j)
 	}
 	if ((j->task_id < 0 && job_ptr->array_task_id != NO_VAL) ||
 	    (j->task_id >= 0 && job_ptr->array_task_id != (uint32_t)j->task_id))
+		return NULL;
+	return job_ptr;
+}
+
+/* Still the held task the snapshot saw? */
+job_record_t *saturn_revalidate(const saturn_snap_job_t *j)
+{
+	job_record_t *job_ptr = pending_record(j);
+
+	if (!job_ptr || job_ptr->priority != 0 || job_ptr->state_reason != WAIT_HELD)
 		return NULL;
 	return job_ptr;
 }
@@ -354,27 +363,6 @@ static void env_unset(job_record_t *job_ptr, const char *name)
 		}
 		i++;
 	}
-}
-
-/* The pending record of snapshot job j (the task's own, or its array's
- * meta record while the task is not split off), or NULL. */
-static job_record_t *pending_record(const saturn_snap_job_t *j)
-{
-	job_record_t *job_ptr = find_job_record(j->job_id);
-
-	if (!job_ptr || !IS_JOB_PENDING(job_ptr) || !job_ptr->details)
-		return NULL;
-	if (job_ptr->array_recs && job_ptr->array_recs->task_id_bitmap) {
-		bitstr_t *b = job_ptr->array_recs->task_id_bitmap;
-
-		if (j->task_id < 0 || j->task_id >= bit_size(b) || !bit_test(b, j->task_id))
-			return NULL;
-		return job_ptr;
-	}
-	if ((j->task_id < 0 && job_ptr->array_task_id != NO_VAL) ||
-	    (j->task_id >= 0 && job_ptr->array_task_id != (uint32_t)j->task_id))
-		return NULL;
-	return job_ptr;
 }
 
 /* Put a released (or exit-held) task back into the admin hold, as
