@@ -662,6 +662,11 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 			t->noptions = 1;
 			t->batches = fallback_runtime(j);
 		}
+		{
+			double nb = j->begin_time > j->not_before ? j->begin_time : j->not_before;
+
+			t->release_s = nb > s->now ? nb - s->now : 0;
+		}
 		if (!fits_some_node(s, t->options, t->noptions)) {
 			snprintf(why, whylen, "saturn: no option fits any node (needs %d GPUs on one node)",
 				 t->options[0].gpus);
@@ -1232,7 +1237,7 @@ int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *
 		d[n].gpus = a->gpus;
 		snprintf(d[n].node, sizeof(d[n].node), "%s", a->node_name ? a->node_name : "");
 		snprintf(d[n].technique, sizeof(d[n].technique), "%s", a->technique ? a->technique : "user");
-		d[n].release = a->start_s <= slack_s;
+		d[n].release = a->start_s <= slack_s && b->problem->tasks[t].release_s <= 0;
 		if (!d[n].release)
 			saturn_sched_reason(d[n].reason, sizeof(d[n].reason), a->start_s, d[n].node,
 					    d[n].gpus, d[n].technique);
@@ -1244,6 +1249,87 @@ int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *
 	}
 	*out = d;
 	return n;
+}
+
+saturn_rehold_cause_t saturn_sched_rehold_cause(const saturn_snapshot_t *s,
+						const saturn_snap_job_t *j, char *buf, size_t len)
+{
+	char tmp[160];
+
+	if (!buf) {
+		buf = tmp;
+		len = sizeof(tmp);
+	}
+	buf[0] = '\0';
+	if (j->state != SATURN_SNAP_RELEASED)
+		return SATURN_REHOLD_NONE;
+	if (j->exit_held) {
+		snprintf(buf, len, "saturn: re-planning (requeued and held by its exit code)");
+		return SATURN_REHOLD_REQUEUED;
+	}
+	if (j->requeued && j->pinned[0] && j->begin_time > s->now) {
+		snprintf(buf, len, "saturn: re-planning (requeued after running on %s)", j->pinned);
+		return SATURN_REHOLD_REQUEUED;
+	}
+	if (j->pinned[0] && (j->node < 0 || j->node >= s->nnodes)) {
+		snprintf(buf, len, "saturn: re-planning (node %s %s)", j->pinned,
+			 j->pinned_state[0] ? j->pinned_state : "not usable");
+		return SATURN_REHOLD_NODE;
+	}
+	if (!j->planned) {
+		snprintf(buf, len, "saturn: re-planning (left its hold outside the plan)");
+		return SATURN_REHOLD_UNPLANNED;
+	}
+	return SATURN_REHOLD_NONE;
+}
+
+int saturn_sched_decide_rehold(const saturn_snapshot_t *s, saturn_rehold_t **out)
+{
+	saturn_rehold_t *r = NULL;
+	int n = 0, cap = 0;
+
+	*out = NULL;
+	for (int i = 0; i < s->njobs; i++) {
+		char why[160];
+		saturn_rehold_cause_t c = saturn_sched_rehold_cause(s, &s->jobs[i], why, sizeof(why));
+
+		if (c == SATURN_REHOLD_NONE)
+			continue;
+		if (n == cap) {
+			int nc = cap ? 2 * cap : 8;
+			saturn_rehold_t *nr = realloc(r, sizeof(*r) * (size_t)nc);
+
+			if (!nr) {
+				free(r);
+				return -1;
+			}
+			r = nr;
+			cap = nc;
+		}
+		r[n].job = i;
+		r[n].cause = c;
+		snprintf(r[n].reason, sizeof(r[n].reason), "%s", why);
+		n++;
+	}
+	*out = r;
+	return n;
+}
+
+void saturn_snapshot_mark_held(saturn_snapshot_t *s, saturn_snap_job_t *j)
+{
+	/* the credential delay Slurm set for the requeue: planned as release_s */
+	if (j->requeued && j->begin_time > s->now)
+		j->not_before = j->begin_time;
+	j->begin_time = 0;
+	j->state = SATURN_SNAP_HELD;
+	j->node = -1;
+	j->gpu_mask = 0;
+	j->pinned[0] = '\0';
+	j->pinned_state[0] = '\0';
+	j->planned = 0;
+	j->exit_held = 0;
+	snprintf(j->technique, sizeof(j->technique), "user");
+	j->gpus = j->req_gpus;
 }
 
 int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s,

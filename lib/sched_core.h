@@ -87,6 +87,18 @@ typedef struct saturn_snap_job {
 	 * (see saturn_snap_node_t.part_mask). 0 = no restriction (unknown,
 	 * or a snapshot that does not track partitions). */
 	uint64_t part_mask;
+	/* Pending tasks, for saturn_sched_decide_rehold (all zero = nothing
+	 * to re-hold): */
+	char pinned[SATURN_NAME_LEN]; /* node it is pinned to (ReqNodeList), "" = none */
+	char pinned_state[16]; /* why the pinned node is unusable ("down", "drained",
+				* "not responding", "future", "gone"), "" = usable */
+	int planned;           /* released by a plan (SATURN_PLAN_ID set) */
+	int requeued;          /* pending again after running (Slurm's restart count > 0) */
+	int exit_held;         /* requeued and held by RequeueExitHold (special exit),
+				* not by its user: state RELEASED in the snapshot */
+	double begin_time;     /* Slurm's begin time, epoch; 0 = none */
+	double not_before;     /* held: earliest start set by a re-hold (the requeue
+				* credential delay), epoch; 0 = none */
 } saturn_snap_job_t;
 
 /* The plugin numbers the distinct partitions of the Saturn jobs of one
@@ -192,7 +204,9 @@ typedef struct saturn_sched_build {
  * of their batch's profile (all usable technique x GPU-count options, total
  * batches from the profile) or, without a profile, one option: technique
  * "user", the requested GPU count, runtime = time limit (1 h when none).
- * Released tasks keep the option they were released with. Running tasks are
+ * Released tasks keep the option they were released with. A held task
+ * starts no earlier than its begin time or not_before (release_s: the
+ * requeue credential delay of a re-held task). Running tasks are
  * pinned (node, GPU ids, option) with their remaining work: from the
  * progress file (batches_left) when known, else the planned runtime minus
  * the time they have run (at least 1 s). GPUs of other jobs become busy
@@ -251,11 +265,50 @@ typedef struct saturn_decision {
 } saturn_decision_t;
 
 /* For every held task in the plan: release when its start is within
- * slack_s, otherwise a reason text. Returns the number of decisions written
+ * slack_s (and its release_s has passed), otherwise a reason text. Returns the number of decisions written
  * into a malloc'd array (*out, NULL when 0) or -1 (ENOMEM). */
 int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			const saturn_plan_t *plan, double slack_s,
 			saturn_decision_t **out);
+
+/* Pending tasks that must go back into the admin hold and be planned again
+ * like any held task. */
+typedef enum saturn_rehold_cause {
+	SATURN_REHOLD_NONE = 0,
+	SATURN_REHOLD_NODE,      /* released, not started, its pinned node unusable */
+	SATURN_REHOLD_REQUEUED,  /* requeued by Slurm after running (pinned, begin
+				  * time in the future), or held by RequeueExitHold */
+	SATURN_REHOLD_UNPLANNED, /* pending with priority > 0 but never released by
+				  * a plan (escaped the hold) */
+} saturn_rehold_cause_t;
+
+typedef struct saturn_rehold {
+	int job;                     /* snapshot job index */
+	saturn_rehold_cause_t cause;
+	char reason[160];            /* "saturn: re-planning (node n1 down)" */
+} saturn_rehold_t;
+
+/* Whether snapshot job j must be re-held, and why (reason into buf, may be
+ * NULL). Only RELEASED jobs can be; in this order: exit_held; requeued with
+ * a pin and a begin time after s->now; pinned to a node that is not among
+ * the snapshot's usable nodes (pinned_state says why; a released job without
+ * a pin is left to Slurm); not planned. A task held on purpose by its user
+ * is not in the snapshot at all. */
+saturn_rehold_cause_t saturn_sched_rehold_cause(const saturn_snapshot_t *s,
+						const saturn_snap_job_t *j, char *buf, size_t len);
+
+/* Every job of s to re-hold: the number written into a malloc'd array
+ * (*out, NULL when 0), or -1 (ENOMEM, *out NULL). Consecutive snapshot jobs
+ * of one array meta record share a record: each is listed (the plugin
+ * re-holds the record once). */
+int saturn_sched_decide_rehold(const saturn_snapshot_t *s, saturn_rehold_t **out);
+
+/* Turn job j of the snapshot into a held task after the plugin has re-held
+ * it, so this cycle's plan counts it like any held task: state HELD, no
+ * node, pin, plan or technique; not_before = the begin time Slurm set for
+ * a requeue when still ahead (the credential delay becomes its release_s;
+ * see saturn_sched_build). */
+void saturn_snapshot_mark_held(saturn_snapshot_t *s, saturn_snap_job_t *j);
 
 /* "saturn: starts in ~2h10m on n2, 4 GPUs, fsdp" into buf. */
 void saturn_sched_reason(char *buf, size_t len, double start_s,

@@ -21,6 +21,8 @@
 #   SATURN_SCHED_PARAMS   extra SchedulerParameters, comma-separated [none]
 #   SATURN_AUTH           munge or none (auth/none: tests only) [munge]
 #   SATURN_DEBUG          SlurmctldDebug/SlurmdDebug level [info]
+#   SATURN_CRED_EXPIRE    AuthInfo=cred_expire=N: seconds a requeued batch job
+#                         waits before it may start again (5 or more) [Slurm's, 120]
 #   SATURN_TIMEOUT        seconds to wait in start/stop/wait-idle [60]
 #   SATURN_SLURM_BIN      folder of the Slurm daemons [/usr/sbin]
 #   SATURN_PARTITIONS     partitions, space-separated NAME:NODES (Slurm node
@@ -252,6 +254,17 @@ CredType=cred/none"
 		;;
 	*) die "SATURN_AUTH must be munge or none" ;;
 	esac
+	if [ -n "${SATURN_CRED_EXPIRE:-}" ]; then
+		case "$SATURN_CRED_EXPIRE" in
+		'' | *[!0-9]*) die "SATURN_CRED_EXPIRE must be a number of seconds" ;;
+		esac
+		if [ "$AUTH" = munge ]; then
+			auth=$(printf '%s\n' "$auth" | sed "s|^AuthInfo=.*|&,cred_expire=$SATURN_CRED_EXPIRE|")
+		else
+			auth="$auth
+AuthInfo=cred_expire=$SATURN_CRED_EXPIRE"
+		fi
+	fi
 
 	partitions="PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
 	if [ -n "${SATURN_PARTITIONS:-}" ]; then

@@ -242,6 +242,9 @@ void saturn_agent_fini(void)
 	saturn_sched_settings_free(&saturn_cfg);
 }
 
+/* last_job_update right after our own changes: not news for the loop */
+static time_t own_update;
+
 /* --- apply (write locks) ---------------------------------------------- */
 
 static void env_set(job_record_t *job_ptr, const char *name, const char *value)
@@ -258,14 +261,13 @@ static void env_set(job_record_t *job_ptr, const char *name, const char *value)
 	d->env_sup[d->env_cnt++] = xstrdup_printf("%s=%s", name, value);
 }
 
-/* Still the held task the snapshot saw? */
-job_record_t *saturn_revalidate(const saturn_snap_job_t *j)
+/* The pending record of snapshot job j (the task's own, or its array's
+ * meta record while the task is not split off), or NULL. */
+static job_record_t *pending_record(const saturn_snap_job_t *j)
 {
 	job_record_t *job_ptr = find_job_record(j->job_id);
 
 	if (!job_ptr || !IS_JOB_PENDING(job_ptr) || !job_ptr->details)
-		return NULL;
-	if (job_ptr->priority != 0 || job_ptr->state_reason != WAIT_HELD)
 		return NULL;
 	if (job_ptr->array_recs && job_ptr->array_recs->task_id_bitmap) {
 		bitstr_t *b = job_ptr->array_recs->task_id_bitmap;
@@ -276,6 +278,16 @@ job_record_t *saturn_revalidate(const saturn_snap_job_t *j)
 	}
 	if ((j->task_id < 0 && job_ptr->array_task_id != NO_VAL) ||
 	    (j->task_id >= 0 && job_ptr->array_task_id != (uint32_t)j->task_id))
+		return NULL;
+	return job_ptr;
+}
+
+/* Still the held task the snapshot saw? */
+job_record_t *saturn_revalidate(const saturn_snap_job_t *j)
+{
+	job_record_t *job_ptr = pending_record(j);
+
+	if (!job_ptr || job_ptr->priority != 0 || job_ptr->state_reason != WAIT_HELD)
 		return NULL;
 	return job_ptr;
 }
@@ -333,6 +345,147 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 	     job_ptr, desc->job_id_str, j->batch, d->gpus, d->node, d->technique, plan_id);
 	slurm_free_job_desc_msg(desc);
 	return 0;
+}
+
+/* --- re-hold (write locks) ------------------------------------------- */
+
+static void env_unset(job_record_t *job_ptr, const char *name)
+{
+	struct job_details *d = job_ptr->details;
+	size_t len = strlen(name);
+
+	for (uint32_t i = 0; i < d->env_cnt;) {
+		if (d->env_sup[i] && !strncmp(d->env_sup[i], name, len) && d->env_sup[i][len] == '=') {
+			xfree(d->env_sup[i]);
+			memmove(&d->env_sup[i], &d->env_sup[i + 1], (d->env_cnt - i - 1) * sizeof(char *));
+			d->env_sup[--d->env_cnt] = NULL;
+			continue;
+		}
+		i++;
+	}
+}
+
+/* Put a released (or exit-held) task back into the admin hold, as
+ * job_submit/saturn holds a new one: priority 0 and WAIT_HELD through the
+ * update RPC's code (as an operator: an admin hold), no pinned node, no
+ * SATURN_* variables of the old release, no begin time of Slurm's requeue
+ * (kept as SATURN_NOT_BEFORE: the plan counts it as release_s; a begin
+ * time on the job would make a later release wait for it, GPUs idle), the
+ * reason saying why. The GPUs it was released with stay in tres_per_node
+ * until the next release sets them. Returns 1 when re-held, 0 when it
+ * already is in our hold, -1 when it changed since the snapshot or Slurm
+ * refused. A task still in its array's meta record (an operator released
+ * the whole array) is split off and held by itself, like a release. */
+static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, time_t now)
+{
+	job_record_t *job_ptr = pending_record(j);
+	job_desc_msg_t *desc;
+	slurm_msg_t msg;
+	uint32_t job_id;
+	int rc;
+
+	if (!job_ptr)
+		return -1;
+	if (job_ptr->priority == 0 && job_ptr->state_reason == WAIT_HELD)
+		return 0;
+	if (job_ptr->priority == 0 &&
+	    !(job_ptr->state_reason == WAIT_HELD_USER && (job_ptr->job_state & JOB_SPECIAL_EXIT)))
+		return -1; /* held by its user since the snapshot: leave it */
+	job_id = job_ptr->job_id;
+	desc = xmalloc(sizeof(*desc));
+	slurm_init_job_desc_msg(desc);
+	/* "A_T", never the bare array id (which updates every task of the
+	 * array, running ones too); a task still in the array's meta record
+	 * is split off by itself */
+	if (j->task_id >= 0 && j->array_job_id)
+		desc->job_id_str = xstrdup_printf("%u_%d", j->array_job_id, j->task_id);
+	else
+		desc->job_id_str = xstrdup_printf("%u", job_id);
+	desc->priority = 0;
+	if (job_ptr->details->req_nodes)
+		desc->req_nodes = xstrdup("");
+	slurm_msg_t_init(&msg);
+	msg.conn_fd = -1;
+	msg.data = desc;
+	msg.msg_type = REQUEST_UPDATE_JOB;
+	rc = update_job_str(&msg, 0);
+	if (rc != SLURM_SUCCESS) {
+		error("sched/saturn: JobId=%u task %d of batch %s: re-hold failed: %s", j->job_id,
+		      j->task_id, j->batch, slurm_strerror(rc));
+		slurm_free_job_desc_msg(desc);
+		return -1;
+	}
+	slurm_free_job_desc_msg(desc);
+	if (j->task_id >= 0 && j->array_job_id)
+		job_ptr = find_job_array_rec(j->array_job_id, j->task_id);
+	else
+		job_ptr = find_job_record(job_id);
+	if (!job_ptr || !job_ptr->details || job_ptr->priority != 0) {
+		error("sched/saturn: JobId=%u task %d: not held after update (record %s)", j->job_id,
+		      j->task_id, job_ptr ? "released" : "missing");
+		return -1;
+	}
+	job_ptr->state_reason = WAIT_HELD;
+	job_ptr->job_state &= ~JOB_SPECIAL_EXIT;
+	if (job_ptr->restart_cnt > 0 && job_ptr->details->begin_time > now) {
+		char num[32];
+
+		snprintf(num, sizeof(num), "%ld", (long)job_ptr->details->begin_time);
+		env_set(job_ptr, "SATURN_NOT_BEFORE", num);
+		job_ptr->details->begin_time = 0;
+	}
+	env_unset(job_ptr, "SATURN_TECHNIQUE");
+	env_unset(job_ptr, "SATURN_TECHNIQUE_PARAMS");
+	env_unset(job_ptr, "SATURN_GPUS");
+	env_unset(job_ptr, "SATURN_PLAN_ID");
+	saturn_set_reason(job_ptr, r->reason, now);
+	last_job_update = now;
+	info("sched/saturn: re-held %pJ (task %d of batch %s, was %s%s): %s", job_ptr, j->task_id,
+	     j->batch, j->pinned[0] ? "pinned to " : "not pinned", j->pinned, r->reason);
+	return 1;
+}
+
+/* Re-hold what saturn_sched_decide_rehold lists, under the job write
+ * locks; the re-held tasks become held tasks of this cycle's snapshot.
+ * Returns the number re-held. */
+static int rehold_pass(saturn_snapshot_t *s)
+{
+	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
+				       .part = READ_LOCK, .fed = READ_LOCK};
+	saturn_rehold_t *r = NULL;
+	int n = saturn_sched_decide_rehold(s, &r), done = 0;
+	char *ok;
+	time_t now = time(NULL);
+	double t0, t1;
+
+	if (n < 0)
+		error("sched/saturn: out of memory deciding re-holds");
+	if (n <= 0)
+		return 0;
+	ok = xcalloc(n, 1);
+	lock_slurmctld(write_lock);
+	t0 = now_mono();
+	for (int i = 0; i < n; i++) {
+		int rc = rehold_task(&s->jobs[r[i].job], &r[i], now);
+
+		ok[i] = rc >= 0;
+		done += rc > 0;
+		if (rc < 0)
+			debug("sched/saturn: JobId=%u task %d changed since the snapshot: not re-held this cycle",
+			      s->jobs[r[i].job].job_id, s->jobs[r[i].job].task_id);
+	}
+	t1 = now_mono();
+	own_update = last_job_update;
+	unlock_slurmctld(write_lock);
+	for (int i = 0; i < n; i++)
+		if (ok[i])
+			saturn_snapshot_mark_held(s, &s->jobs[r[i].job]);
+	if (done)
+		schedule_job_save();
+	debug("sched/saturn: %d task(s) re-held, %.3f ms under write locks", done, (t1 - t0) * 1e3);
+	xfree(ok);
+	free(r);
+	return done;
 }
 
 void saturn_set_reason(job_record_t *job_ptr, const char *reason, time_t now)
@@ -497,8 +650,6 @@ static void group_records(const saturn_snapshot_t *s, const saturn_decision_t *d
 static int skipped_logged;
 static double skipped_at;
 
-/* last_job_update right after our own changes: not news for the loop */
-static time_t own_update;
 
 /* Decide from plan and apply under the job write locks. Adds the time
  * under the locks to *t_lock0..*t_lock1 (the last apply's bounds) and the
@@ -576,6 +727,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		      (t2 - t1) * 1e3);
 		return;
 	}
+	rehold_pass(s);
 	if (s->nnodes == 0) {
 		static time_t warned;
 

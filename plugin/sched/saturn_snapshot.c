@@ -183,6 +183,52 @@ static saturn_snap_job_t *add_job(saturn_snapshot_t *s, job_record_t *job_ptr, c
 	return j;
 }
 
+/* The state text of a node that is not among the usable ones. */
+static const char *node_unusable(char *name)
+{
+	node_record_t *node_ptr = find_node_record(name);
+
+	if (!node_ptr)
+		return "gone";
+	if (IS_NODE_DOWN(node_ptr))
+		return "down";
+	if (IS_NODE_DRAIN(node_ptr))
+		return "drained";
+	if (IS_NODE_NO_RESPOND(node_ptr))
+		return "not responding";
+	if (IS_NODE_FUTURE(node_ptr))
+		return "future";
+	return "without usable GPUs";
+}
+
+/* RequeueExitHold's hold (special exit, user hold, after a run), not one its
+ * user set: `scontrol requeuehold State=SpecialExit` leaves this text. */
+static int exit_held(job_record_t *job_ptr)
+{
+	return job_ptr->priority == 0 && job_ptr->state_reason == WAIT_HELD_USER &&
+	       (job_ptr->job_state & JOB_SPECIAL_EXIT) && job_ptr->restart_cnt > 0 &&
+	       xstrcmp(job_ptr->state_desc, "job requeued in special exit state");
+}
+
+/* What saturn_sched_decide_rehold needs of a pending job. */
+static void pending_fields(saturn_snapshot_t *s, saturn_snap_job_t *j, job_record_t *job_ptr)
+{
+	struct job_details *d = job_ptr->details;
+	const char *nb = env_get(d->env_sup, d->env_cnt, "SATURN_NOT_BEFORE");
+
+	j->planned = env_get(d->env_sup, d->env_cnt, "SATURN_PLAN_ID") != NULL;
+	j->requeued = job_ptr->restart_cnt > 0;
+	j->exit_held = exit_held(job_ptr);
+	j->begin_time = (double)d->begin_time;
+	j->not_before = nb ? strtod(nb, NULL) : 0;
+	if (j->state == SATURN_SNAP_HELD || !d->req_nodes || !d->req_nodes[0])
+		return;
+	snprintf(j->pinned, sizeof(j->pinned), "%s", d->req_nodes);
+	j->node = saturn_snapshot_node_index(s, d->req_nodes);
+	if (j->node < 0)
+		snprintf(j->pinned_state, sizeof(j->pinned_state), "%s", node_unusable(d->req_nodes));
+}
+
 /* The distinct partitions of the Saturn jobs of one snapshot, numbered in
  * order of appearance (bit k of the part_mask fields). */
 struct snap_parts {
@@ -302,7 +348,8 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 		}
 		if (!batch || !IS_JOB_PENDING(job_ptr) || !job_ptr->details)
 			continue;
-		if (job_ptr->priority == 0 && job_ptr->state_reason != WAIT_HELD)
+		if (job_ptr->priority == 0 && job_ptr->state_reason != WAIT_HELD &&
+		    !exit_held(job_ptr))
 			continue; /* held by the user (or failed): not ours to release */
 		part_mask = job_part_mask(&sp, job_ptr);
 		if (job_ptr->array_recs && job_ptr->array_recs->task_id_bitmap) {
@@ -315,7 +362,10 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 					goto nomem;
 				nsaturn++;
 				j->task_id = t;
-				j->state = job_ptr->priority == 0 ? SATURN_SNAP_HELD : SATURN_SNAP_RELEASED;
+				j->state = job_ptr->priority == 0 && !exit_held(job_ptr) ?
+						   SATURN_SNAP_HELD : SATURN_SNAP_RELEASED;
+				j->node = -1;
+				pending_fields(s, j, job_ptr);
 			}
 			continue;
 		}
@@ -323,9 +373,11 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 			goto nomem;
 		nsaturn++;
 		j->task_id = job_ptr->array_task_id == NO_VAL ? -1 : (int)job_ptr->array_task_id;
-		j->state = job_ptr->priority == 0 ? SATURN_SNAP_HELD : SATURN_SNAP_RELEASED;
-		if (j->state == SATURN_SNAP_RELEASED && job_ptr->details->req_nodes)
-			j->node = saturn_snapshot_node_index(s, job_ptr->details->req_nodes);
+		/* an exit-held task counts as released: ours to re-hold */
+		j->state = job_ptr->priority == 0 && !exit_held(job_ptr) ? SATURN_SNAP_HELD :
+									   SATURN_SNAP_RELEASED;
+		j->node = -1;
+		pending_fields(s, j, job_ptr);
 	}
 	list_iterator_destroy(it);
 	/* each usable node: the partitions (of Saturn jobs) containing it that

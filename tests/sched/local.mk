@@ -24,7 +24,8 @@ TESTS += \
 	e2e/sched-partitions.sh \
 	e2e/hostile-names.sh \
 	e2e/hostile-modify.sh \
-	e2e/sched-isolate.sh
+	e2e/sched-isolate.sh \
+	e2e/hostile-node.sh
 EXTRA_DIST += \
 	sched/plugin-deps.sh \
 	sched/status.sh \
@@ -40,7 +41,8 @@ EXTRA_DIST += \
 	e2e/sched-partitions.sh \
 	e2e/hostile-names.sh \
 	e2e/hostile-modify.sh \
-	e2e/sched-isolate.sh
+	e2e/sched-isolate.sh \
+	e2e/hostile-node.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh
