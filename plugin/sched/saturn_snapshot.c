@@ -214,9 +214,9 @@ static int exit_held(job_record_t *job_ptr)
 static void pending_fields(saturn_snapshot_t *s, saturn_snap_job_t *j, job_record_t *job_ptr)
 {
 	struct job_details *d = job_ptr->details;
-	const char *nb = env_get(d->env_sup, d->env_cnt, "SATURN_NOT_BEFORE");
+	const char *nb = saturn_env_value(d->env_sup, d->env_cnt, "SATURN_NOT_BEFORE");
 
-	j->planned = env_get(d->env_sup, d->env_cnt, "SATURN_PLAN_ID") != NULL;
+	j->planned = saturn_env_value(d->env_sup, d->env_cnt, "SATURN_PLAN_ID") != NULL;
 	j->requeued = job_ptr->restart_cnt > 0;
 	j->exit_held = exit_held(job_ptr);
 	j->begin_time = (double)d->begin_time;
