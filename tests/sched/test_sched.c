@@ -1310,6 +1310,77 @@ START_TEST(test_limits_batch_name)
 }
 END_TEST
 
+/* Which pending tasks go back into the admin hold (saturn_sched_rehold_cause). */
+static const struct rehold_case {
+	saturn_snap_state_t state;
+	const char *pinned, *pinned_state;
+	int node, planned, requeued, exit_held;
+	double begin; /* relative to now; 0 = none */
+	saturn_rehold_cause_t cause;
+	const char *reason; /* substring, or NULL */
+} rehold_cases[] = {
+	/* released onto a node that went down: re-hold */
+	{SATURN_SNAP_RELEASED, "n1", "down", -1, 1, 0, 0, 0, SATURN_REHOLD_NODE,
+	 "saturn: re-planning (node n1 down)"},
+	{SATURN_SNAP_RELEASED, "n9", "gone", -1, 1, 0, 0, 0, SATURN_REHOLD_NODE, "node n9 gone"},
+	{SATURN_SNAP_RELEASED, "n3", "", -1, 1, 0, 0, 0, SATURN_REHOLD_NODE, "node n3 not usable"},
+	/* released onto a usable node, not started yet: left to Slurm */
+	{SATURN_SNAP_RELEASED, "n2", "", 1, 1, 0, 0, 0, SATURN_REHOLD_NONE, NULL},
+	{SATURN_SNAP_RELEASED, "", "", -1, 1, 0, 0, 0, SATURN_REHOLD_NONE, NULL},
+	/* requeued after running: pinned, begin time in the future */
+	{SATURN_SNAP_RELEASED, "n2", "", 1, 1, 1, 0, 121, SATURN_REHOLD_REQUEUED,
+	 "requeued after running on n2"},
+	/* ... but released again by a plan after its re-hold: no begin time */
+	{SATURN_SNAP_RELEASED, "n2", "", 1, 1, 1, 0, 0, SATURN_REHOLD_NONE, NULL},
+	{SATURN_SNAP_RELEASED, "n2", "", 1, 1, 1, 0, -30, SATURN_REHOLD_NONE, NULL},
+	/* requeued, its node down meanwhile: the requeue is said first */
+	{SATURN_SNAP_RELEASED, "n1", "down", -1, 1, 1, 0, 121, SATURN_REHOLD_REQUEUED, "requeued"},
+	/* held by RequeueExitHold */
+	{SATURN_SNAP_RELEASED, "n2", "", 1, 1, 1, 1, 121, SATURN_REHOLD_REQUEUED, "held by its exit code"},
+	/* pending, priority > 0, never released by a plan */
+	{SATURN_SNAP_RELEASED, "", "", -1, 0, 0, 0, 0, SATURN_REHOLD_UNPLANNED, "outside the plan"},
+	{SATURN_SNAP_RELEASED, "n2", "", 1, 0, 0, 0, 0, SATURN_REHOLD_UNPLANNED, "outside the plan"},
+	/* held and running tasks are never re-held */
+	{SATURN_SNAP_HELD, "", "", -1, 0, 1, 0, 121, SATURN_REHOLD_NONE, NULL},
+	{SATURN_SNAP_RUNNING, "n1", "down", -1, 0, 1, 1, 121, SATURN_REHOLD_NONE, NULL},
+};
+
+START_TEST(test_rehold_cause)
+{
+	const struct rehold_case *c = &rehold_cases[_i];
+	saturn_snapshot_t *s = cluster(1, 4);
+	saturn_snap_job_t *j = &s->jobs[0];
+	saturn_rehold_t *r;
+	char buf[160];
+	int n;
+
+	j->state = c->state;
+	snprintf(j->pinned, sizeof(j->pinned), "%s", c->pinned);
+	snprintf(j->pinned_state, sizeof(j->pinned_state), "%s", c->pinned_state);
+	j->node = c->node;
+	j->planned = c->planned;
+	j->requeued = c->requeued;
+	j->exit_held = c->exit_held;
+	j->begin_time = c->begin ? s->now + c->begin : 0;
+	ck_assert_int_eq(saturn_sched_rehold_cause(s, j, buf, sizeof(buf)), c->cause);
+	if (c->reason)
+		ck_assert_msg(strstr(buf, c->reason), "reason '%s' lacks '%s'", buf, c->reason);
+	else
+		ck_assert_str_eq(buf, "");
+	n = saturn_sched_decide_rehold(s, &r);
+	ck_assert_int_eq(n, c->cause != SATURN_REHOLD_NONE);
+	if (n) {
+		ck_assert_int_eq(r[0].job, 0);
+		ck_assert_int_eq(r[0].cause, c->cause);
+		ck_assert_str_eq(r[0].reason, buf);
+	} else {
+		ck_assert_ptr_null(r);
+	}
+	free(r);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 /* A technique name of SATURN_TECHNIQUE_NAME_MAX characters: accepted in a
  * profile (one more is refused), planned, decided on and matched back
  * when the task runs with it. */
@@ -1366,75 +1437,23 @@ START_TEST(test_limits_technique_name)
 	saturn_plan_destroy(plan);
 	saturn_sched_build_free(&b);
 	saturn_profile_destroy(pr);
-/* Which pending tasks go back into the admin hold (saturn_sched_rehold_cause). */
-static const struct rehold_case {
-	saturn_snap_state_t state;
-	const char *pinned, *pinned_state;
-	int node, planned, requeued, exit_held;
-	double begin; /* relative to now; 0 = none */
-	saturn_rehold_cause_t cause;
-	const char *reason; /* substring, or NULL */
-} rehold_cases[] = {
-	/* released onto a node that went down: re-hold */
-	{SATURN_SNAP_RELEASED, "n1", "down", -1, 1, 0, 0, 0, SATURN_REHOLD_NODE,
-	 "saturn: re-planning (node n1 down)"},
-	{SATURN_SNAP_RELEASED, "n9", "gone", -1, 1, 0, 0, 0, SATURN_REHOLD_NODE, "node n9 gone"},
-	{SATURN_SNAP_RELEASED, "n3", "", -1, 1, 0, 0, 0, SATURN_REHOLD_NODE, "node n3 not usable"},
-	/* released onto a usable node, not started yet: left to Slurm */
-	{SATURN_SNAP_RELEASED, "n2", "", 1, 1, 0, 0, 0, SATURN_REHOLD_NONE, NULL},
-	{SATURN_SNAP_RELEASED, "", "", -1, 1, 0, 0, 0, SATURN_REHOLD_NONE, NULL},
-	/* requeued after running: pinned, begin time in the future */
-	{SATURN_SNAP_RELEASED, "n2", "", 1, 1, 1, 0, 121, SATURN_REHOLD_REQUEUED,
-	 "requeued after running on n2"},
-	/* ... but released again by a plan after its re-hold: no begin time */
-	{SATURN_SNAP_RELEASED, "n2", "", 1, 1, 1, 0, 0, SATURN_REHOLD_NONE, NULL},
-	{SATURN_SNAP_RELEASED, "n2", "", 1, 1, 1, 0, -30, SATURN_REHOLD_NONE, NULL},
-	/* requeued, its node down meanwhile: the requeue is said first */
-	{SATURN_SNAP_RELEASED, "n1", "down", -1, 1, 1, 0, 121, SATURN_REHOLD_REQUEUED, "requeued"},
-	/* held by RequeueExitHold */
-	{SATURN_SNAP_RELEASED, "n2", "", 1, 1, 1, 1, 121, SATURN_REHOLD_REQUEUED, "held by its exit code"},
-	/* pending, priority > 0, never released by a plan */
-	{SATURN_SNAP_RELEASED, "", "", -1, 0, 0, 0, 0, SATURN_REHOLD_UNPLANNED, "outside the plan"},
-	{SATURN_SNAP_RELEASED, "n2", "", 1, 0, 0, 0, 0, SATURN_REHOLD_UNPLANNED, "outside the plan"},
-	/* held and running tasks are never re-held */
-	{SATURN_SNAP_HELD, "", "", -1, 0, 1, 0, 121, SATURN_REHOLD_NONE, NULL},
-	{SATURN_SNAP_RUNNING, "n1", "down", -1, 0, 1, 1, 121, SATURN_REHOLD_NONE, NULL},
-START_TEST(test_rehold_cause)
-	const struct rehold_case *c = &rehold_cases[_i];
-	saturn_snapshot_t *s = cluster(1, 4);
-	saturn_snap_job_t *j = &s->jobs[0];
-	saturn_rehold_t *r;
-	char buf[160];
-	int n;
-	j->state = c->state;
-	snprintf(j->pinned, sizeof(j->pinned), "%s", c->pinned);
-	snprintf(j->pinned_state, sizeof(j->pinned_state), "%s", c->pinned_state);
-	j->node = c->node;
-	j->planned = c->planned;
-	j->requeued = c->requeued;
-	j->exit_held = c->exit_held;
-	j->begin_time = c->begin ? s->now + c->begin : 0;
-	ck_assert_int_eq(saturn_sched_rehold_cause(s, j, buf, sizeof(buf)), c->cause);
-	if (c->reason)
-		ck_assert_msg(strstr(buf, c->reason), "reason '%s' lacks '%s'", buf, c->reason);
-	else
-		ck_assert_str_eq(buf, "");
-	n = saturn_sched_decide_rehold(s, &r);
-	ck_assert_int_eq(n, c->cause != SATURN_REHOLD_NONE);
-	if (n) {
-		ck_assert_int_eq(r[0].job, 0);
-		ck_assert_int_eq(r[0].cause, c->cause);
-		ck_assert_str_eq(r[0].reason, buf);
-	} else {
-		ck_assert_ptr_null(r);
-	free(r);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 /* n1 is down: a task released onto it and one requeued off it are re-held
  * and planned again like held tasks on n2; the requeued one not before
  * Slurm's credential delay is over, and not released before that. */
 START_TEST(test_rehold_replan)
+{
 	saturn_snapshot_t *s = cluster(3, 4);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
 	saturn_rehold_t *r;
+	saturn_decision_t *d;
+	saturn_plan_t *plan;
 	int n, nd;
+
 	/* only n2 is usable */
 	snprintf(s->nodes[0].name, sizeof(s->nodes[0].name), "n2");
 	s->nnodes = 1;
@@ -1448,6 +1467,7 @@ START_TEST(test_rehold_replan)
 	s->jobs[2].task_id = 2;
 	s->jobs[2].requeued = 1;
 	s->jobs[2].begin_time = s->now + 121;
+
 	n = saturn_sched_decide_rehold(s, &r);
 	ck_assert_int_eq(n, 2);
 	ck_assert_int_eq(r[0].job, 1);
@@ -1464,9 +1484,14 @@ START_TEST(test_rehold_replan)
 	ck_assert_double_eq(s->jobs[2].begin_time, 0);
 	/* nothing left to re-hold */
 	ck_assert_int_eq(saturn_sched_decide_rehold(s, &r), 0);
+
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
 	ck_assert_int_eq(b.problem->ntasks, 3);
 	for (int t = 0; t < 3; t++)
 		ck_assert_double_eq(b.problem->tasks[t].release_s, b.job_of_task[t] == 2 ? 121 : 0);
+	plan = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(plan);
+	nd = saturn_sched_decide(s, &b, plan, 2, &d);
 	ck_assert_int_eq(nd, 3);
 	for (int i = 0; i < nd; i++) {
 		ck_assert_str_eq(d[i].node, "n2");
@@ -1475,11 +1500,16 @@ START_TEST(test_rehold_replan)
 			ck_assert_double_ge(d[i].start_s, 121);
 			ck_assert_msg(strstr(d[i].reason, "starts in ~2m on n2"), "%s", d[i].reason);
 		}
+	}
+	free(d);
+	saturn_plan_destroy(plan);
+
 	/* the two others are done: only the requeued one is left; 119 s
 	 * later (its start within the slack) it is still not released
 	 * before the delay is over, at 121 s it is */
 	s->jobs[0] = s->jobs[2];
 	s->njobs = 1;
+	for (int k = 0; k < 2; k++) {
 		s->now += k ? 2 : 119;
 		saturn_sched_build_free(&b);
 		ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
@@ -1491,6 +1521,8 @@ START_TEST(test_rehold_replan)
 		ck_assert_int_eq(d[0].release, k);
 		free(d);
 		saturn_plan_destroy(plan);
+	}
+	saturn_sched_build_free(&b);
 	saturn_snapshot_destroy(s);
 }
 END_TEST
