@@ -19,8 +19,44 @@
 extern saturn_sched_settings_t saturn_cfg;
 extern char *saturn_state_dir, *saturn_profile_dir, *saturn_progress_dir;
 
-/* mkdir path with mode (chmod'ed to it when it exists); errors logged. */
-void saturn_mkdir_mode(const char *path, mode_t mode);
+/* --- saturn_files.c (folders, progress files; agent thread, no locks) --- */
+
+/* Descriptors of the folders (-1 when missing or refused, logged), opened
+ * by saturn_files_open(): STATE_DIR, PROFILE_DIR, STATE_DIR/progress,
+ * STATE_DIR/jobs, STATE_DIR/scripts; and whether per-user folders can be
+ * handed to their users (controller running as root). */
+extern int saturn_state_fd, saturn_profile_fd, saturn_progress_fd, saturn_jobs_fd,
+	saturn_scripts_fd;
+extern int saturn_user_dirs;
+
+/* (Re)open the folders after the settings were (re)read: the state folder
+ * must belong to us or root and be writable by its owner alone; its
+ * sub-folders are made and their modes set through descriptors. Clears
+ * saturn_cfg.profiler (logged) when companion jobs cannot be run safely:
+ * not root, or a folder refused. Every problem is logged. */
+void saturn_files_open(void);
+void saturn_files_close(void);
+
+/* PARENT/UID (0700, owned by uid; gid -1 = unchanged), made and handed to
+ * uid when we are root, else only opened. Its descriptor (caller closes),
+ * or -1 (logged unless it merely does not exist). */
+int saturn_user_dir(int parent_fd, const char *parent, long uid, long gid);
+
+/* Before taking the write locks: make STATE_DIR/progress/UID for a task
+ * about to be released. */
+void saturn_progress_prepare(long uid);
+
+/* Under the write lock (no file access): the SATURN_PROGRESS_FILE of job_id
+ * (xmalloc'd), or NULL when uid's progress folder is not ready. */
+char *saturn_progress_path(long uid, uint32_t job_id);
+
+/* Remaining batches of job_id from its progress file, read through uid's
+ * folder descriptor (regular file owned by uid, size-capped; refusals
+ * logged once per job). 0, or -1 when there is no usable file. */
+int saturn_progress_left(uint32_t job_id, long uid, double *left);
+
+/* Every 5 minutes: remove progress files of jobs not in s (unlinkat). */
+void saturn_progress_sweep(const saturn_snapshot_t *s);
 
 /* --- saturn_snapshot.c ---------------------------------------------- */
 
@@ -43,7 +79,8 @@ void saturn_set_reason(job_record_t *job_ptr, const char *reason, time_t now);
 
 /* --- saturn_profiles.c (no locks unless said) ------------------------ */
 
-/* The batch's profile from PROFILE_DIR/NAME.json, loaded when the file
+/* The batch's profile from PROFILE_DIR/UID/NAME.json (read through the
+ * user's folder descriptor: no link, FIFO or device), loaded when the file
  * changed, owner-checked against uid (or root); NULL when there is none or
  * it was rejected (logged once per version). Owned by the cache. */
 const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void *arg);
@@ -78,7 +115,9 @@ void saturn_batch_owner_free(saturn_batch_owner_t *o);
 
 /* Submit (no locks held) a one-node job saturn-KIND:BATCH as the batch's
  * owner with gpus GPUs that runs "saturn_profiler --batch BATCH --script
- * COPY ARGS --output PROFILE_DIR/BATCH.json" plus the cache option; ARGS is
+ * COPY ARGS --output PROFILE_DIR/UID/BATCH.json" plus --cache
+ * PROFILE_DIR/UID/cache (or --no-cache), in STATE_DIR/jobs/UID with the
+ * script copied to STATE_DIR/scripts/UID-BATCH.KIND.script; ARGS is
  * shell text the caller has quoted. Returns the job id, 0 on failure
  * (logged). */
 uint32_t saturn_submit_profiler(const char *kind, const char *batch, const saturn_batch_owner_t *o,

@@ -8,6 +8,7 @@
 #include "config.h" /* Slurm's */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@
 #include "formats.h"
 #include "profile.h"
 #include "progress.h"
+#include "safefile.h"
 #include "sched_core.h"
 
 #include "saturn_int.h"
@@ -61,12 +63,34 @@ static int batch_name_ok(const char *b)
 	return 1;
 }
 
+/* The status of PROFILE_DIR/UID/NAME.json without following a link: 0 (st
+ * filled), -1 when absent or the user's folder is missing or refused. The
+ * user's folder is made first (root controller), so users find it ready. */
+static int profile_stat(const char *batch, long uid, int *ufd, struct stat *st)
+{
+	char name[SATURN_NAME_LEN + 8];
+
+	*ufd = saturn_user_dir(saturn_profile_fd, saturn_profile_dir, uid, SATURN_ANY_UID);
+	if (*ufd < 0)
+		return -1;
+	snprintf(name, sizeof(name), "%s.json", batch);
+	if (fstatat(*ufd, name, st, AT_SYMLINK_NOFOLLOW) < 0) {
+		close(*ufd);
+		*ufd = -1;
+		return -1;
+	}
+	return 0;
+}
+
 const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void *arg)
 {
 	profile_entry_t *e = NULL;
 	saturn_error_t err = {{0}};
 	struct stat st;
-	char *path;
+	char *path, *dname, name[SATURN_NAME_LEN + 8], *buf;
+	long owners[2] = {uid, 0};
+	size_t len;
+	int ufd;
 
 	if (!batch_name_ok(batch))
 		return NULL;
@@ -78,8 +102,8 @@ const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void 
 		e = &profiles[nprofiles++];
 		snprintf(e->batch, sizeof(e->batch), "%s", batch);
 	}
-	path = xstrdup_printf("%s/%s.json", saturn_profile_dir, batch);
-	if (lstat(path, &st) < 0) {
+	path = xstrdup_printf("%s/%ld/%s.json", saturn_profile_dir, uid, batch);
+	if (profile_stat(batch, uid, &ufd, &st) < 0) {
 		if (!e->missing)
 			info("sched/saturn: batch %s: no profile at %s: planning from the users' requests",
 			     batch, path);
@@ -89,29 +113,36 @@ const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void 
 		xfree(path);
 		return NULL;
 	}
-	if (e->profile && st.st_mtime == e->mtime && st.st_ino == e->ino) {
+	if ((e->profile || !e->missing) && st.st_mtime == e->mtime && st.st_ino == e->ino) {
+		/* unchanged: loaded, or already rejected this version */
+		close(ufd);
 		xfree(path);
 		return e->profile;
-	}
-	if (!e->missing && e->mtime == st.st_mtime && e->ino == st.st_ino && !e->profile) {
-		xfree(path);
-		return NULL; /* already rejected this version */
 	}
 	e->missing = 0;
 	e->mtime = st.st_mtime;
 	e->ino = st.st_ino;
 	saturn_profile_destroy(e->profile);
 	e->profile = NULL;
-	if (st.st_uid != 0 && (long)st.st_uid != uid) {
-		error("sched/saturn: batch %s: profile %s is owned by uid %ld, not the batch's user %ld or root: ignored",
-		      batch, path, (long)st.st_uid, uid);
-	} else if (!(e->profile = saturn_profile_load(path, (long)st.st_uid, &err))) {
-		error("sched/saturn: batch %s: profile rejected: %s; planning from the users' requests",
+	/* read through the user's folder: a regular file of the batch's user
+	 * (or root), no link, FIFO or device, size-capped */
+	dname = xstrdup_printf("%s/%ld", saturn_profile_dir, uid);
+	snprintf(name, sizeof(name), "%s.json", batch);
+	buf = saturn_file_read_at(ufd, dname, name, owners, uid == 0 ? 1 : 2,
+				  SATURN_PROFILE_MAX_BYTES, &len, NULL, &err);
+	if (!buf) {
+		error("sched/saturn: batch %s: profile refused: %s; planning from the users' requests",
 		      batch, err.text);
+	} else if (!(e->profile = saturn_profile_parse(buf, len, &err))) {
+		error("sched/saturn: batch %s: profile rejected: %s: %s; planning from the users' requests",
+		      batch, path, err.text);
 	} else {
 		info("sched/saturn: batch %s: profile %s loaded (%d task signature(s))", batch, path,
 		     e->profile->ntasks);
 	}
+	free(buf);
+	xfree(dname);
+	close(ufd);
 	xfree(path);
 	return e->profile;
 }
@@ -153,23 +184,30 @@ static int nprof_jobs;
  * (root only, not in the users' folders), kept across restarts. */
 char *saturn_record_read(const char *kind, const char *batch)
 {
-	char *path = xstrdup_printf("%s/%s-%s.job", saturn_state_dir, kind, batch);
+	char *name = xstrdup_printf("%s-%s.job", kind, batch);
+	long owners[2] = {(long)geteuid(), 0};
 	size_t len;
-	char *buf = saturn_read_file(path, 1 << 20, &len, NULL);
+	char *buf = saturn_state_fd < 0 ? NULL :
+		saturn_file_read_at(saturn_state_fd, saturn_state_dir, name, owners, 2, 1 << 20,
+				    &len, NULL, NULL);
 
-	xfree(path);
+	xfree(name);
 	return buf;
 }
 
 void saturn_record_write(const char *kind, const char *batch, uint32_t job_id, const char *text)
 {
-	char *path = xstrdup_printf("%s/%s-%s.job", saturn_state_dir, kind, batch);
+	char *name = xstrdup_printf("%s-%s.job", kind, batch);
 	saturn_error_t err = {{0}};
 
-	if (saturn_write_file_atomic(path, text, strlen(text), &err) < 0)
+	if (saturn_state_fd < 0)
+		saturn_error_set(&err, "no state folder");
+	if (saturn_state_fd < 0 ||
+	    saturn_file_write_at(saturn_state_fd, saturn_state_dir, name, text, strlen(text),
+				 SATURN_ANY_UID, SATURN_ANY_UID, 0600, &err) < 0)
 		error("sched/saturn: batch %s: cannot record %s job %u: %s", batch, kind, job_id,
 		      err.text);
-	xfree(path);
+	xfree(name);
 }
 
 static prof_job_t *prof_entry(const char *batch)
@@ -251,27 +289,40 @@ void saturn_batch_owner_free(saturn_batch_owner_t *o)
 uint32_t saturn_submit_profiler(const char *kind, const char *batch, const saturn_batch_owner_t *o,
 				const char *args, int gpus)
 {
-	char *dir = xstrdup_printf("%s/profiler", saturn_state_dir);
-	char *copy = xstrdup_printf("%s/%s.%s.script", dir, batch, kind);
-	char *out = xstrdup_printf("%s/%s.json", saturn_profile_dir, batch);
+	/* STATE_DIR/jobs/UID: work folder and output; STATE_DIR/scripts/: the
+	 * script copy, 0600 the user's; PROFILE_DIR/UID/NAME.json: the profile,
+	 * PROFILE_DIR/UID/cache: made by the profiler itself, as the user */
+	char *dir = xstrdup_printf("%s/jobs/%u", saturn_state_dir, o->uid);
+	char *sname = xstrdup_printf("%u-%s.%s.script", o->uid, batch, kind);
+	char *sdir = xstrdup_printf("%s/scripts", saturn_state_dir);
+	char *copy = xstrdup_printf("%s/%s", sdir, sname);
+	char *out = xstrdup_printf("%s/%u/%s.json", saturn_profile_dir, o->uid, batch);
 	char *cache = NULL;
 	job_desc_msg_t desc;
 	submit_response_msg_t *resp = NULL;
 	saturn_error_t err = {{0}};
 	uint32_t id = 0;
+	int jfd, pfd;
 
-	saturn_mkdir_mode(dir, 01733);
-	if (saturn_cfg.profile_cache) {
-		/* PROFILE_DIR/cache (1733, ours); the profiler makes UID/ itself, 0700 */
-		cache = xstrdup_printf("%s/cache", saturn_profile_dir);
-		saturn_mkdir_mode(cache, 01733);
-		xstrfmtcat(cache, "/%u", o->uid);
+	{
+		char *jobs = xstrdup_printf("%s/jobs", saturn_state_dir);
+
+		jfd = saturn_user_dir(saturn_jobs_fd, jobs, o->uid, o->gid);
+		xfree(jobs);
 	}
-	unlink(copy);
-	if (saturn_write_file_atomic(copy, o->script, o->script_len, &err) < 0 ||
-	    chown(copy, o->uid, o->gid) < 0 || chmod(copy, 0600) < 0) {
-		error("sched/saturn: batch %s: cannot write the script copy %s: %s %m", batch, copy,
-		      err.text);
+	pfd = saturn_user_dir(saturn_profile_fd, saturn_profile_dir, o->uid, o->gid);
+	if (jfd < 0 || pfd < 0) {
+		error("sched/saturn: batch %s: no %s job: the user's folders are not usable (logged above)",
+		      batch, kind);
+		goto done;
+	}
+	if (saturn_cfg.profile_cache)
+		cache = xstrdup_printf("%s/%u/cache", saturn_profile_dir, o->uid);
+	if (saturn_scripts_fd < 0 ||
+	    saturn_file_write_at(saturn_scripts_fd, sdir, sname, o->script, o->script_len,
+				 (long)o->uid, (long)o->gid, 0600, &err) < 0) {
+		error("sched/saturn: batch %s: cannot write the script copy %s: %s", batch, copy,
+		      saturn_scripts_fd < 0 ? "no scripts folder" : err.text);
 		goto done;
 	}
 	slurm_init_job_desc_msg(&desc);
@@ -315,7 +366,13 @@ uint32_t saturn_submit_profiler(const char *kind, const char *batch, const satur
 		xfree(desc.environment[i]);
 	xfree(desc.environment);
 done:
+	if (jfd >= 0)
+		close(jfd);
+	if (pfd >= 0)
+		close(pfd);
 	xfree(dir);
+	xfree(sname);
+	xfree(sdir);
 	xfree(copy);
 	xfree(out);
 	xfree(cache);
@@ -336,8 +393,8 @@ void saturn_profiler_pass(saturn_snapshot_t *s)
 		return;
 	for (int i = 0; i < s->njobs; i++) {
 		const char *batch = s->jobs[i].batch;
-		char *path;
 		struct stat st;
+		int ufd;
 		prof_job_t *e;
 		int seen = 0, has_running = 0;
 
@@ -349,12 +406,10 @@ void saturn_profiler_pass(saturn_snapshot_t *s)
 		for (int k = i; k < s->njobs; k++)
 			if (!strcmp(s->jobs[k].batch, batch) && s->jobs[k].state != SATURN_SNAP_HELD)
 				has_running = 1;
-		path = xstrdup_printf("%s/%s.json", saturn_profile_dir, batch);
-		if (stat(path, &st) == 0) {
-			xfree(path);
+		if (profile_stat(batch, s->jobs[i].uid, &ufd, &st) == 0) {
+			close(ufd);
 			continue; /* planned from the file (saturn_lookup_profile) */
 		}
-		xfree(path);
 		e = prof_entry(batch);
 		if (e->job_id) {
 			int same = 0;
