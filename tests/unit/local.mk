@@ -57,3 +57,12 @@ unit_test_bounds_CPPFLAGS = $(UNIT_CPPFLAGS)
 unit_test_bounds_CFLAGS = $(UNIT_CFLAGS)
 unit_test_bounds_LDADD = $(UNIT_LDADD)
 endif
+
+if HAVE_CHECK
+check_PROGRAMS += unit/test_safefile
+TESTS += unit/test_safefile
+unit_test_safefile_SOURCES = unit/test_safefile.c
+unit_test_safefile_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_safefile_CFLAGS = $(UNIT_CFLAGS)
+unit_test_safefile_LDADD = $(UNIT_LDADD)
+endif
