@@ -59,7 +59,9 @@ sh "$CL" start 2>&1 | tail -n1
 LOG="$SATURN_CLUSTER_DIR/log/slurmctld.log"
 STATE="$SATURN_CLUSTER_DIR/state/saturn"
 until [ -d "$STATE/profiles" ]; do sleep 0.2; done
-cat >"$STATE/profiles/bench.json" <<'EOP'
+# PROFILE_DIR/UID/NAME.json: the benchmark submits as root (uid 0)
+mkdir -p -m 700 "$STATE/profiles/0"
+cat >"$STATE/profiles/0/bench.json" <<'EOP'
 { "format": "saturn-profile/1", "batch": "bench", "created": 1,
   "tasks": [ { "signature": "m/bs8", "task_ids": "0-999", "batches": 100,
     "options": [ { "technique": "single", "gpus": 1, "sec_per_batch": 1.0, "status": "measured" },

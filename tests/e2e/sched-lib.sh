@@ -117,6 +117,19 @@ EOS
 	chmod 755 "$1"
 }
 
+# profile_file NAME [UID]: PROFILE_DIR/UID/NAME.json (UID 0 by default: the
+# tests submit as root), after making the user's folder (0700, theirs) when
+# the controller has not made it yet.
+profile_file() {
+	pu=${2:-0}
+	wait_for 20 test -d "$STATE_DIR/profiles" || fail "sched/saturn did not make $STATE_DIR/profiles"
+	if [ ! -d "$STATE_DIR/profiles/$pu" ]; then
+		mkdir -m 700 "$STATE_DIR/profiles/$pu" && chown "$pu" "$STATE_DIR/profiles/$pu" ||
+			fail "cannot make $STATE_DIR/profiles/$pu"
+	fi
+	echo "$STATE_DIR/profiles/$pu/$1.json"
+}
+
 queue_empty() {
 	[ -z "$(squeue -h -o %i 2>/dev/null)" ]
 }

@@ -30,7 +30,8 @@ make_profile() { # NAME
 		--batch "$1" --script "$SATURN_CLUSTER_DIR/task.sh" --task-ids 0-2 \
 		--output "$SATURN_CLUSTER_DIR/$1.real.json" 2>"$SATURN_CLUSTER_DIR/$1.prof.log" ||
 		fail "local profile: $(tail -3 "$SATURN_CLUSTER_DIR/$1.prof.log")"
-	python3 - "$SATURN_CLUSTER_DIR/$1.real.json" "$STATE_DIR/profiles/$1.json" <<'P' || fail "profile edit"
+	pf=$(profile_file "$1") || fail "no profile folder"
+	python3 - "$SATURN_CLUSTER_DIR/$1.real.json" "$pf" <<'P' || fail "profile edit"
 import json, sys
 p = json.load(open(sys.argv[1]))
 assert len(p["tasks"]) == 1, "one signature expected"
@@ -40,7 +41,7 @@ t["options"] = [dict(o, status="predicted", sec_per_batch=o["sec_per_batch"] / 2
 assert len(t["options"]) >= 4, t["options"]
 json.dump(p, open(sys.argv[2] + ".tmp", "w"))
 P
-	mv "$STATE_DIR/profiles/$1.json.tmp" "$STATE_DIR/profiles/$1.json"
+	mv "$pf.tmp" "$pf"
 }
 
 make_profile e2e-meas
@@ -56,12 +57,13 @@ wait_for 10 sh -c "squeue -h -j $job -t PD -o %R | grep -q 'saturn: measuring pr
 wait_for 120 queue_empty || fail "batch did not finish"
 assert_each_once 3
 grep -q -- "--measure" "$wrap.calls" || fail "the profiler was not called with --measure"
-grep -q -- "--cache $STATE_DIR/profiles/cache/0" "$wrap.calls" || fail "no --cache PROFILE_DIR/cache/UID: $(cat "$wrap.calls")"
+grep -q -- "--cache $STATE_DIR/profiles/0/cache" "$wrap.calls" || fail "no --cache PROFILE_DIR/UID/cache: $(cat "$wrap.calls")"
+grep -q -- "--output $STATE_DIR/profiles/0/e2e-meas.json" "$wrap.calls" || fail "no --output PROFILE_DIR/UID/NAME.json: $(cat "$wrap.calls")"
 for t in 0 1 2; do
 	line=$(grep "^task=$t " "$JOBLOG")
 	[ "$(field technique "$line")" = ddp ] || fail "task $t: $line"
 	g=$(field saturn_gpus "$line")
-	python3 - "$STATE_DIR/profiles/e2e-meas.json" "$g" <<'P' || fail "task $t ran on ddp x$g, not measured"
+	python3 - "$STATE_DIR/profiles/0/e2e-meas.json" "$g" <<'P' || fail "task $t ran on ddp x$g, not measured"
 import json, sys
 p = json.load(open(sys.argv[1]))
 o = [o for o in p["tasks"][0]["options"] if o["technique"] == "ddp" and o["gpus"] == int(sys.argv[2])]
@@ -83,7 +85,7 @@ wait_for 120 queue_empty || fail "batch 2 did not finish"
 assert_each_once 3
 grep -q "batch e2e-meas2: task [0-9] relies on the predicted ddp" "$CTLD_LOG" || fail "reliance on the prediction not logged"
 [ "$(grep -c 'batch e2e-meas2: measuring predicted option' "$CTLD_LOG")" = 1 ] || fail "more than one measurement job after a failure"
-python3 - "$STATE_DIR/profiles/e2e-meas2.json" <<'P' || fail "failed measurement changed the profile"
+python3 - "$STATE_DIR/profiles/0/e2e-meas2.json" <<'P' || fail "failed measurement changed the profile"
 import json, sys
 p = json.load(open(sys.argv[1]))
 assert all(o["status"] == "predicted" for o in p["tasks"][0]["options"])

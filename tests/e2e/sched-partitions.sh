@@ -14,7 +14,7 @@ grep -q '^PartitionName=a Nodes=n1 Default=YES' "$SATURN_CLUSTER_DIR/etc/slurm.c
 	fail "SATURN_PARTITIONS did not make partition a (default)"
 sinfo -h -p b -o '%N' | grep -qx n2 || fail "partition b is not n2: $(sinfo -h -p b -o %N)"
 
-cat >"$STATE_DIR/profiles/e2e-part-a.json" <<'EOP'
+cat >"$(profile_file e2e-part-a)" <<'EOP'
 { "format": "saturn-profile/1", "batch": "e2e-part-a", "created": 1,
   "tasks": [ { "signature": "m/bs8", "task_ids": "0-3", "batches": 10,
     "options": [ { "technique": "ddp", "gpus": 4, "sec_per_batch": 0.4, "status": "measured" },

@@ -12,7 +12,7 @@ wait_for 10 grep -q 'sched/saturn: plugin loaded' "$CTLD_LOG" || fail "no 'plugi
 grep -q 'sched/backfill loaded' "$CTLD_LOG" || fail "sched/backfill not loaded beside sched/saturn"
 
 # 6 tasks; 4 GPUs: 10 x 0.6 s, 8 GPUs: 10 x 0.4 s; 1-2 GPUs: too slow to pay.
-cat >"$STATE_DIR/profiles/e2e-plan.json" <<'EOP'
+cat >"$(profile_file e2e-plan)" <<'EOP'
 { "format": "saturn-profile/1", "batch": "e2e-plan", "created": 1,
   "tasks": [ { "signature": "m/bs8", "task_ids": "0-5", "batches": 10,
     "options": [ { "technique": "ddp", "gpus": 4, "sec_per_batch": 0.6, "status": "measured" },

@@ -29,7 +29,7 @@ note "restarting slurmctld while profiler job $pj runs"
 sh "$CLUSTER" restart-ctld >/dev/null 2>&1 || fail "restart-ctld"
 wait_for 20 grep -q "batch e2e-prof: profiler job $pj recorded before restart" "$CTLD_LOG" ||
 	fail "profiler job not recovered after the restart"
-wait_for 150 test -s "$STATE_DIR/profiles/e2e-prof.json" || fail "no profile written"
+wait_for 150 test -s "$STATE_DIR/profiles/0/e2e-prof.json" || fail "no profile written"
 wait_for 90 queue_empty || fail "batch did not finish"
 assert_each_once 3
 for t in 0 1 2; do

@@ -39,7 +39,7 @@ if ! "$CC" -fsanitize=fuzzer "$WORK/probe.c" -o "$WORK/probe" >/dev/null 2>&1; t
 fi
 
 CFLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-SRCS="$LIB/error.c $LIB/model.c $LIB/formats.c $LIB/jsonutil.c $LIB/validate.c $LIB/profile.c"
+SRCS="$LIB/error.c $LIB/model.c $LIB/formats.c $LIB/safefile.c $LIB/jsonutil.c $LIB/validate.c $LIB/profile.c"
 status=0
 for t in $FUZZ_TARGETS; do
 	bin="$WORK/fuzz_$t"
