@@ -20,7 +20,8 @@ TESTS += \
 	e2e/sched-restart.sh \
 	e2e/sched-profiler.sh \
 	e2e/sched-measure.sh \
-	e2e/sched-partitions.sh
+	e2e/sched-partitions.sh \
+	e2e/hostile-fs.sh
 EXTRA_DIST += \
 	sched/status.sh \
 	e2e/sched-lib.sh \
@@ -32,7 +33,8 @@ EXTRA_DIST += \
 	e2e/sched-restart.sh \
 	e2e/sched-profiler.sh \
 	e2e/sched-measure.sh \
-	e2e/sched-partitions.sh
+	e2e/sched-partitions.sh \
+	e2e/hostile-fs.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh
