@@ -20,6 +20,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,7 +238,7 @@ static int sweep_user(const saturn_snapshot_t *s, int ufd, const char *dname, ti
 {
 	DIR *d;
 	struct dirent *de;
-	int dfd = dup(ufd), n = 0;
+	int dfd = openat(ufd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0;
 
 	if (dfd < 0 || !(d = fdopendir(dfd))) {
 		if (dfd >= 0)
@@ -272,10 +273,19 @@ void saturn_progress_sweep(const saturn_snapshot_t *s)
 	struct dirent *de;
 	int dfd, n = 0;
 
-	if (saturn_progress_fd < 0 || now - last < 300)
+	/* every 20 planning intervals, at least a minute and at most 5 */
+	double period = 20 * saturn_cfg.interval_s;
+
+	if (period < 60)
+		period = 60;
+	if (period > 300)
+		period = 300;
+	if (saturn_progress_fd < 0 || now - last < period)
 		return;
 	last = now;
-	dfd = dup(saturn_progress_fd);
+	/* a new open file description: a dup() would share the read offset,
+	 * left at the end by the previous sweep */
+	dfd = openat(saturn_progress_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || !(d = fdopendir(dfd))) {
 		if (dfd >= 0)
 			close(dfd);

@@ -55,7 +55,8 @@ char *saturn_progress_path(long uid, uint32_t job_id);
  * logged once per job). 0, or -1 when there is no usable file. */
 int saturn_progress_left(uint32_t job_id, long uid, double *left);
 
-/* Every 5 minutes: remove progress files of jobs not in s (unlinkat). */
+/* Every 20 intervals (1 to 5 minutes): remove the progress files of jobs
+ * not in s that were not written for a minute (unlinkat only). */
 void saturn_progress_sweep(const saturn_snapshot_t *s);
 
 /* --- saturn_snapshot.c ---------------------------------------------- */

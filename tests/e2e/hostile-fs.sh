@@ -11,7 +11,8 @@
 # their mode and owner, slurmctld keeps answering, the victim's batch runs
 # every task exactly once on its profile, the attacker's own tasks run too
 # (on the users' requests where its files were refused), and slurmctld.log
-# names each refused file. Also: `saturn status` on a FIFO state file fails
+# names each refused file; once the jobs ended their progress files (the
+# planted ones too) are swept. Also: `saturn status` on a FIFO state file fails
 # at once.
 . "$(dirname "$0")/sched-lib.sh"
 . "$(dirname "$0")/hostile-lib.sh"
@@ -48,15 +49,16 @@ untouched() {
 
 # the controller's layout
 wait_for 20 test -d "$P" || fail "no $P"
-for d in "$STATE_DIR:755" "$P:755" "$STATE_DIR/progress:755" "$STATE_DIR/jobs:755" "$STATE_DIR/scripts:711"; do
-	[ "$(mode_owner "${d%:*}")" = "${d#*:} 0" ] || fail "${d%:*}: $(mode_owner "${d%:*}"), want ${d#*:} 0"
+for x in "$STATE_DIR:755" "$P:755" "$STATE_DIR/progress:755" "$STATE_DIR/jobs:755" "$STATE_DIR/scripts:711"; do
+	[ "$(mode_owner "${x%:*}")" = "${x#*:} 0" ] || fail "${x%:*}: $(mode_owner "${x%:*}"), want ${x#*:} 0"
 done
 
 # (1) no folder the attacker can write lies on the way to anyone's files
-for d in "$P/$V" "$P/cache" "$STATE_DIR/progress/$V" "$STATE_DIR/jobs/$V" "$STATE_DIR/scripts/x" "$P/$H"; do
-	as_attacker mkdir "$d" 2>/dev/null && fail "attacker could make $d"
-	as_attacker ln -s "$RDIR" "$d" 2>/dev/null && fail "attacker could plant a link at $d"
-	[ -e "$d" ] || [ -L "$d" ] && fail "$d exists after the attempt"
+# (as_attacker sets $d: the loop variable is $x)
+for x in "$P/$V" "$P/cache" "$STATE_DIR/progress/$V" "$STATE_DIR/jobs/$V" "$STATE_DIR/scripts/x" "$P/$H"; do
+	as_attacker mkdir "$x" 2>/dev/null && fail "attacker could make $x"
+	as_attacker ln -s "$RDIR" "$x" 2>/dev/null && fail "attacker could plant a link at $x"
+	[ -e "$x" ] || [ -L "$x" ] && fail "$x exists after the attempt"
 done
 note "attacker cannot make folders or links in the controller's folders"
 
@@ -127,14 +129,13 @@ grep 'refused' "$CTLD_LOG" | sed 's/^/#   /' | head -8
 
 wait_for 240 queue_empty || fail "batches did not finish"
 untouched "at the end"
-# the victim: every task once, planned from its own profile
+# the victim: every task once, planned with its own profile
 assert_each_once 3
 [ "$(mode_owner "$P/$V/victim.json")" = "644 $V" ] || [ "$(stat -c %u "$P/$V/victim.json" 2>/dev/null)" = "$V" ] ||
 	fail "victim's profile: $(mode_owner "$P/$V/victim.json")"
-for t in 0 1 2; do
-	tech=$(field technique "$(grep "^task=$t " "$JOBLOG")")
-	[ -n "$tech" ] && [ "$tech" != user ] || fail "victim task $t not planned from its profile"
-done
+grep -q "batch victim: profile $P/$V/victim.json loaded" "$CTLD_LOG" ||
+	fail "the victim's profile was not loaded"
+grep -q "^task=0 .*plan=p" "$JOBLOG" || fail "the victim's tasks were not planned"
 # the attacker: each of its 5 tasks once as well
 for b in "evil-a 0" "evil-a 1" "evil-a 2" "evil-b 0" "evil-c 0"; do
 	c=$(grep -c "^task=${b#* } .*batch=${b% *} " "$ALOG" || true)
@@ -143,14 +144,21 @@ done
 # the attacker's profiler refused its own linked cache folder
 grep -qs "profile cache $P/$H/cache: a symbolic link (refused)" "$STATE_DIR/jobs/$H/"*.out ||
 	fail "the profiler did not refuse the linked cache: $(cat "$STATE_DIR/jobs/$H/"*.out 2>/dev/null | head -5)"
-for d in "$P/$V" "$STATE_DIR/progress/$V" "$STATE_DIR/jobs/$V" "$STATE_DIR/jobs/$H" "$STATE_DIR/progress/$H"; do
-	[ "$(stat -c '%a %u' "$d")" = "700 ${d##*/}" ] || fail "$d: $(mode_owner "$d")"
+for x in "$P/$V" "$STATE_DIR/progress/$V" "$STATE_DIR/jobs/$V" "$STATE_DIR/jobs/$H" "$STATE_DIR/progress/$H"; do
+	[ "$(mode_owner "$x")" = "700 ${x##*/}" ] || fail "$x: $(mode_owner "$x")"
 done
 for f in "$STATE_DIR/scripts/"*; do
 	[ "$(stat -c %a "$f")" = 600 ] || fail "script copy $f: $(mode_owner "$f")"
 done
 
-# (6) saturn status on a FIFO state file: an error, not a hang
+# (6) progress files of ended jobs are swept (unlinkat: links and FIFOs
+# go, what they named stays)
+wait_for 200 sh -c "[ -z \"\$(find '$STATE_DIR/progress/$H' '$STATE_DIR/progress/$V' -mindepth 1)\" ]" ||
+	fail "progress files left after the jobs ended: $(ls -l "$STATE_DIR/progress/$H" "$STATE_DIR/progress/$V")"
+untouched "after the sweep"
+note "progress files of ended jobs removed"
+
+# (7) saturn status on a FIFO state file: an error, not a hang
 mkdir -p "$SATURN_CLUSTER_DIR/fifostate"
 mkfifo "$SATURN_CLUSTER_DIR/fifostate/state.json"
 timeout 10 "$top_builddir/cli/saturn" status --state-dir "$SATURN_CLUSTER_DIR/fifostate" 2>"$SATURN_CLUSTER_DIR/status.err"
