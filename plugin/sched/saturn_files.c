@@ -122,6 +122,33 @@ void saturn_files_open(void)
 	}
 }
 
+/* A refused per-user folder is logged at most every 10 minutes per (folder,
+ * uid): it is looked at every cycle. */
+static int log_due(int parent_fd, long uid)
+{
+	static struct {
+		int fd;
+		long uid;
+		time_t at;
+	} seen[32];
+	static int next;
+	time_t now = time(NULL);
+
+	for (int i = 0; i < 32; i++) {
+		if (seen[i].at && seen[i].fd == parent_fd && seen[i].uid == uid) {
+			if (now - seen[i].at < 600)
+				return 0;
+			seen[i].at = now;
+			return 1;
+		}
+	}
+	seen[next].fd = parent_fd;
+	seen[next].uid = uid;
+	seen[next].at = now;
+	next = (next + 1) % 32;
+	return 1;
+}
+
 int saturn_user_dir(int parent_fd, const char *parent, long uid, long gid)
 {
 	saturn_error_t err = {{0}};
@@ -135,7 +162,7 @@ int saturn_user_dir(int parent_fd, const char *parent, long uid, long gid)
 		fd = saturn_dir_ensure_at(parent_fd, parent, name, uid, gid, 0700, &err);
 	else
 		fd = saturn_dir_open_at(parent_fd, parent, name, uid, &err);
-	if (fd < 0 && (saturn_user_dirs || errno != ENOENT))
+	if (fd < 0 && (saturn_user_dirs || errno != ENOENT) && log_due(parent_fd, uid))
 		error("sched/saturn: per-user folder of uid %ld: %s", uid, err.text);
 	return fd;
 }

@@ -39,7 +39,8 @@ void saturn_files_close(void);
 
 /* PARENT/UID (0700, owned by uid; gid -1 = unchanged), made and handed to
  * uid when we are root, else only opened. Its descriptor (caller closes),
- * or -1 (logged unless it merely does not exist). */
+ * or -1 (logged at most every 10 minutes per folder and uid, and not when
+ * it merely does not exist). */
 int saturn_user_dir(int parent_fd, const char *parent, long uid, long gid);
 
 /* Before taking the write locks: make STATE_DIR/progress/UID for a task
