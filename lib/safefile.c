@@ -206,6 +206,14 @@ char *saturn_file_read_at(int dfd, const char *dname, const char *name, const lo
 		errno = EINVAL;
 		goto out;
 	}
+	/* a second name for a file elsewhere (a hard link made in a folder
+	 * the user can write) is not the file the user wrote */
+	if (st.st_nlink != 1) {
+		saturn_error_set(err, "%s/%s: a regular file with %lu hard links (owner uid %ld): refused",
+				 dname, name, (unsigned long)st.st_nlink, (long)st.st_uid);
+		errno = EPERM;
+		goto out;
+	}
 	for (int i = 0; i < nowners && !ok; i++)
 		ok = owners[i] == SATURN_ANY_UID || owners[i] == (long)st.st_uid;
 	if (!ok) {

@@ -49,10 +49,10 @@ int saturn_dir_open_at(int dfd, const char *dname, const char *name, long uid,
 		       saturn_error_t *err);
 
 /* Read the regular file name under dfd whole: openat(O_RDONLY|O_NOFOLLOW|
- * O_NONBLOCK|O_CLOEXEC), fstat: refused unless a regular file owned by one
- * of the nowners uids in owners (nowners 0: any owner) of at most max
- * bytes; FIFOs, sockets, devices, folders and symlinks are refused without
- * blocking. Returns a malloc'd NUL-terminated buffer (length in *len; the
+ * O_NONBLOCK|O_CLOEXEC), fstat: refused unless a regular file with one
+ * link (not a hard link to a file elsewhere) owned by one of the nowners
+ * uids in owners (nowners 0: any owner) of at most max bytes; FIFOs,
+ * sockets, devices, folders and symlinks are refused without blocking. Returns a malloc'd NUL-terminated buffer (length in *len; the
  * file's fstat in *st when st is not NULL), or NULL with err naming
  * DNAME/NAME (errno ENOENT when there is no such name). */
 char *saturn_file_read_at(int dfd, const char *dname, const char *name, const long *owners,

@@ -83,7 +83,8 @@ static void has(const char *text, const char *word)
 }
 
 /* the planted names: name, what to make, what the message must say */
-enum kind { LINK_FILE, LINK_DIR, LINK_DANGLING, LINK_LOOP, FIFO, DEVICE, FILE_OTHER, DIR_OTHER };
+enum kind { LINK_FILE, LINK_DIR, LINK_DANGLING, LINK_LOOP, FIFO, DEVICE, FILE_OTHER, DIR_OTHER,
+	    HARD_LINK };
 static const struct plant {
 	const char *name;
 	enum kind kind;
@@ -98,6 +99,7 @@ static const struct plant {
 	{"device", DEVICE, "character device", 1},
 	{"file-other", FILE_OTHER, "uid 65534", 1},
 	{"dir-other", DIR_OTHER, "uid 65534", 1},
+	{"hard-link", HARD_LINK, "hard links", 0},
 };
 #define NPLANTS ((int)(sizeof(plants) / sizeof(plants[0])))
 
@@ -136,6 +138,9 @@ static void plant(const struct plant *p)
 	case DIR_OTHER:
 		ck_assert_int_eq(mkdir(path, 0700), 0);
 		ck_assert_int_eq(chown(path, OTHER_UID, OTHER_UID), 0);
+		break;
+	case HARD_LINK:
+		ck_assert_int_eq(link(secret, path), 0);
 		break;
 	}
 }
@@ -177,7 +182,7 @@ START_TEST(test_ensure_refuses)
 	fd = saturn_dir_ensure_at(tfd, top, p->name, uid, SATURN_ANY_UID, 0755, &err);
 	ck_assert_int_eq(fd, -1);
 	has(err.text, p->name);
-	if (p->kind != FILE_OTHER)
+	if (p->kind != FILE_OTHER && p->kind != HARD_LINK)
 		has(err.text, p->says);
 	targets_untouched();
 	if (p->kind == DIR_OTHER) {
