@@ -8,15 +8,18 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "formats.h"
+#include "safefile.h"
 #include "sched_core.h"
 
 #define GANTT_WIDTH 64
@@ -197,7 +200,7 @@ int cmd_status(int argc, char **argv)
 	saturn_sched_state_t *st = NULL;
 	saturn_plan_t *plan = NULL;
 	saturn_problem_t *nodes = NULL;
-	int json = 0, c, rc = CLI_EXIT_OK, n = 0, nrun = 0, nrel = 0;
+	int json = 0, c, rc = CLI_EXIT_OK, n = 0, nrun = 0, nrel = 0, dfd;
 	double now = (double)time(NULL), end = 0;
 	size_t len;
 
@@ -244,7 +247,16 @@ int cmd_status(int argc, char **argv)
 		free(dir);
 		return cli_fail(CLI_EXIT_FAIL, "out of memory");
 	}
-	buf = saturn_read_file(path, 64u << 20, &len, &err);
+	/* state.json is opened through its folder without following a link
+	 * and without blocking (a FIFO there is refused, not waited on) */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		saturn_error_set(&err, "%s: %s", dir, strerror(errno));
+	else
+		buf = saturn_file_read_at(dfd, dir, "state.json", NULL, 0, 64u << 20, &len, NULL,
+					  &err);
+	if (dfd >= 0)
+		close(dfd);
 	if (!buf) {
 		rc = cli_fail(CLI_EXIT_INPUT, "%s", err.text);
 		goto out;

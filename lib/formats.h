@@ -34,15 +34,8 @@ saturn_plan_t *saturn_plan_parse(const char *buf, size_t len,
  * string or NULL (ENOMEM). */
 char *saturn_plan_to_json(const saturn_plan_t *plan, int pretty);
 
-/* Read a whole file into a malloc'd NUL-terminated buffer, refusing more
- * than max bytes. "-" reads stdin. Returns the buffer (length in *len) or
- * NULL with err set ("FILE: ..."). */
-char *saturn_read_file(const char *path, size_t max, size_t *len,
-		       saturn_error_t *err);
-
-/* Write data to path atomically (temporary file in the same directory,
- * fsync, rename). Returns 0 or -1 with err set. */
-int saturn_write_file_atomic(const char *path, const char *data, size_t len,
-			     saturn_error_t *err);
+/* saturn_read_file() and saturn_write_file_atomic() live in safefile.h,
+ * included here for the callers that read problems and plans. */
+#include "safefile.h"
 
 #endif /* SATURN_FORMATS_H */

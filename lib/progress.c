@@ -1,9 +1,10 @@
 /* progress.c - saturn-progress/1 files and the progress line protocol.
  *
- * The progress file lands in a directory other users can write to (mode
- * 1733), so it is written through a fresh O_EXCL temporary file and renamed
- * over the target: rename() replaces a planted symlink instead of following
- * it, and readers see either the old or the new complete file.
+ * The progress file lands in the job owner's folder STATE_DIR/progress/UID
+ * (0700): it is written through a fresh O_EXCL temporary file and renamed
+ * over the target (rename() replaces a planted symlink instead of following
+ * it, and readers see either the old or the new complete file), and read
+ * through lib/safefile.h (no link, FIFO or device; owner-checked).
  */
 #include "config.h"
 
@@ -22,6 +23,7 @@
 #include "formats.h"
 #include "model.h"
 #include "progress.h"
+#include "safefile.h"
 
 char *saturn_progress_to_json(const saturn_progress_t *p)
 {
@@ -114,34 +116,32 @@ int saturn_progress_write(const char *path, const saturn_progress_t *p,
 int saturn_progress_read(const char *path, long uid, saturn_progress_t *p,
 			 saturn_error_t *err)
 {
-	char buf[SATURN_PROGRESS_MAX_BYTES + 1];
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n = 0, total = 0;
+	const char *slash = strrchr(path, '/');
+	char *dir = !slash ? strdup(".") : slash == path ? strdup("/") :
+			     strndup(path, (size_t)(slash - path));
+	size_t len;
+	char *buf = NULL;
+	int dfd, rc = -1;
 
-	if (fd < 0)
-		return saturn_error_set(err, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return saturn_error_set(err, "%s: not a regular file", path);
+	if (!dir)
+		return saturn_error_set(err, "%s: out of memory", path);
+	/* the file itself through its folder: no link, FIFO or device */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		saturn_error_set(err, "%s: %s", path, strerror(errno));
+	} else {
+		buf = saturn_file_read_at(dfd, dir, slash ? slash + 1 : path, &uid, uid < 0 ? 0 : 1,
+					  SATURN_PROGRESS_MAX_BYTES, &len, NULL, err);
+		close(dfd);
 	}
-	if (uid >= 0 && (long)st.st_uid != uid) {
-		close(fd);
-		return saturn_error_set(err, "%s: owned by uid %ld, expected %ld",
-					path, (long)st.st_uid, uid);
+	if (buf) {
+		rc = saturn_progress_parse(buf, len, p, err);
+		if (rc < 0)
+			saturn_error_prefix(err, "%s", path);
 	}
-	while (total < (ssize_t)sizeof(buf) &&
-	       (n = read(fd, buf + total, sizeof(buf) - total)) > 0)
-		total += n;
-	close(fd);
-	if (n < 0)
-		return saturn_error_set(err, "%s: %s", path, strerror(errno));
-	if (total > SATURN_PROGRESS_MAX_BYTES)
-		return saturn_error_set(err, "%s: larger than %d bytes", path,
-					SATURN_PROGRESS_MAX_BYTES);
-	if (saturn_progress_parse(buf, total, p, err) < 0)
-		return saturn_error_prefix(err, "%s", path);
-	return 0;
+	free(buf);
+	free(dir);
+	return rc;
 }
 
 int saturn_progress_remaining(const char *path, long uid, double *batches_left,

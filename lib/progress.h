@@ -5,7 +5,8 @@
  *  "batches_total":N,"sec_per_batch":X,"updated":EPOCH}
  * written atomically (a fresh temporary file in the same directory created
  * with O_EXCL|O_NOFOLLOW, then rename), so a reader never sees half a file
- * and a symlink planted in a shared (mode 1733) directory is never followed.
+ * and a symlink planted under the name is replaced, never followed. It
+ * lives in STATE_DIR/progress/UID/ (0700, the job owner's).
  *
  * Progress protocol (training code -> saturn-run, saturn-run(1)): lines of
  * text, each at most SATURN_PROTO_MAX_LINE bytes,

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "cache.h"
 #include "formats.h"
+#include "safefile.h"
 
 static uint64_t fnv1a(uint64_t h, const char *s)
 {
@@ -56,13 +58,37 @@ static const char *nz(const char *s, const char *def)
 	return s && *s ? s : def;
 }
 
+/* Why the cache folder at path is refused, for the warning (the decision
+ * itself was taken on the descriptor). */
+static const char *why_refused(const char *path, int e)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return strerror(errno);
+	if (S_ISLNK(st.st_mode))
+		return "a symbolic link (refused)";
+	if (!S_ISDIR(st.st_mode))
+		return "not a folder";
+	if (st.st_uid != getuid())
+		return "not owned by the invoking user (refused)";
+	if (st.st_mode & 022)
+		return "writable by others (refused)";
+	return strerror(e);
+}
+
 void pcache_open(struct pcache *c, const struct opts *o,
 		 const saturn_profile_hw_t *hw)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	saturn_error_t err = {{0}};
+	char parent[PATH_MAX], *slash;
+	const char *base;
 	struct stat st;
+	int pfd, e = 0;
 
 	memset(c, 0, sizeof(*c));
+	c->dfd = -1;
 	c->max_age = o->cache_max_age * 86400.0;
 	c->quiet = o->quiet;
 	c->hw = hw;
@@ -77,6 +103,9 @@ void pcache_open(struct pcache *c, const struct opts *o,
 			 home);
 	else
 		return;
+	/* no trailing slashes: the last component is the cache folder */
+	for (size_t n = strlen(c->dir); n > 1 && c->dir[n - 1] == '/'; n--)
+		c->dir[n - 1] = '\0';
 	if (asprintf(&c->fingerprint,
 		     "class=%s\ngpu_model=%s\ninterconnect=%s\ngpus=%d\n",
 		     nz(hw->klass, "default"), nz(hw->gpu_model, "unknown"),
@@ -85,28 +114,50 @@ void pcache_open(struct pcache *c, const struct opts *o,
 		c->dir[0] = '\0';
 		return;
 	}
-	if (lstat(c->dir, &st) < 0 && errno == ENOENT && mkdirs(c->dir) < 0) {
-		fprintf(stderr,
-			"%s: warning: profile cache %s: %s; running "
-			"without the cache\n",
-			prog, c->dir, strerror(errno));
-		c->dir[0] = '\0';
-		return;
+	/* the parents are the user's own path (made 0700 when missing); the
+	 * cache folder itself is made and opened under its parent's
+	 * descriptor, never through a link */
+	snprintf(parent, sizeof(parent), "%s", c->dir);
+	slash = strrchr(parent, '/');
+	if (slash == parent)
+		parent[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		snprintf(parent, sizeof(parent), ".");
+	base = slash ? strrchr(c->dir, '/') + 1 : c->dir;
+	if (strcmp(parent, "/") && strcmp(parent, ".") && mkdirs(parent) < 0) {
+		e = errno;
+		goto refuse;
 	}
-	if (lstat(c->dir, &st) < 0 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != getuid() || (st.st_mode & 022)) {
-		fprintf(stderr,
-			"%s: warning: profile cache %s: %s; running without "
-			"the cache\n",
-			prog, c->dir,
-			lstat(c->dir, &st) < 0 ? strerror(errno)
-			: S_ISLNK(st.st_mode)  ? "a symbolic link (refused)"
-			: !S_ISDIR(st.st_mode) ? "not a folder"
-			: st.st_uid != getuid()
-			    ? "not owned by the invoking user (refused)"
-			    : "writable by others (refused)");
-		c->dir[0] = '\0';
+	pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0) {
+		e = errno;
+		goto refuse;
 	}
+	if (mkdirat(pfd, base, 0700) < 0 && errno != EEXIST) {
+		e = errno;
+		close(pfd);
+		goto refuse;
+	}
+	c->dfd = saturn_dir_open_at(pfd, parent, base, (long)getuid(), &err);
+	e = errno;
+	close(pfd);
+	if (c->dfd < 0)
+		goto refuse;
+	if (fstat(c->dfd, &st) < 0 || (st.st_mode & 022)) {
+		e = EPERM;
+		close(c->dfd);
+		c->dfd = -1;
+		goto refuse;
+	}
+	return;
+refuse:
+	fprintf(stderr,
+		"%s: warning: profile cache %s: %s; running without the "
+		"cache\n",
+		prog, c->dir, why_refused(c->dir, e));
+	c->dir[0] = '\0';
 }
 
 void pcache_close(struct pcache *c)
@@ -115,6 +166,9 @@ void pcache_close(struct pcache *c)
 		return;
 	free(c->fingerprint);
 	c->fingerprint = NULL;
+	if (c->dir[0] && c->dfd >= 0)
+		close(c->dfd);
+	c->dfd = -1;
 	c->dir[0] = '\0';
 }
 
@@ -125,7 +179,7 @@ static void entry_path(const struct pcache *c, const char *signature, char *buf,
 
 	h = fnv1a(h, "\n");
 	h = fnv1a(h, signature);
-	snprintf(buf, len, "%s/%016llx.json", c->dir, (unsigned long long)h);
+	snprintf(buf, len, "%016llx.json", (unsigned long long)h);
 }
 
 static int same(const char *a, const char *b, const char *def)
@@ -135,22 +189,26 @@ static int same(const char *a, const char *b, const char *def)
 
 saturn_profile_t *pcache_get(const struct pcache *c, const char *signature)
 {
-	char path[PATH_MAX + 32];
+	char name[32];
 	saturn_profile_t *e;
 	saturn_error_t err = {{0}};
 	const char *why = NULL;
 	const saturn_profile_hw_t *h;
+	long me = (long)getuid();
+	size_t len;
+	char *buf;
 
 	if (!c->dir[0])
 		return NULL;
-	entry_path(c, signature, path, sizeof(path));
-	if (access(path, F_OK) < 0 && errno == ENOENT) {
-		struct stat st;
-
-		if (lstat(path, &st) < 0) /* not even a dangling link */
-			return NULL;
-	}
-	e = saturn_profile_load(path, (long)getuid(), &err);
+	entry_path(c, signature, name, sizeof(name));
+	buf = saturn_file_read_at(c->dfd, c->dir, name, &me, 1,
+				  SATURN_PROFILE_MAX_BYTES, &len, NULL, &err);
+	if (!buf && errno == ENOENT)
+		return NULL; /* absent: not even a dangling link */
+	e = buf ? saturn_profile_parse(buf, len, &err) : NULL;
+	if (buf && !e)
+		saturn_error_prefix(&err, "%s/%s", c->dir, name);
+	free(buf);
 	if (!e) {
 		fprintf(stderr, "%s: note: cache entry ignored: %s\n", prog,
 			err.text);
@@ -168,8 +226,8 @@ saturn_profile_t *pcache_get(const struct pcache *c, const char *signature)
 	else if (e->created < (double)time(NULL) - c->max_age)
 		why = "older than --cache-max-age";
 	if (why) {
-		fprintf(stderr, "%s: note: cache entry %s ignored: %s\n", prog,
-			path, why);
+		fprintf(stderr, "%s: note: cache entry %s/%s ignored: %s\n",
+			prog, c->dir, name, why);
 		saturn_profile_destroy(e);
 		return NULL;
 	}
@@ -179,7 +237,7 @@ saturn_profile_t *pcache_get(const struct pcache *c, const char *signature)
 int pcache_put(const struct pcache *c, const char *batch,
 	       const saturn_profile_task_t *pt, double created)
 {
-	char path[PATH_MAX + 32];
+	char name[32];
 	saturn_profile_t e = {0};
 	saturn_profile_hw_t hw;
 	saturn_error_t err = {{0}};
@@ -188,7 +246,7 @@ int pcache_put(const struct pcache *c, const char *batch,
 
 	if (!c->dir[0])
 		return 0;
-	entry_path(c, pt->signature, path, sizeof(path));
+	entry_path(c, pt->signature, name, sizeof(name));
 	hw = *c->hw;
 	e.batch = (char *)batch;
 	e.created = created;
@@ -198,11 +256,12 @@ int pcache_put(const struct pcache *c, const char *batch,
 	e.tasks = (saturn_profile_task_t *)pt;
 	json = saturn_profile_to_json(&e);
 	if (!json) {
-		fprintf(stderr, "%s: warning: cache entry %s: %s\n", prog, path,
-			strerror(errno));
+		fprintf(stderr, "%s: warning: cache entry %s/%s: %s\n", prog,
+			c->dir, name, strerror(errno));
 		return -1;
 	}
-	rc = saturn_write_file_atomic(path, json, strlen(json), &err);
+	rc = saturn_file_write_at(c->dfd, c->dir, name, json, strlen(json),
+				  SATURN_ANY_UID, SATURN_ANY_UID, 0644, &err);
 	free(json);
 	if (rc < 0)
 		fprintf(stderr, "%s: warning: cache entry not written: %s\n",

@@ -18,6 +18,7 @@
 
 struct pcache {
 	char dir[PATH_MAX]; /* "" = no cache */
+	int dfd;	    /* the folder, opened and checked (when dir[0]) */
 	double max_age;	    /* seconds */
 	char *fingerprint;  /* class, GPU model, interconnect, GPUs per node */
 	const saturn_profile_hw_t *hw;
@@ -29,7 +30,9 @@ struct pcache {
  * $HOME/.cache/saturn/profiles; none with --no-cache. Creates missing
  * folders (mode 0700) and refuses (a warning on stderr, c->dir left "") a
  * folder that is a symlink, is not owned by the invoking user or is
- * writable by others. Never fails. */
+ * writable by others. The folder itself is opened once, with O_NOFOLLOW,
+ * and entries are read and written through that descriptor only
+ * (lib/safefile.h). Never fails. */
 void pcache_open(struct pcache *c, const struct opts *o,
 		 const saturn_profile_hw_t *hw);
 

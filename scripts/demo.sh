@@ -90,9 +90,10 @@ until [ -d "$STATE/profiles" ]; do
 	[ $n -le 40 ] || die "sched/saturn did not create $STATE/profiles"
 	sleep 0.25
 done
-# PROFILE_DIR/UID/NAME.json: the batch of the user who submits it
-mkdir -p -m 700 "$STATE/profiles/$(id -u)"
-cp "$ROOT/contrib/demo/profile.json" "$STATE/profiles/$(id -u)/$BATCH.json"
+# PROFILE_DIR/UID/NAME.json, in the submitting user's folder (0700, theirs)
+PDIR="$STATE/profiles/$(id -u)"
+[ -d "$PDIR" ] || { mkdir -m 700 "$PDIR" && chown "$(id -u)" "$PDIR"; } || die "cannot make $PDIR"
+cp "$ROOT/contrib/demo/profile.json" "$PDIR/$BATCH.json"
 LOG1="$SATURN_CLUSTER_DIR/saturn-tasks.log"
 : >"$LOG1"
 chmod 666 "$LOG1"

@@ -43,6 +43,7 @@
 #include "planner.h"
 #include "profile.h"
 #include "progress.h"
+#include "safefile.h"
 #include "sched_core.h"
 
 #include "saturn_agent.h"
@@ -78,16 +79,6 @@ static double now_mono(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void saturn_mkdir_mode(const char *path, mode_t mode)
-{
-	if (mkdir(path, mode) < 0 && errno != EEXIST) {
-		error("sched/saturn: mkdir %s: %m", path);
-		return;
-	}
-	if (chmod(path, mode) < 0)
-		error("sched/saturn: chmod %s: %m", path);
-}
-
 static void load_settings(void)
 {
 	saturn_error_t err = {{0}};
@@ -111,11 +102,7 @@ static void load_settings(void)
 	else
 		saturn_profile_dir = xstrdup_printf("%s/profiles", saturn_state_dir);
 	saturn_progress_dir = xstrdup_printf("%s/progress", saturn_state_dir);
-	saturn_mkdir_mode(saturn_state_dir, 0755);
-	saturn_mkdir_mode(saturn_progress_dir, 01733);
-	/* 0755: users write only in their own PROFILE_DIR/UID (made for them) */
-	if (!saturn_cfg.profile_dir)
-		saturn_mkdir_mode(saturn_profile_dir, 0755);
+	saturn_files_open();
 	info("sched/saturn: interval %.0fs, solver time %.2fs, min gain %.2f, release slack %.0fs, backfill %s, state %s, profiles %s",
 	     saturn_cfg.interval_s, saturn_cfg.solver_time_s, saturn_cfg.min_gain,
 	     saturn_cfg.release_slack_s, saturn_cfg.backfill ? "yes" : "no", saturn_state_dir,
@@ -174,8 +161,16 @@ static void load_prev_state(void)
 	saturn_error_t err = {{0}};
 	saturn_sched_state_t *st;
 	size_t len;
-	char *buf = saturn_read_file(path, 64u << 20, &len, &err);
+	long owners[2] = {(long)geteuid(), 0};
+	char *buf = saturn_state_fd < 0 ? NULL :
+		saturn_file_read_at(saturn_state_fd, saturn_state_dir, "state.json", owners, 2,
+				    64u << 20, &len, NULL, &err);
 
+	if (!buf && saturn_state_fd >= 0 && errno != ENOENT) {
+		error("sched/saturn: previous state ignored: %s", err.text);
+		xfree(path);
+		return;
+	}
 	if (!buf) {
 		debug("sched/saturn: no previous state: %s", err.text);
 		xfree(path);
@@ -236,6 +231,7 @@ void saturn_agent_fini(void)
 	bf_reconfig = NULL;
 	saturn_plan_destroy(prev_plan);
 	prev_plan = NULL;
+	saturn_files_close();
 	xfree(saturn_state_dir);
 	xfree(saturn_profile_dir);
 	xfree(saturn_progress_dir);
@@ -336,9 +332,12 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 	env_set(job_ptr, "SATURN_TECHNIQUE_PARAMS", saturn_option_params(j, d));
 	env_set(job_ptr, "SATURN_PLAN_ID", plan_id);
 	{
-		char *pf = xstrdup_printf("%s/%u.json", saturn_progress_dir, job_ptr->job_id);
+		/* STATE_DIR/progress/UID/JOBID.json; the folder was made before
+		 * the locks were taken (saturn_progress_prepare) */
+		char *pf = saturn_progress_path((long)job_ptr->user_id, job_ptr->job_id);
 
-		env_set(job_ptr, "SATURN_PROGRESS_FILE", pf);
+		if (pf)
+			env_set(job_ptr, "SATURN_PROGRESS_FILE", pf);
 		xfree(pf);
 	}
 	info("sched/saturn: released %pJ (task %s of batch %s): %d GPU(s) on %s, technique %s, plan %s",
@@ -589,9 +588,14 @@ static void persist(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	saturn_error_t err = {{0}};
 	static int warned;
 
+	if (saturn_state_fd < 0)
+		saturn_error_set(&err, "%s: the state folder was refused (logged at start)",
+				 path);
 	if (!txt) {
 		error("sched/saturn: out of memory serialising the state");
-	} else if (saturn_write_file_atomic(path, txt, strlen(txt), &err) < 0) {
+	} else if (saturn_state_fd < 0 ||
+		   saturn_file_write_at(saturn_state_fd, saturn_state_dir, "state.json", txt,
+					strlen(txt), SATURN_ANY_UID, SATURN_ANY_UID, 0644, &err) < 0) {
 		if (!warned++)
 			error("sched/saturn: cannot persist the plan: %s", err.text);
 	} else {
@@ -679,6 +683,10 @@ static int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	primary = xcalloc(nd ? nd : 1, 1);
 	count = xcalloc(nd ? nd : 1, sizeof(int));
 	group_records(s, d, nd, primary, count);
+	/* progress folders of the tasks about to be released, before the locks */
+	for (int i = 0; i < nd; i++)
+		if (d[i].release)
+			saturn_progress_prepare(s->jobs[d[i].job].uid);
 	lock_slurmctld(write_lock);
 	*t_lock0 = now_mono();
 	*released = apply(s, b, d, nd, primary, count);
@@ -715,6 +723,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		error("sched/saturn: out of memory taking the snapshot: cycle skipped");
 		return;
 	}
+	saturn_progress_sweep(s);
 	if (nsaturn == 0) {
 		if (prev_plan) {
 			info("sched/saturn: no Saturn jobs left: plan %s done", plan_id);

@@ -19,8 +19,46 @@
 extern saturn_sched_settings_t saturn_cfg;
 extern char *saturn_state_dir, *saturn_profile_dir, *saturn_progress_dir;
 
-/* mkdir path with mode (chmod'ed to it when it exists); errors logged. */
-void saturn_mkdir_mode(const char *path, mode_t mode);
+/* --- saturn_files.c (folders, progress files; agent thread, no locks) --- */
+
+/* Descriptors of the folders (-1 when missing or refused, logged), opened
+ * by saturn_files_open(): STATE_DIR, PROFILE_DIR, STATE_DIR/progress,
+ * STATE_DIR/jobs, STATE_DIR/scripts; and whether per-user folders can be
+ * handed to their users (controller running as root). */
+extern int saturn_state_fd, saturn_profile_fd, saturn_progress_fd, saturn_jobs_fd,
+	saturn_scripts_fd;
+extern int saturn_user_dirs;
+
+/* (Re)open the folders after the settings were (re)read: the state folder
+ * must belong to us or root and be writable by its owner alone; its
+ * sub-folders are made and their modes set through descriptors. Clears
+ * saturn_cfg.profiler (logged) when companion jobs cannot be run safely:
+ * not root, or a folder refused. Every problem is logged. */
+void saturn_files_open(void);
+void saturn_files_close(void);
+
+/* PARENT/UID (0700, owned by uid; gid -1 = unchanged), made and handed to
+ * uid when we are root, else only opened. Its descriptor (caller closes),
+ * or -1 (logged at most every 10 minutes per folder and uid, and not when
+ * it merely does not exist). */
+int saturn_user_dir(int parent_fd, const char *parent, long uid, long gid);
+
+/* Before taking the write locks: make STATE_DIR/progress/UID for a task
+ * about to be released. */
+void saturn_progress_prepare(long uid);
+
+/* Under the write lock (no file access): the SATURN_PROGRESS_FILE of job_id
+ * (xmalloc'd), or NULL when uid's progress folder is not ready. */
+char *saturn_progress_path(long uid, uint32_t job_id);
+
+/* Remaining batches of job_id from its progress file, read through uid's
+ * folder descriptor (regular file owned by uid, size-capped; refusals
+ * logged once per job). 0, or -1 when there is no usable file. */
+int saturn_progress_left(uint32_t job_id, long uid, double *left);
+
+/* Every 20 intervals (1 to 5 minutes): remove the progress files of jobs
+ * not in s that were not written for a minute (unlinkat only). */
+void saturn_progress_sweep(const saturn_snapshot_t *s);
 
 /* --- saturn_snapshot.c ---------------------------------------------- */
 
@@ -46,9 +84,8 @@ void saturn_set_reason(job_record_t *job_ptr, const char *reason, time_t now);
 /* A batch is (uid, name) in all of these: two users' batches of the same
  * name have their own profile, profiler job, records and notes. */
 
-/* The profile of batch (uid, name) from PROFILE_DIR/UID/NAME.json (the
- * folder created for the user when missing, and ignored unless it is the
- * user's or root's and writable by no one else), loaded when the file
+/* The profile of batch (uid, name) from PROFILE_DIR/UID/NAME.json (read
+ * through the user's folder descriptor: no link, FIFO or device), loaded when the file
  * changed, owner-checked against uid (or root); NULL when there is none or
  * it was rejected (logged once per version). Never a profile loaded for
  * another uid. Owned by the cache. */
@@ -86,8 +123,9 @@ void saturn_batch_owner_free(saturn_batch_owner_t *o);
 
 /* Submit (no locks held) a one-node job saturn-KIND:BATCH as the batch's
  * owner with gpus GPUs that runs "saturn_profiler --batch BATCH --script
- * COPY ARGS --output PROFILE_DIR/UID/BATCH.json" (UID = o->uid) plus the
- * cache option; ARGS is
+ * COPY ARGS --output PROFILE_DIR/UID/BATCH.json" plus --cache
+ * PROFILE_DIR/UID/cache (or --no-cache), in STATE_DIR/jobs/UID with the
+ * script copied to STATE_DIR/scripts/UID-BATCH.KIND.script; ARGS is
  * shell text the caller has quoted. Returns the job id, 0 on failure
  * (logged). */
 uint32_t saturn_submit_profiler(const char *kind, const char *batch, const saturn_batch_owner_t *o,

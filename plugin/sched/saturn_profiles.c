@@ -39,6 +39,7 @@
 #include "jobreq.h"
 #include "profile.h"
 #include "progress.h"
+#include "safefile.h"
 #include "sched_core.h"
 
 #include "saturn_int.h"
@@ -66,41 +67,24 @@ static char *profile_path(long uid, const char *batch)
 	return xstrdup_printf("%s/%ld/%s.json", saturn_profile_dir, uid, batch);
 }
 
-/* PROFILE_DIR/UID, the user's profile folder: created (0700, owned by the
- * user) when missing. 0 when it is a folder owned by the user or root that
- * no one else may write, -1 otherwise (*why says what is wrong). */
-static int user_dir(long uid, const char **why)
+/* The status of PROFILE_DIR/UID/NAME.json without following a link: 0 (st
+ * filled, *ufd the user's folder, caller closes), -1 when absent or the
+ * user's folder is missing or refused (logged by saturn_user_dir). The
+ * user's folder is made first (root controller), so users find it ready. */
+static int profile_stat(const char *batch, long uid, int *ufd, struct stat *st)
 {
-	char *dir = xstrdup_printf("%s/%ld", saturn_profile_dir, uid);
-	struct stat st;
-	int rc = -1;
+	char name[SATURN_NAME_LEN + 8];
 
-	*why = "";
-	if (uid < 0) {
-		*why = "no user id";
-		goto out;
+	*ufd = uid < 0 ? -1 : saturn_user_dir(saturn_profile_fd, saturn_profile_dir, uid, SATURN_ANY_UID);
+	if (*ufd < 0)
+		return -1;
+	snprintf(name, sizeof(name), "%s.json", batch);
+	if (fstatat(*ufd, name, st, AT_SYMLINK_NOFOLLOW) < 0) {
+		close(*ufd);
+		*ufd = -1;
+		return -1;
 	}
-	if (lstat(dir, &st) < 0 && errno == ENOENT) {
-		if (mkdir(dir, 0700) < 0 || chown(dir, (uid_t)uid, (gid_t)-1) < 0) {
-			*why = "cannot create it";
-			goto out;
-		}
-		if (lstat(dir, &st) < 0) {
-			*why = "cannot create it";
-			goto out;
-		}
-	}
-	if (!S_ISDIR(st.st_mode))
-		*why = "not a folder";
-	else if (st.st_uid != 0 && (long)st.st_uid != uid)
-		*why = "owned by another user";
-	else if (st.st_mode & 022)
-		*why = "writable by others";
-	else
-		rc = 0;
-out:
-	xfree(dir);
-	return rc;
+	return 0;
 }
 
 static profile_entry_t *profile_entry(const char *batch, long uid)
@@ -116,8 +100,10 @@ const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void 
 	profile_entry_t *e;
 	saturn_error_t err = {{0}};
 	struct stat st;
-	const char *why;
-	char *path;
+	char *path, *dname, name[SATURN_NAME_LEN + 8], *buf;
+	long owners[2] = {uid, 0};
+	size_t len;
+	int ufd;
 
 	/* the rule job_submit/saturn enforced: no path can come out of it */
 	if (saturn_batch_name_check(batch, NULL, 0) < 0)
@@ -129,17 +115,7 @@ const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void 
 		e->uid = uid;
 	}
 	path = profile_path(uid, batch);
-	if (user_dir(uid, &why) < 0) {
-		if (e->missing != 2)
-			error("sched/saturn: batch %s of uid %ld: profile folder %s/%ld %s: ignored; planning from the users' requests",
-			      batch, uid, saturn_profile_dir, uid, why);
-		e->missing = 2;
-		saturn_profile_destroy(e->profile);
-		e->profile = NULL;
-		xfree(path);
-		return NULL;
-	}
-	if (lstat(path, &st) < 0) {
+	if (profile_stat(batch, uid, &ufd, &st) < 0) {
 		if (e->missing != 1)
 			info("sched/saturn: batch %s of uid %ld: no profile at %s: planning from the users' requests",
 			     batch, uid, path);
@@ -150,10 +126,12 @@ const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void 
 		return NULL;
 	}
 	if (e->profile && st.st_mtime == e->mtime && st.st_ino == e->ino) {
+		close(ufd);
 		xfree(path);
 		return e->profile;
 	}
 	if (e->missing == 0 && e->mtime == st.st_mtime && e->ino == st.st_ino && !e->profile) {
+		close(ufd);
 		xfree(path);
 		return NULL; /* already rejected this version */
 	}
@@ -162,16 +140,25 @@ const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void 
 	e->ino = st.st_ino;
 	saturn_profile_destroy(e->profile);
 	e->profile = NULL;
-	if (st.st_uid != 0 && (long)st.st_uid != uid) {
-		error("sched/saturn: batch %s of uid %ld: profile %s is owned by uid %ld, not the batch's user or root: ignored",
-		      batch, uid, path, (long)st.st_uid);
-	} else if (!(e->profile = saturn_profile_load(path, (long)st.st_uid, &err))) {
-		error("sched/saturn: batch %s of uid %ld: profile rejected: %s; planning from the users' requests",
+	/* read through the user's folder: a regular file of the batch's user
+	 * (or root), no link, FIFO or device, size-capped */
+	dname = xstrdup_printf("%s/%ld", saturn_profile_dir, uid);
+	snprintf(name, sizeof(name), "%s.json", batch);
+	buf = saturn_file_read_at(ufd, dname, name, owners, uid == 0 ? 1 : 2,
+				  SATURN_PROFILE_MAX_BYTES, &len, NULL, &err);
+	if (!buf) {
+		error("sched/saturn: batch %s of uid %ld: profile refused: %s; planning from the users' requests",
 		      batch, uid, err.text);
+	} else if (!(e->profile = saturn_profile_parse(buf, len, &err))) {
+		error("sched/saturn: batch %s of uid %ld: profile rejected: %s: %s; planning from the users' requests",
+		      batch, uid, path, err.text);
 	} else {
 		info("sched/saturn: batch %s of uid %ld: profile %s loaded (%d task signature(s))",
 		     batch, uid, path, e->profile->ntasks);
 	}
+	free(buf);
+	xfree(dname);
+	close(ufd);
 	xfree(path);
 	return e->profile;
 }
@@ -215,32 +202,39 @@ static int nprof_jobs;
  * not say whose batch it was: it is ignored (with a note). */
 char *saturn_record_read(const char *kind, long uid, const char *batch)
 {
-	char *path = xstrdup_printf("%s/%s-%ld-%s.job", saturn_state_dir, kind, uid, batch);
+	char *name = xstrdup_printf("%s-%ld-%s.job", kind, uid, batch);
+	long owners[2] = {(long)geteuid(), 0};
 	size_t len;
-	char *buf = saturn_read_file(path, 1 << 20, &len, NULL);
 	struct stat st;
+	char *buf = saturn_state_fd < 0 ? NULL :
+		saturn_file_read_at(saturn_state_fd, saturn_state_dir, name, owners, 2, 1 << 20,
+				    &len, NULL, NULL);
 
-	xfree(path);
-	if (buf)
+	xfree(name);
+	if (buf || saturn_state_fd < 0)
 		return buf;
-	path = xstrdup_printf("%s/%s-%s.job", saturn_state_dir, kind, batch);
-	if (lstat(path, &st) == 0)
-		info("sched/saturn: batch %s of uid %ld: ignoring %s, a record from before batches were per user (it does not say whose batch it was)",
-		     batch, uid, path);
-	xfree(path);
+	name = xstrdup_printf("%s-%s.job", kind, batch);
+	if (fstatat(saturn_state_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		info("sched/saturn: batch %s of uid %ld: ignoring %s/%s, a record from before batches were per user (it does not say whose batch it was)",
+		     batch, uid, saturn_state_dir, name);
+	xfree(name);
 	return NULL;
 }
 
 void saturn_record_write(const char *kind, long uid, const char *batch, uint32_t job_id,
 			 const char *text)
 {
-	char *path = xstrdup_printf("%s/%s-%ld-%s.job", saturn_state_dir, kind, uid, batch);
+	char *name = xstrdup_printf("%s-%ld-%s.job", kind, uid, batch);
 	saturn_error_t err = {{0}};
 
-	if (saturn_write_file_atomic(path, text, strlen(text), &err) < 0)
+	if (saturn_state_fd < 0)
+		saturn_error_set(&err, "no state folder");
+	if (saturn_state_fd < 0 ||
+	    saturn_file_write_at(saturn_state_fd, saturn_state_dir, name, text, strlen(text),
+				 SATURN_ANY_UID, SATURN_ANY_UID, 0600, &err) < 0)
 		error("sched/saturn: batch %s of uid %ld: cannot record %s job %u: %s", batch, uid,
 		      kind, job_id, err.text);
-	xfree(path);
+	xfree(name);
 }
 
 static prof_job_t *prof_find(const char *batch, long uid)
@@ -331,34 +325,41 @@ void saturn_batch_owner_free(saturn_batch_owner_t *o)
 uint32_t saturn_submit_profiler(const char *kind, const char *batch, const saturn_batch_owner_t *o,
 				const char *args, int gpus)
 {
-	char *dir = xstrdup_printf("%s/profiler", saturn_state_dir);
-	/* per user: two users' batches of one name never share a copy */
-	char *copy = xstrdup_printf("%s/%u-%s.%s.script", dir, o->uid, batch, kind);
+	/* STATE_DIR/jobs/UID: work folder and output; STATE_DIR/scripts/: the
+	 * script copy, 0600 the user's (per user: two users' batches of one
+	 * name never share a copy); PROFILE_DIR/UID/NAME.json: the profile,
+	 * PROFILE_DIR/UID/cache: made by the profiler itself, as the user */
+	char *dir = xstrdup_printf("%s/jobs/%u", saturn_state_dir, o->uid);
+	char *sname = xstrdup_printf("%u-%s.%s.script", o->uid, batch, kind);
+	char *sdir = xstrdup_printf("%s/scripts", saturn_state_dir);
+	char *copy = xstrdup_printf("%s/%s", sdir, sname);
 	char *out = profile_path(o->uid, batch);
 	char *cache = NULL;
-	const char *why;
 	job_desc_msg_t desc;
 	submit_response_msg_t *resp = NULL;
 	saturn_error_t err = {{0}};
 	uint32_t id = 0;
+	int jfd, pfd;
 
-	saturn_mkdir_mode(dir, 01733);
-	if (user_dir(o->uid, &why) < 0) {
-		error("sched/saturn: batch %s of uid %u: profile folder %s/%u %s: no %s job",
-		      batch, o->uid, saturn_profile_dir, o->uid, why, kind);
+	{
+		char *jobs = xstrdup_printf("%s/jobs", saturn_state_dir);
+
+		jfd = saturn_user_dir(saturn_jobs_fd, jobs, o->uid, o->gid);
+		xfree(jobs);
+	}
+	pfd = saturn_user_dir(saturn_profile_fd, saturn_profile_dir, o->uid, o->gid);
+	if (jfd < 0 || pfd < 0) {
+		error("sched/saturn: batch %s of uid %u: no %s job: the user's folders are not usable (logged above)",
+		      batch, o->uid, kind);
 		goto done;
 	}
-	if (saturn_cfg.profile_cache) {
-		/* PROFILE_DIR/cache (1733, ours); the profiler makes UID/ itself, 0700 */
-		cache = xstrdup_printf("%s/cache", saturn_profile_dir);
-		saturn_mkdir_mode(cache, 01733);
-		xstrfmtcat(cache, "/%u", o->uid);
-	}
-	unlink(copy);
-	if (saturn_write_file_atomic(copy, o->script, o->script_len, &err) < 0 ||
-	    chown(copy, o->uid, o->gid) < 0 || chmod(copy, 0600) < 0) {
-		error("sched/saturn: batch %s of uid %u: cannot write the script copy %s: %s %m",
-		      batch, o->uid, copy, err.text);
+	if (saturn_cfg.profile_cache)
+		cache = xstrdup_printf("%s/%u/cache", saturn_profile_dir, o->uid);
+	if (saturn_scripts_fd < 0 ||
+	    saturn_file_write_at(saturn_scripts_fd, sdir, sname, o->script, o->script_len,
+				 (long)o->uid, (long)o->gid, 0600, &err) < 0) {
+		error("sched/saturn: batch %s of uid %u: cannot write the script copy %s: %s", batch,
+		      o->uid, copy, saturn_scripts_fd < 0 ? "no scripts folder" : err.text);
 		goto done;
 	}
 	slurm_init_job_desc_msg(&desc);
@@ -402,7 +403,13 @@ uint32_t saturn_submit_profiler(const char *kind, const char *batch, const satur
 		xfree(desc.environment[i]);
 	xfree(desc.environment);
 done:
+	if (jfd >= 0)
+		close(jfd);
+	if (pfd >= 0)
+		close(pfd);
 	xfree(dir);
+	xfree(sname);
+	xfree(sdir);
 	xfree(copy);
 	xfree(out);
 	xfree(cache);
@@ -418,21 +425,17 @@ static uint32_t profile_batch(saturn_snapshot_t *s, const int *m, int n)
 	const saturn_snap_job_t *j0 = &s->jobs[m[0]];
 	const char *batch = j0->batch;
 	long uid = j0->uid;
-	char *path;
 	struct stat st;
-	const char *why;
 	prof_job_t *e;
-	int has_running = 0, maxg;
+	int has_running = 0, maxg, ufd;
 
 	for (int k = 0; k < n; k++)
 		if (s->jobs[m[k]].state != SATURN_SNAP_HELD)
 			has_running = 1;
-	path = profile_path(uid, batch);
-	if (user_dir(uid, &why) == 0 && lstat(path, &st) == 0) {
-		xfree(path);
+	if (profile_stat(batch, uid, &ufd, &st) == 0) {
+		close(ufd);
 		return 0; /* planned from the file (saturn_lookup_profile) */
 	}
-	xfree(path);
 	e = prof_entry(batch, uid);
 	if (e->job_id) {
 		int same = 0;

@@ -402,19 +402,10 @@ void saturn_read_progress(saturn_snapshot_t *s)
 {
 	for (int i = 0; i < s->njobs; i++) {
 		saturn_snap_job_t *j = &s->jobs[i];
-		saturn_error_t err = {{0}};
-		char path[PATH_MAX];
 		double left;
 
-		if (j->state != SATURN_SNAP_RUNNING)
-			continue;
-		snprintf(path, sizeof(path), "%s/%u.json", saturn_progress_dir, j->job_id);
-		if (access(path, F_OK) < 0)
-			continue;
-		if (saturn_progress_remaining(path, j->uid, &left, &err) == 0)
+		/* STATE_DIR/progress/UID/JOBID.json, through the folder's fd */
+		if (j->state == SATURN_SNAP_RUNNING && saturn_progress_left(j->job_id, j->uid, &left) == 0)
 			j->batches_left = left;
-		else
-			debug("sched/saturn: JobId=%u: progress file ignored: %s", j->job_id, err.text);
 	}
 }
-

@@ -117,15 +117,17 @@ EOS
 	chmod 755 "$1"
 }
 
-# profile_file NAME [UID]: the profile path of batch NAME of user UID (root
-# when not given), PROFILE_DIR/UID/NAME.json, with the user's folder made
-# as sched/saturn makes it (0700, owned by the user) when missing.
+# profile_file NAME [UID]: PROFILE_DIR/UID/NAME.json (UID 0 by default: the
+# tests submit as root), after making the user's folder (0700, theirs) when
+# the controller has not made it yet.
 profile_file() {
-	pf_dir="$STATE_DIR/profiles/${2:-0}"
-	if [ ! -d "$pf_dir" ]; then
-		mkdir -p "$pf_dir" && chown "${2:-0}" "$pf_dir" && chmod 700 "$pf_dir" || return 1
+	pu=${2:-0}
+	wait_for 20 test -d "$STATE_DIR/profiles" || fail "sched/saturn did not make $STATE_DIR/profiles"
+	if [ ! -d "$STATE_DIR/profiles/$pu" ]; then
+		mkdir -m 700 "$STATE_DIR/profiles/$pu" && chown "$pu" "$STATE_DIR/profiles/$pu" ||
+			fail "cannot make $STATE_DIR/profiles/$pu"
 	fi
-	echo "$pf_dir/$1.json"
+	echo "$STATE_DIR/profiles/$pu/$1.json"
 }
 
 queue_empty() {

@@ -56,7 +56,8 @@ wait_for 10 sh -c "squeue -h -j $job -t PD -o %R | grep -q 'saturn: measuring pr
 wait_for 120 queue_empty || fail "batch did not finish"
 assert_each_once 3
 grep -q -- "--measure" "$wrap.calls" || fail "the profiler was not called with --measure"
-grep -q -- "--cache $STATE_DIR/profiles/cache/0" "$wrap.calls" || fail "no --cache PROFILE_DIR/cache/UID: $(cat "$wrap.calls")"
+grep -q -- "--cache $STATE_DIR/profiles/0/cache" "$wrap.calls" || fail "no --cache PROFILE_DIR/UID/cache: $(cat "$wrap.calls")"
+grep -q -- "--output $STATE_DIR/profiles/0/e2e-meas.json" "$wrap.calls" || fail "no --output PROFILE_DIR/UID/NAME.json: $(cat "$wrap.calls")"
 for t in 0 1 2; do
 	line=$(grep "^task=$t " "$JOBLOG")
 	[ "$(field technique "$line")" = ddp ] || fail "task $t: $line"

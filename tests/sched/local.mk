@@ -25,7 +25,8 @@ TESTS += \
 	e2e/hostile-names.sh \
 	e2e/hostile-modify.sh \
 	e2e/sched-isolate.sh \
-	e2e/hostile-node.sh
+	e2e/hostile-node.sh \
+	e2e/hostile-fs.sh
 EXTRA_DIST += \
 	sched/plugin-deps.sh \
 	sched/status.sh \
@@ -42,7 +43,8 @@ EXTRA_DIST += \
 	e2e/hostile-names.sh \
 	e2e/hostile-modify.sh \
 	e2e/sched-isolate.sh \
-	e2e/hostile-node.sh
+	e2e/hostile-node.sh \
+	e2e/hostile-fs.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh

@@ -61,4 +61,15 @@ echo "$out" | grep -q '1 task of batch other: 0 running, 1 released, 0 planned' 
 echo '{"format":"x"}' >"$d/state.json"
 "$SATURN" status --state-dir "$d" 2>"$d/err"; [ $? = 2 ] || { echo "bad state should exit 2"; exit 1; }
 grep -q 'format' "$d/err" || { echo "error should name the field"; exit 1; }
+# a FIFO at state.json: a clear error at once, never a wait for a writer
+mkdir "$d/fifo" && mkfifo "$d/fifo/state.json"
+timeout 10 "$SATURN" status --state-dir "$d/fifo" 2>"$d/err"
+rc=$?
+[ $rc = 2 ] || { echo "FIFO state should exit 2, got $rc (124: it blocked)"; exit 1; }
+grep -q "$d/fifo/state.json: a FIFO.*refused" "$d/err" || { echo "FIFO error: $(cat "$d/err")"; exit 1; }
+# a symlink at state.json is not followed
+mkdir "$d/link" && ln -s "$d/state.json" "$d/link/state.json"
+timeout 10 "$SATURN" status --state-dir "$d/link" 2>"$d/err"
+[ $? = 2 ] || { echo "symlinked state should exit 2"; exit 1; }
+grep -q "$d/link/state.json: a symbolic link.*refused" "$d/err" || { echo "link error: $(cat "$d/err")"; exit 1; }
 echo ok

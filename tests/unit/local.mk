@@ -94,3 +94,13 @@ unit_test_idset_CPPFLAGS = $(UNIT_CPPFLAGS)
 unit_test_idset_CFLAGS = $(UNIT_CFLAGS)
 unit_test_idset_LDADD = $(UNIT_LDADD)
 endif
+
+# Descriptor-based file access (lib/safefile.c).
+if HAVE_CHECK
+check_PROGRAMS += unit/test_safefile
+TESTS += unit/test_safefile
+unit_test_safefile_SOURCES = unit/test_safefile.c
+unit_test_safefile_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_safefile_CFLAGS = $(UNIT_CFLAGS)
+unit_test_safefile_LDADD = $(UNIT_LDADD)
+endif

@@ -1,0 +1,343 @@
+/* saturn_files.c - sched/saturn's folders and the files users write
+ * (doc/security.md, "Files and folders"; lib/safefile.h does the checks).
+ *
+ *   STATE_DIR/                0755 ours: state.json, KIND-NAME.job records
+ *   STATE_DIR/progress/UID/   0700 UID:  JOBID.json progress files
+ *   STATE_DIR/jobs/UID/       0700 UID:  work folder, output of companion jobs
+ *   STATE_DIR/scripts/        0711 ours: copies of batch scripts, 0600 UID
+ *   PROFILE_DIR/              0755 ours (default STATE_DIR/profiles)
+ *   PROFILE_DIR/UID/          0700 UID:  NAME.json profiles, cache/
+ *
+ * No folder a user can write lies on the way to another user's folder, so
+ * nobody can plant or squat a name the controller later uses for someone
+ * else; inside their own folder a user can plant anything, and every read
+ * there goes through a descriptor with O_NOFOLLOW and an owner check. Per-
+ * user folders are made and handed over (fchown on the descriptor) by the
+ * controller, which therefore has to run as root; otherwise the profiler,
+ * measurements and progress files are off. Agent thread only, no locks.
+ */
+#include "config.h" /* Slurm's */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "progress.h"
+#include "safefile.h"
+
+#include "saturn_int.h"
+
+int saturn_state_fd = -1, saturn_profile_fd = -1, saturn_progress_fd = -1, saturn_jobs_fd = -1,
+    saturn_scripts_fd = -1;
+int saturn_user_dirs;
+
+/* uids whose progress folder was made this cycle (saturn_progress_prepare) */
+static long *ready_uids;
+static int nready;
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void saturn_files_close(void)
+{
+	close_fd(&saturn_state_fd);
+	close_fd(&saturn_profile_fd);
+	close_fd(&saturn_progress_fd);
+	close_fd(&saturn_jobs_fd);
+	close_fd(&saturn_scripts_fd);
+	xfree(ready_uids);
+	nready = 0;
+}
+
+/* An admin-configured folder: made 0755 when missing, then checked. */
+static int open_admin_dir(const char *path)
+{
+	saturn_error_t err = {{0}};
+	int fd;
+
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		error("sched/saturn: mkdir %s: %m", path);
+	fd = saturn_dir_open_trusted(path, &err);
+	if (fd < 0)
+		error("sched/saturn: %s (it must belong to the controller's user or root and be writable by it alone)",
+		      err.text);
+	return fd;
+}
+
+/* A folder of ours under STATE_DIR, with exactly mode. */
+static int own_sub(const char *name, mode_t mode)
+{
+	saturn_error_t err = {{0}};
+	int fd;
+
+	if (saturn_state_fd < 0)
+		return -1;
+	fd = saturn_dir_ensure_at(saturn_state_fd, saturn_state_dir, name, SATURN_ANY_UID,
+				  SATURN_ANY_UID, mode, &err);
+	if (fd < 0)
+		error("sched/saturn: %s", err.text);
+	return fd;
+}
+
+void saturn_files_open(void)
+{
+	saturn_files_close();
+	saturn_user_dirs = geteuid() == 0;
+	saturn_state_fd = open_admin_dir(saturn_state_dir);
+	if (saturn_state_fd < 0)
+		error("sched/saturn: state folder %s refused: no plan state, profiles, profiler or progress files (batches plan from the users' requests)",
+		      saturn_state_dir);
+	if (saturn_cfg.profile_dir)
+		saturn_profile_fd = open_admin_dir(saturn_profile_dir);
+	else
+		saturn_profile_fd = own_sub("profiles", 0755);
+	saturn_progress_fd = own_sub("progress", 0755);
+	saturn_jobs_fd = own_sub("jobs", 0755);
+	saturn_scripts_fd = own_sub("scripts", 0711);
+	if (!saturn_user_dirs) {
+		error("sched/saturn: slurmctld runs as uid %ld, not root: the per-user folders (PROFILE_DIR/UID, STATE_DIR/progress/UID, STATE_DIR/jobs/UID) need a root controller to hand them to their users, so the profiler, measurement jobs and progress files are disabled (batches plan from the users' requests and profiles an administrator placed)",
+		      (long)geteuid());
+	}
+	if (!saturn_user_dirs || saturn_scripts_fd < 0 || saturn_jobs_fd < 0 ||
+	    saturn_profile_fd < 0) {
+		if (saturn_cfg.profiler)
+			error("sched/saturn: saturn_profiler=%s ignored: see the error above",
+			      saturn_cfg.profiler);
+		xfree(saturn_cfg.profiler);
+	}
+}
+
+/* A refused per-user folder is logged at most every 10 minutes per (folder,
+ * uid): it is looked at every cycle. */
+static int log_due(int parent_fd, long uid)
+{
+	static struct {
+		int fd;
+		long uid;
+		time_t at;
+	} seen[32];
+	static int next;
+	time_t now = time(NULL);
+
+	for (int i = 0; i < 32; i++) {
+		if (seen[i].at && seen[i].fd == parent_fd && seen[i].uid == uid) {
+			if (now - seen[i].at < 600)
+				return 0;
+			seen[i].at = now;
+			return 1;
+		}
+	}
+	seen[next].fd = parent_fd;
+	seen[next].uid = uid;
+	seen[next].at = now;
+	next = (next + 1) % 32;
+	return 1;
+}
+
+int saturn_user_dir(int parent_fd, const char *parent, long uid, long gid)
+{
+	saturn_error_t err = {{0}};
+	char name[32];
+	int fd;
+
+	if (parent_fd < 0 || uid < 0)
+		return -1;
+	snprintf(name, sizeof(name), "%ld", uid);
+	if (saturn_user_dirs)
+		fd = saturn_dir_ensure_at(parent_fd, parent, name, uid, gid, 0700, &err);
+	else
+		fd = saturn_dir_open_at(parent_fd, parent, name, uid, &err);
+	if (fd < 0 && (saturn_user_dirs || errno != ENOENT) && log_due(parent_fd, uid))
+		error("sched/saturn: per-user folder of uid %ld: %s", uid, err.text);
+	return fd;
+}
+
+/* --- progress files ------------------------------------------------------ */
+
+void saturn_progress_prepare(long uid)
+{
+	int fd;
+
+	/* made again each time (a few system calls): an administrator may
+	 * have removed it since */
+	if (!saturn_user_dirs)
+		return;
+	fd = saturn_user_dir(saturn_progress_fd, saturn_progress_dir, uid, SATURN_ANY_UID);
+	if (fd < 0)
+		return;
+	close(fd);
+	for (int i = 0; i < nready; i++)
+		if (ready_uids[i] == uid)
+			return;
+	xrecalloc(ready_uids, nready + 1, sizeof(*ready_uids));
+	ready_uids[nready++] = uid;
+}
+
+char *saturn_progress_path(long uid, uint32_t job_id)
+{
+	for (int i = 0; i < nready; i++)
+		if (ready_uids[i] == uid)
+			return xstrdup_printf("%s/%ld/%u.json", saturn_progress_dir, uid, job_id);
+	return NULL;
+}
+
+/* A refused progress file is logged once per job (the last few kept). */
+static uint32_t logged_jobs[64];
+static int logged_next;
+
+static void log_refused(uint32_t job_id, const char *text)
+{
+	for (int i = 0; i < 64; i++)
+		if (logged_jobs[i] == job_id)
+			return;
+	logged_jobs[logged_next] = job_id;
+	logged_next = (logged_next + 1) % 64;
+	error("sched/saturn: JobId=%u: progress file refused: %s", job_id, text);
+}
+
+int saturn_progress_left(uint32_t job_id, long uid, double *left)
+{
+	saturn_error_t err = {{0}};
+	saturn_progress_t p;
+	char udir[32], name[32], *dname, *buf;
+	size_t len;
+	int ufd, rc = -1;
+
+	if (saturn_progress_fd < 0 || uid < 0)
+		return -1;
+	snprintf(udir, sizeof(udir), "%ld", uid);
+	ufd = saturn_dir_open_at(saturn_progress_fd, saturn_progress_dir, udir, uid, &err);
+	if (ufd < 0) {
+		if (errno != ENOENT)
+			log_refused(job_id, err.text);
+		return -1;
+	}
+	dname = xstrdup_printf("%s/%s", saturn_progress_dir, udir);
+	snprintf(name, sizeof(name), "%u.json", job_id);
+	buf = saturn_file_read_at(ufd, dname, name, &uid, 1, SATURN_PROGRESS_MAX_BYTES, &len, NULL,
+				  &err);
+	if (!buf) {
+		if (errno != ENOENT)
+			log_refused(job_id, err.text);
+	} else if (saturn_progress_parse(buf, len, &p, &err) < 0) {
+		debug("sched/saturn: JobId=%u: progress file %s/%s ignored: %s", job_id, dname, name,
+		      err.text);
+	} else if (p.batches_total <= 0) {
+		debug("sched/saturn: JobId=%u: progress file %s/%s does not state batches_total",
+		      job_id, dname, name);
+	} else {
+		*left = p.batches_total > p.batches_done ? p.batches_total - p.batches_done : 0;
+		rc = 0;
+	}
+	free(buf);
+	xfree(dname);
+	close(ufd);
+	return rc;
+}
+
+static int in_snapshot(const saturn_snapshot_t *s, unsigned long id)
+{
+	for (int i = 0; i < s->njobs; i++)
+		if (s->jobs[i].job_id == id)
+			return 1;
+	return 0;
+}
+
+/* Remove NUMBER.json files of one user's folder whose job is not in s and
+ * that were not touched for a minute (a job that started after the
+ * snapshot). unlinkat only: nothing there is opened or followed. */
+static int sweep_user(const saturn_snapshot_t *s, int ufd, const char *dname, time_t now)
+{
+	DIR *d;
+	struct dirent *de;
+	int dfd = openat(ufd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0;
+
+	if (dfd < 0 || !(d = fdopendir(dfd))) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		saturn_error_t err = {{0}};
+		struct stat st;
+		char *end;
+		unsigned long id = strtoul(de->d_name, &end, 10);
+
+		if (end == de->d_name || strcmp(end, ".json") || in_snapshot(s, id))
+			continue;
+		if (fstatat(ufd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode) ||
+		    st.st_mtime > now - 60)
+			continue;
+		if (saturn_file_remove_at(ufd, dname, de->d_name, &err) < 0)
+			error("sched/saturn: %s", err.text);
+		else
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+void saturn_progress_sweep(const saturn_snapshot_t *s)
+{
+	static time_t last;
+	time_t now = time(NULL);
+	DIR *d;
+	struct dirent *de;
+	int dfd, n = 0;
+
+	/* every 20 planning intervals, at least a minute and at most 5 */
+	double period = 20 * saturn_cfg.interval_s;
+
+	if (period < 60)
+		period = 60;
+	if (period > 300)
+		period = 300;
+	if (saturn_progress_fd < 0 || now - last < period)
+		return;
+	last = now;
+	/* a new open file description: a dup() would share the read offset,
+	 * left at the end by the previous sweep */
+	dfd = openat(saturn_progress_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || !(d = fdopendir(dfd))) {
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		saturn_error_t err = {{0}};
+		char *end, *dname;
+		long uid = strtol(de->d_name, &end, 10);
+		int ufd;
+
+		if (end == de->d_name || *end || uid < 0)
+			continue;
+		ufd = saturn_dir_open_at(saturn_progress_fd, saturn_progress_dir, de->d_name, uid,
+					 &err);
+		if (ufd < 0) {
+			error("sched/saturn: progress sweep: %s", err.text);
+			continue;
+		}
+		dname = xstrdup_printf("%s/%s", saturn_progress_dir, de->d_name);
+		n += sweep_user(s, ufd, dname, now);
+		xfree(dname);
+		close(ufd);
+	}
+	closedir(d);
+	if (n)
+		debug("sched/saturn: removed %d progress file(s) of jobs that ended", n);
+}
