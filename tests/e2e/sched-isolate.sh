@@ -12,19 +12,22 @@ hostile_users
 sched_setup 23
 hostile_dirs
 
-# attacker: 10^10 batches x 10^10 s; victim: 4 x 10 x 0.5 s on 4 GPUs
-cat >"$STATE_DIR/profiles/bad.json" <<'EOP'
+# attacker: 10^10 batches x 10^10 s; victim: 4 x 10 x 0.5 s on 4 GPUs,
+# each in the user's own folder PROFILE_DIR/UID
+BAD=$(profile_file bad "$HOSTILE_UID") || fail "no profile folder for $HOSTILE_USER"
+GOOD=$(profile_file good "$VICTIM_UID") || fail "no profile folder for $VICTIM_USER"
+cat >"$BAD" <<'EOP'
 { "format": "saturn-profile/1", "batch": "bad",
   "tasks": [ { "signature": "b", "task_ids": "0-1", "batches": 1e10,
     "options": [ { "technique": "ddp", "gpus": 4, "sec_per_batch": 1e10, "status": "measured" } ] } ] }
 EOP
-cat >"$STATE_DIR/profiles/good.json" <<'EOP'
+cat >"$GOOD" <<'EOP'
 { "format": "saturn-profile/1", "batch": "good",
   "tasks": [ { "signature": "g", "task_ids": "0-3", "batches": 10,
     "options": [ { "technique": "ddp", "gpus": 4, "sec_per_batch": 0.5, "status": "measured" } ] } ] }
 EOP
-chown "$HOSTILE_UID" "$STATE_DIR/profiles/bad.json"
-chown "$VICTIM_UID" "$STATE_DIR/profiles/good.json"
+chown "$HOSTILE_UID" "$BAD"
+chown "$VICTIM_UID" "$GOOD"
 
 # The attacker's tasks report an absurd amount of work left, then run on.
 cat >"$SATURN_CLUSTER_DIR/bad.sh" <<'EOS'
@@ -50,7 +53,7 @@ assert_each_once 4
 
 grep -a 'profile rejected' "$CTLD_LOG" | grep -q 'bad.json: tasks\[0\] (b).options\[0\]: batches x sec_per_batch' ||
 	{ sched_dump; fail "the attacker's profile was not refused with the field named"; }
-grep -a 'progress file ignored' "$CTLD_LOG" | grep -q 'batches_total: 1e+300 is beyond the limit' ||
+grep -a 'progress file .*ignored' "$CTLD_LOG" | grep -q 'batches_total: 1e+300 is beyond the limit' ||
 	{ sched_dump; fail "the attacker's progress file was not refused with the field named"; }
 if grep -aq 'cannot build the problem' "$CTLD_LOG"; then
 	sched_dump
