@@ -48,6 +48,32 @@ static void add_str(json_object *o, const char *k, const char *v)
 	json_object_object_add(o, k, json_object_new_string(v ? v : ""));
 }
 
+/* "corrections": the runtime feedback's ratios (feedback.h) */
+static void corrections_to_json(json_object *root, const saturn_fb_t *fb)
+{
+	json_object *arr = json_object_new_array();
+
+	for (int i = 0; arr && i < fb->ncorr; i++) {
+		const saturn_fb_corr_t *c = &fb->corr[i];
+		json_object *e = json_object_new_object();
+
+		if (!e)
+			continue;
+		json_object_object_add(e, "uid", json_object_new_int64(c->key.uid));
+		add_str(e, "batch", c->key.batch);
+		add_str(e, "signature", c->key.signature);
+		add_str(e, "technique", c->key.technique);
+		json_object_object_add(e, "gpus", json_object_new_int(c->key.gpus));
+		add_str(e, "class", c->key.klass);
+		json_object_object_add(e, "ratio", json_object_new_double(c->ratio));
+		json_object_object_add(e, "batches", json_object_new_double(c->batches));
+		json_object_object_add(e, "updated", json_object_new_double(c->updated));
+		json_object_array_add(arr, e);
+	}
+	if (arr)
+		json_object_object_add(root, "corrections", arr);
+}
+
 char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 				 const saturn_plan_t *plan, const char *plan_id,
 				 double now)
@@ -91,6 +117,10 @@ char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_
 			json_object_object_add(e, "gpu_ids", ids);
 			json_object_object_add(e, "start", json_object_new_double(now + a->start_s));
 			json_object_object_add(e, "end", json_object_new_double(now + a->end_s));
+			if (j->state == SATURN_SNAP_RUNNING && j->obs_spb > 0) {
+				json_object_object_add(e, "spb_profile", json_object_new_double(j->prior_spb));
+				json_object_object_add(e, "spb_observed", json_object_new_double(j->obs_spb));
+			}
 			json_object_array_add(tasks, e);
 		}
 	}
@@ -111,6 +141,8 @@ char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_
 		if (nodes)
 			json_object_object_add(root, "nodes", nodes);
 	}
+	if (s && s->feedback && s->feedback->ncorr)
+		corrections_to_json(root, s->feedback);
 	{
 		const char *txt = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
 
@@ -138,6 +170,7 @@ void saturn_sched_state_destroy(saturn_sched_state_t *st)
 	for (int i = 0; i < st->nnodes; i++)
 		free(st->nodes[i].name);
 	free(st->nodes);
+	free(st->corr);
 	free(st->plan_id);
 	free(st->method);
 	free(st);
@@ -150,6 +183,64 @@ static char *get_str(json_object *o, const char *key)
 	if (!json_object_object_get_ex(o, key, &x) || !json_object_is_type(x, json_type_string))
 		return NULL;
 	return strdup(json_object_get_string(x));
+}
+
+/* The optional "corrections" array (runtime feedback) into st. 0 or -1
+ * with err naming the entry. */
+static int corrections_parse(json_object *o, saturn_sched_state_t *st, saturn_error_t *err)
+{
+	json_object *arr;
+	size_t n;
+
+	if (!json_object_object_get_ex(o, "corrections", &arr))
+		return 0;
+	if (!json_object_is_type(arr, json_type_array) ||
+	    (n = json_object_array_length(arr)) > SATURN_MAX_TASKS)
+		return saturn_error_set(err, "corrections: must be an array of at most %d entries",
+					SATURN_MAX_TASKS);
+	if (!(st->corr = calloc(n ? n : 1, sizeof(*st->corr))))
+		return saturn_error_set(err, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(arr, i), *g;
+		saturn_fb_corr_t *c = &st->corr[st->ncorr];
+		char *batch, *sig, *tech, *klass;
+		double uid = -1, gpus = 0;
+		int ok;
+
+		if (!json_object_is_type(e, json_type_object))
+			return saturn_error_set(err, "corrections[%zu]: must be an object", i);
+		batch = get_str(e, "batch");
+		sig = get_str(e, "signature");
+		tech = get_str(e, "technique");
+		klass = get_str(e, "class");
+		if (json_object_object_get_ex(e, "uid", &g) && json_object_is_type(g, json_type_int))
+			uid = json_object_get_double(g);
+		if (json_object_object_get_ex(e, "gpus", &g) && json_object_is_type(g, json_type_int))
+			gpus = json_object_get_double(g);
+		ok = batch && sig && tech && batch[0] && tech[0] && uid >= 0 && uid <= UINT32_MAX &&
+		     gpus >= 1 && gpus <= SATURN_MAX_GPUS_PER_NODE &&
+		     strlen(batch) <= SATURN_BATCH_NAME_MAX && strlen(sig) <= SATURN_FB_SIG_MAX &&
+		     strlen(tech) <= SATURN_TECHNIQUE_NAME_MAX &&
+		     (!klass || strlen(klass) <= SATURN_FB_SIG_MAX) &&
+		     get_num(e, "ratio", &c->ratio) == 0 && c->ratio > 0 &&
+		     get_num(e, "batches", &c->batches) == 0 && c->batches >= 0;
+		if (ok) {
+			saturn_fb_key_set(&c->key, (long)uid, batch, sig, tech, (int)gpus, klass);
+			c->ratio = saturn_fb_clamp_ratio(c->ratio);
+			if (get_num(e, "updated", &c->updated) < 0)
+				c->updated = 0;
+			st->ncorr++;
+		}
+		free(batch);
+		free(sig);
+		free(tech);
+		free(klass);
+		if (!ok)
+			return saturn_error_set(err,
+						"corrections[%zu]: needs uid, batch, signature, technique, gpus (1 to %d), a ratio > 0 and batches >= 0",
+						i, SATURN_MAX_GPUS_PER_NODE);
+	}
+	return 0;
 }
 
 saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
@@ -241,6 +332,10 @@ saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 			saturn_error_set(err, "tasks[%zu]: needs id, start and end", i);
 			goto fail;
 		}
+		if (get_num(e, "spb_profile", &t->spb_profile) < 0 || !(t->spb_profile >= 0))
+			t->spb_profile = 0;
+		if (get_num(e, "spb_observed", &t->spb_observed) < 0 || !(t->spb_observed >= 0))
+			t->spb_observed = 0;
 	}
 	if (json_object_object_get_ex(o, "nodes", &tasks)) {
 		if (!json_object_is_type(tasks, json_type_array) ||
@@ -275,6 +370,8 @@ saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 			}
 		}
 	}
+	if (corrections_parse(o, st, err) < 0)
+		goto fail;
 	json_object_put(o);
 	json_tokener_free(tok);
 	return st;

@@ -370,16 +370,19 @@ void saturn_read_progress(saturn_snapshot_t *s)
 		saturn_snap_job_t *j = &s->jobs[i];
 		saturn_error_t err = {{0}};
 		char path[PATH_MAX];
-		double left;
+		saturn_progress_obs_t o;
 
 		if (j->state != SATURN_SNAP_RUNNING)
 			continue;
 		snprintf(path, sizeof(path), "%s/%u.json", saturn_progress_dir, j->job_id);
 		if (access(path, F_OK) < 0)
 			continue;
-		if (saturn_progress_remaining(path, j->uid, &left, &err) == 0)
-			j->batches_left = left;
-		else
+		if (saturn_progress_observe(path, j->uid, &o, &err) == 0) {
+			j->batches_left = o.batches_left;
+			j->batches_done = o.batches_done;
+			j->progress_spb = o.sec_per_batch;
+			j->progress_updated = o.updated;
+		} else
 			debug("sched/saturn: JobId=%u: progress file ignored: %s", j->job_id, err.text);
 	}
 }
