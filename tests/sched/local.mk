@@ -9,6 +9,16 @@ sched_test_sched_CFLAGS = $(UNIT_CFLAGS)
 sched_test_sched_LDADD = $(UNIT_LDADD)
 endif
 
+# Runtime feedback (lib/feedback.c) and how the build and the state use it.
+if HAVE_CHECK
+check_PROGRAMS += sched/test_feedback
+TESTS += sched/test_feedback
+sched_test_feedback_SOURCES = sched/test_feedback.c
+sched_test_feedback_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_feedback_CFLAGS = $(UNIT_CFLAGS)
+sched_test_feedback_LDADD = $(UNIT_LDADD)
+endif
+
 # End-to-end on a one-machine cluster (root, Slurm and the built plugins;
 # skipped with 77 otherwise). Each test uses its own port slot from 18000.
 TESTS += \
