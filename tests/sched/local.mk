@@ -24,6 +24,7 @@ endif
 TESTS += \
 	sched/plugin-deps.sh \
 	sched/status.sh \
+	sched/status-speed.sh \
 	e2e/sched-plan.sh \
 	e2e/sched-fallback.sh \
 	e2e/sched-fail.sh \
@@ -38,6 +39,7 @@ TESTS += \
 EXTRA_DIST += \
 	sched/plugin-deps.sh \
 	sched/status.sh \
+	sched/status-speed.sh \
 	e2e/sched-lib.sh \
 	e2e/hostile-lib.sh \
 	e2e/sched-plan.sh \
