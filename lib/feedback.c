@@ -252,15 +252,34 @@ static double profile_spb(const saturn_profile_task_t *pt, const char *technique
 	return 0;
 }
 
+/* Drop the corrections of batches with no job left in s: the batch is
+ * over, and the table stays as small as the batches in flight. */
+static void prune(saturn_fb_t *fb, const saturn_snapshot_t *s)
+{
+	int k = 0;
+
+	for (int c = 0; c < fb->ncorr; c++) {
+		const saturn_fb_key_t *key = &fb->corr[c].key;
+		int live = 0;
+
+		for (int i = 0; i < s->njobs && !live; i++)
+			live = s->jobs[i].uid == key->uid && !strcmp(s->jobs[i].batch, key->batch);
+		if (live)
+			fb->corr[k++] = fb->corr[c];
+	}
+	fb->ncorr = k;
+}
+
 int saturn_sched_feedback(saturn_fb_t *fb, saturn_snapshot_t *s, saturn_profile_lookup_fn lookup,
 			  void *arg)
 {
-	int rc = 0;
+	const saturn_profile_t *pr = NULL;
+	int rc = 0, prev = -1;
 
 	s->feedback = fb;
+	prune(fb, s);
 	for (int i = 0; i < s->njobs; i++) {
 		saturn_snap_job_t *j = &s->jobs[i];
-		const saturn_profile_t *pr;
 		const saturn_profile_task_t *pt;
 		saturn_fb_key_t key;
 		double spb;
@@ -278,7 +297,11 @@ int saturn_sched_feedback(saturn_fb_t *fb, saturn_snapshot_t *s, saturn_profile_
 		for (int k = 0; k < fb->njobs; k++)
 			if (fb->jobs[k].job_id == j->job_id)
 				j->first_report = fb->jobs[k].first_updated;
-		pr = lookup ? lookup(j->batch, j->uid, arg) : NULL;
+		/* one lookup per run of jobs of one batch (an array's tasks are
+		 * adjacent) */
+		if (prev < 0 || s->jobs[prev].uid != j->uid || strcmp(s->jobs[prev].batch, j->batch))
+			pr = lookup ? lookup(j->batch, j->uid, arg) : NULL;
+		prev = i;
 		pt = pr ? saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0) : NULL;
 		if (!pt)
 			continue;

@@ -307,7 +307,8 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
  * running job's report into fb (saturn_fb_job_report), fill its obs_spb,
  * prior_spb (from its batch's profile: lookup as for the build, may be
  * NULL) and first_report, record the ratio observed / profiled for its
- * key (saturn_fb_record, at s->now), forget ended jobs, and set
+ * key (saturn_fb_record, at s->now), forget ended jobs and the
+ * corrections of batches with no job left in s, and set
  * s->feedback = fb. Returns 0, or -1 (ENOMEM: fb keeps what it had, the
  * snapshot's feedback fields may be partly filled; s->feedback is set
  * all the same). */

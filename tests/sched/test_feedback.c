@@ -351,6 +351,12 @@ START_TEST(test_build_running)
 		ck_assert_msg(saturn_sched_build(s, lookup_one, pr, &b, &err) == 0, "%s", err.text);
 		ck_assert(NEAR(held_spb(&b, 1, "ddp", 4), c->expect_ddp4));
 		saturn_sched_build_free(&b);
+		/* the batch is over (another user's job left): its
+		 * corrections go */
+		for (int i = 0; i < s->njobs; i++)
+			s->jobs[i].uid = 1002;
+		ck_assert_int_eq(saturn_sched_feedback(fb, s, lookup_one, pr), 0);
+		ck_assert_int_eq(fb->ncorr, 0);
 	}
 	saturn_fb_destroy(fb);
 	saturn_profile_destroy(pr);
