@@ -35,7 +35,8 @@ TESTS += \
 	e2e/sched-partitions.sh \
 	e2e/hostile-names.sh \
 	e2e/hostile-modify.sh \
-	e2e/sched-isolate.sh
+	e2e/sched-isolate.sh \
+	e2e/sched-feedback.sh
 EXTRA_DIST += \
 	sched/plugin-deps.sh \
 	sched/status.sh \
@@ -52,7 +53,8 @@ EXTRA_DIST += \
 	e2e/sched-partitions.sh \
 	e2e/hostile-names.sh \
 	e2e/hostile-modify.sh \
-	e2e/sched-isolate.sh
+	e2e/sched-isolate.sh \
+	e2e/sched-feedback.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh
