@@ -306,7 +306,10 @@ int saturn_sched_feedback(saturn_fb_t *fb, saturn_snapshot_t *s, saturn_profile_
 		if (!pt)
 			continue;
 		j->prior_spb = profile_spb(pt, j->technique, j->gpus);
-		if (!(j->prior_spb > 0) || !(spb > 0))
+		/* a GPU count or technique no node or profile can have makes
+		 * no correction (the state would refuse it) */
+		if (!(j->prior_spb > 0) || !(spb > 0) || j->gpus < 1 ||
+		    j->gpus > SATURN_MAX_GPUS_PER_NODE || !j->technique[0])
 			continue;
 		saturn_fb_key_set(&key, j->uid, j->batch, pt->signature, j->technique, j->gpus,
 				  pt->klass);
