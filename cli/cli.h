@@ -35,6 +35,14 @@ const char *cli_ids(const int *ids, int n, char *buf, size_t sz);
 /* The plan as a table: task, technique, GPUs, node, GPU ids, start, end. */
 void cli_print_table(FILE *out, const saturn_plan_t *plan);
 
+/* The same with a last column SPEED: speed[i] for assignment i (NULL or
+ * "-" shown as "-"); speed NULL prints cli_print_table's table. */
+void cli_print_table_speed(FILE *out, const saturn_plan_t *plan, char *const *speed);
+
+/* A running task's speed, profiled -> observed: "spb 0.50 -> 1.02 (x2.0)";
+ * "-" when nothing is observed. Returns buf. */
+const char *cli_speed(double spb_profile, double spb_observed, char *buf, size_t sz);
+
 /* One batch (user, name) of `saturn status`: its task counts by state. */
 typedef struct cli_batch_row {
 	const char *batch;

@@ -52,6 +52,23 @@ static int width_of(const char *s, int min)
 
 void cli_print_table(FILE *out, const saturn_plan_t *plan)
 {
+	cli_print_table_speed(out, plan, NULL);
+}
+
+const char *cli_speed(double spb_profile, double spb_observed, char *buf, size_t sz)
+{
+	if (!(spb_observed > 0))
+		snprintf(buf, sz, "-");
+	else if (!(spb_profile > 0))
+		snprintf(buf, sz, "spb ? -> %.3g", spb_observed);
+	else
+		snprintf(buf, sz, "spb %.2f -> %.2f (x%.1f)", spb_profile, spb_observed,
+			 spb_observed / spb_profile);
+	return buf;
+}
+
+void cli_print_table_speed(FILE *out, const saturn_plan_t *plan, char *const *speed)
+{
 	int wt = 4, wq = 9, wn = 4, wi = 7;
 	char ids[256], s[32], e[32];
 
@@ -63,18 +80,20 @@ void cli_print_table(FILE *out, const saturn_plan_t *plan)
 		wn = width_of(a->node_name, wn);
 		wi = width_of(cli_ids(a->gpu_ids, a->gpus, ids, sizeof(ids)), wi);
 	}
-	fprintf(out, "%-*s  %-*s  %4s  %-*s  %-*s  %9s  %9s\n", wt, "TASK", wq,
-		"TECHNIQUE", "GPUS", wn, "NODE", wi, "GPU IDS", "START", "END");
+	fprintf(out, "%-*s  %-*s  %4s  %-*s  %-*s  %9s  %9s%s\n", wt, "TASK", wq,
+		"TECHNIQUE", "GPUS", wn, "NODE", wi, "GPU IDS", "START", "END",
+		speed ? "  SPEED (PROFILED -> OBSERVED)" : "");
 	for (int i = 0; i < plan->nassign; i++) {
 		const saturn_assign_t *a = &plan->assign[i];
 
-		fprintf(out, "%-*s  %-*s  %4d  %-*s  %-*s  %9s  %9s\n", wt,
+		fprintf(out, "%-*s  %-*s  %4d  %-*s  %-*s  %9s  %9s%s%s\n", wt,
 			a->task_id ? a->task_id : "?", wq,
 			a->technique ? a->technique : "?", a->gpus, wn,
 			a->node_name ? a->node_name : "?", wi,
 			cli_ids(a->gpu_ids, a->gpus, ids, sizeof(ids)),
 			cli_hms(a->start_s, s, sizeof(s)),
-			cli_hms(a->end_s, e, sizeof(e)));
+			cli_hms(a->end_s, e, sizeof(e)), speed ? "  " : "",
+			speed && speed[i] ? speed[i] : (speed ? "-" : ""));
 	}
 }
 

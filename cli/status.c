@@ -200,7 +200,8 @@ int cmd_status(int argc, char **argv)
 	saturn_sched_state_t *st = NULL;
 	saturn_plan_t *plan = NULL;
 	saturn_problem_t *nodes = NULL;
-	int json = 0, c, rc = CLI_EXIT_OK, n = 0, nrun = 0, nrel = 0, dfd;
+	int json = 0, c, rc = CLI_EXIT_OK, n = 0, nrun = 0, nrel = 0, dfd, nspeed = 0;
+	char **speed = NULL;
 	double now = (double)time(NULL), end = 0;
 	size_t len;
 
@@ -282,7 +283,8 @@ int cmd_status(int argc, char **argv)
 		goto out;
 	}
 	plan = saturn_plan_create(n);
-	if (!plan) {
+	speed = calloc((size_t)n, sizeof(*speed));
+	if (!plan || !speed) {
 		rc = cli_fail(CLI_EXIT_FAIL, "out of memory");
 		goto out;
 	}
@@ -310,6 +312,17 @@ int cmd_status(int argc, char **argv)
 		as->end_s = t->end - now > as->start_s ? t->end - now : as->start_s;
 		if (as->end_s > end)
 			end = as->end_s;
+		/* runtime feedback: profiled -> observed speed */
+		if (t->spb_observed > 0) {
+			char sp[64];
+
+			if (!(speed[n - 1] = strdup(cli_speed(t->spb_profile, t->spb_observed, sp,
+							       sizeof(sp))))) {
+				rc = cli_fail(CLI_EXIT_FAIL, "out of memory");
+				goto out;
+			}
+			nspeed++;
+		}
 		if (t->state && !strcmp(t->state, "running"))
 			nrun++;
 		else if (t->state && !strcmp(t->state, "released"))
@@ -329,11 +342,14 @@ int cmd_status(int argc, char **argv)
 	}
 	cli_print_batches(stdout, rows, nrows);
 	printf("\n");
-	cli_print_table(stdout, plan);
+	cli_print_table_speed(stdout, plan, nspeed ? speed : NULL);
 	printf("\n");
 	nodes = state_nodes(st, plan);
 	cli_print_gantt(stdout, plan, nodes, GANTT_WIDTH);
 out:
+	for (int i = 0; speed && plan && i < plan->nassign; i++)
+		free(speed[i]);
+	free(speed);
 	free(rows);
 	free(row_uids);
 	saturn_problem_destroy(nodes);

@@ -159,6 +159,30 @@ int saturn_progress_remaining(const char *path, long uid, double *batches_left,
 	return 0;
 }
 
+void saturn_progress_summary(const saturn_progress_t *p, saturn_progress_obs_t *o)
+{
+	o->batches_done = p->batches_done;
+	o->sec_per_batch = p->sec_per_batch;
+	o->updated = p->updated;
+	if (p->batches_total <= 0)
+		o->batches_left = -1;
+	else
+		o->batches_left = p->batches_total > p->batches_done
+					  ? p->batches_total - p->batches_done
+					  : 0;
+}
+
+int saturn_progress_observe(const char *path, long uid, saturn_progress_obs_t *o,
+			    saturn_error_t *err)
+{
+	saturn_progress_t p;
+
+	if (saturn_progress_read(path, uid, &p, err) < 0)
+		return -1;
+	saturn_progress_summary(&p, o);
+	return 0;
+}
+
 static int num(const char *kind, const char *key, const char *v, double *out,
 	       saturn_error_t *err)
 {

@@ -63,6 +63,23 @@ int saturn_progress_read(const char *path, long uid, saturn_progress_t *p,
 int saturn_progress_remaining(const char *path, long uid, double *batches_left,
 			      saturn_error_t *err);
 
+/* What the controller takes from a progress file. */
+typedef struct saturn_progress_obs {
+	double batches_left;  /* batches_total - batches_done (>= 0); -1 when
+			       * the file does not state batches_total */
+	double batches_done;
+	double sec_per_batch; /* the job's own measurement; 0 = absent */
+	double updated;	      /* epoch of the report; 0 = absent */
+} saturn_progress_obs_t;
+
+/* Reduce a parsed progress file to what the controller plans with. */
+void saturn_progress_summary(const saturn_progress_t *p, saturn_progress_obs_t *o);
+
+/* saturn_progress_read(), reduced by saturn_progress_summary(). 0, or -1
+ * with err (o unchanged). */
+int saturn_progress_observe(const char *path, long uid, saturn_progress_obs_t *o,
+			    saturn_error_t *err);
+
 typedef enum saturn_proto_kind {
 	SATURN_PROTO_NONE = 0, /* not a protocol line */
 	SATURN_PROTO_PROGRESS,

@@ -221,6 +221,7 @@ saturn_snap_job_t *saturn_snapshot_add_job(saturn_snapshot_t *s)
 		j->node = -1;
 		j->task_id = -1;
 		j->batches_left = -1;
+		j->batches_done = -1;
 	}
 	return j;
 }
@@ -428,19 +429,30 @@ static int options_in_limits(const saturn_profile_task_t *pt, saturn_option_t *o
  * or past its plan gets 1 s; a number that is not one (a progress file
  * with an absurd batches_total) gets the cap, never a rejected problem. */
 static double running_left(const saturn_snapshot_t *s, const saturn_snap_job_t *j, double total,
-			   double spb)
+			   double spb, double profile_batches)
 {
 	double elapsed = s->now - j->start_time, left, cap = SATURN_MAX_RUNTIME_S;
+	double bl = j->batches_left, est;
 
 	if (!(elapsed >= 0))
 		elapsed = 0; /* a start in the future (clock step) or unknown */
-	if (j->batches_left >= 0 && spb > 0) {
+	/* no batches_total in the progress file: the profile's total */
+	if (bl < 0 && j->batches_done >= 0 && profile_batches > 0)
+		bl = profile_batches > j->batches_done ? profile_batches - j->batches_done : 0;
+	/* runtime feedback (feedback.h): the observed speed, blended with
+	 * the profile's while few batches are done */
+	est = saturn_fb_blend(spb, j->obs_spb, j->batches_done);
+	if (bl >= 0 && j->obs_spb > 0 && est > 0) {
+		left = saturn_fb_remaining_s(bl, est, j->progress_updated > 0
+							       ? s->now - j->progress_updated
+							       : -1);
+	} else if (bl >= 0 && spb > 0) {
 		/* progress reports come every so often: between two, the
 		 * time run says more; a task slower than its profile
 		 * (time-based estimate used up) goes by its progress */
 		double lt = total - elapsed;
 
-		left = j->batches_left * spb;
+		left = bl * spb;
 		if (lt > 0 && lt < left)
 			left = lt;
 	} else {
@@ -612,6 +624,28 @@ static int restrict_to_partitions(const part_classes_t *pc, const saturn_snap_jo
 	return 0;
 }
 
+/* Runtime feedback: the profile's seconds per batch of a task not started
+ * yet times the correction its signature has earned (feedback.h), kept
+ * within the model's limit. */
+static double corrected_spb(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
+			    const saturn_profile_task_t *pt, const char *technique, int gpus,
+			    double spb)
+{
+	saturn_fb_key_t key;
+	double r;
+
+	if (!s->feedback || !pt)
+		return spb;
+	saturn_fb_key_set(&key, j->uid, j->batch, pt->signature, technique, gpus, pt->klass);
+	r = saturn_fb_correction(s->feedback, &key, NULL);
+	if (r == 1)
+		return spb;
+	spb *= r;
+	if (pt->batches > 0 && !(pt->batches * spb <= SATURN_MAX_RUNTIME_S))
+		spb = SATURN_MAX_RUNTIME_S / pt->batches;
+	return spb;
+}
+
 /* Options and work of one job, within the model's limits: a bad profile
  * option is dropped, a bad remaining time clamped, and what cannot be
  * mended skips this job only. run_used: per snapshot node, the GPUs of the
@@ -646,6 +680,10 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 			free(opts[i].klass);
 			opts[i].klass = NULL;
 			opts[i].class_idx = -1;
+			if (j->state == SATURN_SNAP_HELD)
+				opts[i].sec_per_batch = corrected_spb(s, j, pt, opts[i].technique,
+								      opts[i].gpus,
+								      opts[i].sec_per_batch);
 		}
 	}
 	if (j->state == SATURN_SNAP_HELD) {
@@ -690,6 +728,9 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 		for (int i = 0; i < nopts; i++)
 			if (opts[i].gpus == j->gpus && !strcmp(opts[i].technique, j->technique))
 				spb = opts[i].sec_per_batch;
+		/* not started yet, or the prior of a running one's speed */
+		if (spb > 0)
+			spb = corrected_spb(s, j, pt, j->technique, j->gpus, spb);
 		if (spb > 0) {
 			*from_profile = 1;
 			total = pt->batches * spb; /* within the limit: options_in_limits */
@@ -698,7 +739,7 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 		}
 		free_options(opts, nopts);
 		if (j->state == SATURN_SNAP_RUNNING)
-			left = running_left(s, j, total, spb);
+			left = running_left(s, j, total, spb, pt ? pt->batches : 0);
 		else
 			left = total < 1 ? 1 : total;
 		t->options = one_option(j->technique, j->gpus > 0 ? j->gpus : 1, 1.0);

@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "feedback.h"
 #include "model.h"
 #include "profile.h"
 #include "saturn_limits.h"
@@ -83,6 +84,19 @@ typedef struct saturn_snap_job {
 	/* Filled outside the locks (from the progress file): remaining
 	 * batches, or -1 when unknown. */
 	double batches_left;
+	/* Also from the progress file (saturn_progress_summary): batches
+	 * done (-1: no report), the job's own sec_per_batch (0: absent) and
+	 * the report's time (epoch, 0: absent). */
+	double batches_done;
+	double progress_spb;
+	double progress_updated;
+	/* Filled by saturn_sched_feedback(): the smoothed observed
+	 * sec_per_batch (0: unknown yet), the profile's for the option it
+	 * runs with (0: none) and when the controller first saw a report
+	 * of it (epoch, 0: none). */
+	double obs_spb;
+	double prior_spb;
+	double first_report;
 	/* Partitions the job may run in: bit k = the snapshot's partition k
 	 * (see saturn_snap_node_t.part_mask). 0 = no restriction (unknown,
 	 * or a snapshot that does not track partitions). */
@@ -130,6 +144,10 @@ typedef struct saturn_snapshot {
 	saturn_snap_busy_t *busy;
 	int njobs, cap_jobs;
 	saturn_snap_job_t *jobs;
+	/* The controller's runtime feedback (feedback.h), or NULL: the
+	 * build corrects the speeds of tasks not started yet with it. Not
+	 * owned; saturn_snapshot_reset leaves it. */
+	const saturn_fb_t *feedback;
 } saturn_snapshot_t;
 
 /* Zeroed snapshot, or NULL (ENOMEM). */
@@ -336,10 +354,26 @@ int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s
 saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 				  const saturn_problem_t *p);
 
+/* --- runtime feedback (feedback.h) ----------------------------------- */
+
+/* Once per cycle, after the progress files are read into s: fold every
+ * running job's report into fb (saturn_fb_job_report), fill its obs_spb,
+ * prior_spb (from its batch's profile: lookup as for the build, may be
+ * NULL) and first_report, record the ratio observed / profiled for its
+ * key (saturn_fb_record, at s->now), forget ended jobs and the
+ * corrections of batches with no job left in s, and set
+ * s->feedback = fb. Returns 0, or -1 (ENOMEM: fb keeps what it had, the
+ * snapshot's feedback fields may be partly filled; s->feedback is set
+ * all the same). */
+int saturn_sched_feedback(saturn_fb_t *fb, saturn_snapshot_t *s, saturn_profile_lookup_fn lookup,
+			  void *arg);
+
 /* --- persisted state (saturn-sched-state/1) -------------------------- */
 
 /* Serialise the plan (times made absolute with now), per task its snapshot
- * state and batch (name and uid), and the GPU nodes planned on with their GPU counts.
+ * state and batch (name and uid), and the GPU nodes planned on with their GPU counts;
+ * with s->feedback, the corrections and, per running task, the profiled
+ * and observed sec_per_batch.
  * malloc'd JSON text or NULL (ENOMEM). */
 char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 				 const saturn_plan_t *plan, const char *plan_id,
@@ -353,6 +387,9 @@ typedef struct saturn_sched_state_task {
 	int gpus;
 	int *gpu_ids; /* gpus ids, or NULL when absent (the plan named none) */
 	double start, end; /* epochs */
+	/* running tasks: the profile's and the observed sec_per_batch
+	 * (runtime feedback); 0 when unknown or absent */
+	double spb_profile, spb_observed;
 } saturn_sched_state_task_t;
 
 typedef struct saturn_sched_state_node {
@@ -369,6 +406,8 @@ typedef struct saturn_sched_state {
 	saturn_sched_state_task_t *tasks;
 	int nnodes; /* the GPU nodes planned on (0 in states written before) */
 	saturn_sched_state_node_t *nodes;
+	int ncorr; /* the runtime feedback's corrections (0 in states written before) */
+	saturn_fb_corr_t *corr;
 } saturn_sched_state_t;
 
 /* Parse (every field saturn_sched_state_to_json writes; unknown keys are

@@ -69,11 +69,42 @@ static int add_task(json_object *tasks, const saturn_snap_job_t *j, const saturn
 			if (sj_append(ids, json_object_new_int(a->gpu_ids[g])) < 0)
 				return -1;
 	}
+	/* a running task's speed: profiled and observed (runtime feedback) */
+	if (j->state == SATURN_SNAP_RUNNING && j->obs_spb > 0 &&
+	    (sj_put(e, "spb_profile", sj_new_num(j->prior_spb)) < 0 ||
+	     sj_put(e, "spb_observed", sj_new_num(j->obs_spb)) < 0))
+		return -1;
 	/* "end" last: tests/e2e/sched-lib.sh reads the file line by line */
 	if (sj_put(e, "start", sj_new_num(now + a->start_s)) < 0 ||
 	    sj_put(e, "end", sj_new_num(now + a->end_s)) < 0)
 		return -1;
 	return 0;
+}
+
+/* "corrections": the runtime feedback's ratios (feedback.h) */
+static void corrections_to_json(json_object *root, const saturn_fb_t *fb)
+{
+	json_object *arr = json_object_new_array();
+
+	for (int i = 0; arr && i < fb->ncorr; i++) {
+		const saturn_fb_corr_t *c = &fb->corr[i];
+		json_object *e = json_object_new_object();
+
+		if (!e)
+			continue;
+		json_object_object_add(e, "uid", json_object_new_int64(c->key.uid));
+		add_str(e, "batch", c->key.batch);
+		add_str(e, "signature", c->key.signature);
+		add_str(e, "technique", c->key.technique);
+		json_object_object_add(e, "gpus", json_object_new_int(c->key.gpus));
+		add_str(e, "class", c->key.klass);
+		json_object_object_add(e, "ratio", json_object_new_double(c->ratio));
+		json_object_object_add(e, "batches", json_object_new_double(c->batches));
+		json_object_object_add(e, "updated", json_object_new_double(c->updated));
+		json_object_array_add(arr, e);
+	}
+	if (arr)
+		json_object_object_add(root, "corrections", arr);
 }
 
 char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
@@ -123,6 +154,8 @@ char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_
 				goto done;
 		}
 	}
+	if (s && s->feedback && s->feedback->ncorr)
+		corrections_to_json(root, s->feedback);
 	{
 		/* json-c's layout, one "key":value per line, which scripts
 		 * grep (tests/e2e/sched-plan.sh, sched-lib.sh) */
@@ -152,6 +185,7 @@ void saturn_sched_state_destroy(saturn_sched_state_t *st)
 	for (int i = 0; i < st->nnodes; i++)
 		free(st->nodes[i].name);
 	free(st->nodes);
+	free(st->corr);
 	free(st->plan_id);
 	free(st->method);
 	free(st);
@@ -174,7 +208,9 @@ static int parse_task(json_object *e, const char *ctx, saturn_sched_state_task_t
 	    sj_str(e, ctx, "state", false, false, STR_MAX, &t->state, err) < 0 ||
 	    sj_int(e, ctx, "gpus", false, 0, SATURN_MAX_GPUS_PER_NODE, &t->gpus, err) < 0 ||
 	    sj_num(e, ctx, "start", true, -INFINITY, false, &t->start, err) < 0 ||
-	    sj_num(e, ctx, "end", true, -INFINITY, false, &t->end, err) < 0)
+	    sj_num(e, ctx, "end", true, -INFINITY, false, &t->end, err) < 0 ||
+	    sj_num(e, ctx, "spb_profile", false, 0, false, &t->spb_profile, err) < 0 ||
+	    sj_num(e, ctx, "spb_observed", false, 0, false, &t->spb_observed, err) < 0)
 		return -1;
 	/* a batch is the pair (uid, name); absent in states written before */
 	if ((rc = sj_llong(e, ctx, "uid", false, 0, UINT32_MAX, &v, err)) < 0)
@@ -203,6 +239,56 @@ static int parse_node(json_object *e, const char *ctx, saturn_sched_state_node_t
 	if (sj_str(e, ctx, "name", true, true, STR_MAX, &nd->name, err) < 0 ||
 	    sj_int(e, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &nd->gpus, err) < 0)
 		return -1;
+	return 0;
+}
+
+/* The optional "corrections" array (runtime feedback) into st. 0 or -1
+ * with err naming the entry. */
+static int corrections_parse(json_object *o, saturn_sched_state_t *st, saturn_error_t *err)
+{
+	json_object *arr;
+	size_t n;
+	int rc;
+
+	/* absent in states written before */
+	if ((rc = sj_get(o, "", "corrections", false, json_type_array, &arr, err)) <= 0)
+		return rc;
+	if ((n = json_object_array_length(arr)) > SATURN_MAX_TASKS)
+		return saturn_error_set(err, "corrections: more than %d entries", SATURN_MAX_TASKS);
+	if (!(st->corr = calloc(n ? n : 1, sizeof(*st->corr))))
+		return saturn_error_set(err, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(arr, i);
+		saturn_fb_corr_t *c = &st->corr[st->ncorr];
+		char *batch = NULL, *sig = NULL, *tech = NULL, *klass = NULL, ctx[48];
+		long long uid = 0;
+		int gpus = 0, bad;
+
+		snprintf(ctx, sizeof(ctx), "corrections[%zu]", i);
+		if (!json_object_is_type(e, json_type_object))
+			return saturn_error_set(err, "%s: must be an object", ctx);
+		c->updated = 0;
+		bad = sj_llong(e, ctx, "uid", true, 0, UINT32_MAX, &uid, err) < 0 ||
+		      sj_str(e, ctx, "batch", true, true, SATURN_BATCH_NAME_MAX, &batch, err) < 0 ||
+		      sj_str(e, ctx, "signature", true, false, SATURN_FB_SIG_MAX, &sig, err) < 0 ||
+		      sj_str(e, ctx, "technique", true, true, SATURN_TECHNIQUE_NAME_MAX, &tech, err) < 0 ||
+		      sj_str(e, ctx, "class", false, false, SATURN_FB_SIG_MAX, &klass, err) < 0 ||
+		      sj_int(e, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &gpus, err) < 0 ||
+		      sj_num(e, ctx, "ratio", true, 0, true, &c->ratio, err) < 0 ||
+		      sj_num(e, ctx, "batches", true, 0, false, &c->batches, err) < 0 ||
+		      sj_num(e, ctx, "updated", false, -INFINITY, false, &c->updated, err) < 0;
+		if (!bad) {
+			saturn_fb_key_set(&c->key, (long)uid, batch, sig, tech, gpus, klass);
+			c->ratio = saturn_fb_clamp_ratio(c->ratio);
+			st->ncorr++;
+		}
+		free(batch);
+		free(sig);
+		free(tech);
+		free(klass);
+		if (bad)
+			return -1;
+	}
 	return 0;
 }
 
@@ -266,6 +352,8 @@ saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 				goto fail;
 		}
 	}
+	if (corrections_parse(o, st, err) < 0)
+		goto fail;
 	json_object_put(o);
 	return st;
 fail:

@@ -70,6 +70,8 @@ static char plan_id[64];
 static unsigned long plan_seq;
 static double prev_makespan_end;
 static double prev_now;
+/* runtime feedback kept across cycles (feedback.h), restored from the state */
+static saturn_fb_t *feedback;
 
 static double now_mono(void)
 {
@@ -189,6 +191,10 @@ static void load_prev_state(void)
 				plan_seq = strtoul(dash + 1, NULL, 10);
 		}
 		prev_makespan_end = st->makespan_end;
+		if (st->ncorr && (feedback || (feedback = saturn_fb_create())))
+			for (int i = 0; i < st->ncorr; i++)
+				if (saturn_fb_put(feedback, &st->corr[i]) < 0)
+					break;
 		saturn_sched_state_destroy(st);
 	}
 	free(buf);
@@ -232,6 +238,8 @@ void saturn_agent_fini(void)
 	saturn_plan_destroy(prev_plan);
 	prev_plan = NULL;
 	saturn_files_close();
+	saturn_fb_destroy(feedback);
+	feedback = NULL;
 	xfree(saturn_state_dir);
 	xfree(saturn_profile_dir);
 	xfree(saturn_progress_dir);
@@ -748,6 +756,10 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		return;
 	}
 	saturn_read_progress(s);
+	if (!feedback)
+		feedback = saturn_fb_create();
+	if (!feedback || saturn_sched_feedback(feedback, s, saturn_lookup_profile, NULL) < 0)
+		error("sched/saturn: out of memory keeping the runtime feedback: planning with what it has");
 	saturn_profiler_pass(s);
 	saturn_measure_poll();
 	if (s->njobs == 0)

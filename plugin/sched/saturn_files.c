@@ -210,7 +210,7 @@ static void log_refused(uint32_t job_id, const char *text)
 	error("sched/saturn: JobId=%u: progress file refused: %s", job_id, text);
 }
 
-int saturn_progress_left(uint32_t job_id, long uid, double *left)
+int saturn_progress_observed(uint32_t job_id, long uid, saturn_progress_obs_t *o)
 {
 	saturn_error_t err = {{0}};
 	saturn_progress_t p;
@@ -237,11 +237,8 @@ int saturn_progress_left(uint32_t job_id, long uid, double *left)
 	} else if (saturn_progress_parse(buf, len, &p, &err) < 0) {
 		debug("sched/saturn: JobId=%u: progress file %s/%s ignored: %s", job_id, dname, name,
 		      err.text);
-	} else if (p.batches_total <= 0) {
-		debug("sched/saturn: JobId=%u: progress file %s/%s does not state batches_total",
-		      job_id, dname, name);
 	} else {
-		*left = p.batches_total > p.batches_done ? p.batches_total - p.batches_done : 0;
+		saturn_progress_summary(&p, o);
 		rc = 0;
 	}
 	free(buf);

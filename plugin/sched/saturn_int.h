@@ -12,6 +12,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "profile.h"
+#include "progress.h"
 #include "sched_core.h"
 
 /* Settings and folders, (re)read at init and reconfigure by the agent
@@ -51,10 +52,11 @@ void saturn_progress_prepare(long uid);
  * (xmalloc'd), or NULL when uid's progress folder is not ready. */
 char *saturn_progress_path(long uid, uint32_t job_id);
 
-/* Remaining batches of job_id from its progress file, read through uid's
- * folder descriptor (regular file owned by uid, size-capped; refusals
- * logged once per job). 0, or -1 when there is no usable file. */
-int saturn_progress_left(uint32_t job_id, long uid, double *left);
+/* What job_id's progress file says (remaining and done batches, the job's
+ * own sec_per_batch, when it was written: saturn_progress_summary()), read
+ * through uid's folder descriptor (regular file owned by uid, size-capped;
+ * refusals logged once per job). 0, or -1 when there is no usable file. */
+int saturn_progress_observed(uint32_t job_id, long uid, saturn_progress_obs_t *o);
 
 /* Every 20 intervals (1 to 5 minutes): remove the progress files of jobs
  * not in s that were not written for a minute (unlinkat only). */

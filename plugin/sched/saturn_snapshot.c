@@ -402,10 +402,14 @@ void saturn_read_progress(saturn_snapshot_t *s)
 {
 	for (int i = 0; i < s->njobs; i++) {
 		saturn_snap_job_t *j = &s->jobs[i];
-		double left;
+		saturn_progress_obs_t o;
 
 		/* STATE_DIR/progress/UID/JOBID.json, through the folder's fd */
-		if (j->state == SATURN_SNAP_RUNNING && saturn_progress_left(j->job_id, j->uid, &left) == 0)
-			j->batches_left = left;
+		if (j->state == SATURN_SNAP_RUNNING && saturn_progress_observed(j->job_id, j->uid, &o) == 0) {
+			j->batches_left = o.batches_left;
+			j->batches_done = o.batches_done;
+			j->progress_spb = o.sec_per_batch;
+			j->progress_updated = o.updated;
+		}
 	}
 }

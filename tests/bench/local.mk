@@ -22,3 +22,11 @@ bench_measure_bench_SOURCES = bench/measure-bench.c
 bench_measure_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_measure_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_measure_bench_LDADD = $(top_builddir)/lib/libsaturn-job.la -lm
+
+# whether runtime feedback pays (doc/benchmarks.md, "Runtime feedback"):
+# tests/bench/feedback-bench [seeds] [budget_s] [first_seed] [lo] [hi] [per_model]
+noinst_PROGRAMS += bench/feedback-bench
+bench_feedback_bench_SOURCES = bench/feedback-bench.c
+bench_feedback_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
+bench_feedback_bench_CFLAGS = $(SATURN_CFLAGS)
+bench_feedback_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm

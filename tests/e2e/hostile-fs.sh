@@ -112,9 +112,9 @@ bj=$(TASK_SLEEP=1 as_attacker sbatch --parsable --saturn-batch=evil-b --gres=gpu
 cj=$(TASK_SLEEP=1 as_attacker sbatch --parsable --saturn-batch=evil-c --gres=gpu:1 --time=2 -o /dev/null "$SATURN_CLUSTER_DIR/attacker.sh") ||
 	fail "attacker sbatch evil-c"
 note "victim $vj, attacker $aj, $bj, $cj"
-wait_for 30 grep -q "batch evil-b: profile refused: $P/$H/evil-b.json: a FIFO" "$CTLD_LOG" ||
+wait_for 30 grep -q "batch evil-b of uid $H: profile refused: $P/$H/evil-b.json: a FIFO" "$CTLD_LOG" ||
 	fail "FIFO profile not refused by name"
-wait_for 30 grep -q "batch evil-c: profile refused: $P/$H/evil-c.json: a symbolic link" "$CTLD_LOG" ||
+wait_for 30 grep -q "batch evil-c of uid $H: profile refused: $P/$H/evil-c.json: a symbolic link" "$CTLD_LOG" ||
 	fail "linked profile not refused by name"
 untouched "after the planted profiles"
 
@@ -133,7 +133,7 @@ untouched "at the end"
 assert_each_once 3
 [ "$(mode_owner "$P/$V/victim.json")" = "644 $V" ] || [ "$(stat -c %u "$P/$V/victim.json" 2>/dev/null)" = "$V" ] ||
 	fail "victim's profile: $(mode_owner "$P/$V/victim.json")"
-grep -q "batch victim: profile $P/$V/victim.json loaded" "$CTLD_LOG" ||
+grep -q "batch victim of uid $V: profile $P/$V/victim.json loaded" "$CTLD_LOG" ||
 	fail "the victim's profile was not loaded"
 grep -q "^task=0 .*plan=p" "$JOBLOG" || fail "the victim's tasks were not planned"
 # the attacker: each of its 5 tasks once as well

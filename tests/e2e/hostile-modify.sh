@@ -21,45 +21,62 @@ hostile_dirs
 # 4 tasks of 8 GPUs each on 2 nodes of 8 GPUs: at most 2 run at once, the
 # rest stay held. Tasks wait for $GO before they log and end.
 GO="$SATURN_CLUSTER_DIR/go"
-cat >"$STATE_DIR/profiles/e2e-mod.json" <<'EOP'
-{ "format": "saturn-profile/1", "batch": "e2e-mod", "created": 1,
-  "tasks": [ { "signature": "m/bs8", "task_ids": "0-3", "batches": 100,
+GO_B="$SATURN_CLUSTER_DIR/go-b"
+# profile NAME SECONDS: one 8-GPU ddp option of SECONDS, in the attacker's
+# own profile folder
+profile() {
+	pf=$(profile_file "$1" "$HOSTILE_UID") || fail "no profile folder for $HOSTILE_USER"
+	cat >"$pf" <<EOP
+{ "format": "saturn-profile/1", "batch": "$1", "created": 1,
+  "tasks": [ { "signature": "m/bs8", "task_ids": "0-3", "batches": $2,
     "options": [ { "technique": "ddp", "gpus": 8, "sec_per_batch": 1.0, "status": "measured" } ] } ] }
 EOP
+	chown "$HOSTILE_UID" "$pf"
+}
+profile e2e-mod 100
+profile e2e-mod-f 2
+profile e2e-mod-b 100
 TASK="$SATURN_CLUSTER_DIR/task.sh"
 cat >"$TASK" <<EOS
 #!/bin/sh
 t=\${SLURM_ARRAY_TASK_ID:-0}
 n=0
-while [ ! -e "$GO" ] && [ \$n -lt 600 ]; do sleep 1; n=\$((n + 1)); done
+while [ ! -e "\${WAIT_FOR:-$GO}" ] && [ \$n -lt 600 ]; do sleep 1; n=\$((n + 1)); done
 echo "task=\$t job=\$SLURM_JOB_ID batch=\${SLURM_SPANK_SATURN_BATCH:-} saturn_gpus=\${SATURN_GPUS:-} plan=\${SATURN_PLAN_ID:-}" >>$JOBLOG
 EOS
 chmod 755 "$TASK"
 
-# (b) first, while the cluster is empty: a batch without a profile is
-# released first-come-first-served, but --begin keeps it from starting.
-B=$(as_attacker sbatch --parsable --saturn-batch=e2e-mod-b --gres=gpu:1 --time=60 \
-	--begin=now+900 -o /dev/null "$TASK") || fail "sbatch B"
+# (b) first: a released task that has not started. n2 is taken by another
+# job (root's, 60 min); n1 by the attacker's task F, whose profile says it
+# ends after 2 s while it really waits for $GO_B: the plan then releases
+# the attacker's task B onto n1, where it waits for the GPUs.
+FILL=$(sbatch --parsable -w n2 --gres=gpu:8 --time=60 -o /dev/null \
+	--wrap "while [ ! -e $GO_B ]; do sleep 1; done") || fail "sbatch filler"
+wait_for 30 sh -c "squeue -h -j $FILL -t R -o %i | grep -q ." || fail "filler $FILL did not start"
+F=$(as_attacker env WAIT_FOR="$GO_B" sbatch --parsable --saturn-batch=e2e-mod-f --gres=gpu:8 --time=60 \
+	-o /dev/null "$TASK") || fail "sbatch F"
+wait_for 40 sh -c "squeue -h -j $F -t R -o %i | grep -q ." || fail "F ($F) did not start"
+B=$(as_attacker sbatch --parsable --saturn-batch=e2e-mod-b --gres=gpu:8 --time=60 \
+	-o /dev/null "$TASK") || fail "sbatch B"
 wait_for 40 sh -c "scontrol show job $B | grep -q ' Priority=[1-9]'" ||
 	fail "B ($B) was not released: $(scontrol show job "$B" | grep -o 'Priority=[0-9]*\|Reason=[^ ]*')"
 scontrol show job "$B" | grep -q 'JobState=PENDING' || fail "B is not pending"
-note "B $B: released, not started (BeginTime)"
+note "B $B: released, not started (n1 taken by F $F, n2 by $FILL)"
 
 A=$(as_attacker sbatch --parsable --saturn-batch=e2e-mod --array=0-3 --gres=gpu:1 --time=60 \
 	-o /dev/null "$TASK") || fail "sbatch A"
-wait_for 60 sh -c "squeue -h -j $A -t R -o %i | grep -q ." || fail "no task of $A started"
-sleep 4 # one more planning cycle: whatever was due is started
-R=$(squeue -h -j "$A" -t R -o %i | head -1)
+sleep 7 # two planning cycles
+R=$F
 HELD=
 for t in 0 1 2 3; do
-	j=$(scontrol show job -o "${A}_$t")
+	j=$(scontrol show job -o "${A}_$t" 2>/dev/null || scontrol show job -o "$A")
 	case "$j" in *" Priority=0 "*"JobState=PENDING "*) HELD="$HELD $t" ;; esac
 done
 set -- $HELD
 [ $# -ge 2 ] || fail "fewer than 2 held tasks of $A: '$HELD'"
 H=${A}_$1
 eval "S=${A}_\${$#}"
-note "A $A: running $R, held$HELD (updates on $H, scancel of $S)"
+note "A $A: held$HELD (updates on $H, scancel of $S); running: F $R"
 
 # The fields a refused update must leave as they were.
 FIELDS='JobName|Priority|Nice|Account|QOS|JobState|Requeue|Restarts|TimeLimit|TimeMin|Deadline|Partition|ReqNodeList|ExcNodeList|NumNodes|NumCPUs|NumTasks|CPUs/Task|MinCPUsNode|MinMemoryNode|MinTmpDiskNode|Features|Prefer|Reservation|Dependency|Comment|AdminComment|TresPerNode|TresPerJob|TresPerTask|TresPerSocket|MailUser|MailType|OverSubscribe|Contiguous|Licenses|WorkDir|StdOut|ArrayTaskThrottle|Reboot|DelayBoot|Switches|CpusPerTres|MemPerTres|TresBind|TresFreq|SiteFactor|BurstBuffer|ClusterFeatures|CoreSpec|Network'
@@ -219,7 +236,7 @@ wait_for 20 sh -c "scontrol show job -o $S 2>&1 | grep -q 'JobState=CANCELLED\|n
 wait_for 20 sh -c "scontrol show job $B | grep -q JobState=CANCELLED" || fail "$B not cancelled"
 
 # Let the tasks end: each remaining task of A runs exactly once, in the plan.
-touch "$GO"
+touch "$GO_B" "$GO"
 wait_for 240 queue_empty || fail "A did not finish"
 s=${S#*_}
 for t in 0 1 2 3; do

@@ -43,7 +43,7 @@ write_task_script "$SATURN_CLUSTER_DIR/good.sh" 3
 bad=$(as_attacker sbatch --parsable --saturn-batch=bad --array=0-1 --gres=gpu:4 --time=5 \
 	-o /dev/null "$SATURN_CLUSTER_DIR/bad.sh") || fail "attacker sbatch"
 wait_for 30 sh -c "squeue -h -j $bad -t R -o %i | grep -q ." || { sched_dump; fail "attacker's batch did not start"; }
-wait_for 30 sh -c "ls $STATE_DIR/progress/*.json" || { sched_dump; fail "no progress file written"; }
+wait_for 30 sh -c "ls $STATE_DIR/progress/$HOSTILE_UID/*.json" || { sched_dump; fail "no progress file written"; }
 note "attacker's tasks run; progress file: $(cat "$STATE_DIR"/progress/*.json | head -1)"
 
 good=$(as_victim sbatch --parsable --saturn-batch=good --array=0-3 --gres=gpu:4 --time=2 \

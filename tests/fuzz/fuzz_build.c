@@ -14,15 +14,20 @@
  *                            two jobs, so the bad user's stay on n2), the
  *                            profile PROFILE as saturn_profile_parse()
  *                            reads it, and the running task's progress file
- *                            PROGRESS as saturn_progress_remaining() reads
- *                            it from a file.
+ *                            PROGRESS as saturn_progress_observe() reads
+ *                            it from a file, folded into the runtime
+ *                            feedback (saturn_sched_feedback()) before the
+ *                            build.
  * HDR byte 0 bit 0 swaps the parsed profile for one built in memory from
  * raw doubles of HDR (NaN, infinities, negatives, 1e300: what a loader
  * would refuse, handed over by a lookup anyway); bit 1 likewise sets the
- * running task's batches_left to a raw double of HDR.
+ * running task's batches_left (and batches done, reported speed) to raw
+ * doubles of HDR.
  *
  * Asserts: saturn_sched_build() never fails; every task of "good" and
- * "other" is in the problem and none is skipped; every skipped job has a
+ * "other" is in the problem and none is skipped, and the held tasks of
+ * "good" keep their profile's speeds (no correction crosses users); every
+ * skipped job has a
  * reason; the FCFS plan of the problem is valid, and so is that plan
  * carried (saturn_sched_carry()), with a lower bound not above its
  * makespan; decisions and the state file can be made and the state parses
@@ -155,6 +160,14 @@ static void check(const saturn_snapshot_t *s, const saturn_sched_build_t *b)
 
 		if (j->uid != 1002)
 			good++;
+		/* the bad user's feedback corrects nobody else */
+		if (j->uid == 1001)
+			for (int o = 0; o < b->problem->tasks[t].noptions; o++) {
+				double spb = b->problem->tasks[t].options[o].sec_per_batch;
+
+				if (spb != 0.5 && spb != 0.3)
+					abort();
+			}
 	}
 	if (good != 6) /* 4 of "good", 2 of "other" */
 		abort();
@@ -193,6 +206,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	saturn_snapshot_t *s;
 	saturn_sched_build_t b;
 	saturn_snap_job_t *j;
+	saturn_fb_t *fb;
 	struct profiles pf;
 	const uint8_t *h = data, *prof, *prog, *nul;
 	size_t nprof, nprog;
@@ -246,27 +260,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		j->time_limit_s = h[1] & 2 ? raw_double(h + 24) : (double)h[15] * 600;
 		snprintf(j->technique, sizeof(j->technique), "%s", techs[h[16 + i] % 5]);
 		if (st == SATURN_SNAP_RUNNING) {
-			double left = -1;
+			saturn_progress_obs_t o;
 
 			j->node = 1;
 			j->gpu_mask = ((uint64_t)h[21] << 8 | h[22]) & 0xff;
 			j->start_time = s->now - (double)h[23] * 3600;
 			if (h[0] & 2) {
 				j->batches_left = raw_double(h + 24);
+				j->batches_done = raw_double(h + 8);
+				j->progress_spb = raw_double(h + 16);
+				j->progress_updated = s->now - h[23];
 			} else if ((f = fopen(progress_path, "w"))) {
 				fwrite(prog, 1, nprog, f);
 				fclose(f);
-				if (saturn_progress_remaining(progress_path, -1, &left, &err) == 0)
-					j->batches_left = left;
+				if (saturn_progress_observe(progress_path, -1, &o, &err) == 0) {
+					j->batches_left = o.batches_left;
+					j->batches_done = o.batches_done;
+					j->progress_spb = o.sec_per_batch;
+					j->progress_updated = o.updated;
+				}
 				unlink(progress_path);
 			}
 		}
 	}
 
+	if (!(fb = saturn_fb_create()) || saturn_sched_feedback(fb, s, lookup, &pf) < 0)
+		abort();
 	if (saturn_sched_build(s, lookup, &pf, &b, &err) < 0)
 		abort(); /* never as a whole */
 	check(s, &b);
 	saturn_sched_build_free(&b);
+	saturn_fb_destroy(fb);
 	saturn_snapshot_destroy(s);
 	saturn_profile_destroy(bad);
 	return 0;

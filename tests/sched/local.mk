@@ -9,11 +9,22 @@ sched_test_sched_CFLAGS = $(UNIT_CFLAGS)
 sched_test_sched_LDADD = $(UNIT_LDADD)
 endif
 
+# Runtime feedback (lib/feedback.c) and how the build and the state use it.
+if HAVE_CHECK
+check_PROGRAMS += sched/test_feedback
+TESTS += sched/test_feedback
+sched_test_feedback_SOURCES = sched/test_feedback.c
+sched_test_feedback_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_feedback_CFLAGS = $(UNIT_CFLAGS)
+sched_test_feedback_LDADD = $(UNIT_LDADD)
+endif
+
 # End-to-end on a one-machine cluster (root, Slurm and the built plugins;
 # skipped with 77 otherwise). Each test uses its own port slot from 18000.
 TESTS += \
 	sched/plugin-deps.sh \
 	sched/status.sh \
+	sched/status-speed.sh \
 	e2e/sched-plan.sh \
 	e2e/sched-fallback.sh \
 	e2e/sched-fail.sh \
@@ -26,10 +37,12 @@ TESTS += \
 	e2e/hostile-modify.sh \
 	e2e/sched-isolate.sh \
 	e2e/hostile-node.sh \
-	e2e/hostile-fs.sh
+	e2e/hostile-fs.sh \
+	e2e/sched-feedback.sh
 EXTRA_DIST += \
 	sched/plugin-deps.sh \
 	sched/status.sh \
+	sched/status-speed.sh \
 	e2e/sched-lib.sh \
 	e2e/hostile-lib.sh \
 	e2e/sched-plan.sh \
@@ -44,7 +57,8 @@ EXTRA_DIST += \
 	e2e/hostile-modify.sh \
 	e2e/sched-isolate.sh \
 	e2e/hostile-node.sh \
-	e2e/hostile-fs.sh
+	e2e/hostile-fs.sh \
+	e2e/sched-feedback.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh

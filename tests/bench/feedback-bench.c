@@ -1,0 +1,431 @@
+/* feedback-bench.c - whether runtime feedback pays (doc/benchmarks.md,
+ * "Runtime feedback"), in simulation with libsaturn only: no Slurm.
+ *
+ * Per seed, a batch of 16 tasks over 4 model sizes (4 tasks per signature,
+ * technique ddp at 1, 2, 4 and 8 GPUs, profile t(g) = a/g + b + c log2 g)
+ * on 2 nodes of 8 GPUs. The true speed of each model differs from its
+ * profile by a factor drawn from [0.7, 1.5], and each GPU count by another
+ * +-10 % around it (so scaling the whole curve by one ratio is not exact).
+ * An event-driven replay runs the scheduler core the way sched/saturn does
+ * (plugin/sched/saturn_agent.c, cycle()): at each task end and each planned
+ * start, a snapshot (running tasks with their progress file: batches done
+ * and the job's own sec_per_batch, reported every REPORT_S seconds; held
+ * tasks), saturn_sched_build, the previous plan carried over
+ * (saturn_sched_carry), a fresh plan (saturn_planner_solve, warm-started,
+ * stop_ratio 1/(1 - min_gain)) adopted only when shorter by min_gain 5 %
+ * (saturn_sched_should_switch), and the held tasks the plan starts now
+ * released onto the plan's node and GPUs. Tasks run at their TRUE speed.
+ *   none      today: running tasks' remaining time from the progress
+ *             file's batches left x the profile's speed;
+ *   feedback  saturn_sched_feedback before each build: observed speeds for
+ *             the running tasks, corrections for the held ones;
+ *   clairv.   the same replay with the true speeds as the profile (what a
+ *             perfect profile gives: the floor);
+ *   uniform   every task gpu:G (G = 1, 2, 4 or 8) at its true speed,
+ *             first-come-first-served (saturn_planner_baseline): the best G.
+ * Printed: per seed the executed makespans; then per method the median and
+ * the spread (min..max) over seeds, and the median ratio to clairvoyant.
+ * lo and hi set the per-model factor's range (0.7 and 1.5), per_model the
+ * tasks per model (4: 16 tasks).
+ *   usage: feedback-bench [seeds=8] [budget_s=0.3] [first_seed=1] [lo] [hi]
+ *                         [per_model]
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "feedback.h"
+#include "planner.h"
+#include "profile.h"
+#include "sched_core.h"
+
+#define NODES 2
+#define NODE_GPUS 8
+#define NMODELS 4
+#define MAX_PER_MODEL 16
+static int PER_MODEL = 4; /* tasks per model: argument 6 */
+#define NTASKS (NMODELS * PER_MODEL)
+#define NCOUNTS 4
+#define REPORT_S 60.0
+#define MIN_GAIN 0.05
+#define SLACK_S 0.5
+#define T0 1000000.0 /* epoch of the batch's submission */
+
+static const int counts[NCOUNTS] = {1, 2, 4, 8};
+static int verbose; /* SATURN_BENCH_VERBOSE=1: running tasks' estimate/true left per event */
+/* per model: compute a (s/batch at 1 GPU), overhead b, communication c,
+ * batches per task */
+static const double model_a[NMODELS] = {0.2, 0.5, 1.0, 2.0};
+static const double model_b[NMODELS] = {0.01, 0.02, 0.03, 0.05};
+static const double model_c[NMODELS] = {0.004, 0.012, 0.03, 0.07};
+static const double model_batches[NMODELS] = {4000, 2400, 1600, 1000};
+
+static double profile_spb(int m, int g)
+{
+	return model_a[m] / g + model_b[m] + model_c[m] * log2((double)g);
+}
+
+/* xorshift: the same figures on every machine */
+static unsigned long long rng_state;
+
+static double urand(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+/* saturn-profile/1 text with spb[m][k] (k: index into counts) */
+static saturn_profile_t *make_profile(double spb[NMODELS][NCOUNTS])
+{
+	char buf[8192];
+	size_t off = 0;
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr;
+
+	off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+				"{\"format\":\"saturn-profile/1\",\"batch\":\"bench\",\"created\":1,\"tasks\":[");
+	for (int m = 0; m < NMODELS; m++) {
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+					"%s{\"signature\":\"model%d/bs16\",\"task_ids\":\"%d-%d\",\"batches\":%g,\"options\":[",
+					m ? "," : "", m, m * PER_MODEL, m * PER_MODEL + PER_MODEL - 1,
+					model_batches[m]);
+		for (int k = 0; k < NCOUNTS; k++)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+						"%s{\"technique\":\"ddp\",\"gpus\":%d,\"sec_per_batch\":%.9g,\"status\":\"measured\"}",
+						k ? "," : "", counts[k], spb[m][k]);
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "]}");
+	}
+	snprintf(buf + off, sizeof(buf) - off, "]}");
+	pr = saturn_profile_parse(buf, strlen(buf), &err);
+	if (!pr)
+		fprintf(stderr, "feedback-bench: profile: %s\n", err.text);
+	return pr;
+}
+
+static const saturn_profile_t *lookup(const char *batch, long uid, void *arg)
+{
+	(void)batch;
+	(void)uid;
+	return arg;
+}
+
+typedef struct simtask {
+	int state; /* SATURN_SNAP_* */
+	int node, gpus, k; /* k: index into counts */
+	uint64_t mask;
+	double start, end; /* epochs, running */
+} simtask_t;
+
+/* True speed of task i with counts[k]. */
+static double true_spb(double truth[NMODELS][NCOUNTS], int i, int k)
+{
+	return truth[i / PER_MODEL][k];
+}
+
+/* One replay; returns the executed makespan (s) or -1. */
+static double replay(const saturn_profile_t *believed, double truth[NMODELS][NCOUNTS],
+		     int use_feedback, double budget_s, unsigned seed, int *nplans)
+{
+	simtask_t tk[NMODELS * MAX_PER_MODEL];
+	saturn_snapshot_t *s = saturn_snapshot_create();
+	saturn_fb_t *fb = use_feedback ? saturn_fb_create() : NULL;
+	saturn_plan_t *prev = NULL;
+	double t = T0, prev_t = T0, last_end = T0;
+	int done = 0, guard = 0;
+
+	memset(tk, 0, sizeof(tk));
+	*nplans = 0;
+	while (done < NTASKS && guard++ < 10 * NTASKS + 100) {
+		saturn_sched_build_t b;
+		saturn_error_t err = {{0}};
+		saturn_plan_t *carried, *plan = NULL;
+		saturn_planner_opts_t opts;
+		double next = INFINITY;
+
+		/* snapshot */
+		saturn_snapshot_reset(s);
+		s->now = t;
+		for (int n = 0; n < NODES; n++) {
+			saturn_snap_node_t *nd = saturn_snapshot_add_node(s);
+
+			snprintf(nd->name, sizeof(nd->name), "n%d", n + 1);
+			nd->gpus = NODE_GPUS;
+		}
+		for (int i = 0; i < NTASKS; i++) {
+			saturn_snap_job_t *j;
+
+			if (tk[i].state < 0)
+				continue; /* done */
+			j = saturn_snapshot_add_job(s);
+			j->job_id = 100 + (uint32_t)i;
+			j->array_job_id = 100;
+			j->task_id = i;
+			j->uid = 1000;
+			snprintf(j->batch, sizeof(j->batch), "bench");
+			j->req_gpus = 1;
+			j->submit_time = T0;
+			j->state = tk[i].state;
+			if (tk[i].state == SATURN_SNAP_RUNNING) {
+				double spb = true_spb(truth, i, tk[i].k);
+				double upd = tk[i].start + floor((t - tk[i].start) / REPORT_S) * REPORT_S;
+
+				j->start_time = tk[i].start;
+				j->node = tk[i].node;
+				j->gpu_mask = tk[i].mask;
+				j->gpus = tk[i].gpus;
+				snprintf(j->technique, sizeof(j->technique), "ddp");
+				if (upd > tk[i].start) { /* a progress file */
+					double dn = (upd - tk[i].start) / spb;
+
+					j->batches_done = dn;
+					j->batches_left = model_batches[i / PER_MODEL] > dn
+								  ? model_batches[i / PER_MODEL] - dn
+								  : 0;
+					j->progress_spb = spb;
+					j->progress_updated = upd;
+				}
+			}
+		}
+		if (fb && saturn_sched_feedback(fb, s, lookup, (void *)believed) < 0)
+			goto fail;
+		if (saturn_sched_build(s, lookup, (void *)believed, &b, &err) < 0) {
+			fprintf(stderr, "feedback-bench: build: %s\n", err.text);
+			goto fail;
+		}
+		if (verbose) {
+			fprintf(stderr, "t=%.0f fb=%d:", t - T0, use_feedback);
+			for (int q = 0; q < b.problem->ntasks; q++) {
+				const saturn_task_t *tq = &b.problem->tasks[q];
+				int i = s->jobs[b.job_of_task[q]].task_id;
+
+				if (tq->is_running)
+					fprintf(stderr, " %d:%.0f/%.0f", i, saturn_task_runtime(tq, 0),
+						tk[i].end - t);
+			}
+			fprintf(stderr, "\n");
+		}
+		/* as sched/saturn: carry, solve warm, keep unless 5 % better */
+		carried = prev ? saturn_sched_carry(prev, t - prev_t, b.problem) : NULL;
+		saturn_planner_opts_init(&opts);
+		opts.time_limit_s = budget_s;
+		opts.seed = seed;
+		opts.warm = carried ? carried : prev;
+		if (carried)
+			opts.stop_ratio = 1.0 / (1.0 - MIN_GAIN);
+		plan = saturn_planner_solve(b.problem, &opts, &err);
+		if (!plan) {
+			fprintf(stderr, "feedback-bench: planner: %s\n", err.text);
+			saturn_plan_destroy(carried);
+			saturn_sched_build_free(&b);
+			goto fail;
+		}
+		if (carried && !saturn_sched_should_switch(plan->makespan_s, carried->makespan_s, 0,
+							   MIN_GAIN)) {
+			saturn_plan_destroy(plan);
+			plan = carried;
+		} else {
+			saturn_plan_destroy(carried);
+			(*nplans)++;
+		}
+		/* release what starts now, onto the plan's node and GPUs */
+		for (int a = 0; a < plan->nassign; a++) {
+			const saturn_assign_t *as = &plan->assign[a];
+			const saturn_snap_job_t *j = &s->jobs[b.job_of_task[as->task >= 0 ? as->task : a]];
+			int i = j->task_id;
+
+			if (tk[i].state != SATURN_SNAP_HELD)
+				continue;
+			if (as->start_s > SLACK_S) {
+				if (t + as->start_s < next)
+					next = t + as->start_s;
+				continue;
+			}
+			tk[i].state = SATURN_SNAP_RUNNING;
+			tk[i].node = as->node;
+			tk[i].gpus = as->gpus;
+			tk[i].mask = 0;
+			for (int g = 0; g < as->gpus; g++)
+				tk[i].mask |= 1ULL << as->gpu_ids[g];
+			for (int k = 0; k < NCOUNTS; k++)
+				if (counts[k] == as->gpus)
+					tk[i].k = k;
+			tk[i].start = t;
+			tk[i].end = t + model_batches[i / PER_MODEL] * true_spb(truth, i, tk[i].k);
+		}
+		saturn_sched_build_free(&b);
+		saturn_plan_destroy(prev);
+		prev = plan;
+		prev_t = t;
+		/* the next event: a task ends (truly), or a planned start */
+		for (int i = 0; i < NTASKS; i++)
+			if (tk[i].state == SATURN_SNAP_RUNNING && tk[i].end < next)
+				next = tk[i].end;
+		if (!isfinite(next)) {
+			fprintf(stderr, "feedback-bench: no next event with %d task(s) left\n",
+				NTASKS - done);
+			goto fail;
+		}
+		t = next;
+		for (int i = 0; i < NTASKS; i++)
+			if (tk[i].state == SATURN_SNAP_RUNNING && tk[i].end <= t) {
+				tk[i].state = -1;
+				done++;
+				if (tk[i].end > last_end)
+					last_end = tk[i].end;
+			}
+	}
+	saturn_plan_destroy(prev);
+	saturn_fb_destroy(fb);
+	saturn_snapshot_destroy(s);
+	return done == NTASKS ? last_end - T0 : -1;
+fail:
+	saturn_plan_destroy(prev);
+	saturn_fb_destroy(fb);
+	saturn_snapshot_destroy(s);
+	return -1;
+}
+
+/* The best uniform request at the true speeds, first-come-first-served. */
+static double uniform(const saturn_profile_t *truth_pr, int *best_g)
+{
+	saturn_snapshot_t *s = saturn_snapshot_create();
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	double best = INFINITY;
+
+	for (int n = 0; n < NODES; n++) {
+		saturn_snap_node_t *nd = saturn_snapshot_add_node(s);
+
+		snprintf(nd->name, sizeof(nd->name), "n%d", n + 1);
+		nd->gpus = NODE_GPUS;
+	}
+	for (int i = 0; i < NTASKS; i++) {
+		saturn_snap_job_t *j = saturn_snapshot_add_job(s);
+
+		j->job_id = 100 + (uint32_t)i;
+		j->array_job_id = 100;
+		j->task_id = i;
+		j->uid = 1000;
+		snprintf(j->batch, sizeof(j->batch), "bench");
+		j->state = SATURN_SNAP_HELD;
+	}
+	s->now = T0;
+	if (saturn_sched_build(s, lookup, (void *)truth_pr, &b, &err) == 0) {
+		for (int k = 0; k < NCOUNTS; k++) {
+			saturn_plan_t *p = saturn_planner_baseline(b.problem, counts[k], &err);
+
+			if (p && p->makespan_s < best) {
+				best = p->makespan_s;
+				*best_g = counts[k];
+			}
+			saturn_plan_destroy(p);
+		}
+		saturn_sched_build_free(&b);
+	}
+	saturn_snapshot_destroy(s);
+	return best;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	double c[256];
+
+	memcpy(c, v, sizeof(double) * (size_t)n);
+	qsort(c, (size_t)n, sizeof(double), cmp_double);
+	return n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+}
+
+static void summary(const char *name, double *v, double *floor_v, int n)
+{
+	double lo = INFINITY, hi = 0, r[256];
+
+	for (int i = 0; i < n; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+		r[i] = v[i] / floor_v[i];
+	}
+	qsort(r, (size_t)n, sizeof(double), cmp_double);
+	printf("%-10s median %7.0f s  spread %7.0f .. %7.0f s  median / clairvoyant %.3f (%.3f .. %.3f)\n",
+	       name, median(v, n), lo, hi, median(r, n), r[0], r[n - 1]);
+}
+
+int main(int argc, char **argv)
+{
+	int nseeds = argc > 1 ? atoi(argv[1]) : 8, first = argc > 3 ? atoi(argv[3]) : 1;
+	double budget = argc > 2 ? atof(argv[2]) : 0.3;
+	double flo = argc > 4 ? atof(argv[4]) : 0.7, fhi = argc > 5 ? atof(argv[5]) : 1.5;
+
+	PER_MODEL = argc > 6 ? atoi(argv[6]) : 4;
+	double v_none[256], v_fb[256], v_cl[256], v_un[256];
+	int n = 0;
+
+	verbose = getenv("SATURN_BENCH_VERBOSE") && atoi(getenv("SATURN_BENCH_VERBOSE")) > 0;
+	if (nseeds < 1 || nseeds > 256 || !(budget > 0) || !(flo > 0) || !(fhi >= flo) || fhi > 10 ||
+	    PER_MODEL < 1 || PER_MODEL > MAX_PER_MODEL) {
+		fprintf(stderr, "usage: feedback-bench [seeds=8 (1..256)] [budget_s=0.3] [first_seed=1] [lo=0.7] [hi=1.5] [per_model=4 (1..16)]\n");
+		return 2;
+	}
+	printf("feedback-bench: %d tasks (%d models x %d), %d nodes x %d GPUs, true speed = profile x [%.2f, %.2f] per model x [0.9, 1.1] per GPU count;\n"
+	       "progress every %.0f s, re-plan at each end and planned start, min_gain %.0f %%, planner budget %.2f s per plan\n\n",
+	       NTASKS, NMODELS, PER_MODEL, NODES, NODE_GPUS, flo, fhi, REPORT_S, 100 * MIN_GAIN, budget);
+	printf("%4s  %-23s  %9s %9s %9s %9s  %5s  %s\n", "seed", "true/profile per model", "none",
+	       "feedback", "clairv.", "uniform", "fb/no", "plans none/fb/clairv.");
+	for (int sd = first; sd < first + nseeds; sd++) {
+		double prof[NMODELS][NCOUNTS], truth[NMODELS][NCOUNTS], f[NMODELS];
+		saturn_profile_t *pp, *tp;
+		int np[3], g = 0;
+		char fs[64];
+
+		rng_state = 0x9E3779B97F4A7C15ULL * (unsigned long long)sd + 1;
+		for (int m = 0; m < NMODELS; m++) {
+			f[m] = flo + (fhi - flo) * urand();
+			for (int k = 0; k < NCOUNTS; k++) {
+				prof[m][k] = profile_spb(m, counts[k]);
+				truth[m][k] = prof[m][k] * f[m] * (0.9 + 0.2 * urand());
+			}
+		}
+		snprintf(fs, sizeof(fs), "%.2f %.2f %.2f %.2f", f[0], f[1], f[2], f[3]);
+		pp = make_profile(prof);
+		tp = make_profile(truth);
+		if (!pp || !tp)
+			return 1;
+		v_none[n] = replay(pp, truth, 0, budget, (unsigned)sd, &np[0]);
+		v_fb[n] = replay(pp, truth, 1, budget, (unsigned)sd, &np[1]);
+		v_cl[n] = replay(tp, truth, 0, budget, (unsigned)sd, &np[2]);
+		v_un[n] = uniform(tp, &g);
+		saturn_profile_destroy(pp);
+		saturn_profile_destroy(tp);
+		if (v_none[n] < 0 || v_fb[n] < 0 || v_cl[n] < 0 || !isfinite(v_un[n]))
+			return 1;
+		printf("%4d  %-23s  %9.0f %9.0f %9.0f %9.0f  %5.3f  %d/%d/%d (uniform best: gpu:%d)\n", sd,
+		       fs, v_none[n], v_fb[n], v_cl[n], v_un[n], v_fb[n] / v_none[n], np[0], np[1],
+		       np[2], g);
+		fflush(stdout);
+		n++;
+	}
+	printf("\n%d seeds:\n", n);
+	summary("none", v_none, v_cl, n);
+	summary("feedback", v_fb, v_cl, n);
+	summary("clairv.", v_cl, v_cl, n);
+	summary("uniform", v_un, v_cl, n);
+	{
+		double r[256];
+
+		for (int i = 0; i < n; i++)
+			r[i] = v_fb[i] / v_none[i];
+		printf("feedback / none: median %.3f\n", median(r, n));
+	}
+	return 0;
+}
