@@ -35,7 +35,8 @@ void spase_gpu_free_destroy(double **free_at, int nnodes)
 
 double **spase_gpu_free_create(const saturn_problem_t *p)
 {
-	double **free_at = calloc((size_t)(p->nnodes ? p->nnodes : 1), sizeof(double *));
+	double **free_at =
+	    calloc((size_t)(p->nnodes ? p->nnodes : 1), sizeof(double *));
 
 	if (!free_at)
 		return NULL;
@@ -50,7 +51,8 @@ double **spase_gpu_free_create(const saturn_problem_t *p)
 			for (int i = 0; i < node->busy[b].ngpus; i++) {
 				int id = node->busy[b].gpu_ids[i];
 
-				if (id >= 0 && id < node->gpus && node->busy[b].until_s > f[id])
+				if (id >= 0 && id < node->gpus &&
+				    node->busy[b].until_s > f[id])
 					f[id] = node->busy[b].until_s;
 			}
 	}
@@ -65,7 +67,8 @@ double **spase_gpu_free_create(const saturn_problem_t *p)
 		for (int i = 0; i < r->ngpus; i++) {
 			int id = r->gpu_ids[i];
 
-			if (id >= 0 && id < p->nodes[r->node].gpus && end > free_at[r->node][id])
+			if (id >= 0 && id < p->nodes[r->node].gpus &&
+			    end > free_at[r->node][id])
 				free_at[r->node][id] = end;
 		}
 	}
@@ -86,7 +89,8 @@ double spase_gpu_pick(const double *free_at, int ngpus, int G, int *ids)
 
 		ord[k] = g;
 		while (k > 0 && (free_at[ord[k]] < free_at[ord[k - 1]] ||
-				 (free_at[ord[k]] == free_at[ord[k - 1]] && ord[k] < ord[k - 1]))) {
+				 (free_at[ord[k]] == free_at[ord[k - 1]] &&
+				  ord[k] < ord[k - 1]))) {
 			int x = ord[k];
 
 			ord[k] = ord[k - 1];
@@ -130,7 +134,8 @@ int spase_plan_pin_running(saturn_plan_t *plan, const saturn_problem_t *p)
 		const saturn_running_t *r = &p->tasks[t].running;
 
 		if (p->tasks[t].is_running &&
-		    saturn_plan_set(plan, t, p, t, r->option, r->node, 0, r->gpu_ids) < 0)
+		    saturn_plan_set(plan, t, p, t, r->option, r->node, 0,
+				    r->gpu_ids) < 0)
 			return -1;
 	}
 	return 0;
@@ -523,7 +528,8 @@ int spase_place_arrival(const spase_inst_t *in, const int *opt,
 	if (!prof)
 		goto nomem;
 	for (int n = 0; n < in->nn; n++)
-		if (spase_prof_init(&prof[n], in->base[n].n + 2 * in->nt + 4) < 0 ||
+		if (spase_prof_init(&prof[n], in->base[n].n + 2 * in->nt + 4) <
+			0 ||
 		    spase_prof_copy(&prof[n], &in->base[n]) < 0)
 			goto nomem;
 	/* Zero-length tasks last (as in spase_decode()), so that no task
@@ -542,23 +548,27 @@ int spase_place_arrival(const spase_inst_t *in, const int *opt,
 			continue;
 		}
 		d = saturn_task_runtime(st, o);
-		r = st->release_s > prev || in->t[t].zero ? st->release_s : prev;
+		r = st->release_s > prev || in->t[t].zero ? st->release_s
+							  : prev;
 		for (int n = 0; n < in->nn; n++) {
 			double s;
 
 			if (!saturn_option_fits(p, t, o, n))
 				continue;
-			s = spase_prof_earliest(&prof[n], st->options[o].gpus, d, r, NULL);
+			s = spase_prof_earliest(&prof[n], st->options[o].gpus,
+						d, r, NULL);
 			if (s < bs) {
 				bs = s;
 				best = n;
 			}
 		}
 		if (best < 0 || !isfinite(bs)) {
-			saturn_error_set(err, "internal: no node for task %s", st->id);
+			saturn_error_set(err, "internal: no node for task %s",
+					 st->id);
 			goto out;
 		}
-		if (spase_prof_take(&prof[best], bs, bs + d, st->options[o].gpus) < 0 ||
+		if (spase_prof_take(&prof[best], bs, bs + d,
+				    st->options[o].gpus) < 0 ||
 		    saturn_plan_set(plan, t, p, t, o, best, bs, NULL) < 0)
 			goto nomem;
 		if (!in->t[t].zero)

@@ -25,7 +25,8 @@ static const char *ids_into(char *buf, const saturn_assign_t *a)
 
 	buf[0] = '\0';
 	for (int g = 0; g < a->gpus && k < 128 - 4; g++)
-		k += (size_t)snprintf(buf + k, 128 - k, "%s%d", g ? "," : "", a->gpu_ids[g]);
+		k += (size_t)snprintf(buf + k, 128 - k, "%s%d", g ? "," : "",
+				      a->gpu_ids[g]);
 	return buf;
 }
 
@@ -43,7 +44,8 @@ static void valid(const saturn_problem_t *p, const saturn_plan_t *pl)
 	const char *why = fx_validate(p, pl);
 
 	ck_assert_msg(!why, "fx_validate: %s", why);
-	ck_assert_msg(saturn_plan_validate(pl, p, &err) == 0, "validate: %s", err.text);
+	ck_assert_msg(saturn_plan_validate(pl, p, &err) == 0, "validate: %s",
+		      err.text);
 }
 
 /* Busy entries and running tasks land on their ids, the maximum wins, ids
@@ -85,21 +87,24 @@ START_TEST(test_gpu_pick_ties)
 		double ready;
 		int ids[8];
 	} c[] = {
-		{{0, 0, 0, 0}, 4, 2, 0, {0, 1}},
-		{{5, 0, 0, 5}, 4, 2, 0, {1, 2}},
-		{{5, 0, 0, 5}, 4, 3, 5, {0, 1, 2}},
-		{{9, 3, 7, 3, 1, 9, 0, 7}, 8, 4, 3, {1, 3, 4, 6}},
-		{{9, 3, 7, 3, 1, 9, 0, 7}, 8, 5, 7, {1, 2, 3, 4, 6}},
-		{{2, 2, 2, 2, 2, 2, 2, 2}, 8, 8, 2, {0, 1, 2, 3, 4, 5, 6, 7}},
+	    {{0, 0, 0, 0}, 4, 2, 0, {0, 1}},
+	    {{5, 0, 0, 5}, 4, 2, 0, {1, 2}},
+	    {{5, 0, 0, 5}, 4, 3, 5, {0, 1, 2}},
+	    {{9, 3, 7, 3, 1, 9, 0, 7}, 8, 4, 3, {1, 3, 4, 6}},
+	    {{9, 3, 7, 3, 1, 9, 0, 7}, 8, 5, 7, {1, 2, 3, 4, 6}},
+	    {{2, 2, 2, 2, 2, 2, 2, 2}, 8, 8, 2, {0, 1, 2, 3, 4, 5, 6, 7}},
 	};
 
 	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++)
 		for (int rep = 0; rep < 2; rep++) {
 			int ids[8];
 
-			ck_assert_double_eq(spase_gpu_pick(c[k].f, c[k].n, c[k].G, ids), c[k].ready);
+			ck_assert_double_eq(
+			    spase_gpu_pick(c[k].f, c[k].n, c[k].G, ids),
+			    c[k].ready);
 			for (int g = 0; g < c[k].G; g++)
-				ck_assert_msg(ids[g] == c[k].ids[g], "case %zu: id %d is %d, not %d",
+				ck_assert_msg(ids[g] == c[k].ids[g],
+					      "case %zu: id %d is %d, not %d",
 					      k, g, ids[g], c[k].ids[g]);
 		}
 }
@@ -117,10 +122,10 @@ START_TEST(test_place_ids)
 
 	fx_node(p, "a", 4, NULL);
 	fx_busy(p, 0, busy0, 1, 30);
-	fx_task(p, "r", 10, 0, one, 1);	 /* running on GPU 1 until 10 */
-	fx_task(p, "x", 40, 0, two, 1);	 /* GPUs 2,3 on [0, 40) */
-	fx_task(p, "y", 20, 0, two, 1);	 /* GPUs 0,1 from 30 (busy GPU 0) */
-	fx_task(p, "z", 5, 45, one, 1);	 /* released at 45: GPU 2 */
+	fx_task(p, "r", 10, 0, one, 1); /* running on GPU 1 until 10 */
+	fx_task(p, "x", 40, 0, two, 1); /* GPUs 2,3 on [0, 40) */
+	fx_task(p, "y", 20, 0, two, 1); /* GPUs 0,1 from 30 (busy GPU 0) */
+	fx_task(p, "z", 5, 45, one, 1); /* released at 45: GPU 2 */
 	fx_running(p, 0, 0, 0, run1);
 	fx_check(p);
 	pl = saturn_plan_create(p->ntasks);
@@ -130,7 +135,8 @@ START_TEST(test_place_ids)
 	ck_assert_int_eq(spase_plan_pin_running(pl, p), 0);
 	ck_assert_int_eq(spase_place_ids(f, pl, p, 1, 0, 0, 0), 0);
 	ck_assert_int_eq(spase_place_ids(f, pl, p, 2, 0, 0, 0), 0);
-	ck_assert_int_eq(spase_place_ids(f, pl, p, 3, 0, 0, p->tasks[3].release_s), 0);
+	ck_assert_int_eq(
+	    spase_place_ids(f, pl, p, 3, 0, 0, p->tasks[3].release_s), 0);
 	spase_plan_set_makespan(pl);
 	ck_assert_str_eq(ids_of(&pl->assign[0]), "1");
 	ck_assert_double_eq(pl->assign[1].start_s, 0);
@@ -210,7 +216,8 @@ START_TEST(test_random_plans_valid)
 		for (int g = 1; g <= 8; g *= 2) {
 			saturn_plan_t *b = saturn_planner_baseline(p, g, &err);
 
-			ck_assert_msg(b != NULL, "baseline %d: %s", g, err.text);
+			ck_assert_msg(b != NULL, "baseline %d: %s", g,
+				      err.text);
 			valid(p, b);
 			saturn_plan_destroy(b);
 		}
@@ -279,8 +286,10 @@ START_TEST(test_deterministic)
 			char x[128], y[128];
 
 			ck_assert_int_eq(a->assign[i].node, b->assign[i].node);
-			ck_assert_double_eq(a->assign[i].start_s, b->assign[i].start_s);
-			ck_assert_str_eq(ids_into(x, &a->assign[i]), ids_into(y, &b->assign[i]));
+			ck_assert_double_eq(a->assign[i].start_s,
+					    b->assign[i].start_s);
+			ck_assert_str_eq(ids_into(x, &a->assign[i]),
+					 ids_into(y, &b->assign[i]));
 		}
 		saturn_plan_destroy(a);
 		saturn_plan_destroy(b);
@@ -291,8 +300,10 @@ START_TEST(test_deterministic)
 			char x[128], y[128];
 
 			ck_assert_int_eq(a->assign[i].node, b->assign[i].node);
-			ck_assert_double_eq(a->assign[i].start_s, b->assign[i].start_s);
-			ck_assert_str_eq(ids_into(x, &a->assign[i]), ids_into(y, &b->assign[i]));
+			ck_assert_double_eq(a->assign[i].start_s,
+					    b->assign[i].start_s);
+			ck_assert_str_eq(ids_into(x, &a->assign[i]),
+					 ids_into(y, &b->assign[i]));
 		}
 		saturn_plan_destroy(a);
 		saturn_plan_destroy(b);
