@@ -141,71 +141,14 @@ static int build_task(spase_inst_t *in, int ti)
 	return 0;
 }
 
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Per-GPU first free time and the base profile of node n. */
+/* The base profile of node n: the count view of its GPUs' free times. */
 static int build_node(spase_inst_t *in, int n)
 {
-	const saturn_node_t *sn = &in->p->nodes[n];
-	int g = sn->gpus;
-	double *f = calloc((size_t)g, sizeof(*f));
-	double *sorted = calloc((size_t)g, sizeof(*sorted));
-	spase_prof_t *pr = &in->base[n];
-	int rc = -1;
+	int g = in->p->nodes[n].gpus;
 
-	in->gpu_free[n] = f;
-	if (!f || !sorted || spase_prof_init(pr, 2 * g + 4) < 0)
-		goto out;
-	for (int b = 0; b < sn->nbusy; b++)
-		for (int i = 0; i < sn->busy[b].ngpus; i++) {
-			int id = sn->busy[b].gpu_ids[i];
-
-			if (id >= 0 && id < g && sn->busy[b].until_s > f[id])
-				f[id] = sn->busy[b].until_s;
-		}
-	for (int ti = 0; ti < in->nt; ti++) {
-		const saturn_task_t *st = &in->p->tasks[ti];
-
-		if (!st->is_running || st->running.node != n)
-			continue;
-		for (int i = 0; i < st->running.ngpus; i++) {
-			int id = st->running.gpu_ids[i];
-			double e = in->t[ti].opt[0].dur;
-
-			if (id >= 0 && id < g && e > f[id])
-				f[id] = e;
-		}
-	}
-	memcpy(sorted, f, sizeof(*f) * (size_t)g);
-	qsort(sorted, (size_t)g, sizeof(*sorted), dbl_cmp);
-	/* free(t) = #{gpu : f <= t}: a step up at each distinct f. */
-	pr->n = 1;
-	pr->t[0] = 0;
-	pr->free[0] = 0;
-	for (int i = 0; i < g; i++) {
-		if (sorted[i] <= 0) {
-			pr->free[0]++;
-			continue;
-		}
-		if (pr->t[pr->n - 1] != sorted[i]) {
-			pr->t[pr->n] = sorted[i];
-			pr->free[pr->n] = pr->free[pr->n - 1];
-			pr->n++;
-		}
-		pr->free[pr->n - 1]++;
-	}
-	pr->full = 0;
-	while (pr->full < pr->n - 1 && pr->free[pr->full] <= 0)
-		pr->full++;
-	rc = 0;
-out:
-	free(sorted);
-	return rc;
+	if (spase_prof_init(&in->base[n], 2 * g + 4) < 0)
+		return -1;
+	return spase_prof_from_gpus(&in->base[n], in->gpu_free[n], g);
 }
 
 void spase_inst_destroy(spase_inst_t *in)
@@ -215,16 +158,13 @@ void spase_inst_destroy(spase_inst_t *in)
 	if (in->t)
 		for (int i = 0; i < in->nt; i++)
 			free(in->t[i].opt);
-	if (in->gpu_free)
-		for (int n = 0; n < in->nn; n++)
-			free(in->gpu_free[n]);
+	spase_gpu_free_destroy(in->gpu_free, in->nn);
 	if (in->base)
 		for (int n = 0; n < in->nn; n++)
 			spase_prof_free(&in->base[n]);
 	free(in->t);
 	free(in->gpus);
 	free(in->klass);
-	free(in->gpu_free);
 	free(in->base);
 	free(in);
 }
@@ -241,7 +181,8 @@ spase_inst_t *spase_inst_create(const saturn_problem_t *p)
 	in->t = calloc((size_t)in->nt + 1, sizeof(*in->t));
 	in->gpus = calloc((size_t)in->nn, sizeof(int));
 	in->klass = calloc((size_t)in->nn, sizeof(int));
-	in->gpu_free = calloc((size_t)in->nn, sizeof(double *));
+	/* per GPU id first (busy GPUs and running tasks on their ids) */
+	in->gpu_free = spase_gpu_free_create(p);
 	in->base = calloc((size_t)in->nn, sizeof(*in->base));
 	if (!in->t || !in->gpus || !in->klass || !in->gpu_free || !in->base)
 		goto fail;

@@ -1,13 +1,19 @@
-/* listsched.c - the list scheduler every planner method decodes through.
+/* listsched.c - plan construction: the list scheduler every plan of the
+ * library is built with (listsched.h), over one GPU model.
  *
- * Each node keeps a step function of free GPUs over time (busy GPUs and
- * running tasks already taken out). Tasks are placed one by one in priority
- * order at the earliest time their option's GPU count is free for the whole
- * runtime, on whichever fitting node allows the earliest start (best fit on
- * ties). Because the earliest start is searched over the whole profile, a
- * later task can fill a gap left before earlier ones (backfilling). A
- * per-node count is exact: GPUs inside a node are interchangeable, so ids
- * can always be handed out afterwards in start order. */
+ * The GPUs of a problem are known by id (busy GPUs and running tasks hold
+ * specific ids): spase_gpu_free_create(). FCFS and carried plans place tasks
+ * by id on the GPUs that free up first (spase_place_ids()). The planner's
+ * decoder and the baseline place them by count on the step function derived
+ * from those ids (spase_prof_from_gpus()): each node keeps the free GPUs over
+ * time, and tasks are placed one by one in priority order at the earliest
+ * time their option's GPU count is free for the whole runtime, on whichever
+ * fitting node allows the earliest start (best fit on ties). Because the
+ * earliest start is searched over the whole profile, a later task can fill a
+ * gap left before earlier ones (backfilling). A per-node count is exact:
+ * GPUs inside a node are interchangeable once the busy and running ones are
+ * out (their intervals all start at 0), so ids can always be handed out
+ * afterwards in start order (saturn_plan_assign_gpus()). */
 #include "config.h"
 
 #include <errno.h>
@@ -16,6 +22,134 @@
 #include <string.h>
 
 #include "planner_int.h"
+
+/* --- the GPUs of a problem, by id ----------------------------------------- */
+
+void spase_gpu_free_destroy(double **free_at, int nnodes)
+{
+	if (free_at)
+		for (int n = 0; n < nnodes; n++)
+			free(free_at[n]);
+	free(free_at);
+}
+
+double **spase_gpu_free_create(const saturn_problem_t *p)
+{
+	double **free_at =
+	    calloc((size_t)(p->nnodes ? p->nnodes : 1), sizeof(double *));
+
+	if (!free_at)
+		return NULL;
+	for (int n = 0; n < p->nnodes; n++) {
+		const saturn_node_t *node = &p->nodes[n];
+		double *f = calloc((size_t)node->gpus, sizeof(double));
+
+		free_at[n] = f;
+		if (!f)
+			goto fail;
+		for (int b = 0; b < node->nbusy; b++)
+			for (int i = 0; i < node->busy[b].ngpus; i++) {
+				int id = node->busy[b].gpu_ids[i];
+
+				if (id >= 0 && id < node->gpus &&
+				    node->busy[b].until_s > f[id])
+					f[id] = node->busy[b].until_s;
+			}
+	}
+	for (int t = 0; t < p->ntasks; t++) {
+		const saturn_task_t *task = &p->tasks[t];
+		const saturn_running_t *r = &task->running;
+		double end;
+
+		if (!task->is_running || r->node < 0 || r->node >= p->nnodes)
+			continue;
+		end = saturn_task_runtime(task, r->option);
+		for (int i = 0; i < r->ngpus; i++) {
+			int id = r->gpu_ids[i];
+
+			if (id >= 0 && id < p->nodes[r->node].gpus &&
+			    end > free_at[r->node][id])
+				free_at[r->node][id] = end;
+		}
+	}
+	return free_at;
+fail:
+	spase_gpu_free_destroy(free_at, p->nnodes);
+	errno = ENOMEM;
+	return NULL;
+}
+
+double spase_gpu_pick(const double *free_at, int ngpus, int G, int *ids)
+{
+	int ord[SATURN_MAX_GPUS_PER_NODE];
+	double ready;
+
+	for (int g = 0; g < ngpus; g++) {
+		int k = g;
+
+		ord[k] = g;
+		while (k > 0 && (free_at[ord[k]] < free_at[ord[k - 1]] ||
+				 (free_at[ord[k]] == free_at[ord[k - 1]] &&
+				  ord[k] < ord[k - 1]))) {
+			int x = ord[k];
+
+			ord[k] = ord[k - 1];
+			ord[k - 1] = x;
+			k--;
+		}
+	}
+	ready = free_at[ord[G - 1]];
+	for (int g = 0; g < G; g++)
+		ids[g] = ord[g];
+	for (int x = 1; x < G; x++)
+		for (int k = x; k > 0 && ids[k] < ids[k - 1]; k--) {
+			int y = ids[k];
+
+			ids[k] = ids[k - 1];
+			ids[k - 1] = y;
+		}
+	return ready;
+}
+
+int spase_place_ids(double **free_at, saturn_plan_t *plan,
+		    const saturn_problem_t *p, int t, int o, int n,
+		    double not_before)
+{
+	const saturn_task_t *task = &p->tasks[t];
+	int G = task->options[o].gpus, ids[SATURN_MAX_GPUS_PER_NODE];
+	double start = not_before, ready, end;
+
+	ready = spase_gpu_pick(free_at[n], p->nodes[n].gpus, G, ids);
+	if (ready > start)
+		start = ready;
+	end = start + saturn_task_runtime(task, o);
+	for (int g = 0; g < G; g++)
+		free_at[n][ids[g]] = end;
+	return saturn_plan_set(plan, t, p, t, o, n, start, ids);
+}
+
+int spase_plan_pin_running(saturn_plan_t *plan, const saturn_problem_t *p)
+{
+	for (int t = 0; t < p->ntasks; t++) {
+		const saturn_running_t *r = &p->tasks[t].running;
+
+		if (p->tasks[t].is_running &&
+		    saturn_plan_set(plan, t, p, t, r->option, r->node, 0,
+				    r->gpu_ids) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void spase_plan_set_makespan(saturn_plan_t *plan)
+{
+	plan->makespan_s = 0;
+	for (int i = 0; i < plan->nassign; i++)
+		if (plan->assign[i].end_s > plan->makespan_s)
+			plan->makespan_s = plan->assign[i].end_s;
+}
+
+/* --- the same GPUs, by count ---------------------------------------------- */
 
 int spase_prof_init(spase_prof_t *pr, int cap)
 {
@@ -71,6 +205,46 @@ int spase_prof_copy(spase_prof_t *dst, const spase_prof_t *src)
 	memcpy(dst->free, src->free, sizeof(*dst->free) * (size_t)src->n);
 	dst->n = src->n;
 	dst->full = src->full;
+	return 0;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int spase_prof_from_gpus(spase_prof_t *pr, const double *f, int ngpus)
+{
+	double *sorted = calloc((size_t)(ngpus ? ngpus : 1), sizeof(*sorted));
+
+	if (!sorted || prof_reserve(pr, ngpus + 1) < 0) {
+		free(sorted);
+		return -1;
+	}
+	memcpy(sorted, f, sizeof(*f) * (size_t)ngpus);
+	qsort(sorted, (size_t)ngpus, sizeof(*sorted), dbl_cmp);
+	/* free(t) = #{gpu : f <= t}: a step up at each distinct f. */
+	pr->n = 1;
+	pr->t[0] = 0;
+	pr->free[0] = 0;
+	for (int i = 0; i < ngpus; i++) {
+		if (sorted[i] <= 0) {
+			pr->free[0]++;
+			continue;
+		}
+		if (pr->t[pr->n - 1] != sorted[i]) {
+			pr->t[pr->n] = sorted[i];
+			pr->free[pr->n] = pr->free[pr->n - 1];
+			pr->n++;
+		}
+		pr->free[pr->n - 1]++;
+	}
+	pr->full = 0;
+	while (pr->full < pr->n - 1 && pr->free[pr->full] <= 0)
+		pr->full++;
+	free(sorted);
 	return 0;
 }
 
@@ -341,4 +515,73 @@ double spase_tiebreak(const spase_work_t *w, const spase_sol_t *sol)
 	for (int n = 0; n < in->nn; n++)
 		nodes += w->node_end[n];
 	return (den > 0 ? num / den : 0) + nodes / in->nn;
+}
+
+int spase_place_arrival(const spase_inst_t *in, const int *opt,
+			saturn_plan_t *plan, saturn_error_t *err)
+{
+	const saturn_problem_t *p = in->p;
+	spase_prof_t *prof = calloc((size_t)in->nn + 1, sizeof(*prof));
+	double prev = 0;
+	int rc = -1;
+
+	if (!prof)
+		goto nomem;
+	for (int n = 0; n < in->nn; n++)
+		if (spase_prof_init(&prof[n], in->base[n].n + 2 * in->nt + 4) <
+			0 ||
+		    spase_prof_copy(&prof[n], &in->base[n]) < 0)
+			goto nomem;
+	/* Zero-length tasks last (as in spase_decode()), so that no task
+	 * placed after them covers their instant. */
+	for (int k = 0; k < 2 * in->nt; k++) {
+		int t = k % in->nt, o = opt[t], best = -1;
+		const saturn_task_t *st = &p->tasks[t];
+		double bs = INFINITY, d, r;
+
+		if (in->t[t].zero != (k >= in->nt))
+			continue;
+		if (st->is_running) {
+			if (saturn_plan_set(plan, t, p, t, st->running.option,
+					    st->running.node, 0, NULL) < 0)
+				goto nomem;
+			continue;
+		}
+		d = saturn_task_runtime(st, o);
+		r = st->release_s > prev || in->t[t].zero ? st->release_s
+							  : prev;
+		for (int n = 0; n < in->nn; n++) {
+			double s;
+
+			if (!saturn_option_fits(p, t, o, n))
+				continue;
+			s = spase_prof_earliest(&prof[n], st->options[o].gpus,
+						d, r, NULL);
+			if (s < bs) {
+				bs = s;
+				best = n;
+			}
+		}
+		if (best < 0 || !isfinite(bs)) {
+			saturn_error_set(err, "internal: no node for task %s",
+					 st->id);
+			goto out;
+		}
+		if (spase_prof_take(&prof[best], bs, bs + d,
+				    st->options[o].gpus) < 0 ||
+		    saturn_plan_set(plan, t, p, t, o, best, bs, NULL) < 0)
+			goto nomem;
+		if (!in->t[t].zero)
+			prev = bs;
+	}
+	rc = 0;
+	goto out;
+nomem:
+	saturn_error_set(err, "planner: out of memory");
+out:
+	if (prof)
+		for (int n = 0; n < in->nn; n++)
+			spase_prof_free(&prof[n]);
+	free(prof);
+	return rc;
 }

@@ -147,80 +147,27 @@ static int baseline_option(const saturn_problem_t *p, int t, int gpus)
 static saturn_plan_t *baseline(const spase_inst_t *in, int gpus,
 			       saturn_error_t *err)
 {
-	const saturn_problem_t *p = in->p;
-	spase_prof_t *prof = calloc((size_t)in->nn, sizeof(*prof));
 	saturn_plan_t *plan = saturn_plan_create(in->nt);
-	double prev = 0;
-	int ok = 0;
+	int *opt = calloc((size_t)in->nt + 1, sizeof(int));
 
-	if (!prof || !plan)
-		goto nomem;
-	for (int n = 0; n < in->nn; n++)
-		if (spase_prof_init(&prof[n], in->base[n].n + 2 * in->nt + 4) < 0 ||
-		    spase_prof_copy(&prof[n], &in->base[n]) < 0)
-			goto nomem;
-	/* Zero-length tasks last (as in spase_decode()), so that no task
-	 * placed after them covers their instant. */
-	for (int k = 0; k < 2 * in->nt; k++) {
-		int t = k % in->nt;
-		const saturn_task_t *st = &p->tasks[t];
-		int o, best = -1;
-		double bs = INFINITY, d, r;
-
-		if (in->t[t].zero != (k >= in->nt))
-			continue;
-		if (st->is_running) {
-			if (saturn_plan_set(plan, t, p, t, st->running.option,
-					    st->running.node, 0, NULL) < 0)
-				goto nomem;
-			continue;
-		}
-		o = baseline_option(p, t, gpus);
-		d = saturn_task_runtime(st, o);
-		r = st->release_s > prev || in->t[t].zero ? st->release_s
-							  : prev;
-		for (int n = 0; n < in->nn; n++) {
-			double s;
-
-			if (!saturn_option_fits(p, t, o, n))
-				continue;
-			s = spase_prof_earliest(&prof[n], st->options[o].gpus,
-						d, r, NULL);
-			if (s < bs) {
-				bs = s;
-				best = n;
-			}
-		}
-		if (best < 0 || !isfinite(bs)) {
-			saturn_error_set(err, "internal: no node for task %s",
-					 st->id);
-			goto fail;
-		}
-		if (spase_prof_take(&prof[best], bs, bs + d,
-				    st->options[o].gpus) < 0 ||
-		    saturn_plan_set(plan, t, p, t, o, best, bs, NULL) < 0)
-			goto nomem;
-		if (!in->t[t].zero)
-			prev = bs;
+	if (!plan || !opt) {
+		saturn_error_set(err, "planner: out of memory");
+		goto fail;
 	}
-	if (finish_plan(in, plan, err) < 0)
+	for (int t = 0; t < in->nt; t++)
+		opt[t] = in->p->tasks[t].is_running ? -1
+						    : baseline_option(in->p, t, gpus);
+	if (spase_place_arrival(in, opt, plan, err) < 0 ||
+	    finish_plan(in, plan, err) < 0)
 		goto fail;
 	snprintf(plan->method, sizeof(plan->method), "baseline");
 	snprintf(plan->status, sizeof(plan->status), "feasible");
-	ok = 1;
-	goto out;
-nomem:
-	saturn_error_set(err, "planner: out of memory");
-fail:
-	saturn_plan_destroy(plan);
-	plan = NULL;
-out:
-	if (prof)
-		for (int n = 0; n < in->nn; n++)
-			spase_prof_free(&prof[n]);
-	free(prof);
-	(void)ok;
+	free(opt);
 	return plan;
+fail:
+	free(opt);
+	saturn_plan_destroy(plan);
+	return NULL;
 }
 
 saturn_plan_t *saturn_planner_baseline(const saturn_problem_t *p, int gpus,

@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "listsched.h"
 #include "planner.h"
 
 /* One non-dominated option of a task. */
@@ -37,15 +38,6 @@ typedef struct spase_task {
 	int fastest_opt;  /* option with the smallest dur (then fewest GPUs) */
 	int zero;         /* batches == 0: takes no time, placed last */
 } spase_task_t;
-
-/* Step function of free GPUs on one node: free[i] GPUs on [t[i], t[i+1]),
- * the last step lasting forever. t[0] == 0. */
-typedef struct spase_prof {
-	int n, cap;
-	int full; /* steps before this one have no free GPU (a search hint) */
-	double *t;
-	int *free;
-} spase_prof_t;
 
 typedef struct spase_inst {
 	const saturn_problem_t *p;
@@ -109,17 +101,7 @@ double spase_now(void);
  * abort callback; sticky). */
 int spase_stop(spase_clock_t *c);
 
-/* --- listsched.c --- */
-int spase_prof_init(spase_prof_t *pr, int cap);
-void spase_prof_free(spase_prof_t *pr);
-int spase_prof_copy(spase_prof_t *dst, const spase_prof_t *src);
-/* Earliest s >= r with at least g GPUs free on [s, s+d) (for d == 0: at
- * instant s). Sets *free_at to the free count at s. */
-double spase_prof_earliest(const spase_prof_t *pr, int g, double d, double r,
-			   int *free_at);
-/* Take g GPUs on [s, e). Returns 0 or -1 (ENOMEM). */
-int spase_prof_take(spase_prof_t *pr, double s, double e, int g);
-
+/* --- listsched.c (the GPU model and placement by id: listsched.h) --- */
 spase_work_t *spase_work_create(const spase_inst_t *in);
 void spase_work_destroy(spase_work_t *w);
 /* Decode sol: place tasks in priority order at their earliest start on the
@@ -134,6 +116,15 @@ double spase_decode(spase_work_t *w, spase_sol_t *sol, double alpha);
  * better): area-weighted mean end time plus mean node finish. Valid after
  * spase_decode(). */
 double spase_tiebreak(const spase_work_t *w, const spase_sol_t *sol);
+/* Placement by count in arrival order (current practice): the tasks in index
+ * order, zero-length ones last, task t with original option opt[t] (running
+ * tasks: their own, opt ignored), each at its earliest start no earlier than
+ * the previous non-zero task's start, on the first node that allows it.
+ * Fills assignment t of plan for every task, without GPU ids (for
+ * saturn_plan_assign_gpus()). Returns 0, or -1 with err (ENOMEM, or no node
+ * fits a task). */
+int spase_place_arrival(const spase_inst_t *in, const int *opt,
+			saturn_plan_t *plan, saturn_error_t *err);
 
 /* --- bounds.c --- */
 /* Length, area and dual bounds of in (b->milp left 0). */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "listsched.h"
 #include "planner.h"
 #include "sched_core.h"
 
@@ -1079,111 +1080,21 @@ nomem:
 
 /* --- FCFS plan ------------------------------------------------------- */
 
-/* Per node and GPU, the time from which the GPU is free: the GPUs of the
- * simple plans below (users' requests, carried plans), where Slurm picks the
- * ids itself and every task takes the GPUs of its node that free up first. */
-static void gpu_free_destroy(double **free_at, int nnodes)
-{
-	if (free_at)
-		for (int n = 0; n < nnodes; n++)
-			free(free_at[n]);
-	free(free_at);
-}
-
-/* Busy GPUs until their until_s; pinned running tasks placed into plan on
- * their GPUs until they end. NULL on ENOMEM. */
-static double **gpu_free_create(const saturn_problem_t *p, saturn_plan_t *plan)
-{
-	double **free_at = calloc((size_t)(p->nnodes ? p->nnodes : 1), sizeof(double *));
-
-	if (!free_at)
-		return NULL;
-	for (int n = 0; n < p->nnodes; n++) {
-		const saturn_node_t *node = &p->nodes[n];
-
-		free_at[n] = calloc((size_t)node->gpus, sizeof(double));
-		if (!free_at[n])
-			goto fail;
-		for (int b = 0; b < node->nbusy; b++)
-			for (int g = 0; g < node->busy[b].ngpus; g++) {
-				int id = node->busy[b].gpu_ids[g];
-
-				if (id >= 0 && id < node->gpus && free_at[n][id] < node->busy[b].until_s)
-					free_at[n][id] = node->busy[b].until_s;
-			}
-	}
-	for (int t = 0; t < p->ntasks; t++) {
-		const saturn_task_t *task = &p->tasks[t];
-		const saturn_running_t *r = &task->running;
-		double end;
-
-		if (!task->is_running)
-			continue;
-		end = saturn_task_runtime(task, r->option);
-		for (int g = 0; g < r->ngpus; g++)
-			if (free_at[r->node][r->gpu_ids[g]] < end)
-				free_at[r->node][r->gpu_ids[g]] = end;
-		if (saturn_plan_set(plan, t, p, t, r->option, r->node, 0, r->gpu_ids) < 0)
-			goto fail;
-	}
-	return free_at;
-fail:
-	gpu_free_destroy(free_at, p->nnodes);
-	return NULL;
-}
-
-/* The G GPUs of a node (ngpus of them) that are free first (ties: lower id)
- * into ids[], ascending; returns the time all G are free. */
-static double gpu_pick(const double *free_at, int ngpus, int G, int *ids)
-{
-	int ord[SATURN_MAX_GPUS_PER_NODE];
-	double ready;
-
-	for (int g = 0; g < ngpus; g++) {
-		int k = g;
-
-		ord[k] = g;
-		while (k > 0 && (free_at[ord[k]] < free_at[ord[k - 1]] ||
-				 (free_at[ord[k]] == free_at[ord[k - 1]] && ord[k] < ord[k - 1]))) {
-			int x = ord[k];
-
-			ord[k] = ord[k - 1];
-			ord[k - 1] = x;
-			k--;
-		}
-	}
-	ready = free_at[ord[G - 1]];
-	for (int g = 0; g < G; g++)
-		ids[g] = ord[g];
-	for (int x = 1; x < G; x++)
-		for (int k = x; k > 0 && ids[k] < ids[k - 1]; k--) {
-			int y = ids[k];
-
-			ids[k] = ids[k - 1];
-			ids[k - 1] = y;
-		}
-	return ready;
-}
-
-static void plan_finish(saturn_plan_t *plan)
-{
-	plan->makespan_s = 0;
-	for (int i = 0; i < plan->nassign; i++)
-		if (plan->assign[i].end_s > plan->makespan_s)
-			plan->makespan_s = plan->assign[i].end_s;
-}
+/* The simple plans below (users' requests, carried plans) are built by
+ * listsched.c's placement by id: Slurm picks the ids itself, and every task
+ * takes the GPUs of its node that free up first. */
 
 saturn_plan_t *saturn_sched_fcfs(const saturn_problem_t *p)
 {
 	saturn_plan_t *plan = saturn_plan_create(p->ntasks);
-	double **free_at = plan ? gpu_free_create(p, plan) : NULL;
-	int ids[SATURN_MAX_GPUS_PER_NODE], cand[SATURN_MAX_GPUS_PER_NODE];
+	double **free_at = plan ? spase_gpu_free_create(p) : NULL;
+	int cand[SATURN_MAX_GPUS_PER_NODE];
 
-	if (!free_at)
+	if (!free_at || spase_plan_pin_running(plan, p) < 0)
 		goto fail;
 	for (int t = 0; t < p->ntasks; t++) {
 		const saturn_task_t *task = &p->tasks[t];
-		double best_end = INFINITY, best_start = 0;
+		double best_end = INFINITY;
 		int best_n = -1, best_o = -1;
 
 		if (task->is_running)
@@ -1195,33 +1106,29 @@ saturn_plan_t *saturn_sched_fcfs(const saturn_problem_t *p)
 
 				if (!saturn_option_fits(p, t, o, n))
 					continue;
-				start = gpu_pick(free_at[n], p->nodes[n].gpus, G, cand);
+				start = spase_gpu_pick(free_at[n], p->nodes[n].gpus, G, cand);
 				if (start < task->release_s)
 					start = task->release_s;
 				end = start + saturn_task_runtime(task, o);
 				if (end < best_end - 1e-9) {
 					best_end = end;
-					best_start = start;
 					best_n = n;
 					best_o = o;
-					memcpy(ids, cand, sizeof(int) * (size_t)G);
 				}
 			}
 		}
 		if (best_n < 0)
 			goto fail; /* saturn_problem_check guarantees a fit */
-		for (int g = 0; g < task->options[best_o].gpus; g++)
-			free_at[best_n][ids[g]] = best_end;
-		if (saturn_plan_set(plan, t, p, t, best_o, best_n, best_start, ids) < 0)
+		if (spase_place_ids(free_at, plan, p, t, best_o, best_n, task->release_s) < 0)
 			goto fail;
 	}
-	plan_finish(plan);
+	spase_plan_set_makespan(plan);
 	snprintf(plan->method, sizeof(plan->method), "fcfs");
 	snprintf(plan->status, sizeof(plan->status), "feasible");
-	gpu_free_destroy(free_at, p->nnodes);
+	spase_gpu_free_destroy(free_at, p->nnodes);
 	return plan;
 fail:
-	gpu_free_destroy(free_at, p->nnodes);
+	spase_gpu_free_destroy(free_at, p->nnodes);
 	saturn_plan_destroy(plan);
 	errno = ENOMEM;
 	return NULL;
@@ -1387,7 +1294,7 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 				  const saturn_problem_t *p)
 {
 	saturn_plan_t *plan;
-	int *from = NULL, *order = NULL, norder = 0, ids[SATURN_MAX_GPUS_PER_NODE];
+	int *from = NULL, *order = NULL, norder = 0;
 	double **free_at = NULL;
 
 	if (!prev)
@@ -1407,7 +1314,7 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 			goto fail;
 	}
 	/* running tasks as they are */
-	if (!(free_at = gpu_free_create(p, plan)))
+	if (!(free_at = spase_gpu_free_create(p)) || spase_plan_pin_running(plan, p) < 0)
 		goto fail;
 	for (int t = 0; t < p->ntasks; t++)
 		if (!p->tasks[t].is_running)
@@ -1423,10 +1330,10 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 			order[k - 1] = x;
 		}
 	for (int i = 0; i < norder; i++) {
-		int t = order[i], o = -1, n = -1, G;
+		int t = order[i], o = -1, n = -1;
 		const saturn_assign_t *a = &prev->assign[from[t]];
 		const saturn_task_t *task = &p->tasks[t];
-		double start, end, ready;
+		double start;
 
 		for (int k = 0; k < p->nnodes; k++)
 			if (a->node_name && !strcmp(p->nodes[k].name, a->node_name))
@@ -1447,17 +1354,10 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 			start = 0;
 		/* Slurm picks the GPU ids itself: take the planned count on the
 		 * planned node, the GPUs that are free earliest */
-		G = task->options[o].gpus;
-		ready = gpu_pick(free_at[n], p->nodes[n].gpus, G, ids);
-		if (ready > start)
-			start = ready;
-		end = start + saturn_task_runtime(task, o);
-		for (int g = 0; g < G; g++)
-			free_at[n][ids[g]] = end;
-		if (saturn_plan_set(plan, t, p, t, o, n, start, ids) < 0)
+		if (spase_place_ids(free_at, plan, p, t, o, n, start) < 0)
 			goto fail;
 	}
-	plan_finish(plan);
+	spase_plan_set_makespan(plan);
 	/* The bound of p, not prev's: prev's was a bound from prev's origin,
 	 * elapsed_s ago, and for the remaining times known then. Copied, it
 	 * stood above the carried plan's makespan as soon as elapsed_s ate
@@ -1475,7 +1375,7 @@ fail:
 	saturn_plan_destroy(plan);
 	plan = NULL;
 out:
-	gpu_free_destroy(free_at, p->nnodes);
+	spase_gpu_free_destroy(free_at, p->nnodes);
 	free(from);
 	free(order);
 	return plan;

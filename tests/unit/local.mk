@@ -64,6 +64,17 @@ unit_test_bounds_CFLAGS = $(UNIT_CFLAGS)
 unit_test_bounds_LDADD = $(UNIT_LDADD)
 endif
 
+# Plan construction: the GPU model and the list scheduler every plan is
+# built with (lib/listsched.c).
+if HAVE_CHECK
+check_PROGRAMS += unit/test_listsched
+TESTS += unit/test_listsched
+unit_test_listsched_SOURCES = unit/test_listsched.c unit/planner_fixtures.h
+unit_test_listsched_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_listsched_CFLAGS = $(UNIT_CFLAGS)
+unit_test_listsched_LDADD = $(UNIT_LDADD)
+endif
+
 # Checked number parsing for option values (lib/numparse.c).
 if HAVE_CHECK
 check_PROGRAMS += unit/test_numparse
