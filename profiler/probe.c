@@ -110,6 +110,11 @@ int probe_hw(const struct opts *o, int ngpus, saturn_profile_hw_t *hw,
 	hw->gpus = ngpus;
 	hw->gpu_mem_mb = mem;
 	hw->nccl = calloc(ngpus, sizeof(*hw->nccl));
+	if (!hw->nccl) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		ops->close(ctx);
+		return -1;
+	}
 	for (int n = 2; n <= ngpus; n++) {
 		saturn_nccl_bw_t *b = &hw->nccl[hw->nnccl];
 
@@ -150,15 +155,19 @@ int probe_hw(const struct opts *o, int ngpus, saturn_profile_hw_t *hw,
 		return -1;
 	}
 	hw->link_gbs = calloc((size_t)ngpus * ngpus, sizeof(double));
+	if (!hw->link_gbs) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		saturn_topology_destroy(topo);
+		return -1;
+	}
 	if (topo && topo->ngpus >= ngpus) {
 		for (int i = 0; i < ngpus; i++)
 			for (int j = 0; j < ngpus; j++)
 				hw->link_gbs[i * ngpus + j] =
 				    topo->link_gbs[i * topo->ngpus + j];
+		/* gpu_mem_mb stays the backend's, not the topology's:
+		 * with the stand-in its model rules the trials */
 		hw->interconnect = xstrdup(topo->interconnect);
-		if (ops == &saturn_hw_cpu && topo->gpu_mem_mb > 0)
-			hw->gpu_mem_mb = hw->gpu_mem_mb; /* the stand-in's model
-							    rules trials */
 	} else {
 		saturn_emu_hw_t eh;
 
