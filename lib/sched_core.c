@@ -1073,9 +1073,9 @@ int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *
 }
 
 int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s,
-			       int task_set_changed, double min_gain)
+			       double min_gain)
 {
-	if (task_set_changed || old_makespan_left_s <= 0)
+	if (old_makespan_left_s <= 0)
 		return 1;
 	return new_makespan_s < old_makespan_left_s * (1.0 - min_gain);
 }

@@ -66,7 +66,6 @@ static int (*bf_reconfig)(void);
 static saturn_plan_t *prev_plan;
 static char plan_id[64];
 static unsigned long plan_seq;
-static double prev_makespan_end;
 static double prev_now;
 
 static double now_mono(void)
@@ -192,7 +191,6 @@ static void load_prev_state(void)
 			if (dash)
 				plan_seq = strtoul(dash + 1, NULL, 10);
 		}
-		prev_makespan_end = st->makespan_end;
 		saturn_sched_state_destroy(st);
 	}
 	free(buf);
@@ -653,7 +651,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	t3 = now_mono();
 
 	/* keep the carried plan unless the new one is better by min_gain */
-	if (carried && !saturn_sched_should_switch(plan->makespan_s, carried->makespan_s, 0,
+	if (carried && !saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,
 						   saturn_cfg.min_gain)) {
 		saturn_plan_destroy(plan);
 		plan = carried;
@@ -667,7 +665,6 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 			goto out;
 		released += more;
 	}
-	prev_makespan_end = s->now + plan->makespan_s;
 
 	if (new_plan) {
 		char tech[256];
