@@ -1010,6 +1010,130 @@ START_TEST(test_switch_boundary)
 }
 END_TEST
 
+/* Plans of every shape reach decide: none, empty, assignments in another
+ * order than the tasks (decisions follow each assignment's task index),
+ * and a stale plan whose task indices are beyond this problem (skipped:
+ * they name no snapshot job). */
+static const struct shape_case {
+	const char *what;
+	int decisions;
+} shape_cases[] = {
+	{"no plan", 0}, {"empty plan", 0}, {"reversed", 6}, {"stale index", 5},
+};
+
+START_TEST(test_decide_plan_shapes)
+{
+	const struct shape_case *c = &shape_cases[_i];
+	saturn_snapshot_t *s = cluster(6, 4);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan = NULL;
+	static saturn_decision_t dummy;
+	saturn_decision_t *d = &dummy; /* decide sets it to NULL when none */
+	int nd, n;
+
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	n = b.problem->ntasks;
+	if (!strcmp(c->what, "empty plan")) {
+		plan = saturn_plan_create(0);
+	} else if (c->what[0] != 'n') {
+		/* task t in slot n - 1 - t, on node t % 2, at 60 s x (t / 4) */
+		plan = saturn_plan_create(n);
+		for (int t = 0; t < n; t++)
+			ck_assert_int_eq(saturn_plan_set(plan, n - 1 - t, b.problem, t, 0, t % 2,
+							 60.0 * (t / 4), NULL),
+					 0);
+		if (!strcmp(c->what, "stale index"))
+			plan->assign[0].task = n + 1000; /* the slot of task n - 1 */
+	}
+	nd = saturn_sched_decide(s, &b, plan, 0, &d);
+	ck_assert_msg(nd == c->decisions, "%s: %d decisions", c->what, nd);
+	if (!nd)
+		ck_assert_ptr_null(d);
+	for (int i = 0; i < nd; i++) {
+		int t = b.problem->ntasks - 1 - i - (c->what[0] == 's');
+
+		/* slot k holds task n - 1 - k */
+		ck_assert_int_eq(d[i].job, b.job_of_task[t]);
+		ck_assert_double_eq(d[i].start_s, 60.0 * (t / 4));
+		ck_assert_int_eq(d[i].release, t < 4);
+		ck_assert_str_eq(d[i].node, t % 2 ? "n2" : "n1");
+	}
+	free(nd > 0 ? d : NULL);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* A carried plan keeps the planned order (by start, not by task index):
+ * four 8-GPU tasks planned in reverse, t3 and t2 first. */
+START_TEST(test_carry_order)
+{
+	saturn_snapshot_t *s = cluster(4, 8);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *prev, *carried;
+	static const double want[4] = {60, 60, 0, 0};
+
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	prev = saturn_plan_create(4);
+	for (int t = 0; t < 4; t++)
+		ck_assert_int_eq(saturn_plan_set(prev, t, b.problem, t, 0, t % 2, want[t], NULL), 0);
+	prev->makespan_s = 120;
+	carried = saturn_sched_carry(prev, 0, b.problem);
+	ck_assert_ptr_nonnull(carried);
+	for (int t = 0; t < 4; t++) {
+		ck_assert_str_eq(carried->assign[t].node_name, t % 2 ? "n2" : "n1");
+		ck_assert_msg(fabs(carried->assign[t].start_s - want[t]) < 1e-6, "task %d at %g, not %g", t,
+			      carried->assign[t].start_s, want[t]);
+	}
+	ck_assert_double_eq_tol(carried->makespan_s, 120, 1e-6);
+	ck_assert_str_eq(carried->status, "carried");
+	ck_assert_int_eq(saturn_plan_validate(carried, b.problem, &err), 0);
+	saturn_plan_destroy(carried);
+	saturn_plan_destroy(prev);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* A carried task on free GPUs moves with the clock: planned at 100 s, it
+ * starts at 100 - elapsed, never before 0 nor before its release. */
+static const struct shift_case {
+	double elapsed, release, start;
+} shift_cases[] = {
+	{0, 0, 100}, {10, 0, 90}, {10, 95, 95}, {150, 0, 0}, {10, 200, 200}, {100, 0, 0},
+};
+
+START_TEST(test_carry_shift)
+{
+	const struct shift_case *c = &shift_cases[_i];
+	saturn_snapshot_t *s = cluster(2, 8);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *prev, *carried;
+
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	prev = saturn_plan_create(2);
+	ck_assert_int_eq(saturn_plan_set(prev, 0, b.problem, 0, 0, 0, 0, NULL), 0);
+	ck_assert_int_eq(saturn_plan_set(prev, 1, b.problem, 1, 0, 1, 100, NULL), 0);
+	prev->makespan_s = 160;
+	b.problem->tasks[1].release_s = c->release;
+	carried = saturn_sched_carry(prev, c->elapsed, b.problem);
+	ck_assert_ptr_nonnull(carried);
+	ck_assert_double_eq_tol(carried->assign[0].start_s, 0, 1e-9);
+	ck_assert_msg(fabs(carried->assign[1].start_s - c->start) < 1e-9,
+		      "elapsed %g, release %g: starts at %g, not %g", c->elapsed, c->release,
+		      carried->assign[1].start_s, c->start);
+	ck_assert_double_eq_tol(carried->makespan_s, c->start + 60 > 60 ? c->start + 60 : 60, 1e-9);
+	saturn_plan_destroy(carried);
+	saturn_plan_destroy(prev);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("sched");
@@ -1035,6 +1159,9 @@ int main(void)
 	tcase_add_loop_test(tc, test_decide_slack, 0, sizeof(slack_cases) / sizeof(slack_cases[0]));
 	tcase_add_loop_test(tc, test_decide_held_only, 0, sizeof(held_cases) / sizeof(held_cases[0]));
 	tcase_add_loop_test(tc, test_switch_boundary, 0, sizeof(switch_cases) / sizeof(switch_cases[0]));
+	tcase_add_loop_test(tc, test_decide_plan_shapes, 0, sizeof(shape_cases) / sizeof(shape_cases[0]));
+	tcase_add_test(tc, test_carry_order);
+	tcase_add_loop_test(tc, test_carry_shift, 0, sizeof(shift_cases) / sizeof(shift_cases[0]));
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);
