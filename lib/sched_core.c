@@ -1281,9 +1281,9 @@ void saturn_snapshot_mark_held(saturn_snapshot_t *s, saturn_snap_job_t *j)
 }
 
 int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s,
-			       int task_set_changed, double min_gain)
+			       double min_gain)
 {
-	if (task_set_changed || old_makespan_left_s <= 0)
+	if (old_makespan_left_s <= 0)
 		return 1;
 	return new_makespan_s < old_makespan_left_s * (1.0 - min_gain);
 }

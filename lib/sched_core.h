@@ -334,9 +334,11 @@ void saturn_sched_reason(char *buf, size_t len, double start_s,
 
 /* Keep the previous plan unless the new one is better by min_gain?
  * old_makespan_left_s is the old plan's end minus now. Returns 1 to switch
- * to the new plan. A changed task set always switches. */
+ * to the new plan: its makespan is below old_makespan_left_s x (1 -
+ * min_gain), or the old plan has no time left. (A changed task set never
+ * gets here: saturn_sched_carry() gives no plan to keep.) */
 int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s,
-			       int task_set_changed, double min_gain);
+			       double min_gain);
 
 /* The previous cycle's plan, elapsed_s later, as a plan of the new problem
  * p: running tasks as pinned in p; the others keep their option, node and

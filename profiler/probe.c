@@ -177,6 +177,8 @@ int probe_hw(const struct opts *o, int ngpus, saturn_profile_hw_t *hw,
 			for (int j = 0; j < ngpus; j++)
 				hw->link_gbs[i * ngpus + j] =
 				    topo->link_gbs[i * topo->ngpus + j];
+		/* gpu_mem_mb stays the backend's, not the topology's:
+		 * with the stand-in its model rules the trials */
 		hw->interconnect = xstrdup(topo->interconnect);
 	} else {
 		saturn_emu_hw_t eh;

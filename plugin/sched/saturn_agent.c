@@ -68,7 +68,6 @@ static int (*bf_reconfig)(void);
 static saturn_plan_t *prev_plan;
 static char plan_id[64];
 static unsigned long plan_seq;
-static double prev_makespan_end;
 static double prev_now;
 /* runtime feedback kept across cycles (feedback.h), restored from the state */
 static saturn_fb_t *feedback;
@@ -190,7 +189,6 @@ static void load_prev_state(void)
 			if (dash)
 				plan_seq = strtoul(dash + 1, NULL, 10);
 		}
-		prev_makespan_end = st->makespan_end;
 		if (st->ncorr && (feedback || (feedback = saturn_fb_create())))
 			for (int i = 0; i < st->ncorr; i++)
 				if (saturn_fb_put(feedback, &st->corr[i]) < 0)
@@ -825,7 +823,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	t3 = now_mono();
 
 	/* keep the carried plan unless the new one is better by min_gain */
-	if (carried && !saturn_sched_should_switch(plan->makespan_s, carried->makespan_s, 0,
+	if (carried && !saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,
 						   saturn_cfg.min_gain)) {
 		saturn_plan_destroy(plan);
 		plan = carried;
@@ -839,7 +837,6 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 			goto out;
 		released += more;
 	}
-	prev_makespan_end = s->now + plan->makespan_s;
 
 	if (new_plan) {
 		char tech[256];

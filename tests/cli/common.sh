@@ -16,14 +16,3 @@ fail() {
 	echo "FAIL: $*" >&2
 	exit 1
 }
-
-# skip_unless_planner FILE: exit 77 while the planner is the skeleton
-# that answers "not implemented".
-skip_unless_planner() {
-	if ! "$SATURN" plan --time-limit 1 "$1" >"$TMP/probe.out" 2>"$TMP/probe.err"; then
-		if grep -q "not implemented" "$TMP/probe.err"; then
-			echo "SKIP: the planner is not implemented yet" >&2
-			exit 77
-		fi
-	fi
-}

@@ -1,12 +1,10 @@
 #!/bin/sh
 # plan.sh - `saturn plan` on the example sweeps: the human output has the
 # table, a Gantt chart, makespan, bound and solver lines; --json parses back
-# and plans every task once; --compare prints the time saved. Skipped while
-# the planner is the skeleton.
+# and plans every task once; --compare prints the time saved.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/cli/common.sh"
 
 GPT2="$SWEEPS/gpt2-sweep.json"
-skip_unless_planner "$GPT2"
 
 "$SATURN" plan --time-limit 2 "$GPT2" >"$TMP/out" 2>"$TMP/err" || fail "plan: exit $? $(cat "$TMP/err")"
 for want in "TASK" "TECHNIQUE" "GPU IDS" "sweep_15" "Node node1 (8 GPUs)" "GPU 7 |" "A=sweep_" \

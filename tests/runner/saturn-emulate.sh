@@ -19,8 +19,10 @@ start=$(date +%s.%N)
 saturn-emulate --model gpt2-xl --batch-size 16 --technique single --batches 20 --time-scale 0.02 >"$tmp/out" \
 	|| fail "run"
 end=$(date +%s.%N)
-# 20 x 1.255 s x 0.02 = 0.50 s (+ start-up 2.5 s x 0.02)
-awk -v a="$start" -v b="$end" 'BEGIN { d = b - a; exit !(d > 0.5 && d < 1.5) }' || fail "wall time"
+# 20 x 1.255 s x 0.02 = 0.50 s (+ start-up 2.5 s x 0.02): it sleeps at
+# least that long, and the scale is applied (unscaled: 27.6 s); the upper
+# bound leaves 20x for a loaded machine, it is no timing measurement
+awk -v a="$start" -v b="$end" 'BEGIN { d = b - a; exit !(d >= 0.5 && d < 11) }' || fail "wall time"
 tail -1 "$tmp/out" | grep -q "^SATURN_PROGRESS batches_done=20 batches_total=20" || fail "progress: $(tail -1 "$tmp/out")"
 saturn-emulate --model nosuch --batch-size 1 2>/dev/null; [ $? = 2 ] || fail "unknown model"
 exit 0

@@ -121,6 +121,25 @@ static saturn_snapshot_t *cluster(int n, int gpus)
 	return s;
 }
 
+/* No GPU of a node is planned for two tasks at once: every pair of
+ * assignments on one node that overlaps in time has disjoint GPU ids. */
+static void assert_gpus_exclusive(const saturn_plan_t *plan)
+{
+	for (int i = 0; i < plan->nassign; i++)
+		for (int j = i + 1; j < plan->nassign; j++) {
+			const saturn_assign_t *a = &plan->assign[i], *c = &plan->assign[j];
+
+			if (a->node != c->node || a->end_s <= c->start_s + 1e-9 ||
+			    c->end_s <= a->start_s + 1e-9)
+				continue;
+			for (int g = 0; g < a->gpus; g++)
+				for (int h = 0; h < c->gpus; h++)
+					ck_assert_msg(a->gpu_ids[g] != c->gpu_ids[h],
+						      "tasks %d and %d share GPU %d of node %d at once", i, j,
+						      a->gpu_ids[g], a->node);
+		}
+}
+
 START_TEST(test_fallback_fcfs)
 {
 	saturn_snapshot_t *s = cluster(6, 4);
@@ -142,7 +161,12 @@ START_TEST(test_fallback_fcfs)
 	for (int i = 0; i < 4; i++)
 		ck_assert_double_eq(plan->assign[i].start_s, 0);
 	ck_assert_double_eq(plan->assign[4].start_s, 60);
-	ck_assert_int_ne(plan->assign[0].gpu_ids[0], plan->assign[1].gpu_ids[0] + 100);
+	/* the four at 0 fill both nodes: two per node, on disjoint GPUs */
+	ck_assert_int_eq(plan->assign[0].node + plan->assign[1].node + plan->assign[2].node +
+				 plan->assign[3].node,
+			 2);
+	assert_gpus_exclusive(plan);
+	ck_assert_int_eq(saturn_plan_validate(plan, b.problem, &err), 0);
 	nd = saturn_sched_decide(s, &b, plan, 2, &d);
 	ck_assert_int_eq(nd, 6);
 	for (int i = 0; i < nd; i++) {
@@ -223,10 +247,9 @@ END_TEST
 
 START_TEST(test_switch)
 {
-	ck_assert_int_eq(saturn_sched_should_switch(100, 100, 0, 0.05), 0);
-	ck_assert_int_eq(saturn_sched_should_switch(90, 100, 0, 0.05), 1);
-	ck_assert_int_eq(saturn_sched_should_switch(100, 100, 1, 0.05), 1);
-	ck_assert_int_eq(saturn_sched_should_switch(100, 0, 0, 0.05), 1);
+	ck_assert_int_eq(saturn_sched_should_switch(100, 100, 0.05), 0);
+	ck_assert_int_eq(saturn_sched_should_switch(90, 100, 0.05), 1);
+	ck_assert_int_eq(saturn_sched_should_switch(100, 0, 0.05), 1);
 }
 END_TEST
 
@@ -258,7 +281,7 @@ START_TEST(test_carry)
 	ck_assert_ptr_nonnull(carried);
 	ck_assert_double_eq_tol(carried->makespan_s, 110, 1e-6);
 	ck_assert_double_eq_tol(carried->assign[4].start_s, 50, 1e-6);
-	ck_assert_int_eq(saturn_sched_should_switch(110, carried->makespan_s, 0, 0.05), 0);
+	ck_assert_int_eq(saturn_sched_should_switch(110, carried->makespan_s, 0.05), 0);
 	saturn_plan_destroy(carried);
 	saturn_sched_build_free(&b2);
 	/* 60 s later task 0 still runs (limit raised to 200 s: 130 s left):
@@ -1527,6 +1550,269 @@ START_TEST(test_rehold_replan)
 }
 END_TEST
 
+/* Release slack: a held task planned to start within slack_s of now is
+ * released, the boundary included (FCFS of cluster(6, 4): four tasks at
+ * 0 s, two at 60 s). */
+static const struct slack_case {
+	double slack;
+	int released;
+} slack_cases[] = {
+	{-1, 0}, {0, 4}, {59.5, 4}, {60, 6}, {61, 6},
+};
+
+START_TEST(test_decide_slack)
+{
+	const struct slack_case *c = &slack_cases[_i];
+	saturn_snapshot_t *s = cluster(6, 4);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan;
+	saturn_decision_t *d;
+	int nd, released = 0;
+
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	plan = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(plan);
+	nd = saturn_sched_decide(s, &b, plan, c->slack, &d);
+	ck_assert_int_eq(nd, 6);
+	for (int i = 0; i < nd; i++) {
+		const saturn_assign_t *a = &plan->assign[i];
+
+		ck_assert_int_eq(d[i].job, b.job_of_task[i]);
+		ck_assert_double_eq(d[i].start_s, a->start_s);
+		ck_assert_int_eq(d[i].release, a->start_s <= c->slack);
+		ck_assert_str_eq(d[i].node, a->node_name);
+		ck_assert_int_eq(d[i].gpus, 4);
+		ck_assert_str_eq(d[i].technique, "user");
+		if (d[i].release)
+			ck_assert_str_eq(d[i].reason, "");
+		else
+			ck_assert_msg(!strncmp(d[i].reason, "saturn: starts in", 17), "%s", d[i].reason);
+		released += d[i].release;
+	}
+	ck_assert_int_eq(released, c->released);
+	free(d);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* Only held tasks get a decision: released and running ones are in the
+ * plan (they hold GPUs) but are never released again nor given a reason.
+ * state[k]: H(eld), R(eleased) or U (running) for job k of cluster(4, 4). */
+static const struct held_case {
+	const char *state;
+	int decisions;
+} held_cases[] = {
+	{"HHHH", 4}, {"RHHH", 3}, {"UHHH", 3}, {"HURH", 2}, {"RRRR", 0}, {"UUUU", 0}, {"URUR", 0},
+};
+
+START_TEST(test_decide_held_only)
+{
+	const struct held_case *c = &held_cases[_i];
+	saturn_snapshot_t *s = cluster(4, 4);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan;
+	saturn_decision_t *d = NULL;
+	int nd, seen[4] = {0}, ngpu[2] = {0};
+
+	for (int k = 0; k < 4; k++) {
+		saturn_snap_job_t *j = &s->jobs[k];
+
+		if (c->state[k] == 'H')
+			continue;
+		j->state = c->state[k] == 'R' ? SATURN_SNAP_RELEASED : SATURN_SNAP_RUNNING;
+		j->gpus = 4;
+		snprintf(j->technique, SATURN_TECH_LEN, "user");
+		if (c->state[k] == 'U') {
+			/* two running per node at most: 4 GPUs each */
+			j->node = k % 2;
+			j->gpu_mask = 0xfULL << ngpu[k % 2];
+			ngpu[k % 2] += 4;
+			j->start_time = 990;
+		}
+	}
+	ck_assert_msg(saturn_sched_build(s, NULL, NULL, &b, &err) == 0, "%s", err.text);
+	ck_assert_int_eq(b.problem->ntasks, 4);
+	plan = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(plan);
+	ck_assert_int_eq(plan->nassign, 4);
+	/* a slack that would release every task of the plan */
+	nd = saturn_sched_decide(s, &b, plan, 1e9, &d);
+	ck_assert_msg(nd == c->decisions, "%s: %d decisions", c->state, nd);
+	ck_assert(nd > 0 || d == NULL);
+	for (int i = 0; i < nd; i++) {
+		ck_assert_int_ge(d[i].job, 0);
+		ck_assert_int_lt(d[i].job, 4);
+		ck_assert_msg(c->state[d[i].job] == 'H', "%s: job %d (%c) got a decision", c->state,
+			      d[i].job, c->state[d[i].job]);
+		ck_assert_int_eq(d[i].release, 1);
+		seen[d[i].job]++;
+	}
+	for (int k = 0; k < 4; k++)
+		ck_assert_int_eq(seen[k], c->state[k] == 'H');
+	free(d);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* Keep the old plan unless the new one is better by more than min_gain;
+ * exactly min_gain better keeps it (factors exact in binary). */
+static const struct switch_case {
+	double new_mk, old_left, min_gain;
+	int expect;
+} switch_cases[] = {
+	{75, 100, 0.25, 0},   /* exactly 25 % better: keep */
+	{74.9, 100, 0.25, 1}, /* more than 25 %: switch */
+	{75.1, 100, 0.25, 0},
+	{100, 100, 0, 0},     /* no gain asked, none given: keep */
+	{99.5, 100, 0, 1},
+	{101, 100, 0, 0},     /* worse: keep */
+	{50, 100, 0.5, 0},
+	{49, 100, 0.5, 1},
+	{1000, 0, 0.05, 1},   /* the old plan has no time left */
+	{1000, -5, 0.05, 1},
+	{0, 0.5, 0.5, 1},
+};
+
+START_TEST(test_switch_boundary)
+{
+	const struct switch_case *c = &switch_cases[_i];
+
+	ck_assert_msg(saturn_sched_should_switch(c->new_mk, c->old_left, c->min_gain) == c->expect,
+		      "new %g, old %g, min_gain %g: want %d", c->new_mk, c->old_left, c->min_gain,
+		      c->expect);
+}
+END_TEST
+
+/* Plans of every shape reach decide: none, empty, assignments in another
+ * order than the tasks (decisions follow each assignment's task index),
+ * and a stale plan whose task indices are beyond this problem (skipped:
+ * they name no snapshot job). */
+static const struct shape_case {
+	const char *what;
+	int decisions;
+} shape_cases[] = {
+	{"no plan", 0}, {"empty plan", 0}, {"reversed", 6}, {"stale index", 5},
+};
+
+START_TEST(test_decide_plan_shapes)
+{
+	const struct shape_case *c = &shape_cases[_i];
+	saturn_snapshot_t *s = cluster(6, 4);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan = NULL;
+	static saturn_decision_t dummy;
+	saturn_decision_t *d = &dummy; /* decide sets it to NULL when none */
+	int nd, n;
+
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	n = b.problem->ntasks;
+	if (!strcmp(c->what, "empty plan")) {
+		plan = saturn_plan_create(0);
+	} else if (c->what[0] != 'n') {
+		/* task t in slot n - 1 - t, on node t % 2, at 60 s x (t / 4) */
+		plan = saturn_plan_create(n);
+		for (int t = 0; t < n; t++)
+			ck_assert_int_eq(saturn_plan_set(plan, n - 1 - t, b.problem, t, 0, t % 2,
+							 60.0 * (t / 4), NULL),
+					 0);
+		if (!strcmp(c->what, "stale index"))
+			plan->assign[0].task = n + 1000; /* the slot of task n - 1 */
+	}
+	nd = saturn_sched_decide(s, &b, plan, 0, &d);
+	ck_assert_msg(nd == c->decisions, "%s: %d decisions", c->what, nd);
+	if (!nd)
+		ck_assert_ptr_null(d);
+	for (int i = 0; i < nd; i++) {
+		int t = b.problem->ntasks - 1 - i - (c->what[0] == 's');
+
+		/* slot k holds task n - 1 - k */
+		ck_assert_int_eq(d[i].job, b.job_of_task[t]);
+		ck_assert_double_eq(d[i].start_s, 60.0 * (t / 4));
+		ck_assert_int_eq(d[i].release, t < 4);
+		ck_assert_str_eq(d[i].node, t % 2 ? "n2" : "n1");
+	}
+	free(nd > 0 ? d : NULL);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* A carried plan keeps the planned order (by start, not by task index):
+ * four 8-GPU tasks planned in reverse, t3 and t2 first. */
+START_TEST(test_carry_order)
+{
+	saturn_snapshot_t *s = cluster(4, 8);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *prev, *carried;
+	static const double want[4] = {60, 60, 0, 0};
+
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	prev = saturn_plan_create(4);
+	for (int t = 0; t < 4; t++)
+		ck_assert_int_eq(saturn_plan_set(prev, t, b.problem, t, 0, t % 2, want[t], NULL), 0);
+	prev->makespan_s = 120;
+	carried = saturn_sched_carry(prev, 0, b.problem);
+	ck_assert_ptr_nonnull(carried);
+	for (int t = 0; t < 4; t++) {
+		ck_assert_str_eq(carried->assign[t].node_name, t % 2 ? "n2" : "n1");
+		ck_assert_msg(fabs(carried->assign[t].start_s - want[t]) < 1e-6, "task %d at %g, not %g", t,
+			      carried->assign[t].start_s, want[t]);
+	}
+	ck_assert_double_eq_tol(carried->makespan_s, 120, 1e-6);
+	ck_assert_str_eq(carried->status, "carried");
+	ck_assert_int_eq(saturn_plan_validate(carried, b.problem, &err), 0);
+	saturn_plan_destroy(carried);
+	saturn_plan_destroy(prev);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* A carried task on free GPUs moves with the clock: planned at 100 s, it
+ * starts at 100 - elapsed, never before 0 nor before its release. */
+static const struct shift_case {
+	double elapsed, release, start;
+} shift_cases[] = {
+	{0, 0, 100}, {10, 0, 90}, {10, 95, 95}, {150, 0, 0}, {10, 200, 200}, {100, 0, 0},
+};
+
+START_TEST(test_carry_shift)
+{
+	const struct shift_case *c = &shift_cases[_i];
+	saturn_snapshot_t *s = cluster(2, 8);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *prev, *carried;
+
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	prev = saturn_plan_create(2);
+	ck_assert_int_eq(saturn_plan_set(prev, 0, b.problem, 0, 0, 0, 0, NULL), 0);
+	ck_assert_int_eq(saturn_plan_set(prev, 1, b.problem, 1, 0, 1, 100, NULL), 0);
+	prev->makespan_s = 160;
+	b.problem->tasks[1].release_s = c->release;
+	carried = saturn_sched_carry(prev, c->elapsed, b.problem);
+	ck_assert_ptr_nonnull(carried);
+	ck_assert_double_eq_tol(carried->assign[0].start_s, 0, 1e-9);
+	ck_assert_msg(fabs(carried->assign[1].start_s - c->start) < 1e-9,
+		      "elapsed %g, release %g: starts at %g, not %g", c->elapsed, c->release,
+		      carried->assign[1].start_s, c->start);
+	ck_assert_double_eq_tol(carried->makespan_s, c->start + 60 > 60 ? c->start + 60 : 60, 1e-9);
+	saturn_plan_destroy(carried);
+	saturn_plan_destroy(prev);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("sched");
@@ -1557,6 +1843,12 @@ int main(void)
 	tcase_add_test(tc, test_limits_technique_name);
 	tcase_add_loop_test(tc, test_rehold_cause, 0, sizeof(rehold_cases) / sizeof(rehold_cases[0]));
 	tcase_add_test(tc, test_rehold_replan);
+	tcase_add_loop_test(tc, test_decide_slack, 0, sizeof(slack_cases) / sizeof(slack_cases[0]));
+	tcase_add_loop_test(tc, test_decide_held_only, 0, sizeof(held_cases) / sizeof(held_cases[0]));
+	tcase_add_loop_test(tc, test_switch_boundary, 0, sizeof(switch_cases) / sizeof(switch_cases[0]));
+	tcase_add_loop_test(tc, test_decide_plan_shapes, 0, sizeof(shape_cases) / sizeof(shape_cases[0]));
+	tcase_add_test(tc, test_carry_order);
+	tcase_add_loop_test(tc, test_carry_shift, 0, sizeof(shift_cases) / sizeof(shift_cases[0]));
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);

@@ -143,6 +143,12 @@ START_TEST(test_busy_and_running)
 }
 END_TEST
 
+/* Counts the solver's polls of its clock; aborts after 3000 of them. */
+static int count_polls(void *arg)
+{
+	return ++*(long *)arg > 3000;
+}
+
 /* Five 60 s single-GPU tasks on two 1-GPU nodes: the fractional bounds
  * say 150 s, the assignment MILP knows one node gets three (180 s). */
 START_TEST(test_milp_bound)
@@ -151,6 +157,8 @@ START_TEST(test_milp_bound)
 	saturn_problem_t *p = fx_problem();
 	saturn_bounds_t b;
 	saturn_plan_t *pl;
+	saturn_planner_opts_t o2;
+	long polls = 0;
 
 	fx_node(p, "n0", 1, NULL);
 	fx_node(p, "n1", 1, NULL);
@@ -165,11 +173,17 @@ START_TEST(test_milp_bound)
 	ck_assert_double_eq_tol(b.dual, 150, 1e-6);
 	ck_assert_double_eq_tol(b.milp, 180, 1e-4);
 	ck_assert_double_eq_tol(b.best, 180, 1e-4);
-	pl = saturn_planner_solve(p, NULL, NULL);
+	saturn_planner_opts_init(&o2);
+	o2.time_limit_s = 600;
+	o2.abort_cb = count_polls;
+	o2.abort_arg = &polls;
+	pl = saturn_planner_solve(p, &o2, NULL);
 	ck_assert_ptr_nonnull(pl);
 	ck_assert_double_eq_tol(pl->makespan_s, 180, 1e-9);
 	ck_assert_str_eq(pl->status, "optimal");
-	ck_assert(pl->solve_s < 2.5); /* stops at the proven bound */
+	/* it stops at the proven bound, long before the 600 s limit or the
+	 * abort after 3000 polls */
+	ck_assert_msg(polls < 1500, "%ld polls: did not stop at the bound", polls);
 	saturn_plan_destroy(pl);
 	saturn_problem_destroy(p);
 }

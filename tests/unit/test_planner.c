@@ -42,6 +42,20 @@ static saturn_plan_t *solve(saturn_problem_t *p, double limit)
 	return pl;
 }
 
+/* Counts its calls; aborts after abort_at of them (0: never). */
+typedef struct poll_count {
+	long calls, abort_at;
+} poll_count_t;
+
+static int count_polls(void *arg)
+{
+	poll_count_t *c = arg;
+
+	return ++c->calls > c->abort_at && c->abort_at > 0;
+}
+
+#define STOP_POLLS 3000
+
 static const opt_spec_t scaling3[] = {
 	{"ddp", 1, 0.9, NULL}, {"ddp", 2, 0.5, NULL}, {"fsdp", 4, 0.3, NULL}};
 
@@ -60,7 +74,7 @@ START_TEST(test_known_optimum)
 	pl = solve(p, 1.0);
 	ck_assert_double_eq_tol(pl->makespan_s, 80.0, 1e-9);
 	ck_assert_double_eq_tol(pl->lower_bound_s, 75.0, 1e-6);
-	ck_assert(pl->solve_s >= 0 && pl->solve_s < 2.0);
+	ck_assert(pl->solve_s >= 0);
 	ck_assert(strcmp(pl->status, "feasible") == 0 ||
 		  strcmp(pl->status, "optimal") == 0);
 	saturn_plan_destroy(pl);
@@ -76,6 +90,9 @@ START_TEST(test_optimal_status)
 				       {"ddp", 8, 0.4, NULL}};
 	saturn_problem_t *p = fx_problem();
 	saturn_plan_t *pl;
+	saturn_planner_opts_t so;
+	saturn_error_t err = {{0}};
+	poll_count_t n = {0, STOP_POLLS};
 
 	fx_node(p, "n1", 8, NULL);
 	for (int i = 0; i < 4; i++) {
@@ -88,7 +105,17 @@ START_TEST(test_optimal_status)
 	pl = solve(p, 2.0);
 	ck_assert_double_eq_tol(pl->makespan_s, 100.0, 1e-9);
 	ck_assert_str_eq(pl->status, "optimal");
-	ck_assert(pl->solve_s < 1.0); /* stops at the bound */
+	saturn_plan_destroy(pl);
+	/* it stops at the bound, long before a 600 s limit: far fewer polls
+	 * of the clock than a search aborted after STOP_POLLS */
+	saturn_planner_opts_init(&so);
+	so.time_limit_s = 600;
+	so.abort_cb = count_polls;
+	so.abort_arg = &n;
+	pl = saturn_planner_solve(p, &so, &err);
+	ck_assert_msg(pl != NULL, "%s", err.text);
+	ck_assert_str_eq(pl->status, "optimal");
+	ck_assert_msg(n.calls < STOP_POLLS / 2, "%ld polls: did not stop at the bound", n.calls);
 	for (int i = 0; i < 4; i++)
 		ck_assert_int_eq(pl->assign[i].gpus, 2);
 	saturn_plan_destroy(pl);
@@ -302,7 +329,6 @@ START_TEST(test_abort)
 	saturn_error_t err = {{0}};
 	saturn_plan_t *pl;
 	int calls = 0;
-	double t0 = now_s();
 
 	saturn_planner_opts_init(&o);
 	o.time_limit_s = 60;
@@ -310,8 +336,7 @@ START_TEST(test_abort)
 	o.abort_arg = &calls;
 	pl = saturn_planner_solve(p, &o, &err);
 	ck_assert_ptr_nonnull(pl);
-	ck_assert(now_s() - t0 < 10);
-	ck_assert_int_le(calls, 202);
+	ck_assert_int_le(calls, 202); /* stopped at the first true */
 	ck_assert_ptr_null(fx_validate(p, pl));
 	saturn_plan_destroy(pl);
 	saturn_problem_destroy(p);
@@ -325,7 +350,9 @@ START_TEST(test_time_limit)
 	saturn_plan_t *pl = solve(p, 1.0);
 
 	dt = now_s() - t0;
-	ck_assert_msg(dt < 2.0, "took %.2f s for a 1 s limit", dt);
+	/* the deadline is kept: 20x slack for a loaded machine; the
+	 * figure itself is saturn-bench's solve_s column */
+	ck_assert_msg(dt < 20.0, "took %.2f s for a 1 s limit", dt);
 	ck_assert(pl->solve_s <= dt);
 	saturn_plan_destroy(pl);
 	saturn_problem_destroy(p);
@@ -398,20 +425,6 @@ START_TEST(test_warm)
 }
 END_TEST
 
-/* Counts its calls; aborts after abort_at of them (0: never). */
-typedef struct poll_count {
-	long calls, abort_at;
-} poll_count_t;
-
-static int count_polls(void *arg)
-{
-	poll_count_t *c = arg;
-
-	return ++c->calls > c->abort_at && c->abort_at > 0;
-}
-
-#define STOP_POLLS 3000
-
 /* opts->stop_ratio on a 64-job batch, 10 s budget, aborted after
  * STOP_POLLS polls of the clock. Off (0, < 1, NaN): the search runs until
  * the abort, to the same plan as with the default options. On: it stops
@@ -432,7 +445,6 @@ START_TEST(test_stop_ratio)
 	saturn_error_t err = {{0}};
 	saturn_plan_t *pl, *ref;
 	poll_count_t n = {0, STOP_POLLS}, nref = {0, STOP_POLLS};
-	double t0 = now_s();
 
 	saturn_planner_opts_init(&o);
 	ck_assert(o.stop_ratio == 0);
@@ -441,7 +453,6 @@ START_TEST(test_stop_ratio)
 	o.abort_arg = &nref;
 	ref = saturn_planner_solve(p, &o, &err);
 	ck_assert_msg(ref != NULL, "%s", err.text);
-	t0 = now_s();
 	o.stop_ratio = c->ratio;
 	o.abort_arg = &n;
 	pl = saturn_planner_solve(p, &o, &err);
@@ -468,8 +479,6 @@ START_TEST(test_stop_ratio)
 		if (isfinite(c->ratio))
 			ck_assert_double_le(pl->makespan_s,
 					    c->ratio * pl->lower_bound_s);
-		ck_assert_double_lt(now_s() - t0, 5.0);
-		ck_assert_double_lt(pl->solve_s, 5.0);
 	}
 	saturn_plan_destroy(ref);
 	saturn_plan_destroy(pl);
@@ -628,7 +637,6 @@ START_TEST(test_stop_warm)
 	if (c->ratio >= 1) {
 		ck_assert_double_le(pl->makespan_s,
 				    c->ratio * pl->lower_bound_s);
-		ck_assert_double_lt(pl->solve_s, 5.0);
 	}
 	saturn_plan_destroy(pl);
 	saturn_plan_destroy(warm);

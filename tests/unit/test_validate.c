@@ -190,6 +190,34 @@ static void m_wrong_name(saturn_problem_t *p, saturn_plan_t *pl)
 	pl->assign[2].task_id = strdup("t1");
 }
 
+static void m_name_index0(saturn_problem_t *p, saturn_plan_t *pl)
+{
+	free(pl->assign[0].task_id);
+	pl->assign[0].task_id = strdup("t1");
+}
+static void m_node_index0(saturn_problem_t *p, saturn_plan_t *pl)
+{
+	free(pl->assign[1].node_name);
+	pl->assign[1].node_name = strdup("n2");
+}
+static void m_task_index_end(saturn_problem_t *p, saturn_plan_t *pl) { pl->assign[2].task = 3; }
+static void m_node_index_end(saturn_problem_t *p, saturn_plan_t *pl) { pl->assign[2].node = 2; }
+static void m_option_index_end(saturn_problem_t *p, saturn_plan_t *pl) { pl->assign[2].option = 1; }
+static void m_twice_first(saturn_problem_t *p, saturn_plan_t *pl) { set(pl, p, 2, 0, 0, 0, 0, 0); }
+/* t0 (running ddp/2) gets a second option o; the plan runs it with that */
+static void run_other(saturn_problem_t *p, saturn_plan_t *pl, saturn_option_t o)
+{
+	saturn_task_t *t = &p->tasks[0];
+
+	t->options = realloc(t->options, 2 * sizeof(saturn_option_t));
+	t->options[1] = o;
+	t->noptions = 2;
+	set(pl, p, 0, 0, 1, 0, 0, 0);
+}
+static void m_run_technique(saturn_problem_t *p, saturn_plan_t *pl) { run_other(p, pl, opt("fsdp", 2, 1.0, NULL)); }
+static void m_run_gpus(saturn_problem_t *p, saturn_plan_t *pl) { run_other(p, pl, opt("ddp", 4, 1.0, NULL)); }
+static void m_bad_count(saturn_problem_t *p, saturn_plan_t *pl) { pl->nassign = -1; }
+
 static const struct bad_case {
 	const char *name;
 	void (*mutate)(saturn_problem_t *, saturn_plan_t *);
@@ -208,7 +236,7 @@ static const struct bad_case {
 	{"running start", m_run_start, "t0", "must start at 0"},
 	{"running GPU ids", m_run_ids, "t0", "keep its GPU ids"},
 	{"running node", m_run_node, "t0", "running on node n1"},
-	{"GPU id range", m_range, "t2", "out of range"},
+	{"GPU id range", m_range, "t2", "out of range on node n1 (0..7)"},
 	{"negative GPU id", m_negative_id, "t2", "out of range"},
 	{"GPU id twice", m_twice_id, "t2", "listed twice"},
 	{"busy GPU", m_busy, "t2", "busy until 60"},
@@ -218,6 +246,15 @@ static const struct bad_case {
 	{"non-finite time", m_nan, "t2", "finite"},
 	{"no GPU ids", m_no_ids, "t2", "no GPU ids"},
 	{"name vs index", m_wrong_name, "t1", "names task \"t2\""},
+	{"name vs index 0", m_name_index0, "tasks[0]", "task index 0 names task \"t0\""},
+	{"node name vs index 0", m_node_index0, "t1", "node index 0 names node \"n1\", not \"n2\""},
+	{"task index = ntasks", m_task_index_end, "t2", "task index 3 out of range"},
+	{"node index = nnodes", m_node_index_end, "t2", "node index 2 out of range"},
+	{"option index = noptions", m_option_index_end, "t2", "option index 1 out of range"},
+	{"first task twice", m_twice_first, "t0", "planned twice (plan tasks[0] and [2])"},
+	{"running, other technique", m_run_technique, "t0", "running with ddp/2 GPUs but planned with fsdp/2"},
+	{"running, other GPU count", m_run_gpus, "t0", "running with ddp/2 GPUs but planned with ddp/4"},
+	{"negative count", m_bad_count, "plan", "bad assignment array"},
 };
 
 START_TEST(test_valid)
@@ -368,6 +405,57 @@ START_TEST(test_best_fit)
 }
 END_TEST
 
+/* What the validator must accept: a running task planned with another
+ * copy (index) of its own option; a zero-length task, which takes no GPU
+ * time, on a busy GPU and inside another task's interval; an empty plan
+ * of an empty problem. And what it refuses before looking at entries. */
+START_TEST(test_accepts)
+{
+	saturn_problem_t *p = base_problem(), *empty = saturn_problem_create();
+	saturn_plan_t *plan = base_plan(p), *none = saturn_plan_create(0);
+	saturn_error_t err = {{0}};
+	saturn_assign_t *keep;
+
+	/* t0's option ddp/2 again, for class a: same technique and count */
+	run_other(p, plan, opt("ddp", 2, 1.0, "a"));
+	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
+	saturn_plan_destroy(plan);
+	saturn_problem_destroy(p);
+
+	/* t2 without batches: at 50 s on busy GPU 7 (until 60 s) and on t1's
+	 * GPUs 2, 3 (0-100 s) */
+	p = base_problem();
+	plan = base_plan(p);
+	p->nodes[0].busy[0].until_s = 60;
+	p->tasks[2].batches = 0;
+	set(plan, p, 2, 2, 0, 0, 50, 6);
+	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "busy: %s", err.text);
+	set(plan, p, 2, 2, 0, 0, 50, 2);
+	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "inside t1: %s", err.text);
+	/* ... but a real t2 there is refused */
+	p->tasks[2].batches = 100;
+	set(plan, p, 2, 2, 0, 0, 50, 2);
+	ck_assert_int_eq(saturn_plan_validate(plan, p, &err), -1);
+
+	/* no plan, no problem, no assignments */
+	ck_assert_int_eq(saturn_plan_validate(NULL, p, &err), -1);
+	ck_assert_msg(strstr(err.text, "no plan or problem"), "%s", err.text);
+	ck_assert_int_eq(saturn_plan_validate(plan, NULL, &err), -1);
+	ck_assert_msg(strstr(err.text, "no plan or problem"), "%s", err.text);
+	keep = plan->assign;
+	plan->assign = NULL;
+	ck_assert_int_eq(saturn_plan_validate(plan, p, &err), -1);
+	ck_assert_msg(strstr(err.text, "bad assignment array"), "%s", err.text);
+	plan->assign = keep;
+	ck_assert_ptr_nonnull(none);
+	ck_assert_msg(saturn_plan_validate(none, empty, &err) == 0, "%s", err.text);
+	saturn_plan_destroy(none);
+	saturn_problem_destroy(empty);
+	saturn_plan_destroy(plan);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -455,6 +543,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_bad, 0,
 			    sizeof(bad_cases) / sizeof(bad_cases[0]));
 	tcase_add_test(tc, test_resolve_errors);
+	tcase_add_test(tc, test_accepts);
 	tcase_add_test(tc, test_touching);
 	tcase_add_test(tc, test_assign_gpus);
 	tcase_add_test(tc, test_best_fit);
