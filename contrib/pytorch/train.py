@@ -10,8 +10,10 @@ contrib/gpu/gpu-check.sh on GPUs.
     job's GPUs and each rank takes GPU LOCAL_RANK. The process group is
     NCCL when CUDA is available, else gloo on the CPU;
   * technique from SATURN_TECHNIQUE: "fsdp" -> FullyShardedDataParallel
-    (SATURN_FSDP_CPU_OFFLOAD), anything else on more than one rank ->
-    DistributedDataParallel (SATURN_DDP_BUCKET_CAP_MB), one rank -> plain;
+    (SATURN_FSDP_CPU_OFFLOAD), "ddp" -> DistributedDataParallel
+    (SATURN_DDP_BUCKET_CAP_MB), both also on one rank when launched with
+    ranks (MASTER_PORT set); any other technique on more than one rank ->
+    DDP (pipeline is not implemented here), else one plain process;
   * data: global batch b is generated from (--seed, b) alone and split
     across the ranks by rank, so the data order depends on the global batch
     index only and a run can resume at another world size exactly where the
@@ -125,10 +127,15 @@ def main():
                      f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')})")
         torch.cuda.set_device(local)
     device = torch.device(f"cuda:{local}" if cuda else "cpu")
-    if world > 1:
+    # ddp/fsdp on one GPU still go through the process group and the
+    # wrapper (a one-rank NCCL communicator), so that they measure what the
+    # technique costs; torchrun-less runs without ranks stay plain
+    distributed = world > 1 or ("MASTER_PORT" in os.environ
+                                and technique in ("ddp", "fsdp"))
+    if distributed:
         dist.init_process_group("nccl" if cuda else "gloo", init_method="env://",
                                 rank=rank, world_size=world)
-    use_fsdp = world > 1 and technique == "fsdp"
+    use_fsdp = distributed and technique == "fsdp"
     if use_fsdp:
         try:
             from torch.distributed.fsdp import (CPUOffload, FullStateDictConfig,
@@ -169,7 +176,7 @@ def main():
         offload = os.environ.get("SATURN_FSDP_CPU_OFFLOAD", "0") == "1"
         model = FSDP(model, cpu_offload=CPUOffload(offload_params=offload),
                      device_id=device if cuda else None)
-    elif world > 1:
+    elif distributed:
         bucket = int(os.environ.get("SATURN_DDP_BUCKET_CAP_MB", "25") or 25)
         model = nn.parallel.DistributedDataParallel(
             model, device_ids=[local] if cuda else None, bucket_cap_mb=bucket)
@@ -188,7 +195,7 @@ def main():
                 msd = model.state_dict()
             osd = FSDP.full_optim_state_dict(model, opt)
         else:
-            msd = (model.module if world > 1 else model).state_dict()
+            msd = (model.module if distributed else model).state_dict()
             osd = opt.state_dict()
         if rank == 0:
             save_atomic({"format": FORMAT, "model": msd, "optim": osd, "batch": batch,
@@ -214,14 +221,16 @@ def main():
             # one collective per batch: the global loss and the stop vote
             red = torch.tensor([loss.item() / world, 1.0 if ckpt_requested else 0.0],
                                device=device)
-            if world > 1:
+            if distributed:
                 dist.all_reduce(red)
             progress.batch(batch, world, red[0].item())
             batch += 1
             if args.batch_sleep > 0:
                 time.sleep(args.batch_sleep)
+            mem = (f" peak_mem_mb={torch.cuda.max_memory_allocated() / 2**20:.0f}"
+                   if cuda else "")
             progress.send(f"SATURN_PROGRESS batches_done={batch} batches_total={args.batches} "
-                          f"sec_per_batch={time.perf_counter() - t0:.6f}")
+                          f"sec_per_batch={time.perf_counter() - t0:.6f}{mem}")
             if red[1].item() > 0:
                 if args.checkpoint:
                     checkpoint(batch)
@@ -232,7 +241,7 @@ def main():
             progress.send(f"SATURN_OOM reason={str(e).splitlines()[0][:200]}")
             sys.exit(3)
         raise
-    if world > 1:
+    if distributed:
         # rank 0 hosts the rendezvous store: a rank still talking to it
         # when it leaves spins for ever (gloo), so all leave together
         dist.barrier()
