@@ -51,7 +51,7 @@ struct launch {
 	char *params;		     /* resolved parameters (JSON text) */
 	char **largv;		     /* the launch line */
 	int gpus;
-	int nodes; /* SLURM_JOB_NUM_NODES, else 1 */
+	int nodes;  /* SLURM_JOB_NUM_NODES, else 1 */
 	int nranks; /* processes saturn-run starts itself; 0: one, no ranks */
 	char master_addr[256];
 	char master_port[16];
@@ -63,7 +63,7 @@ struct procs {
 	int left; /* not reaped yet */
 	pid_t *pid;
 	int *ended;
-	int first_bad; /* the first to end with a non-zero status, or -1 */
+	int first_bad;	/* the first to end with a non-zero status, or -1 */
 	int bad_status; /* its waitpid() status */
 };
 
@@ -504,9 +504,8 @@ static void child_exec(const struct opts *o, struct launch *l, int argc,
 			saturn_error_t err = {{0}};
 			int nv = saturn_technique_vars(
 			    t, l->gpus, l->nodes, l->params,
-			    getenv("SATURN_BATCH"),
-			    getenv("SATURN_PLAN_ID"), vars,
-			    SATURN_TECHNIQUE_MAX_PARAMS + 8, store,
+			    getenv("SATURN_BATCH"), getenv("SATURN_PLAN_ID"),
+			    vars, SATURN_TECHNIQUE_MAX_PARAMS + 8, store,
 			    sizeof(store));
 			char **nargv = NULL;
 
@@ -521,8 +520,10 @@ static void child_exec(const struct opts *o, struct launch *l, int argc,
 			 * replacement line runs as it is in each of them */
 			strip_ranks_word(nargv);
 			if (!nargv[0]) {
-				fprintf(stderr, "%s: technique %s: empty "
-					"launch line\n", run_prog, t->name);
+				fprintf(stderr,
+					"%s: technique %s: empty "
+					"launch line\n",
+					run_prog, t->name);
 				_exit(EXIT_SETUP);
 			}
 			l->largv = nargv;
@@ -752,9 +753,10 @@ int run_launch(const struct opts *o, struct run *r, int argc, char **argv)
 		fprintf(stderr, "%s: technique %s on %d GPUs", run_prog,
 			l.t ? l.t->name : "user", l.gpus);
 		if (l.nranks > 0)
-			fprintf(stderr, ", %d ranks, MASTER_ADDR=%s "
-				"MASTER_PORT=%s", l.nranks, l.master_addr,
-				l.master_port);
+			fprintf(stderr,
+				", %d ranks, MASTER_ADDR=%s "
+				"MASTER_PORT=%s",
+				l.nranks, l.master_addr, l.master_port);
 		fputc(':', stderr);
 		for (char **a = l.largv; *a; a++)
 			fprintf(stderr, " %s", *a);
