@@ -358,9 +358,8 @@ static int child_env(const struct opts *o, const struct run *r,
 	return 0;
 }
 
-/* Whether nobody is bound to TCP port (all IPv4 addresses). Bound without
- * SO_REUSEADDR, so a port with connections in TIME_WAIT counts as taken
- * too: the rendezvous store of a job that just ended is not reused. */
+/* Whether a listener could bind TCP port now (all IPv4 addresses, which
+ * also finds a dual-stack IPv6 listener). */
 static int port_free(int port)
 {
 	struct sockaddr_in a;

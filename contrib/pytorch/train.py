@@ -33,8 +33,10 @@ contrib/gpu/gpu-check.sh on GPUs.
   * SIGUSR1 (any rank): at the end of the current batch all ranks agree to
     stop, rank 0 saves the checkpoint, writes "SATURN_CHECKPOINTED batch=N",
     and every rank exits 0;
+  * SIGUSR2: every thread's Python stack on stderr (a hung rank);
   * CUDA out of memory: "SATURN_OOM reason=..." and exit status 3.
 """
+import faulthandler
 import os
 import signal
 import sys
@@ -50,6 +52,9 @@ def on_usr1(signum, frame):
 # Before importing torch, which takes seconds: a checkpoint request that
 # arrives meanwhile must not kill the rank (SIGUSR1's default action).
 signal.signal(signal.SIGUSR1, on_usr1)
+# SIGUSR2 (saturn-run forwards it to every rank): where each thread is,
+# on stderr -- for a rank that hangs
+faulthandler.register(signal.SIGUSR2)
 
 import argparse  # noqa: E402
 import tempfile  # noqa: E402
@@ -73,6 +78,11 @@ class Progress:
     def send(self, line):
         if self.f:
             self.f.write(line + "\n")
+
+    def close(self):
+        for f in (self.f, self.log):
+            if f:
+                f.close()
 
     def batch(self, b, world, loss):
         if self.log:
@@ -241,11 +251,17 @@ def main():
             progress.send(f"SATURN_OOM reason={str(e).splitlines()[0][:200]}")
             sys.exit(3)
         raise
+    progress.close()
     if distributed:
-        # rank 0 hosts the rendezvous store: a rank still talking to it
-        # when it leaves spins for ever (gloo), so all leave together
+        # All ranks are done once they pass the barrier; then leave without
+        # tearing the process group down: with gloo (PyTorch 1.13) a rank
+        # that frees its process group after rank 0, which hosts the
+        # rendezvous store, has left spins for ever (seen about once in 10
+        # runs on a loaded machine), and the kernel closes the sockets anyway.
         dist.barrier()
-        dist.destroy_process_group()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,9 @@
 # progress reaching the progress file; then a resize: ddp on 2 ranks is
 # asked for a checkpoint (SIGUSR1, exit 75) and the same task resumes on 4
 # ranks -- every global batch must appear exactly once in the batch log,
-# the world size must change from 2 to 4 at the checkpoint, and the loss
-# must keep falling. Skipped (77) without PyTorch in /usr/bin/python3
+# the world size must change from 2 to 4 at the checkpoint, the loss must
+# keep falling, and each batch's loss must be the one of an uninterrupted
+# run in one process. Skipped (77) without PyTorch in /usr/bin/python3
 # (Debian's python3-torch; the python3 first on PATH may lack it).
 . "$top_srcdir/tests/runner/common.sh"
 
@@ -71,9 +72,12 @@ SLURM_JOB_ID=9 SATURN_PROGRESS_FILE="$tmp/r.json" SATURN_TECHNIQUE=ddp SATURN_GP
 	timeout 120 saturn-run --batches $n -- $py "$train" $small $ck >"$tmp/log2" 2>&1 ||
 	{ cat "$tmp/log2"; fail "4-rank resume: exit $?"; }
 grep -q "\"batches_done\":$n," "$tmp/r.json" || fail "progress file after the resume: $(cat "$tmp/r.json")"
-$py - "$tmp/r.log" $n $k <<'P' || { cat "$tmp/r.log"; fail "batch log of the resize"; }
+# the reference: the same training in one process, never interrupted
+SATURN_TECHNIQUE=single timeout 120 saturn-run --batches $n -- $py "$train" $small --lr 0.003 \
+	--batch-log "$tmp/ref.log" >"$tmp/log3" 2>&1 || { cat "$tmp/log3"; fail "reference run: exit $?"; }
+$py - "$tmp/r.log" $n $k "$tmp/ref.log" <<'P' || { cat "$tmp/r.log"; fail "batch log of the resize"; }
 import sys
-path, n, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+path, n, k, ref = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 rows = [dict(f.split("=") for f in l.split()) for l in open(path)]
 batches = [int(r["batch"]) for r in rows]
 assert sorted(batches) == list(range(n)), "batches lost or repeated: %s" % batches
@@ -84,6 +88,12 @@ loss = [float(r["loss"]) for r in sorted(rows, key=lambda r: int(r["batch"]))]
 t = max(1, n // 10)
 first, last = sum(loss[:t]) / t, sum(loss[-t:]) / t
 assert last < first, "loss did not fall: first tenth %.4f, last tenth %.4f" % (first, last)
+# model, optimizer and data position all carried over: the same losses as
+# without the interruption, up to the order of float sums
+want = [float(l.split()[2].split("=")[1]) for l in open(ref)]
+assert len(want) == n, "reference run: %d batches" % len(want)
+worst = max(abs(a - b) / b for a, b in zip(loss, want))
+assert worst < 1e-3, "losses differ from the uninterrupted run by up to %.2g" % worst
 print("resize at batch %d: %d batches once each, loss %.4f -> %.4f" % (k, n, first, last))
 P
 exit 0
