@@ -51,22 +51,28 @@ struct builtin {
 	struct builtin_param params[4];
 };
 
-/* Launch lines follow PyTorch's torchrun; an admin can replace any of them
- * in the configuration file (e.g. to use a site wrapper). */
+/* The multi-process built-ins start one rank per GPU through saturn-run's
+ * own rank launcher: the reserved first word "saturn-ranks" (saturn-run(1),
+ * LAUNCH OF RANKS), which sets torchrun's variables (RANK, WORLD_SIZE,
+ * LOCAL_RANK, MASTER_ADDR, MASTER_PORT, ...) without torchrun, whose
+ * Debian 12 build (PyTorch 1.13) fails before starting any worker. An
+ * admin can replace any of them in the configuration file, e.g. with
+ * "torchrun --standalone --nproc_per_node={gpus} --no_python {command}"
+ * where torchrun works, or a site wrapper (doc/techniques.md). */
 static const struct builtin builtins[] = {
     {"single", "one GPU, no parallelism", 1, 1, "{command}", {NULL}, {{NULL}}},
     {"ddp",
      "data parallel (PyTorch DDP): a replica per GPU, gradients all-reduced",
      1,
      0,
-     "torchrun --standalone --nproc_per_node={gpus} --no_python {command}",
+     "saturn-ranks {command}",
      {"SATURN_DDP_BUCKET_CAP_MB={bucket_cap_mb}", NULL},
      {{"bucket_cap_mb", SATURN_TPARAM_INT, 1, 1024, 25, 0, 0}, {NULL}}},
     {"fsdp",
      "fully sharded data parallel (PyTorch FSDP / ZeRO-3)",
      1,
      0,
-     "torchrun --standalone --nproc_per_node={gpus} --no_python {command}",
+     "saturn-ranks {command}",
      {"SATURN_FSDP_ACTIVATION_CHECKPOINTING={activation_checkpointing}",
       "SATURN_FSDP_CPU_OFFLOAD={cpu_offload}", NULL},
      {{"activation_checkpointing", SATURN_TPARAM_BOOL, 0, 1, 0, 0, 0},
@@ -76,7 +82,7 @@ static const struct builtin builtins[] = {
      "pipeline parallel (GPipe schedule): layers split into stages",
      2,
      0,
-     "torchrun --standalone --nproc_per_node={gpus} --no_python {command}",
+     "saturn-ranks {command}",
      {"SATURN_PIPELINE_STAGES={stages}",
       "SATURN_PIPELINE_MICRO_BATCHES={micro_batches}", NULL},
      {{"stages", SATURN_TPARAM_INT, 2, 0, 0, 1, 1},

@@ -198,11 +198,13 @@ int saturn_template_argv(const char *tmpl, const saturn_kv_t *vars, int nvars,
 
 void saturn_argv_free(char **argv);
 
-/* Variables of t for a launch: gpus, technique, batch, plan_id and every
- * parameter from the resolved params text. Fills up to max entries of vars
- * whose strings live in store (size storelen); returns the count or -1 when
- * they do not fit. */
-int saturn_technique_vars(const saturn_technique_t *t, int gpus,
+/* Variables of t for a launch: gpus, technique, batch, plan_id, nodes (1
+ * when nodes < 1), then every parameter from the resolved params text, in
+ * that order (SATURN_TECHNIQUE_FIXED_VARS before the first parameter).
+ * Fills up to max entries of vars whose strings live in store (size
+ * storelen); returns the count or -1 when they do not fit. */
+#define SATURN_TECHNIQUE_FIXED_VARS 5
+int saturn_technique_vars(const saturn_technique_t *t, int gpus, int nodes,
 			  const char *params, const char *batch,
 			  const char *plan_id, saturn_kv_t *vars, int max,
 			  char *store, size_t storelen);

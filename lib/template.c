@@ -391,7 +391,7 @@ fail:
 	return -1;
 }
 
-int saturn_technique_vars(const saturn_technique_t *t, int gpus,
+int saturn_technique_vars(const saturn_technique_t *t, int gpus, int nodes,
 			  const char *params, const char *batch,
 			  const char *plan_id, saturn_kv_t *vars, int max,
 			  char *store, size_t storelen)
@@ -418,6 +418,7 @@ int saturn_technique_vars(const saturn_technique_t *t, int gpus,
 	PUT("technique", "%s", t->name);
 	PUT("batch", "%s", batch ? batch : "");
 	PUT("plan_id", "%s", plan_id ? plan_id : "");
+	PUT("nodes", "%d", nodes > 0 ? nodes : 1);
 	for (int i = 0; i < t->nparams; i++)
 		PUT(t->params[i].name, "%ld",
 		    saturn_technique_param(params, t->params[i].name,

@@ -1,5 +1,5 @@
 /* launch.c - how saturn-run runs the program (saturn-run(1), LAUNCH,
- * RESUME AND CHECKPOINT BEFORE REQUEUE).
+ * LAUNCH OF RANKS, RESUME AND CHECKPOINT BEFORE REQUEUE).
  *
  * It resolves the assignment from the environment (SATURN_TECHNIQUE,
  * SATURN_GPUS, SATURN_TECHNIQUE_PARAMS) against the technique registry,
@@ -7,26 +7,42 @@
  * variables, batches and resume point, the progress FIFO), builds the
  * launch line from the technique's template (or runs the command itself
  * for direct programs and plugins' execute hooks), runs it in its own
- * process group, and supervises it: progress lines, signals forwarded to
- * the group through a self-pipe, checkpoint-before-requeue (SIGUSR1 to the
- * program, SIGTERM after --grace, SIGKILL 10 s later, exit 75), and the end
- * of a trial.
+ * process group -- or, when the line starts with the reserved word
+ * "saturn-ranks", one process per GPU, each in a group of its own with
+ * torchrun's variables (RANK, WORLD_SIZE, MASTER_PORT, ...) -- and
+ * supervises them: progress lines, signals forwarded to every group through
+ * a self-pipe, checkpoint-before-requeue (SIGUSR1 to the program, SIGTERM
+ * after --grace, SIGKILL 10 s later, exit 75), a failed rank stopping the
+ * others, and the end of a trial.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "run.h"
 #include "technique.h"
+
+/* The reserved first word of a launch line that asks saturn-run to start
+ * the ranks itself (saturn-run(1), LAUNCH OF RANKS). */
+#define RANKS_WORD "saturn-ranks"
+
+/* MASTER_PORT is looked for in [PORT_LO, PORT_LO + PORT_SPAN): below
+ * Linux's ephemeral range (32768-60999), where outgoing connections take
+ * their ports, and above the well-known services. */
+#define PORT_LO 15000
+#define PORT_SPAN 15000
+#define PORT_TRIES 100
 
 /* What the launch is made of; freed by launch_free(). */
 struct launch {
@@ -35,6 +51,20 @@ struct launch {
 	char *params;		     /* resolved parameters (JSON text) */
 	char **largv;		     /* the launch line */
 	int gpus;
+	int nodes;  /* SLURM_JOB_NUM_NODES, else 1 */
+	int nranks; /* processes saturn-run starts itself; 0: one, no ranks */
+	char master_addr[256];
+	char master_port[16];
+};
+
+/* The processes of a launch (one, or one per rank) and how they ended. */
+struct procs {
+	int n;
+	int left; /* not reaped yet */
+	pid_t *pid;
+	int *ended;
+	int first_bad;	/* the first to end with a non-zero status, or -1 */
+	int bad_status; /* its waitpid() status */
 };
 
 static int sigpipe_fds[2] = {-1, -1};
@@ -54,6 +84,31 @@ static void kill_group(pid_t pg, int sig)
 {
 	if (pg > 0)
 		kill(-pg, sig);
+}
+
+/* sig to the group of every process not reaped yet (all when all). */
+static void kill_procs(const struct procs *p, int sig, int all)
+{
+	for (int i = 0; i < p->n; i++)
+		if (all || !p->ended[i])
+			kill_group(p->pid[i], sig);
+}
+
+/* Drop the reserved word RANKS_WORD from the front of argv. Returns 1 when
+ * it was there. */
+static int strip_ranks_word(char **argv)
+{
+	int n = 0;
+
+	if (!argv || !argv[0] || strcmp(argv[0], RANKS_WORD) != 0)
+		return 0;
+	free(argv[0]);
+	while (argv[n + 1]) {
+		argv[n] = argv[n + 1];
+		n++;
+	}
+	argv[n] = NULL;
+	return 1;
 }
 
 static int is_direct(const struct opts *o, const char *cmd)
@@ -138,9 +193,14 @@ static int assignment(struct launch *l)
 	double gd = 0;
 	int have = 0;
 
+	const char *nn = getenv("SLURM_JOB_NUM_NODES");
+
 	if (run_env_num("SATURN_GPUS", &gd, &have) < 0)
 		return -1;
 	l->gpus = have ? (int)gd : 0;
+	if (!nn || !*nn)
+		nn = getenv("SLURM_NNODES");
+	l->nodes = nn && atoi(nn) > 0 ? atoi(nn) : 1;
 	if (!tname || !*tname || strcmp(tname, "user") == 0)
 		return 0;
 	if (!(l->reg = saturn_techniques_default(&err))) {
@@ -217,7 +277,7 @@ static int technique_env(const struct opts *o, struct launch *l, int argc,
 	char store[4096];
 	saturn_error_t err = {{0}};
 	int nv = saturn_technique_vars(
-	    t, l->gpus, l->params, getenv("SATURN_BATCH"),
+	    t, l->gpus, l->nodes, l->params, getenv("SATURN_BATCH"),
 	    getenv("SATURN_PLAN_ID"), vars, SATURN_TECHNIQUE_MAX_PARAMS + 8,
 	    store, sizeof(store));
 
@@ -246,8 +306,8 @@ static int technique_env(const struct opts *o, struct launch *l, int argc,
 		for (char *p = k; *p; p++)
 			if (*p >= 'a' && *p <= 'z')
 				*p -= 'a' - 'A';
-		/* vars: gpus, technique, batch, plan_id, then the params */
-		setenv(k, vars[4 + i].value, 1);
+		/* vars: the fixed ones, then the params */
+		setenv(k, vars[SATURN_TECHNIQUE_FIXED_VARS + i].value, 1);
 	}
 	setenv("SATURN_TECHNIQUE", t->name, 1);
 	setenv("SATURN_TECHNIQUE_PARAMS", l->params, 1);
@@ -258,6 +318,16 @@ static int technique_env(const struct opts *o, struct launch *l, int argc,
 		fprintf(stderr, "%s: technique %s: %s\n", run_prog, t->name,
 			err.text);
 		return -1;
+	}
+	if (strip_ranks_word(l->largv)) {
+		if (!l->largv[0]) {
+			fprintf(stderr,
+				"%s: technique %s: launch line has nothing "
+				"after %s\n",
+				run_prog, t->name, RANKS_WORD);
+			return -1;
+		}
+		l->nranks = l->gpus > 0 ? l->gpus : 1;
 	}
 	return 0;
 }
@@ -286,6 +356,91 @@ static int child_env(const struct opts *o, const struct run *r,
 	}
 	setenv_num("SATURN_RESUME_BATCH", o->resume);
 	return 0;
+}
+
+/* Whether a listener could bind TCP port now (all IPv4 addresses, which
+ * also finds a dual-stack IPv6 listener). */
+static int port_free(int port)
+{
+	struct sockaddr_in a;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
+
+	if (fd < 0)
+		return 0;
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_ANY);
+	a.sin_port = htons((unsigned short)port);
+	ok = bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+	close(fd);
+	return ok;
+}
+
+/* MASTER_ADDR and MASTER_PORT of the ranks. The address: SATURN_MASTER_ADDR,
+ * else 127.0.0.1 (one node; the ranks of a multi-node launch are not
+ * started by saturn-run yet). The port: SATURN_MASTER_PORT, else derived
+ * from the job id and step id (the process id without a job), so that
+ * jobs sharing a node start from different ports and the nodes of a later
+ * multi-node launch agree on one without talking, moved up to the first
+ * port nobody is bound to. Rank 0's store binds it a moment later; a
+ * program that takes the port in between makes rank 0 fail, and with it
+ * the launch (see supervise), rather than anything silent. -1 after a
+ * message. */
+static int master_endpoint(struct launch *l, const struct run *r)
+{
+	const char *a = getenv("SATURN_MASTER_ADDR");
+	const char *p = getenv("SATURN_MASTER_PORT");
+	const char *step = getenv("SLURM_STEP_ID");
+	unsigned long h;
+	double v = 0;
+	int have = 0;
+
+	snprintf(l->master_addr, sizeof(l->master_addr), "%s",
+		 a && *a ? a : "127.0.0.1");
+	if (run_env_num("SATURN_MASTER_PORT", &v, &have) < 0)
+		return -1;
+	if (have) {
+		if (v < 1 || v > 65535 || v != floor(v)) {
+			fprintf(stderr,
+				"%s: SATURN_MASTER_PORT=%s: want a port "
+				"1..65535\n",
+				run_prog, p);
+			return -1;
+		}
+		snprintf(l->master_port, sizeof(l->master_port), "%.0f", v);
+		return 0;
+	}
+	h = r->job_id > 0 ? (unsigned long)r->job_id : (unsigned long)getpid();
+	h = h * 2654435761ul + (step ? strtoul(step, NULL, 10) : 0) * 97;
+	for (int i = 0; i < PORT_TRIES; i++) {
+		int port = PORT_LO + (int)((h + i) % PORT_SPAN);
+
+		if (port_free(port)) {
+			snprintf(l->master_port, sizeof(l->master_port), "%d",
+				 port);
+			return 0;
+		}
+	}
+	fprintf(stderr,
+		"%s: no free port for MASTER_PORT among %d tried in %d..%d "
+		"(set SATURN_MASTER_PORT)\n",
+		run_prog, PORT_TRIES, PORT_LO, PORT_LO + PORT_SPAN - 1);
+	return -1;
+}
+
+/* In a rank's process: torchrun's variables for rank i of l->nranks on
+ * this node. CUDA_VISIBLE_DEVICES stays as it is (every rank sees all the
+ * assigned GPUs and picks GPU LOCAL_RANK). */
+static void rank_env(const struct launch *l, int i)
+{
+	setenv_num("RANK", i);
+	setenv_num("LOCAL_RANK", i);
+	setenv_num("WORLD_SIZE", l->nranks);
+	setenv_num("LOCAL_WORLD_SIZE", l->nranks);
+	setenv("GROUP_RANK", "0", 1);
+	setenv("NODE_RANK", "0", 1);
+	setenv("MASTER_ADDR", l->master_addr, 1);
+	setenv("MASTER_PORT", l->master_port, 1);
 }
 
 /* Signals arrive through a pipe so the supervision loop sees them in
@@ -347,9 +502,9 @@ static void child_exec(const struct opts *o, struct launch *l, int argc,
 			char store[4096];
 			saturn_error_t err = {{0}};
 			int nv = saturn_technique_vars(
-			    t, l->gpus, l->params, getenv("SATURN_BATCH"),
-			    getenv("SATURN_PLAN_ID"), vars,
-			    SATURN_TECHNIQUE_MAX_PARAMS + 8, store,
+			    t, l->gpus, l->nodes, l->params,
+			    getenv("SATURN_BATCH"), getenv("SATURN_PLAN_ID"),
+			    vars, SATURN_TECHNIQUE_MAX_PARAMS + 8, store,
 			    sizeof(store));
 			char **nargv = NULL;
 
@@ -358,6 +513,16 @@ static void child_exec(const struct opts *o, struct launch *l, int argc,
 						 &nargv, &err) < 0) {
 				fprintf(stderr, "%s: technique %s: %s\n",
 					run_prog, t->name, err.text);
+				_exit(EXIT_SETUP);
+			}
+			/* the number of processes is settled by now: a
+			 * replacement line runs as it is in each of them */
+			strip_ranks_word(nargv);
+			if (!nargv[0]) {
+				fprintf(stderr,
+					"%s: technique %s: empty "
+					"launch line\n",
+					run_prog, t->name);
 				_exit(EXIT_SETUP);
 			}
 			l->largv = nargv;
@@ -370,22 +535,61 @@ static void child_exec(const struct opts *o, struct launch *l, int argc,
 
 /* How the supervision ended. */
 struct outcome {
-	int status; /* waitpid() status of the program */
+	int status; /* waitpid() status: the first process to end non-zero's */
 	int timed_out;
 	int ckpt_requested;
 };
 
-/* Until the program ends: read progress, forward signals, ask for a
- * checkpoint and enforce its grace, stop a finished or timed-out trial. */
-static void supervise(const struct opts *o, struct run *r, struct outcome *out)
+/* Reap what ended; remember the first process that ended non-zero. */
+static void reap(struct procs *p, int verbose)
 {
-	double deadline = 0, kill_at = 0, ckpt_deadline = 0;
-	int term_sent = 0, exited = 0;
+	for (int i = 0; i < p->n; i++) {
+		int st;
+		pid_t w;
+
+		if (p->ended[i])
+			continue;
+		do
+			w = waitpid(p->pid[i], &st, WNOHANG);
+		while (w < 0 && errno == EINTR);
+		if (w != p->pid[i])
+			continue;
+		p->ended[i] = 1;
+		p->left--;
+		if (st != 0 && p->first_bad < 0) {
+			p->first_bad = i;
+			p->bad_status = st;
+		}
+		if (p->n > 1 && (verbose || (st != 0 && p->first_bad == i))) {
+			if (WIFSIGNALED(st))
+				fprintf(stderr,
+					"%s: rank %d (pid %ld) killed by "
+					"signal %d\n",
+					run_prog, i, (long)p->pid[i],
+					WTERMSIG(st));
+			else
+				fprintf(stderr,
+					"%s: rank %d (pid %ld) exited with "
+					"status %d\n",
+					run_prog, i, (long)p->pid[i],
+					WEXITSTATUS(st));
+		}
+	}
+}
+
+/* Until every process has ended: read progress, forward signals, ask for a
+ * checkpoint and enforce its grace, stop a finished or timed-out trial,
+ * stop the other ranks rank_grace seconds after one ended non-zero. */
+static void supervise(const struct opts *o, struct run *r, struct procs *p,
+		      double rank_grace, struct outcome *out)
+{
+	double deadline = 0, kill_at = 0, ckpt_deadline = 0, rank_stop_at = 0;
+	int term_sent = 0;
 
 	if (r->trial && r->timeout > 0)
 		deadline = run_now() + r->timeout;
 
-	while (!exited) {
+	while (p->left > 0) {
 		struct pollfd pf[2] = {{r->fifo_rd, POLLIN, 0},
 				       {sigpipe_fds[0], POLLIN, 0}};
 		double tnow = run_now(), wake = 1.0;
@@ -397,6 +601,8 @@ static void supervise(const struct opts *o, struct run *r, struct outcome *out)
 			wake = fmin(wake, fmax(0, kill_at - tnow));
 		if (ckpt_deadline > 0)
 			wake = fmin(wake, fmax(0, ckpt_deadline - tnow));
+		if (rank_stop_at > 0)
+			wake = fmin(wake, fmax(0, rank_stop_at - tnow));
 		poll(pf, 2, (int)(wake * 1000) + 1);
 		run_fifo_drain(r);
 		while (read(sigpipe_fds[0], &sig, 1) == 1) {
@@ -412,22 +618,22 @@ static void supervise(const struct opts *o, struct run *r, struct outcome *out)
 						"asking the program (SIGUSR1), "
 						"waiting up to %.0f s\n",
 						run_prog, o->grace);
-					kill_group(r->child, SIGUSR1);
+					kill_procs(p, SIGUSR1, 0);
 				}
 			} else {
-				kill_group(r->child, sig);
+				kill_procs(p, sig, 0);
 			}
 		}
 		tnow = run_now();
 		if (r->trial && r->trial_done && !term_sent) {
 			/* measured enough: stop the program */
-			kill_group(r->child, SIGTERM);
+			kill_procs(p, SIGTERM, 0);
 			term_sent = 1;
 			kill_at = tnow + 10;
 		}
 		if (deadline > 0 && tnow >= deadline && !term_sent) {
 			out->timed_out = 1;
-			kill_group(r->child, SIGTERM);
+			kill_procs(p, SIGTERM, 0);
 			term_sent = 1;
 			kill_at = tnow + 10;
 		}
@@ -446,30 +652,79 @@ static void supervise(const struct opts *o, struct run *r, struct outcome *out)
 					"%s: no checkpoint within %.0f s: "
 					"stopping the program\n",
 					run_prog, o->grace);
-			kill_group(r->child, SIGTERM);
+			kill_procs(p, SIGTERM, 0);
+			term_sent = 1;
+			kill_at = tnow + 10;
+		}
+		/* a rank that failed leaves the others waiting in a
+		 * collective for ever (NCCL) or until their own timeout:
+		 * give them rank_grace seconds to notice and say why, then
+		 * stop them */
+		if (rank_stop_at > 0 && !term_sent && tnow >= rank_stop_at) {
+			fprintf(stderr,
+				"%s: %d rank(s) still running %.0f s after "
+				"rank %d failed: stopping them\n",
+				run_prog, p->left, rank_grace, p->first_bad);
+			kill_procs(p, SIGTERM, 0);
 			term_sent = 1;
 			kill_at = tnow + 10;
 		}
 		if (kill_at > 0 && tnow >= kill_at) {
-			kill_group(r->child, SIGKILL);
+			kill_procs(p, SIGKILL, 0);
 			kill_at = 0;
 		}
-		for (;;) {
-			pid_t w = waitpid(r->child, &out->status, WNOHANG);
-
-			if (w == r->child) {
-				exited = 1;
-				break;
-			}
-			if (w < 0 && errno == EINTR)
-				continue;
-			break;
-		}
+		reap(p, o->verbose);
+		if (p->first_bad >= 0 && p->left > 0 && rank_stop_at == 0)
+			rank_stop_at = run_now() + rank_grace;
 		run_progress_write(r, 0);
 	}
 	run_fifo_drain(r);
-	/* whatever is left of the group after its leader ended */
-	kill_group(r->child, SIGTERM);
+	/* whatever is left of the groups after their leaders ended */
+	kill_procs(p, SIGTERM, 1);
+	out->status = p->first_bad >= 0 ? p->bad_status : 0;
+}
+
+/* Start the program: one process, or l->nranks ranks. Each is the leader
+ * of a process group of its own, so that a signal reaches what a rank
+ * started too, and one rank's group can be told from another's. Returns
+ * 0, or -1 after a message with what was started killed and reaped. */
+static int start(const struct opts *o, struct run *r, struct launch *l,
+		 struct procs *p, int argc, char **argv)
+{
+	int n = l->nranks > 0 ? l->nranks : 1;
+
+	if (!(p->pid = calloc(n, sizeof(*p->pid))) ||
+	    !(p->ended = calloc(n, sizeof(*p->ended)))) {
+		fprintf(stderr, "%s: out of memory\n", run_prog);
+		return -1;
+	}
+	p->first_bad = -1;
+	for (int i = 0; i < n; i++) {
+		pid_t c = fork();
+
+		if (c < 0) {
+			fprintf(stderr, "%s: fork: %s\n", run_prog,
+				strerror(errno));
+			kill_procs(p, SIGKILL, 1);
+			for (int j = 0; j < p->n; j++)
+				while (waitpid(p->pid[j], NULL, 0) < 0 &&
+				       errno == EINTR)
+					;
+			return -1;
+		}
+		if (c == 0) {
+			if (l->nranks > 0)
+				rank_env(l, i);
+			child_exec(o, l, argc, argv);
+		}
+		/* the child does the same (child_exec): whichever runs
+		 * first, no signal to the group can miss the child */
+		setpgid(c, c);
+		p->pid[p->n++] = c;
+		p->left++;
+	}
+	r->child = p->pid[0];
+	return 0;
 }
 
 static void launch_free(struct launch *l)
@@ -482,32 +737,36 @@ static void launch_free(struct launch *l)
 int run_launch(const struct opts *o, struct run *r, int argc, char **argv)
 {
 	struct launch l = {0};
+	struct procs p = {0};
 	struct outcome out = {0};
+	double rank_grace = 10;
 	int rc = EXIT_SETUP;
 
 	if (assignment(&l) < 0 || child_env(o, r, &l, argc, argv) < 0 ||
+	    run_env_num("SATURN_RANK_GRACE", &rank_grace, NULL) < 0 ||
+	    (l.nranks > 0 && master_endpoint(&l, r) < 0) ||
 	    run_fifo_make(r) < 0)
 		goto out;
 	setenv("SATURN_PROGRESS_PIPE", r->fifo_path, 1);
 	if (o->verbose) {
-		fprintf(stderr, "%s: technique %s on %d GPUs:", run_prog,
+		fprintf(stderr, "%s: technique %s on %d GPUs", run_prog,
 			l.t ? l.t->name : "user", l.gpus);
+		if (l.nranks > 0)
+			fprintf(stderr,
+				", %d ranks, MASTER_ADDR=%s "
+				"MASTER_PORT=%s",
+				l.nranks, l.master_addr, l.master_port);
+		fputc(':', stderr);
 		for (char **a = l.largv; *a; a++)
 			fprintf(stderr, " %s", *a);
 		fputc('\n', stderr);
 	}
 	if (signals_catch() < 0)
 		goto out;
-	r->child = fork();
-	if (r->child < 0) {
-		fprintf(stderr, "%s: fork: %s\n", run_prog, strerror(errno));
+	if (start(o, r, &l, &p, argc, argv) < 0)
 		goto out;
-	}
-	if (r->child == 0)
-		child_exec(o, &l, argc, argv);
-	setpgid(r->child, r->child);
 	run_progress_write(r, 1);
-	supervise(o, r, &out);
+	supervise(o, r, &p, rank_grace, &out);
 
 	rc = EXIT_SETUP;
 	if (WIFEXITED(out.status))
@@ -533,5 +792,7 @@ int run_launch(const struct opts *o, struct run *r, int argc, char **argv)
 out:
 	run_fifo_cleanup(r);
 	launch_free(&l);
+	free(p.pid);
+	free(p.ended);
 	return rc;
 }

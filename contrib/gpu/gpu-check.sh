@@ -5,7 +5,9 @@
 # and the NCCL all-reduce/all-gather bandwidth on 1 GPU, profile a tiny
 # batch on 1 GPU with saturn-profile, and, when PyTorch sees the GPU, run a
 # real trial of contrib/pytorch/train.py through saturn-run (trial mode,
-# technique single, 1 GPU). Everything lands in $OUT/gpu-figures.txt, ready
+# technique single, 1 GPU), then one with ddp on every GPU PyTorch sees:
+# ranks started by saturn-run itself (saturn-ranks, saturn-run(1) LAUNCH OF
+# RANKS), NCCL between them. Everything lands in $OUT/gpu-figures.txt, ready
 # to paste into doc/benchmarks.md ("GPU machine"), with the logs beside it.
 #
 # Usage, from anywhere (the repository is the one holding this script):
@@ -250,6 +252,36 @@ if [ $built = 1 ]; then
 	fi
 fi
 
+# --- 6b. data parallel through saturn-run's rank launcher: train.py with
+# ddp on every GPU PyTorch sees (NCCL; one rank per GPU, each taking GPU
+# LOCAL_RANK); the dry run: 2 ranks on the CPU with gloo, when some python3
+# has PyTorch --------------------------------------------------------------------
+ddp_py= ddp_gpus=0 ddp_args=
+if [ $torch_gpu = 1 ]; then
+	ddp_py=python3
+	ddp_gpus=$(timeout 120 python3 -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null)
+	ddp_args="--hidden 4096 --layers 8 --batch-size 256"
+elif [ "$backend" = cpu ]; then
+	for p in python3 /usr/bin/python3; do
+		timeout 120 $p -c 'import torch' >/dev/null 2>&1 && { ddp_py=$p; break; }
+	done
+	ddp_gpus=2
+	ddp_args="--hidden 64 --layers 2 --batch-size 16"
+fi
+if [ $built = 1 ]; then
+	if [ -n "$ddp_py" ] && [ "${ddp_gpus:-0}" -ge 1 ] 2>/dev/null; then
+		raw "trial_ddp_gpus=$ddp_gpus"
+		raw "workload_ddp=$ddp_py contrib/pytorch/train.py $ddp_args"
+		step trial-ddp 240 env SATURN_MODE=trial SATURN_TECHNIQUE=ddp SATURN_GPUS=$ddp_gpus \
+			SATURN_TRIAL_WARMUP=3 SATURN_TRIAL_BATCHES=20 SATURN_TRIAL_TIMEOUT=200 \
+			SATURN_REPORT_FILE="$OUT/trial-ddp.json" OMP_NUM_THREADS=1 \
+			saturn-run --verbose -- $ddp_py "$src/contrib/pytorch/train.py" $ddp_args
+		[ -s "$OUT/trial-ddp.json" ] && raw "trial_ddp_report=$(cat "$OUT/trial-ddp.json")"
+	else
+		raw "step trial-ddp=skipped (no PyTorch that sees a GPU, or none at all in the dry run)"
+	fi
+fi
+
 # --- 7. the figures --------------------------------------------------------------
 b="$work/bench"
 mem=$(kv gpu0_mem_mb "$b")
@@ -296,8 +328,13 @@ ag=$(coll allgather $g1)
 	sed -n 's/^profile_option \([^ ]*\) \(.*\)$/| profile option \1 | \2 | trial through saturn-run |/p' "$RAW"
 	tr=$(kv trial_report "$RAW" | sed 's/|/\//g')
 	echo "| trial (saturn-run trial mode, single, 1 GPU) | ${tr:-not run} | 3 warm-up + 20 measured batches |"
+	td=$(kv trial_ddp_report "$RAW" | sed 's/|/\//g')
+	tg=$(kv trial_ddp_gpus "$RAW")
+	echo "| trial (saturn-run trial mode, ddp, ${tg:-0} GPU(s)) | ${td:-not run} | train.py, ranks started by saturn-run (saturn-ranks), $([ "$backend" = cpu ] && echo "gloo on the CPU" || echo NCCL), 3 warm-up + 20 measured batches |"
 	echo
 	echo "Workload: \`$(kv workload "$RAW")\`."
+	wd=$(kv workload_ddp "$RAW")
+	[ -n "$wd" ] && echo "Workload of the ddp trial: \`$wd\`."
 	echo
 	echo "Steps (a failure here does not stop the later steps; the log is gpu-check.log):"
 	echo

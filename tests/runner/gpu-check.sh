@@ -28,6 +28,18 @@ for l in '^## GPU machine$' '^DRY RUN on the CPU stand-in' \
 	'^hwbench: gemm n=256 precision=fp32-host-cpu tflops=[0-9.e-]* correct=yes$'; do
 	grep -q -- "$l" "$f" || { cat "$f"; fail "gpu-figures.txt lacks /$l/"; }
 done
+# the ddp trial goes through saturn-run's rank launcher: 2 ranks, gloo
+tp=
+for p in python3 /usr/bin/python3; do $p -c 'import torch' 2>/dev/null && { tp=$p; break; }; done
+if [ -n "$tp" ]; then
+	grep -q '^- trial-ddp=ok' "$f" || { cat "$tmp/out/gpu-check.log"; fail "ddp trial step"; }
+	grep -q '^| trial (saturn-run trial mode, ddp, 2 GPU(s)) | {"status":"measured"' "$f" ||
+		{ cat "$f"; fail "ddp trial row"; }
+	grep -q 'saturn-run: technique ddp on 2 GPUs, 2 ranks, MASTER_ADDR=127.0.0.1 MASTER_PORT=[0-9]*:' \
+		"$tmp/out/gpu-check.log" || fail "ddp trial not launched as 2 ranks"
+else
+	grep -q '^- trial-ddp=skipped' "$f" || { cat "$f"; fail "ddp trial not skipped without PyTorch"; }
+fi
 if [ $sa = 1 ]; then
 	grep -q '^- standalone-hwbench=ok' "$f" || { cat "$tmp/out/gpu-check.log"; fail "standalone hwbench did not build"; }
 fi

@@ -152,6 +152,43 @@ static const struct ccase {
     {"plugin_dir = relative\n", ":1: plugin_dir must be an absolute path"},
 };
 
+/* The multi-process built-ins start their ranks through saturn-run
+ * (saturn-ranks), and a launch has the variables in the documented order:
+ * the fixed ones with nodes (1 when unknown), then the parameters. */
+START_TEST(test_builtins_launch_vars)
+{
+	saturn_techniques_t *reg = saturn_techniques_create();
+	const char *multi[] = {"ddp", "fsdp", "pipeline"};
+	const saturn_technique_t *t;
+	saturn_kv_t kv[16];
+	char store[512];
+	int n;
+
+	ck_assert_ptr_nonnull(reg);
+	for (int i = 0; i < 3; i++) {
+		t = saturn_techniques_find(reg, multi[i]);
+		ck_assert_str_eq(t->launch, "saturn-ranks {command}");
+	}
+	ck_assert_str_eq(saturn_techniques_find(reg, "single")->launch,
+			 "{command}");
+	t = saturn_techniques_find(reg, "fsdp");
+	n = saturn_technique_vars(t, 2, 0, "{\"cpu_offload\":1}", "b", NULL, kv,
+				  16, store, sizeof(store));
+	ck_assert_int_eq(n, SATURN_TECHNIQUE_FIXED_VARS + t->nparams);
+	ck_assert_str_eq(kv[4].key, "nodes");
+	ck_assert_str_eq(kv[4].value, "1");
+	ck_assert_str_eq(kv[SATURN_TECHNIQUE_FIXED_VARS].key,
+			 t->params[0].name);
+	n = saturn_technique_vars(t, 2, 3, NULL, NULL, NULL, kv, 16, store,
+				  sizeof(store));
+	ck_assert_str_eq(kv[4].value, "3");
+	ck_assert_int_eq(saturn_technique_vars(t, 2, 3, NULL, NULL, NULL, kv, 4,
+					       store, sizeof(store)),
+			 -1);
+	saturn_techniques_destroy(reg);
+}
+END_TEST
+
 START_TEST(test_config)
 {
 	const struct ccase *c = &ccases[_i];
@@ -581,6 +618,7 @@ int main(void)
 			    sizeof(tcases) / sizeof(tcases[0]));
 	tcase_add_test(tc, test_argv);
 	tcase_add_test(tc, test_builtins_params);
+	tcase_add_test(tc, test_builtins_launch_vars);
 	tcase_add_loop_test(tc, test_config, 0,
 			    sizeof(ccases) / sizeof(ccases[0]));
 	tcase_add_test(tc, test_config_effect);
