@@ -35,7 +35,7 @@ TESTS += \
 	e2e/sched-partitions.sh \
 	e2e/hostile-names.sh \
 	e2e/hostile-modify.sh \
-	e2e/sched-isolate.sh \
+	e2e/hostile-numbers.sh \
 	e2e/hostile-node.sh \
 	e2e/hostile-fs.sh \
 	e2e/sched-feedback.sh
@@ -55,7 +55,7 @@ EXTRA_DIST += \
 	e2e/sched-partitions.sh \
 	e2e/hostile-names.sh \
 	e2e/hostile-modify.sh \
-	e2e/sched-isolate.sh \
+	e2e/hostile-numbers.sh \
 	e2e/hostile-node.sh \
 	e2e/hostile-fs.sh \
 	e2e/sched-feedback.sh

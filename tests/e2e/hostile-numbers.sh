@@ -1,5 +1,5 @@
 #!/bin/sh
-# sched-isolate.sh - one user's bad numbers never stop planning for the
+# hostile-numbers.sh - one user's bad numbers never stop planning for the
 # other: the attacker's batch has a profile whose batches x sec_per_batch is
 # beyond the model's limits, and its running tasks write progress files
 # with batches_total 1e300. The controller refuses both with a message
