@@ -224,7 +224,7 @@ static double replay(const saturn_profile_t *believed, double truth[NMODELS][NCO
 			saturn_sched_build_free(&b);
 			goto fail;
 		}
-		if (carried && !saturn_sched_should_switch(plan->makespan_s, carried->makespan_s, 0,
+		if (carried && !saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,
 							   MIN_GAIN)) {
 			saturn_plan_destroy(plan);
 			plan = carried;
