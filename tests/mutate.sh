@@ -32,7 +32,8 @@ B=$(cd "${1:-$SRC/build}" 2>/dev/null && pwd) || {
 }
 
 # file | functions (comma-separated) | Check programs under tests/
-TARGETS='lib/sched_core.c|saturn_sched_decide,saturn_sched_should_switch,saturn_sched_carry,saturn_sched_fcfs|sched/test_sched
+TARGETS='lib/sched_decide.c|saturn_sched_decide|sched/test_sched
+lib/sched_plan.c|saturn_sched_should_switch,saturn_sched_carry,saturn_sched_fcfs|sched/test_sched
 lib/validate.c|resolve_one,check_entry,sweep_node,saturn_plan_validate|unit/test_validate'
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/saturn-mutate.XXXXXX") || exit 2

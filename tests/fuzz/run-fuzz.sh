@@ -44,7 +44,7 @@ SRCS="$LIB/error.c $LIB/model.c $LIB/formats.c $LIB/jsonutil.c $LIB/validate.c $
 [ -f "$LIB/safefile.c" ] && SRCS="$SRCS $LIB/safefile.c"
 # fuzz_build: the snapshot -> problem build of sched/saturn, with progress
 # files and the persisted state
-BUILD_SRCS="$LIB/sched_core.c $LIB/feedback.c $LIB/sched_state.c $LIB/progress.c $LIB/bounds.c $LIB/instance.c $LIB/listsched.c"
+BUILD_SRCS="$LIB/sched_settings.c $LIB/sched_snapshot.c $LIB/sched_build.c $LIB/sched_plan.c $LIB/sched_decide.c $LIB/feedback.c $LIB/sched_state.c $LIB/progress.c $LIB/bounds.c $LIB/instance.c $LIB/listsched.c"
 status=0
 for t in $FUZZ_TARGETS; do
 	bin="$WORK/fuzz_$t"

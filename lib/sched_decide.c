@@ -1,0 +1,159 @@
+/* sched_decide.c - the per-job decisions of a cycle (sched_core.h): release
+ * now or hold with the plan as the reason text, and which released tasks go
+ * back into the hold (re-hold) and why. The plugin re-validates and applies
+ * them under the write locks.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_core.h"
+
+/* --- decisions ------------------------------------------------------- */
+
+void saturn_sched_reason(char *buf, size_t len, double start_s,
+			 const char *node, int gpus, const char *technique)
+{
+	long s = start_s < 0 ? 0 : lround(start_s);
+	char when[32];
+
+	if (s > 7 * 86400) {
+		/* behind jobs without a time limit: no meaningful ETA */
+		snprintf(buf, len, "saturn: waits for GPUs held by other jobs; then %s, %d GPU%s, %s",
+			 node, gpus, gpus == 1 ? "" : "s", technique);
+		return;
+	}
+	if (s < 60)
+		snprintf(when, sizeof(when), "~%lds", s);
+	else if (s < 3600)
+		snprintf(when, sizeof(when), "~%ldm", (s + 30) / 60);
+	else
+		snprintf(when, sizeof(when), "~%ldh%02ldm", s / 3600, (s % 3600) / 60);
+	snprintf(buf, len, "saturn: starts in %s on %s, %d GPU%s, %s", when, node, gpus,
+		 gpus == 1 ? "" : "s", technique);
+}
+
+int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
+			const saturn_plan_t *plan, double slack_s,
+			saturn_decision_t **out)
+{
+	saturn_decision_t *d;
+	int n = 0;
+
+	*out = NULL;
+	if (!plan || plan->nassign == 0)
+		return 0;
+	d = calloc((size_t)plan->nassign, sizeof(*d));
+	if (!d)
+		return -1;
+	for (int i = 0; i < plan->nassign; i++) {
+		const saturn_assign_t *a = &plan->assign[i];
+		int t = a->task >= 0 ? a->task : i, job;
+
+		if (t < 0 || t >= b->problem->ntasks)
+			continue;
+		job = b->job_of_task[t];
+		if (s->jobs[job].state != SATURN_SNAP_HELD)
+			continue;
+		d[n].job = job;
+		d[n].start_s = a->start_s;
+		d[n].gpus = a->gpus;
+		snprintf(d[n].node, sizeof(d[n].node), "%s", a->node_name ? a->node_name : "");
+		snprintf(d[n].technique, sizeof(d[n].technique), "%s", a->technique ? a->technique : "user");
+		d[n].release = a->start_s <= slack_s && b->problem->tasks[t].release_s <= 0;
+		if (!d[n].release)
+			saturn_sched_reason(d[n].reason, sizeof(d[n].reason), a->start_s, d[n].node,
+					    d[n].gpus, d[n].technique);
+		n++;
+	}
+	if (!n) {
+		free(d);
+		return 0;
+	}
+	*out = d;
+	return n;
+}
+
+saturn_rehold_cause_t saturn_sched_rehold_cause(const saturn_snapshot_t *s,
+						const saturn_snap_job_t *j, char *buf, size_t len)
+{
+	char tmp[160];
+
+	if (!buf) {
+		buf = tmp;
+		len = sizeof(tmp);
+	}
+	buf[0] = '\0';
+	if (j->state != SATURN_SNAP_RELEASED)
+		return SATURN_REHOLD_NONE;
+	if (j->exit_held) {
+		snprintf(buf, len, "saturn: re-planning (requeued and held by its exit code)");
+		return SATURN_REHOLD_REQUEUED;
+	}
+	if (j->requeued && j->pinned[0] && j->begin_time > s->now) {
+		snprintf(buf, len, "saturn: re-planning (requeued after running on %s)", j->pinned);
+		return SATURN_REHOLD_REQUEUED;
+	}
+	if (j->pinned[0] && (j->node < 0 || j->node >= s->nnodes)) {
+		snprintf(buf, len, "saturn: re-planning (node %s %s)", j->pinned,
+			 j->pinned_state[0] ? j->pinned_state : "not usable");
+		return SATURN_REHOLD_NODE;
+	}
+	if (!j->planned) {
+		snprintf(buf, len, "saturn: re-planning (left its hold outside the plan)");
+		return SATURN_REHOLD_UNPLANNED;
+	}
+	return SATURN_REHOLD_NONE;
+}
+
+int saturn_sched_decide_rehold(const saturn_snapshot_t *s, saturn_rehold_t **out)
+{
+	saturn_rehold_t *r = NULL;
+	int n = 0, cap = 0;
+
+	*out = NULL;
+	for (int i = 0; i < s->njobs; i++) {
+		char why[160];
+		saturn_rehold_cause_t c = saturn_sched_rehold_cause(s, &s->jobs[i], why, sizeof(why));
+
+		if (c == SATURN_REHOLD_NONE)
+			continue;
+		if (n == cap) {
+			int nc = cap ? 2 * cap : 8;
+			saturn_rehold_t *nr = realloc(r, sizeof(*r) * (size_t)nc);
+
+			if (!nr) {
+				free(r);
+				return -1;
+			}
+			r = nr;
+			cap = nc;
+		}
+		r[n].job = i;
+		r[n].cause = c;
+		snprintf(r[n].reason, sizeof(r[n].reason), "%s", why);
+		n++;
+	}
+	*out = r;
+	return n;
+}
+
+void saturn_snapshot_mark_held(saturn_snapshot_t *s, saturn_snap_job_t *j)
+{
+	/* the credential delay Slurm set for the requeue: planned as release_s */
+	if (j->requeued && j->begin_time > s->now)
+		j->not_before = j->begin_time;
+	j->begin_time = 0;
+	j->state = SATURN_SNAP_HELD;
+	j->node = -1;
+	j->gpu_mask = 0;
+	j->pinned[0] = '\0';
+	j->pinned_state[0] = '\0';
+	j->planned = 0;
+	j->exit_held = 0;
+	snprintf(j->technique, sizeof(j->technique), "user");
+	j->gpus = j->req_gpus;
+}

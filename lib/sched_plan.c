@@ -1,0 +1,174 @@
+/* sched_plan.c - the simple plans of sched/saturn and the switch rule
+ * (sched_core.h): the first-come-first-served fallback plan, carrying the
+ * previous plan over to this cycle, and whether a new plan replaces it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "listsched.h"
+#include "planner.h"
+#include "sched_core.h"
+
+/* --- FCFS plan ------------------------------------------------------- */
+
+/* The simple plans below (users' requests, carried plans) are built by
+ * listsched.c's placement by id: Slurm picks the ids itself, and every task
+ * takes the GPUs of its node that free up first. */
+
+saturn_plan_t *saturn_sched_fcfs(const saturn_problem_t *p)
+{
+	saturn_plan_t *plan = saturn_plan_create(p->ntasks);
+	double **free_at = plan ? spase_gpu_free_create(p) : NULL;
+	int cand[SATURN_MAX_GPUS_PER_NODE];
+
+	if (!free_at || spase_plan_pin_running(plan, p) < 0)
+		goto fail;
+	for (int t = 0; t < p->ntasks; t++) {
+		const saturn_task_t *task = &p->tasks[t];
+		double best_end = INFINITY;
+		int best_n = -1, best_o = -1;
+
+		if (task->is_running)
+			continue;
+		for (int o = 0; o < task->noptions; o++) {
+			for (int n = 0; n < p->nnodes; n++) {
+				int G = task->options[o].gpus;
+				double start, end;
+
+				if (!saturn_option_fits(p, t, o, n))
+					continue;
+				start = spase_gpu_pick(free_at[n], p->nodes[n].gpus, G, cand);
+				if (start < task->release_s)
+					start = task->release_s;
+				end = start + saturn_task_runtime(task, o);
+				if (end < best_end - 1e-9) {
+					best_end = end;
+					best_n = n;
+					best_o = o;
+				}
+			}
+		}
+		if (best_n < 0)
+			goto fail; /* saturn_problem_check guarantees a fit */
+		if (spase_place_ids(free_at, plan, p, t, best_o, best_n, task->release_s) < 0)
+			goto fail;
+	}
+	spase_plan_set_makespan(plan);
+	snprintf(plan->method, sizeof(plan->method), "fcfs");
+	snprintf(plan->status, sizeof(plan->status), "feasible");
+	spase_gpu_free_destroy(free_at, p->nnodes);
+	return plan;
+fail:
+	spase_gpu_free_destroy(free_at, p->nnodes);
+	saturn_plan_destroy(plan);
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* --- keeping or replacing the plan ---------------------------------- */
+
+int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s,
+			       double min_gain)
+{
+	if (old_makespan_left_s <= 0)
+		return 1;
+	return new_makespan_s < old_makespan_left_s * (1.0 - min_gain);
+}
+
+/* --- carrying a plan over to the next cycle -------------------------- */
+
+saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
+				  const saturn_problem_t *p)
+{
+	saturn_plan_t *plan;
+	int *from = NULL, *order = NULL, norder = 0;
+	double **free_at = NULL;
+
+	if (!prev)
+		return NULL;
+	plan = saturn_plan_create(p->ntasks);
+	from = malloc(sizeof(int) * (size_t)(p->ntasks ? p->ntasks : 1));
+	order = malloc(sizeof(int) * (size_t)(p->ntasks ? p->ntasks : 1));
+	if (!plan || !from || !order)
+		goto fail;
+	/* every task of p must be in prev (tasks that finished may be gone) */
+	for (int t = 0; t < p->ntasks; t++) {
+		from[t] = -1;
+		for (int i = 0; i < prev->nassign && from[t] < 0; i++)
+			if (prev->assign[i].task_id && !strcmp(prev->assign[i].task_id, p->tasks[t].id))
+				from[t] = i;
+		if (from[t] < 0)
+			goto fail;
+	}
+	/* running tasks as they are */
+	if (!(free_at = spase_gpu_free_create(p)) || spase_plan_pin_running(plan, p) < 0)
+		goto fail;
+	for (int t = 0; t < p->ntasks; t++)
+		if (!p->tasks[t].is_running)
+			order[norder++] = t;
+	/* the rest in their planned order, each on its planned GPUs, shifted
+	 * right where a GPU is not free yet (an earlier task overran) */
+	for (int i = 1; i < norder; i++)
+		for (int k = i; k > 0 && prev->assign[from[order[k]]].start_s <
+					     prev->assign[from[order[k - 1]]].start_s; k--) {
+			int x = order[k];
+
+			order[k] = order[k - 1];
+			order[k - 1] = x;
+		}
+	for (int i = 0; i < norder; i++) {
+		int t = order[i], o = -1, n = -1;
+		const saturn_assign_t *a = &prev->assign[from[t]];
+		const saturn_task_t *task = &p->tasks[t];
+		double start;
+
+		for (int k = 0; k < p->nnodes; k++)
+			if (a->node_name && !strcmp(p->nodes[k].name, a->node_name))
+				n = k;
+		/* the option of that technique and count that fits the node
+		 * (one copy per node class when partitions restrict the task) */
+		for (int k = 0; n >= 0 && k < task->noptions && o < 0; k++)
+			if (task->options[k].gpus == a->gpus &&
+			    !strcmp(task->options[k].technique, a->technique ? a->technique : "") &&
+			    saturn_option_fits(p, t, k, n))
+				o = k;
+		if (o < 0 || n < 0)
+			goto fail;
+		start = a->start_s - elapsed_s;
+		if (start < task->release_s)
+			start = task->release_s;
+		if (start < 0)
+			start = 0;
+		/* Slurm picks the GPU ids itself: take the planned count on the
+		 * planned node, the GPUs that are free earliest */
+		if (spase_place_ids(free_at, plan, p, t, o, n, start) < 0)
+			goto fail;
+	}
+	spase_plan_set_makespan(plan);
+	/* The bound of p, not prev's: prev's was a bound from prev's origin,
+	 * elapsed_s ago, and for the remaining times known then. Copied, it
+	 * stood above the carried plan's makespan as soon as elapsed_s ate
+	 * into it (a plan carried for a minute: bound 120 s, makespan 61 s),
+	 * and a kept carried plan was persisted and shown like that. */
+	{
+		saturn_bounds_t bd;
+
+		plan->lower_bound_s = saturn_planner_bounds_cheap(p, &bd, NULL) == 0 ? bd.best : 0;
+	}
+	snprintf(plan->method, sizeof(plan->method), "%s", prev->method);
+	snprintf(plan->status, sizeof(plan->status), "carried");
+	goto out;
+fail:
+	saturn_plan_destroy(plan);
+	plan = NULL;
+out:
+	spase_gpu_free_destroy(free_at, p->nnodes);
+	free(from);
+	free(order);
+	return plan;
+}

@@ -1,0 +1,159 @@
+/* sched_settings.c - the saturn_* keys of SchedulerParameters: defaults,
+ * parsing with range checks, freeing (sched_core.h). Bad values keep the
+ * previous value and are counted, never fatal.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_core.h"
+
+/* --- settings -------------------------------------------------------- */
+
+void saturn_sched_settings_init(saturn_sched_settings_t *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->interval_s = 10.0;
+	s->solver_time_s = 2.0;
+	s->min_gain = 0.05;
+	s->backfill = 1;
+	s->release_slack_s = 5.0;
+	s->profile_time_min = 30;
+	s->measure_predicted = 1;
+	s->profile_cache = 1;
+}
+
+void saturn_sched_settings_free(saturn_sched_settings_t *s)
+{
+	if (!s)
+		return;
+	free(s->state_dir);
+	free(s->profile_dir);
+	free(s->profiler);
+	s->state_dir = s->profile_dir = s->profiler = NULL;
+}
+
+static int parse_num(const char *v, double lo, double hi, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (errno || end == v || *end || !isfinite(d) || d < lo || d > hi)
+		return -1;
+	*out = d;
+	return 0;
+}
+
+static int parse_bool(const char *v, int *out)
+{
+	if (!strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "true")) {
+		*out = 1;
+		return 0;
+	}
+	if (!strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "false")) {
+		*out = 0;
+		return 0;
+	}
+	return -1;
+}
+
+static int parse_path(const char *v, char **out)
+{
+	char *d;
+
+	if (v[0] != '/' || strlen(v) > 1024)
+		return -1;
+	d = strdup(v);
+	if (!d)
+		return -1;
+	free(*out);
+	*out = d;
+	return 0;
+}
+
+int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
+				saturn_error_t *err)
+{
+	char *copy, *tok, *save = NULL;
+	int bad = 0;
+
+	if (!params || !params[0])
+		return 0;
+	copy = strdup(params);
+	if (!copy) {
+		saturn_error_set(err, "out of memory");
+		return 1;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		const char *key = tok, *val, *why = NULL;
+
+		if (strncmp(tok, "saturn_", 7) != 0)
+			continue;
+		if (!eq) {
+			why = "needs a value (key=value)";
+			goto bad;
+		}
+		*eq = '\0';
+		val = eq + 1;
+		if (!strcmp(key, "saturn_interval")) {
+			if (parse_num(val, 1, 3600, &s->interval_s) < 0)
+				why = "must be a number of seconds from 1 to 3600";
+		} else if (!strcmp(key, "saturn_solver_time")) {
+			if (parse_num(val, 0.05, 600, &s->solver_time_s) < 0)
+				why = "must be a number of seconds from 0.05 to 600";
+		} else if (!strcmp(key, "saturn_min_gain")) {
+			if (parse_num(val, 0, 1, &s->min_gain) < 0)
+				why = "must be a fraction from 0 to 1 (e.g. 0.05)";
+		} else if (!strcmp(key, "saturn_release_slack")) {
+			if (parse_num(val, 0, 3600, &s->release_slack_s) < 0)
+				why = "must be a number of seconds from 0 to 3600";
+		} else if (!strcmp(key, "saturn_backfill")) {
+			if (parse_bool(val, &s->backfill) < 0)
+				why = "must be yes or no";
+		} else if (!strcmp(key, "saturn_state_dir")) {
+			if (parse_path(val, &s->state_dir) < 0)
+				why = "must be an absolute path";
+		} else if (!strcmp(key, "saturn_profile_dir")) {
+			if (parse_path(val, &s->profile_dir) < 0)
+				why = "must be an absolute path";
+		} else if (!strcmp(key, "saturn_profiler")) {
+			if (!strcmp(val, "none")) {
+				free(s->profiler);
+				s->profiler = NULL;
+			} else if (parse_path(val, &s->profiler) < 0) {
+				why = "must be an absolute path or none";
+			}
+		} else if (!strcmp(key, "saturn_profile_time")) {
+			double m;
+
+			if (parse_num(val, 1, 10080, &m) < 0 || m != (int)m)
+				why = "must be a whole number of minutes from 1 to 10080";
+			else
+				s->profile_time_min = (int)m;
+		} else if (!strcmp(key, "saturn_measure_predicted")) {
+			if (parse_bool(val, &s->measure_predicted) < 0)
+				why = "must be yes or no";
+		} else if (!strcmp(key, "saturn_profile_cache")) {
+			if (parse_bool(val, &s->profile_cache) < 0)
+				why = "must be yes or no";
+		} else {
+			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache)";
+		}
+		if (!why)
+			continue;
+		if (eq)
+			*eq = '=';
+bad:
+		if (!bad++)
+			saturn_error_set(err, "SchedulerParameters %s: %s", tok, why);
+	}
+	free(copy);
+	return bad;
+}
