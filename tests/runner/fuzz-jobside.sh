@@ -26,7 +26,7 @@ printf '\000{"format":"saturn-progress/1","batches_done":0.5,"batches_total":1e3
 # shellcheck disable=SC2046
 "$CC" -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I"$WORK" -iquote "$LIB" \
 	$(pkg-config --cflags json-c hwloc) "$top_srcdir/tests/runner/fuzz_jobside.c" \
-	"$LIB/error.c" "$LIB/progress.c" "$LIB/technique.c" "$LIB/template.c" "$LIB/topology.c" \
+	"$LIB/error.c" "$LIB/progress.c" "$LIB/technique.c" "$LIB/technique_conf.c" "$LIB/technique_plugin.c" "$LIB/template.c" "$LIB/topology.c" \
 	"$LIB/formats.c" "$LIB/safefile.c" "$LIB/jsonutil.c" "$LIB/model.c" "$LIB/validate.c" \
 	$(pkg-config --libs json-c hwloc) -ldl -lm -o "$WORK/fuzz" 2>"$WORK/build.log" \
 	|| { cat "$WORK/build.log"; echo "FAIL: cannot build"; exit 1; }
