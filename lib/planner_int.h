@@ -163,6 +163,29 @@ double spase_milp_improve(const spase_inst_t *in, spase_work_t *w,
 			  spase_sol_t *best, double mk, double lower,
 			  double budget_s, spase_clock_t *clk, double *proved);
 
+/* --- planner.c --- */
+/* Fill the summary fields and GPU ids of plan, then check it. 0, or -1
+ * with err (the plan is invalid: a bug, never returned to the caller). */
+int spase_finish_plan(const spase_inst_t *in, saturn_plan_t *plan,
+		      saturn_error_t *err);
+
+/* --- planner_baseline.c --- */
+/* Current practice at `gpus` GPUs per task (saturn_planner_baseline()
+ * without the bound), checked; NULL with err. */
+saturn_plan_t *spase_baseline(const spase_inst_t *in, int gpus,
+			      saturn_error_t *err);
+
+/* --- planner_warm.c --- */
+/* The previous plan warm as a solution of in: 0 when at least one task
+ * matched, 1 when none did, -1 on ENOMEM; nb and pn (nt entries each) get
+ * the matched tasks' previous start and node, -1 elsewhere. */
+int spase_warm_sol(const spase_inst_t *in, const saturn_plan_t *warm,
+		   spase_sol_t *sol, double *nb, int *pn);
+/* The previous plan taken literally (each task at its warm start and node),
+ * checked; NULL when it no longer fits the problem, or on ENOMEM. */
+saturn_plan_t *spase_warm_literal(const spase_inst_t *in,
+				  const saturn_plan_t *warm);
+
 /* --- plancheck.c --- */
 /* --- rng --- */
 static inline uint64_t spase_rng(uint64_t *s)

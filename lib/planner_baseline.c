@@ -1,0 +1,98 @@
+/* planner_baseline.c - current practice, for comparison: every task with a
+ * fixed GPU count and its fastest technique at that count, started first-
+ * come-first-served (saturn_planner_baseline, planner.h). solve() also
+ * tries it as a candidate, so a plan is never worse than the best baseline.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner_int.h"
+
+/* The original option index current practice uses for task t. */
+static int baseline_option(const saturn_problem_t *p, int t, int gpus)
+{
+	const saturn_task_t *st = &p->tasks[t];
+	int cnt = -1, smallest = -1, best = -1;
+
+	for (int o = 0; o < st->noptions; o++) {
+		const saturn_option_t *so = &st->options[o];
+		int fits = 0;
+
+		for (int n = 0; n < p->nnodes && !fits; n++)
+			fits = saturn_option_fits(p, t, o, n);
+		if (!fits)
+			continue;
+		if (so->gpus <= gpus && so->gpus > cnt)
+			cnt = so->gpus;
+		if (smallest < 0 || so->gpus < st->options[smallest].gpus ||
+		    (so->gpus == st->options[smallest].gpus &&
+		     so->sec_per_batch < st->options[smallest].sec_per_batch))
+			smallest = o;
+	}
+	if (cnt < 0)
+		return smallest;
+	for (int o = 0; o < st->noptions; o++) {
+		const saturn_option_t *so = &st->options[o];
+		int fits = 0;
+
+		if (so->gpus != cnt)
+			continue;
+		for (int n = 0; n < p->nnodes && !fits; n++)
+			fits = saturn_option_fits(p, t, o, n);
+		if (fits && (best < 0 ||
+			     so->sec_per_batch < st->options[best].sec_per_batch))
+			best = o;
+	}
+	return best;
+}
+
+saturn_plan_t *spase_baseline(const spase_inst_t *in, int gpus,
+			      saturn_error_t *err)
+{
+	saturn_plan_t *plan = saturn_plan_create(in->nt);
+	int *opt = calloc((size_t)in->nt + 1, sizeof(int));
+
+	if (!plan || !opt) {
+		saturn_error_set(err, "planner: out of memory");
+		goto fail;
+	}
+	for (int t = 0; t < in->nt; t++)
+		opt[t] = in->p->tasks[t].is_running ? -1
+						    : baseline_option(in->p, t, gpus);
+	if (spase_place_arrival(in, opt, plan, err) < 0 ||
+	    spase_finish_plan(in, plan, err) < 0)
+		goto fail;
+	snprintf(plan->method, sizeof(plan->method), "baseline");
+	snprintf(plan->status, sizeof(plan->status), "feasible");
+	free(opt);
+	return plan;
+fail:
+	free(opt);
+	saturn_plan_destroy(plan);
+	return NULL;
+}
+
+saturn_plan_t *saturn_planner_baseline(const saturn_problem_t *p, int gpus,
+				       saturn_error_t *err)
+{
+	spase_inst_t *in = spase_inst_create(p);
+	saturn_plan_t *plan;
+	saturn_bounds_t b;
+
+	if (!in) {
+		saturn_error_set(err, "planner: out of memory");
+		return NULL;
+	}
+	plan = spase_baseline(in, gpus, err);
+	if (plan) {
+		spase_bounds(in, &b);
+		plan->lower_bound_s = b.best;
+	}
+	spase_inst_destroy(in);
+	return plan;
+}
