@@ -7,6 +7,8 @@ slurmplugin_LTLIBRARIES += sched_saturn.la
 sched_saturn_la_SOURCES = \
 	sched/sched_saturn.c \
 	sched/saturn_agent.c \
+	sched/saturn_apply.c \
+	sched/saturn_backfill.c \
 	sched/saturn_agent.h \
 	sched/saturn_int.h \
 	sched/saturn_snapshot.c \

@@ -1,5 +1,7 @@
 /* saturn_int.h - what the files of sched/saturn share inside the plugin
- * (saturn_agent.c: thread, cycle, apply; saturn_snapshot.c: reading
+ * (saturn_agent.c: thread, cycle; saturn_apply.c: release, re-hold,
+ * reasons under the write locks; saturn_backfill.c: sched/backfill beside
+ * us; saturn_snapshot.c: reading
  * slurmctld; saturn_profiles.c: profiles and profiler jobs). Not installed;
  * none of it is exported from the plugin.
  */
@@ -73,13 +75,47 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p);
 /* No locks: set batches_left of running jobs from their progress files. */
 void saturn_read_progress(saturn_snapshot_t *s);
 
-/* --- saturn_agent.c (caller holds the job write lock) ---------------- */
+/* --- saturn_agent.c (the agent thread) ------------------------------ */
+
+/* The current plan's id ("pNOW-SEQ"), set when a new plan is adopted. */
+extern char plan_id[64];
+
+/* CLOCK_MONOTONIC in seconds, for the lock hold times. */
+double now_mono(void);
+
+/* --- saturn_backfill.c ----------------------------------------------- */
+
+/* sched/backfill's fini and sched_p_reconfig once loaded and started by
+ * load_backfill(), else NULL. */
+extern void (*bf_fini)(void);
+extern int (*bf_reconfig)(void);
+
+/* At init (settings read): load sched/backfill from PluginDir unless
+ * saturn_backfill=no (every problem logged; Saturn runs without it). */
+void load_backfill(void);
+
+/* --- saturn_apply.c (caller holds the job write lock unless said) ----- */
+
+/* last_job_update right after our own changes: not news for the loop. */
+extern time_t own_update;
 
 /* The live record of a snapshot task if it is still held by us, else NULL. */
 job_record_t *saturn_revalidate(const saturn_snap_job_t *j);
 
 /* Set the job's reason text (state_desc) when it changed. */
 void saturn_set_reason(job_record_t *job_ptr, const char *reason, time_t now);
+
+/* No locks held (takes the write locks itself): re-hold the released
+ * tasks saturn_sched_decide_rehold() lists; they become held tasks of s.
+ * Returns the number re-held. */
+int rehold_pass(saturn_snapshot_t *s);
+
+/* No locks held: decide from plan and apply under the job write locks
+ * (taken here). Adds the time under the locks to *t_lock0..*t_lock1 and
+ * the releases to *released. 0, or -1 on ENOMEM. */
+int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
+	       const saturn_plan_t *plan, double *t_lock0, double *t_lock1,
+	       int *released);
 
 /* --- saturn_profiles.c (no locks unless said) ------------------------ */
 
