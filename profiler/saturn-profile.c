@@ -452,7 +452,7 @@ static void store_cache(const struct pcache *pc, const char *batch,
 	}
 }
 
-/* --- main ------------------------------------------------------------------
+/* --- main: parse options, prepare (probe), measure, write ----------------
  */
 
 static void usage(FILE *f)
@@ -482,7 +482,30 @@ static int bad_option(const saturn_error_t *err)
 	return 2;
 }
 
-int main(int argc, char **argv)
+/* Everything one profiling run holds: the steps below fill it in turn and
+ * run_free() releases it, whichever step stopped. */
+struct run {
+	struct opts o;
+	struct pcache cache;
+	saturn_profile_t **entries;
+	char devs[MAX_GPUS][32], work[PATH_MAX];
+	int have_work; /* work_dir_make() succeeded: work_dir_done() at the end */
+	int ndev, nids, nsigs, done_trials, usable_all;
+	int *ids;
+	double ar[MAX_GPUS + 1], ag[MAX_GPUS + 1], t0;
+	struct trial_pool pool;
+	saturn_profile_t *pr;
+	saturn_profile_hw_t *hw;
+	struct sig *sigs;
+	saturn_techniques_t *reg;
+	saturn_error_t err;
+	saturn_bw_table_t bw;
+};
+
+/* Step 1: the command line into *o; *show is set by --show-topology.
+ * Returns -1 when main goes on, else main's exit status (0 after --help,
+ * 2 after a bad option, its message printed). */
+static int parse_options(int argc, char **argv, struct opts *o, int *show)
 {
 	static const struct option longopts[] = {
 	    {"batch", required_argument, NULL, 'b'},
@@ -510,109 +533,92 @@ int main(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct opts o = {.trial_batches = 3,
-			 .warmup = 1,
-			 .timeout = 300,
-			 .backend = "auto",
-			 .cache_max_age = 30, .escalate = 15};
-	struct pcache cache = {0};
-	saturn_profile_t **entries = NULL;
-	char devs[MAX_GPUS][32], work[PATH_MAX];
-	int ndev, nids, nsigs = 0, c, rc = 1, done_trials = 0, usable_all = 1;
-	int *ids = NULL;
-	double ar[MAX_GPUS + 1] = {0}, ag[MAX_GPUS + 1] = {0}, t0 = mono();
-	struct trial_pool pool = {0};
-	saturn_profile_t *pr = NULL;
-	saturn_profile_hw_t *hw;
-	struct sig *sigs = NULL;
-	saturn_techniques_t *reg = NULL;
 	saturn_error_t err = {{0}};
-	saturn_bw_table_t bw;
-	int show = 0;
+	int c;
 
 	while ((c = getopt_long(argc, argv,
 				"b:s:i:o:n:w:t:g:T:xB:X:G:c:kqhSC:NA:M:E:",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			o.batch = optarg;
+			o->batch = optarg;
 			break;
 		case 's':
-			o.script = optarg;
+			o->script = optarg;
 			break;
 		case 'i':
-			o.task_ids = optarg;
+			o->task_ids = optarg;
 			break;
 		case 'o':
-			o.output = optarg;
+			o->output = optarg;
 			break;
 		case 'n':
 			if (saturn_parse_int("--trial-batches", optarg, 1, INT_MAX,
-					     &o.trial_batches, &err) < 0)
+					     &o->trial_batches, &err) < 0)
 				return bad_option(&err);
 			break;
 		case 'w':
 			if (saturn_parse_int("--warmup", optarg, 0, INT_MAX,
-					     &o.warmup, &err) < 0)
+					     &o->warmup, &err) < 0)
 				return bad_option(&err);
 			break;
 		case 't':
 			if (saturn_parse_double("--timeout", optarg, 0, INFINITY,
-						SATURN_NUM_LO_OPEN, &o.timeout,
+						SATURN_NUM_LO_OPEN, &o->timeout,
 						&err) < 0)
 				return bad_option(&err);
 			break;
 		case 'g':
 			if (saturn_parse_int("--max-gpus", optarg, 0, INT_MAX,
-					     &o.max_gpus, &err) < 0)
+					     &o->max_gpus, &err) < 0)
 				return bad_option(&err);
 			break;
 		case 'T':
-			o.techniques = optarg;
+			o->techniques = optarg;
 			break;
 		case 'x':
-			o.exhaustive = 1;
+			o->exhaustive = 1;
 			break;
 		case 'B':
-			o.backend = optarg;
+			o->backend = optarg;
 			break;
 		case 'X':
-			o.topology = optarg;
+			o->topology = optarg;
 			break;
 		case 'G':
-			o.gres_conf = optarg;
+			o->gres_conf = optarg;
 			break;
 		case 'c':
-			o.klass = optarg;
+			o->klass = optarg;
 			break;
 		case 'k':
-			o.keep = 1;
+			o->keep = 1;
 			break;
 		case 'C':
-			o.cache_dir = optarg;
+			o->cache_dir = optarg;
 			break;
 		case 'N':
-			o.no_cache = 1;
+			o->no_cache = 1;
 			break;
 		case 'A': /* days */
 			if (saturn_parse_double("--cache-max-age", optarg, 0,
-						INFINITY, 0, &o.cache_max_age,
+						INFINITY, 0, &o->cache_max_age,
 						&err) < 0)
 				return bad_option(&err);
 			break;
 		case 'E': /* percent, 0 = off */
 			if (saturn_parse_double("--escalate", optarg, 0, INFINITY,
-						0, &o.escalate, &err) < 0)
+						0, &o->escalate, &err) < 0)
 				return bad_option(&err);
 			break;
 		case 'M':
-			o.measure = optarg;
+			o->measure = optarg;
 			break;
 		case 'S':
-			show = 1;
+			*show = 1;
 			break;
 		case 'q':
-			o.quiet = 1;
+			o->quiet = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -622,70 +628,79 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (show)
-		return show_topology(&o);
-	if (!o.batch || !o.script || (!o.task_ids && !o.measure) || !o.output ||
-	    optind != argc) {
-		usage(stderr);
-		return 2;
-	}
-	if (o.measure) {
-		ndev = visible_devices(devs, MAX_GPUS);
-		if (o.max_gpus && ndev > o.max_gpus)
-			ndev = o.max_gpus;
-		if (!(reg = saturn_techniques_default(&err))) {
-			fprintf(stderr, "%s: %s\n", prog, err.text);
-			return 2;
-		}
-		rc = measure_run(&o, reg, devs, ndev);
-		saturn_techniques_destroy(reg);
-		return rc;
-	}
-	if ((nids = saturn_idset_parse("--task-ids", o.task_ids, SATURN_TASK_ID_MAX,
-				       SATURN_MAX_TASKS, &ids, &err)) < 1) {
+	return -1;
+}
+
+/* --measure: re-measure options of an existing profile (measure.c) on the
+ * visible GPUs. Exit status. */
+static int measure_mode(const struct opts *o)
+{
+	char devs[MAX_GPUS][32];
+	saturn_techniques_t *reg;
+	saturn_error_t err = {{0}};
+	int ndev, rc;
+
+	ndev = visible_devices(devs, MAX_GPUS);
+	if (o->max_gpus && ndev > o->max_gpus)
+		ndev = o->max_gpus;
+	if (!(reg = saturn_techniques_default(&err))) {
 		fprintf(stderr, "%s: %s\n", prog, err.text);
 		return 2;
 	}
-	ndev = visible_devices(devs, MAX_GPUS);
-	if (ndev < 1) {
+	rc = measure_run(o, reg, devs, ndev);
+	saturn_techniques_destroy(reg);
+	return rc;
+}
+
+/* Step 2: task ids, GPUs, techniques, the work folder, and the node probed
+ * into r->pr's hardware entry. 0, or main's exit status (2 on a usage or
+ * setup problem, 77 when the asked-for backend has no device, 1 on
+ * ENOMEM), the problem printed. */
+static int prepare(struct run *r)
+{
+	if ((r->nids = saturn_idset_parse("--task-ids", r->o.task_ids,
+					  SATURN_TASK_ID_MAX, SATURN_MAX_TASKS,
+					  &r->ids, &r->err)) < 1) {
+		fprintf(stderr, "%s: %s\n", prog, r->err.text);
+		return 2;
+	}
+	r->ndev = visible_devices(r->devs, MAX_GPUS);
+	if (r->ndev < 1) {
 		fprintf(stderr,
 			"%s: no GPUs: CUDA_VISIBLE_DEVICES and SLURM_JOB_GPUS "
 			"are unset\n",
 			prog);
-		free(ids);
 		return 2;
 	}
-	if (o.max_gpus && ndev > o.max_gpus)
-		ndev = o.max_gpus;
-	if (!(reg = saturn_techniques_default(&err))) {
-		fprintf(stderr, "%s: %s\n", prog, err.text);
-		free(ids);
+	if (r->o.max_gpus && r->ndev > r->o.max_gpus)
+		r->ndev = r->o.max_gpus;
+	if (!(r->reg = saturn_techniques_default(&r->err))) {
+		fprintf(stderr, "%s: %s\n", prog, r->err.text);
 		return 2;
 	}
-	if (work_dir_make(work) < 0) {
-		free(ids);
-		saturn_techniques_destroy(reg);
+	if (work_dir_make(r->work) < 0)
 		return 2;
-	}
-	if (!(pr = saturn_profile_create()) || !(pr->batch = strdup(o.batch)) ||
-	    !(pr->hw = calloc(1, sizeof(*pr->hw))))
-		goto out;
-	pr->created = (double)time(NULL);
-	pr->nhw = 1;
-	hw = pr->hw;
+	r->have_work = 1;
+	if (!(r->pr = saturn_profile_create()) ||
+	    !(r->pr->batch = strdup(r->o.batch)) ||
+	    !(r->pr->hw = calloc(1, sizeof(*r->pr->hw))))
+		return 1;
+	r->pr->created = (double)time(NULL);
+	r->pr->nhw = 1;
+	r->hw = r->pr->hw;
 	{
-		int r = probe_hw(&o, ndev, hw, ar, ag);
+		int rc = probe_hw(&r->o, r->ndev, r->hw, r->ar, r->ag);
 
-		if (r != 0) {
-			rc = r == 77 ? 77 : 2;
-			goto out;
-		}
+		if (rc != 0)
+			return rc == 77 ? 77 : 2;
 	}
-	bw.max = ndev;
-	bw.ar = ar;
-	bw.ag = ag;
-	if (!o.quiet) {
-		fprintf(stderr, "%s: %d GPUs (%s, %.0f MiB, %s)", prog, ndev,
+	r->bw.max = r->ndev;
+	r->bw.ar = r->ar;
+	r->bw.ag = r->ag;
+	if (!r->o.quiet) {
+		saturn_profile_hw_t *hw = r->hw;
+
+		fprintf(stderr, "%s: %d GPUs (%s, %.0f MiB, %s)", prog, r->ndev,
 			hw->gpu_model, hw->gpu_mem_mb, hw->interconnect);
 		for (int i = 0; i < hw->nnccl; i++)
 			fprintf(stderr, "%s%d:%.1f/%.1f",
@@ -695,42 +710,59 @@ int main(int argc, char **argv)
 				hw->nccl[i].allgather_busbw_gbs);
 		fputc('\n', stderr);
 	}
+	return 0;
+}
 
-	nsigs = signature_pass(&o, work, nids, ids, &sigs);
-	if (nsigs < 1) {
+/* Step 3: each task's signature, then the sweeps: options the profile
+ * cache still holds are reused, the others measured in rounds of trials
+ * packed onto disjoint GPUs. 0, or 1 (printed where it is not ENOMEM). */
+static int measure_options(struct run *r)
+{
+	r->nsigs = signature_pass(&r->o, r->work, r->nids, r->ids, &r->sigs);
+	if (r->nsigs < 1) {
 		fprintf(stderr,
 			"%s: no task produced a signature (is saturn-run in "
 			"the script?)\n",
 			prog);
-		goto out;
+		return 1;
 	}
 
-	if (setup_sweeps(&o, reg, sigs, nsigs, ndev) < 0 ||
-	    !(entries = calloc(nsigs, sizeof(*entries))))
-		goto out;
-	pcache_open(&cache, &o, hw);
+	if (setup_sweeps(&r->o, r->reg, r->sigs, r->nsigs, r->ndev) < 0 ||
+	    !(r->entries = calloc(r->nsigs, sizeof(*r->entries))))
+		return 1;
+	pcache_open(&r->cache, &r->o, r->hw);
 	/* --exhaustive measures anew (the entries' other techniques are kept)
 	 */
-	use_cache(&cache, sigs, nsigs, entries, !o.exhaustive);
+	use_cache(&r->cache, r->sigs, r->nsigs, r->entries, !r->o.exhaustive);
 
 	/* rounds of independent trials, packed onto disjoint GPUs */
-	pool.o = &o;
-	pool.work = work;
-	pool.devs = devs;
-	pool.ndev = ndev;
-	pool.t0 = t0;
-	if (run_sweeps(&pool, sigs, nsigs, &bw, ndev, o.exhaustive) < 0)
-		goto out;
-	done_trials = pool.done;
+	r->pool.o = &r->o;
+	r->pool.work = r->work;
+	r->pool.devs = r->devs;
+	r->pool.ndev = r->ndev;
+	r->pool.t0 = r->t0;
+	if (run_sweeps(&r->pool, r->sigs, r->nsigs, &r->bw, r->ndev,
+		       r->o.exhaustive) < 0)
+		return 1;
+	r->done_trials = r->pool.done;
+	return 0;
+}
 
-	/* the profile */
-	pr->tasks = calloc(nsigs, sizeof(*pr->tasks));
+/* Step 4: the profile assembled from the sweeps, written atomically to
+ * --output, and its new entries stored in the cache. 0, or 1 when some
+ * signature has no usable option or the profile could not be written
+ * (printed). */
+static int write_profile(struct run *r)
+{
+	saturn_profile_t *pr = r->pr;
+
+	pr->tasks = calloc(r->nsigs, sizeof(*pr->tasks));
 	if (!pr->tasks)
-		goto out;
-	for (int si = 0; si < nsigs; si++)
-		if (assemble_task(&o, &sigs[si], &pr->tasks[pr->ntasks++],
-				  ndev) == 0)
-			usable_all = 0;
+		return 1;
+	for (int si = 0; si < r->nsigs; si++)
+		if (assemble_task(&r->o, &r->sigs[si], &pr->tasks[pr->ntasks++],
+				  r->ndev) == 0)
+			r->usable_all = 0;
 	{
 		char *json = saturn_profile_to_json(pr);
 
@@ -738,40 +770,77 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 				"%s: cannot serialise the profile: %s\n", prog,
 				strerror(errno));
-			goto out;
+			return 1;
 		}
-		if (saturn_write_file_atomic(o.output, json, strlen(json),
-					     &err) < 0) {
-			fprintf(stderr, "%s: %s\n", prog, err.text);
+		if (saturn_write_file_atomic(r->o.output, json, strlen(json),
+					     &r->err) < 0) {
+			fprintf(stderr, "%s: %s\n", prog, r->err.text);
 			free(json);
-			goto out;
+			return 1;
 		}
 		free(json);
 	}
-	store_cache(&cache, o.batch, sigs, pr, entries);
-	if (!o.quiet)
+	store_cache(&r->cache, r->o.batch, r->sigs, pr, r->entries);
+	if (!r->o.quiet)
 		fprintf(stderr,
 			"%s: %d trials in %.0f s; profile written to %s\n",
-			prog, done_trials, mono() - t0, o.output);
-	rc = usable_all ? 0 : 1;
-	if (!usable_all)
+			prog, r->done_trials, mono() - r->t0, r->o.output);
+	if (!r->usable_all)
 		fprintf(stderr, "%s: some signatures have no usable option\n",
 			prog);
-out:
-	work_dir_done(&o, work);
-	for (int si = 0; sigs && si < nsigs; si++) {
-		for (int k = 0; sigs[si].ts && k < sigs[si].ntech * MAX_CAND;
-		     k++)
-			saturn_sweep_destroy(sigs[si].ts[k].sw);
-		free(sigs[si].ts);
+	return r->usable_all ? 0 : 1;
+}
+
+/* Release what the steps left in r (the work folder removed unless
+ * --keep: work_dir_done). */
+static void run_free(struct run *r)
+{
+	if (r->have_work)
+		work_dir_done(&r->o, r->work);
+	for (int si = 0; r->sigs && si < r->nsigs; si++) {
+		for (int k = 0;
+		     r->sigs[si].ts && k < r->sigs[si].ntech * MAX_CAND; k++)
+			saturn_sweep_destroy(r->sigs[si].ts[k].sw);
+		free(r->sigs[si].ts);
 	}
-	sigs_free(sigs, nsigs);
-	free(ids);
-	saturn_profile_destroy(pr);
-	saturn_techniques_destroy(reg);
-	for (int si = 0; entries && si < nsigs; si++)
-		saturn_profile_destroy(entries[si]);
-	free(entries);
-	pcache_close(&cache);
+	sigs_free(r->sigs, r->nsigs);
+	free(r->ids);
+	saturn_profile_destroy(r->pr);
+	saturn_techniques_destroy(r->reg);
+	for (int si = 0; r->entries && si < r->nsigs; si++)
+		saturn_profile_destroy(r->entries[si]);
+	free(r->entries);
+	pcache_close(&r->cache);
+}
+
+int main(int argc, char **argv)
+{
+	struct run r = {.o = {.trial_batches = 3,
+			      .warmup = 1,
+			      .timeout = 300,
+			      .backend = "auto",
+			      .cache_max_age = 30,
+			      .escalate = 15},
+			.usable_all = 1};
+	int show = 0, rc;
+
+	r.t0 = mono();
+	if ((rc = parse_options(argc, argv, &r.o, &show)) >= 0)
+		return rc;
+	if (show)
+		return show_topology(&r.o);
+	if (!r.o.batch || !r.o.script || (!r.o.task_ids && !r.o.measure) ||
+	    !r.o.output || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (r.o.measure)
+		return measure_mode(&r.o);
+	rc = prepare(&r);
+	if (rc == 0)
+		rc = measure_options(&r);
+	if (rc == 0)
+		rc = write_profile(&r);
+	run_free(&r);
 	return rc;
 }
