@@ -32,7 +32,7 @@ struct pcache {
  * folder that is a symlink, is not owned by the invoking user or is
  * writable by others. The folder itself is opened once, with O_NOFOLLOW,
  * and entries are read and written through that descriptor only
- * (lib/safefile.h). Never fails. */
+ * (lib/model/safefile.h). Never fails. */
 void pcache_open(struct pcache *c, const struct opts *o,
 		 const saturn_profile_hw_t *hw);
 

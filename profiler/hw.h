@@ -1,7 +1,7 @@
 /* hw.h - the profiler's hardware access, behind an operations table.
  *
  * Backends: "cpu" (a stand-in that reports the visible device ids as GPUs
- * with modelled memory and collective bandwidth, lib/emulate.h, and a real
+ * with modelled memory and collective bandwidth, lib/job/emulate.h, and a real
  * plain-C SGEMM for its matrix-multiply figure), and "cuda" (the CUDA runtime
  * for memory, NCCL for collectives, cuBLAS for the matrix multiply), compiled
  * only with HAVE_CUDA / HAVE_NCCL / HAVE_CUBLAS. Errors carry file:line and

@@ -1,6 +1,6 @@
 /* hw_cpu.c - the CPU stand-in backend: the visible device ids become GPUs
  * with the memory and link bandwidth of the emulator's hardware model
- * (SATURN_EMU_* variables, lib/emulate.h). Collectives are computed for real
+ * (SATURN_EMU_* variables, lib/job/emulate.h). Collectives are computed for real
  * on small host buffers (so the correctness pass means something) and their
  * time is the modelled one, so bus bandwidth comes out as modelled. The
  * matrix multiply is not modelled: a blocked plain-C SGEMM runs on this CPU

@@ -7,7 +7,7 @@
  * signature, then run trials (SATURN_MODE=trial) for each distinct
  * signature x technique x a few GPU counts, concurrently on disjoint GPU
  * subsets, predict the other GPU counts with a fitted scaling model
- * (lib/sweep.h), and write a saturn-profile/1 file atomically.
+ * (lib/job/sweep.h), and write a saturn-profile/1 file atomically.
  */
 #include "config.h"
 

@@ -1,7 +1,7 @@
 /* progress_fifo.c - the progress protocol's reading end in saturn-run.
  *
  * The program writes protocol lines (SATURN_PROGRESS, SATURN_OOM,
- * SATURN_CHECKPOINTED; lib/progress.h) to a FIFO named in
+ * SATURN_CHECKPOINTED; lib/sched/progress.h) to a FIFO named in
  * SATURN_PROGRESS_PIPE. This file makes that FIFO, reads it without
  * blocking, keeps what the lines say in struct run (batches done, seconds
  * per batch, peak memory, OOM, checkpoint; the trial's measurement is

@@ -4,7 +4,7 @@
  * technique and GPU count from SATURN_TECHNIQUE / SATURN_GPUS (or flags),
  * total work from SATURN_BATCHES, resume from SATURN_RESUME_BATCH, progress
  * lines on SATURN_PROGRESS_PIPE, checkpoint on SIGUSR1. Each batch sleeps for
- * the time the analytic model of lib/emulate.c gives (doc/emulator.md),
+ * the time the analytic model of lib/job/emulate.c gives (doc/emulator.md),
  * multiplied by --time-scale; a configuration that does not fit in GPU
  * memory fails like a real one, with exit status 3 and a SATURN_OOM line.
  */

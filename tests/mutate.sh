@@ -32,9 +32,9 @@ B=$(cd "${1:-$SRC/build}" 2>/dev/null && pwd) || {
 }
 
 # file | functions (comma-separated) | Check programs under tests/
-TARGETS='lib/sched_decide.c|saturn_sched_decide|sched/test_sched
-lib/sched_plan.c|saturn_sched_should_switch,saturn_sched_carry,saturn_sched_fcfs|sched/test_sched
-lib/validate.c|resolve_one,check_entry,sweep_node,saturn_plan_validate|unit/test_validate'
+TARGETS='lib/sched/sched_decide.c|saturn_sched_decide|sched/test_sched
+lib/sched/sched_plan.c|saturn_sched_should_switch,saturn_sched_carry,saturn_sched_fcfs|sched/test_sched
+lib/model/validate.c|resolve_one,check_entry,sweep_node,saturn_plan_validate|unit/test_validate'
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/saturn-mutate.XXXXXX") || exit 2
 CUR=

@@ -1,6 +1,6 @@
 /* submit_rules.c - the allow-list of what a user may change on a Saturn
  * task (see submit_rules.h); batch names and TRES strings are in
- * lib/jobreq.c. Deliberately free of Slurm headers and of allocation, so
+ * lib/model/jobreq.c. Deliberately free of Slurm headers and of allocation, so
  * the plugins and the unit test can use it.
  */
 #include "config.h"

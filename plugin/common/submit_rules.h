@@ -1,6 +1,6 @@
 /* submit_rules.h - the rules a Saturn submission must follow, shared by the
  * SPANK plugin (client side, sbatch/salloc/srun) and job_submit/saturn
- * (slurmctld side): the allow-list of updates, plus (from lib/jobreq.h,
+ * (slurmctld side): the allow-list of updates, plus (from lib/model/jobreq.h,
  * shared with sched/saturn) batch-name syntax, the default name, and the
  * reading of Slurm's TRES-per-X request strings ("gres:gpu:4,gres:mps:100").
  * Plain C with no Slurm types, so it is unit-tested directly

@@ -1,5 +1,5 @@
 /* saturn_files.c - sched/saturn's folders and the files users write
- * (doc/security.md, "Files and folders"; lib/safefile.h does the checks).
+ * (doc/security.md, "Files and folders"; lib/model/safefile.h does the checks).
  *
  *   STATE_DIR/                0755 ours: state.json, KIND-NAME.job records
  *   STATE_DIR/progress/UID/   0700 UID:  JOBID.json progress files

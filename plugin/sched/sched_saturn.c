@@ -2,8 +2,9 @@
  * starts the Saturn agent thread (and, unless saturn_backfill=no, Slurm's own
  * sched/backfill beside it for every other job), fini stops and joins both,
  * sched_p_reconfig re-reads the saturn_* SchedulerParameters. Everything
- * else lives in saturn_agent.c (the Slurm side) and libsaturn's sched_core.c
- * (the Slurm-free side). Shaped like sched/backfill's backfill_wrapper.c.
+ * else lives in saturn_agent.c and saturn_apply.c (the Slurm side) and
+ * libsaturn's lib/sched/ (the Slurm-free side). Shaped like
+ * sched/backfill's backfill_wrapper.c.
  */
 #include "config.h" /* Slurm's, from the configured Slurm build folder */
 

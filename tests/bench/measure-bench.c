@@ -2,9 +2,9 @@
  * relies on them buys (doc/benchmarks.md, "Profiler"), in simulation with
  * libsaturn only. Per run, a batch of 8-16 tasks (3-6 signatures: emulator
  * models x batch sizes, several tasks per signature) on one NVLink and one
- * PCIe node of 8 GPUs is profiled the way saturn-profile does it (lib/sweep.h
+ * PCIe node of 8 GPUs is profiled the way saturn-profile does it (lib/job/sweep.h
  * sweeps per technique and node class, memory-saving parameter candidates
- * below the OOM boundary, noisy "measurements" from lib/emulate.c, the rest
+ * below the OOM boundary, noisy "measurements" from lib/job/emulate.c, the rest
  * predicted), and planned (saturn_planner_solve, fixed budget and seed) from
  *   a) the truth (noise-free emulator times of every option),
  *   b) the profile as is,

@@ -1,7 +1,7 @@
 /* profile-bench.c - predicted versus exhaustive profiling on the emulator's
  * model (doc/benchmarks.md, "Profiler"). For several models x batch sizes x
- * link types, every technique's sweep (lib/sweep.h) is driven with noisy
- * "measurements" from lib/emulate.c; predictions are compared with the
+ * link types, every technique's sweep (lib/job/sweep.h) is driven with noisy
+ * "measurements" from lib/job/emulate.c; predictions are compared with the
  * noise-free model. Prints the fraction of trials run against an exhaustive
  * profile and the median / 90th percentile / max prediction error.
  *   usage: profile-bench [noise=0.02] [gpus=8] [runs=5]

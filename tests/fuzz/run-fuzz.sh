@@ -39,19 +39,19 @@ if ! "$CC" -fsanitize=fuzzer "$WORK/probe.c" -o "$WORK/probe" >/dev/null 2>&1; t
 fi
 
 CFLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-SRCS="$LIB/error.c $LIB/model.c $LIB/formats.c $LIB/jsonutil.c $LIB/validate.c $LIB/profile.c"
+SRCS="$LIB/model/error.c $LIB/model/model.c $LIB/model/formats.c $LIB/model/jsonutil.c $LIB/model/validate.c $LIB/model/profile.c"
 # the file helpers, where a tree has them in a file of their own
-[ -f "$LIB/safefile.c" ] && SRCS="$SRCS $LIB/safefile.c"
+[ -f "$LIB/model/safefile.c" ] && SRCS="$SRCS $LIB/model/safefile.c"
 # fuzz_build: the snapshot -> problem build of sched/saturn, with progress
 # files and the persisted state
-BUILD_SRCS="$LIB/sched_settings.c $LIB/sched_snapshot.c $LIB/sched_build.c $LIB/sched_plan.c $LIB/sched_decide.c $LIB/feedback.c $LIB/sched_state.c $LIB/progress.c $LIB/bounds.c $LIB/instance.c $LIB/listsched.c"
+BUILD_SRCS="$LIB/sched/sched_settings.c $LIB/sched/sched_snapshot.c $LIB/sched/sched_build.c $LIB/sched/sched_plan.c $LIB/sched/sched_decide.c $LIB/sched/feedback.c $LIB/sched/sched_state.c $LIB/sched/progress.c $LIB/planner/bounds.c $LIB/planner/instance.c $LIB/planner/listsched.c"
 status=0
 for t in $FUZZ_TARGETS; do
 	bin="$WORK/fuzz_$t"
 	srcs=$SRCS
 	[ "$t" = build ] && srcs="$SRCS $BUILD_SRCS"
 	# shellcheck disable=SC2086
-	if ! "$CC" $CFLAGS -I"$WORK" -I"$LIB" $(pkg-config --cflags json-c) \
+	if ! "$CC" $CFLAGS -I"$WORK" -I"$LIB/model" -I"$LIB/planner" -I"$LIB/sched" $(pkg-config --cflags json-c) \
 		"$HERE/fuzz_$t.c" $srcs $(pkg-config --libs json-c) -lm -o "$bin" 2>"$WORK/build-$t.log"; then
 		cat "$WORK/build-$t.log" >&2
 		echo "FAIL: cannot build fuzz_$t" >&2

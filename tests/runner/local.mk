@@ -13,7 +13,7 @@ endif
 # the test technique plugin: a shared object, never installed
 check_LTLIBRARIES += runner/test_plugin.la
 runner_test_plugin_la_SOURCES = runner/test_plugin.c
-runner_test_plugin_la_CPPFLAGS = -I$(top_srcdir)/lib
+runner_test_plugin_la_CPPFLAGS = -I$(top_srcdir)/lib/model -I$(top_srcdir)/lib/planner -I$(top_srcdir)/lib/sched -I$(top_srcdir)/lib/job
 runner_test_plugin_la_CFLAGS = $(SATURN_CFLAGS)
 runner_test_plugin_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
@@ -31,7 +31,7 @@ EXTRA_DIST += runner/gemm-probe.sh runner/gpu-check.sh
 # benchmark (built by make, not run by make check): tests/bench/profile-bench
 noinst_PROGRAMS += bench/profile-bench
 bench_profile_bench_SOURCES = bench/profile-bench.c
-bench_profile_bench_CPPFLAGS = -I$(top_srcdir)/lib
+bench_profile_bench_CPPFLAGS = -I$(top_srcdir)/lib/model -I$(top_srcdir)/lib/planner -I$(top_srcdir)/lib/sched -I$(top_srcdir)/lib/job
 bench_profile_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_profile_bench_LDADD = $(top_builddir)/lib/libsaturn-job.la -lm
 # benchmark script (not run by make check): cold versus warm profile cache

@@ -9,7 +9,7 @@ sched_test_sched_CFLAGS = $(UNIT_CFLAGS)
 sched_test_sched_LDADD = $(UNIT_LDADD)
 endif
 
-# Runtime feedback (lib/feedback.c) and how the build and the state use it.
+# Runtime feedback (lib/sched/feedback.c) and how the build and the state use it.
 if HAVE_CHECK
 check_PROGRAMS += sched/test_feedback
 TESTS += sched/test_feedback

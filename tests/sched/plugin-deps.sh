@@ -21,7 +21,7 @@ done
 ALLOWED='^(libc|libm|libdl|libpthread|librt|ld-linux[-a-z0-9_.]*|libjson-c|libcolamd|libasan|libubsan|libgcc_s)\.so'
 # Libraries that must not be in the loader's closure either.
 DENIED='libhwloc|libudev|libpciaccess|libxml2|libcudart|libnccl'
-# Symbols defined only by the job side (lib/technique.c, template.c, sweep.c,
+# Symbols defined only by the job side (lib/job/technique.c, template.c, sweep.c,
 # topology.c, emulate.c), and the symbol the technique loader asks dlsym for.
 JOBSIDE='^(saturn_techniques?_|saturn_template_|saturn_argv_free$|saturn_sweep_|saturn_scale_|saturn_topology_|saturn_emu_)'
 LOADER_NAME=saturn_technique_plugin_v1

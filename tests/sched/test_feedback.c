@@ -1,4 +1,4 @@
-/* test_feedback.c - runtime feedback (lib/feedback.c): observed speeds,
+/* test_feedback.c - runtime feedback (lib/sched/feedback.c): observed speeds,
  * their blending with the profile, the corrections per signature, how the
  * build plans running and not-yet-started tasks with them, and their place
  * in the persisted state. */

@@ -13,7 +13,7 @@ if HAVE_CHECK
 check_PROGRAMS += unit/test_submit_rules
 TESTS += unit/test_submit_rules
 unit_test_submit_rules_SOURCES = unit/test_submit_rules.c
-unit_test_submit_rules_CPPFLAGS = -I$(top_srcdir)/plugin/common -iquote $(top_srcdir)/lib
+unit_test_submit_rules_CPPFLAGS = -I$(top_srcdir)/plugin/common -iquote $(top_srcdir)/lib/model
 unit_test_submit_rules_CFLAGS = $(SATURN_CFLAGS) $(CHECK_CFLAGS)
 unit_test_submit_rules_LDADD = $(top_builddir)/plugin/libsubmit_rules.la $(CHECK_LIBS)
 # With the Slurm source: also the reading of a real job_desc_msg_t (only its
@@ -65,7 +65,7 @@ unit_test_bounds_LDADD = $(UNIT_LDADD)
 endif
 
 # Plan construction: the GPU model and the list scheduler every plan is
-# built with (lib/listsched.c).
+# built with (lib/planner/listsched.c).
 if HAVE_CHECK
 check_PROGRAMS += unit/test_listsched
 TESTS += unit/test_listsched
@@ -75,7 +75,7 @@ unit_test_listsched_CFLAGS = $(UNIT_CFLAGS)
 unit_test_listsched_LDADD = $(UNIT_LDADD)
 endif
 
-# Checked number parsing for option values (lib/numparse.c).
+# Checked number parsing for option values (lib/model/numparse.c).
 if HAVE_CHECK
 check_PROGRAMS += unit/test_numparse
 TESTS += unit/test_numparse
@@ -85,8 +85,8 @@ unit_test_numparse_CFLAGS = $(UNIT_CFLAGS)
 unit_test_numparse_LDADD = $(UNIT_LDADD)
 endif
 
-# Batch names, TRES request strings and "NAME=value" arrays (lib/jobreq.c,
-# lib/envarray.c), shared by the plugins and the programs.
+# Batch names, TRES request strings and "NAME=value" arrays (lib/model/jobreq.c,
+# lib/model/envarray.c), shared by the plugins and the programs.
 if HAVE_CHECK
 check_PROGRAMS += unit/test_jobreq
 TESTS += unit/test_jobreq
@@ -96,7 +96,7 @@ unit_test_jobreq_CFLAGS = $(UNIT_CFLAGS)
 unit_test_jobreq_LDADD = $(UNIT_LDADD)
 endif
 
-# Id lists like 0-15,17,20-30:2 (lib/idset.c).
+# Id lists like 0-15,17,20-30:2 (lib/model/idset.c).
 if HAVE_CHECK
 check_PROGRAMS += unit/test_idset
 TESTS += unit/test_idset
@@ -106,7 +106,7 @@ unit_test_idset_CFLAGS = $(UNIT_CFLAGS)
 unit_test_idset_LDADD = $(UNIT_LDADD)
 endif
 
-# Descriptor-based file access (lib/safefile.c).
+# Descriptor-based file access (lib/model/safefile.c).
 if HAVE_CHECK
 check_PROGRAMS += unit/test_safefile
 TESTS += unit/test_safefile

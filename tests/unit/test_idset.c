@@ -1,4 +1,4 @@
-/* test_idset.c - id lists like "0-15", "1,3,5-7", "0-15:2" (lib/idset.c):
+/* test_idset.c - id lists like "0-15", "1,3,5-7", "0-15:2" (lib/model/idset.c):
  * the forms, bounds, overflow, duplicates, empty and malformed input. */
 #include "config.h"
 

@@ -1,6 +1,6 @@
-/* test_jobreq.c - the rules of a Saturn job request (lib/jobreq.c): batch
+/* test_jobreq.c - the rules of a Saturn job request (lib/model/jobreq.c): batch
  * names, default names, TRES request strings in every form Slurm writes
- * them; and the lookup in "NAME=value" arrays (lib/envarray.c). */
+ * them; and the lookup in "NAME=value" arrays (lib/model/envarray.c). */
 #include "config.h"
 
 #include <check.h>

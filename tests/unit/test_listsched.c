@@ -1,4 +1,4 @@
-/* test_listsched.c - plan construction (lib/listsched.c, listsched.h): the
+/* test_listsched.c - plan construction (lib/planner/listsched.c, listsched.h): the
  * GPUs of a problem by id, placement by id (FCFS, carried plans), the count
  * view the decoder and the baseline place by, and the two views agreeing.
  * Cases: GPU ids disjoint while tasks overlap, busy GPUs and running tasks'

@@ -1,4 +1,4 @@
-/* test_safefile.c - lib/safefile.h: every kind of planted name (symlink to
+/* test_safefile.c - lib/model/safefile.h: every kind of planted name (symlink to
  * a file, to a folder, dangling, looping; FIFO; device; another user's file
  * or folder) is refused with a message naming it, without blocking and
  * without touching what a link points at; owner and mode are set through

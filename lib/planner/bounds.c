@@ -346,7 +346,7 @@ out:
 }
 
 /* Here, not in planner.c: a carried plan is labelled with these every
- * cycle (sched_core.c), without pulling in the search and lp_solve. */
+ * cycle (sched_plan.c), without pulling in the search and lp_solve. */
 int saturn_planner_bounds_cheap(const saturn_problem_t *p, saturn_bounds_t *b,
 				saturn_error_t *err)
 {

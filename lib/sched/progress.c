@@ -4,7 +4,7 @@
  * (0700): it is written through a fresh O_EXCL temporary file and renamed
  * over the target (rename() replaces a planted symlink instead of following
  * it, and readers see either the old or the new complete file), and read
- * through lib/safefile.h (no link, FIFO or device; owner-checked).
+ * through lib/model/safefile.h (no link, FIFO or device; owner-checked).
  */
 #include "config.h"
 

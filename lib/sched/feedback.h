@@ -16,7 +16,7 @@
  *    correction ratio observed / profiled seconds per batch, with the
  *    batches behind it (its confidence). Persisted in the scheduler state.
  *
- * How the plan uses it (sched_core.c, saturn_sched_build):
+ * How the plan uses it (sched_build.c, saturn_sched_build):
  *  - a running task's remaining time is batches_left x its speed, the
  *    speed being the profile's blended with the observed one by the
  *    batches done (saturn_fb_blend: the profile counts as
