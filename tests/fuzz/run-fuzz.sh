@@ -39,7 +39,7 @@ if ! "$CC" -fsanitize=fuzzer "$WORK/probe.c" -o "$WORK/probe" >/dev/null 2>&1; t
 fi
 
 CFLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-SRCS="$LIB/model/error.c $LIB/model/model.c $LIB/model/formats.c $LIB/model/jsonutil.c $LIB/model/validate.c $LIB/model/profile.c"
+SRCS="$LIB/model/error.c $LIB/model/model.c $LIB/model/formats.c $LIB/model/jsonutil.c $LIB/model/validate.c $LIB/model/profile.c $LIB/model/idset.c"
 # the file helpers, where a tree has them in a file of their own
 [ -f "$LIB/model/safefile.c" ] && SRCS="$SRCS $LIB/model/safefile.c"
 # fuzz_build: the snapshot -> problem build of sched/saturn, with progress
