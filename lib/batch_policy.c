@@ -375,7 +375,7 @@ nomem:
 
 int saturn_bpol_technique_ok(const char *t)
 {
-	if (!t || !*t || strlen(t) > 64)
+	if (!t || !*t || strlen(t) > SATURN_TECHNIQUE_NAME_MAX)
 		return 0;
 	for (; *t; t++)
 		if (!isalnum((unsigned char)*t) && !strchr("_.+-", *t))

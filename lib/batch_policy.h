@@ -277,7 +277,7 @@ int saturn_bpol_measure_poll(saturn_meas_rec_t *rec, const saturn_companion_t *j
 			     int tag, saturn_bpol_actions_t *out);
 
 /* Technique names go into a shell line: 1 when t is letters, digits and
- * _.+- only (1 to 64 of them), else 0. */
+ * _.+- only (1 to SATURN_TECHNIQUE_NAME_MAX of them), else 0. */
 int saturn_bpol_technique_ok(const char *t);
 
 #endif /* SATURN_BATCH_POLICY_H */

@@ -14,6 +14,10 @@
  * relied on and the log says so. The record of the running job survives a
  * slurmctld restart (STATE_DIR/measure-UID-NAME.job, root only). A batch is
  * (uid, name): each user's batch of a name has its own record and job.
+ *
+ * The decisions are lib/batch_policy.c's (saturn_bpol_measure_*); this
+ * file reads and writes the records, gathers the facts (one read lock per
+ * pass), submits the jobs and turns HOLD actions into held decisions.
  */
 #include "config.h" /* Slurm's */
 
@@ -135,7 +139,8 @@ void saturn_measure_poll(void)
  * written into the decisions. */
 void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int nd)
 {
-	slurmctld_lock_t read_lock = {.job = READ_LOCK};
+	/* as for reading a job's script anywhere in slurmctld */
+	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .part = READ_LOCK};
 	saturn_bpol_measure_t w;
 	saturn_bpol_actions_t acts = {0};
 	saturn_batch_owner_t *owner = NULL; /* per action: SUBMIT_MEASURE's owner */

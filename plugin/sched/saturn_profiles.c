@@ -10,6 +10,11 @@
  * write; the cache, the profiler job, its record and the fallback note are
  * per (uid, name), so one user's batch never sees, suppresses or replaces
  * another user's batch of the same name.
+ *
+ * What to do about a batch without a profile is decided by
+ * saturn_bpol_profiler (lib/batch_policy.c); this file gathers the facts
+ * (the profile file, the record, the profiler job's state), carries out
+ * the actions and keeps the records.
  */
 #include "config.h" /* Slurm's */
 

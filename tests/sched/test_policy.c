@@ -826,6 +826,16 @@ START_TEST(test_technique_ok)
 	ck_assert(!saturn_bpol_technique_ok("a b"));
 	ck_assert(!saturn_bpol_technique_ok("a'b"));
 	ck_assert(!saturn_bpol_technique_ok("a;b"));
+	{
+		char longest[SATURN_TECHNIQUE_NAME_MAX + 2];
+
+		memset(longest, 'a', sizeof(longest));
+		longest[SATURN_TECHNIQUE_NAME_MAX] = '\0';
+		ck_assert(saturn_bpol_technique_ok(longest));
+		longest[SATURN_TECHNIQUE_NAME_MAX] = 'a';
+		longest[SATURN_TECHNIQUE_NAME_MAX + 1] = '\0';
+		ck_assert(!saturn_bpol_technique_ok(longest));
+	}
 }
 END_TEST
 
