@@ -13,6 +13,7 @@
 
 #include "src/slurmctld/slurmctld.h"
 
+#include "batch_policy.h"
 #include "profile.h"
 #include "progress.h"
 #include "sched_core.h"
@@ -142,14 +143,15 @@ const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decisi
  * (uid, name) that fell back, else "". Returns buf. */
 const char *saturn_profiler_note(const char *batch, long uid, char *buf, size_t len);
 
-/* Before building the problem (takes the locks it needs itself): submit
- * one profiler job per batch (uid, name) without a profile, with only that
- * user's task ids, and drop their held tasks from s while profiling runs
- * (their reason says so). */
+/* Before building the problem (takes the locks it needs itself, each
+ * once): submit one profiler job per batch (uid, name) without a profile,
+ * with only that user's task ids, and drop their held tasks from s while
+ * profiling runs (their reason says so). The decisions are
+ * saturn_bpol_profiler's (lib/batch_policy.h). */
 void saturn_profiler_pass(saturn_snapshot_t *s);
 
-/* The batch's owner and script, copied from job_id's record under the job
- * read lock (taken here). 0, or -1 when the record or its script is gone.
+/* The batch's owner and script, copied from job_id's record; the caller
+ * holds the job read lock. 0, or -1 when the record or its script is gone.
  * Free with saturn_batch_owner_free() either way. */
 typedef struct saturn_batch_owner {
 	uint32_t uid, gid;
@@ -177,6 +179,15 @@ char *saturn_record_read(const char *kind, long uid, const char *batch);
 void saturn_record_write(const char *kind, long uid, const char *batch, uint32_t job_id,
 			 const char *text);
 
+/* What slurmctld says about companion job job_id (ended: gone, finished
+ * or completing; pending since its submission; running); the caller holds
+ * the job read lock. job_id 0 gives UNKNOWN. */
+void saturn_companion_state(uint32_t job_id, saturn_companion_t *c);
+
+/* Log a SATURN_BPOL_LOG action of batch (uid, name) at its level, as
+ * "sched/saturn: batch NAME of uid UID: TEXT". */
+void saturn_bpol_log(const saturn_bpol_action_t *a, const char *batch, long uid);
+
 /* Free the profile cache and profiler records (agent thread ending). */
 void saturn_profiles_fini(void);
 
@@ -189,8 +200,9 @@ void saturn_profiles_fini(void);
  * saturn_profiler or with saturn_measure_predicted=no. */
 void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int nd);
 
-/* Notice (and log) measurement jobs that ended; takes the job read lock
- * briefly per running measurement job. */
+/* Notice (and log) measurement jobs that ended, or pending too long to
+ * wait for (saturn_bpol_measure_poll); takes the job read lock once, when
+ * some measurement job is recorded as running. */
 void saturn_measure_poll(void);
 
 /* Free the measurement records (agent thread ending). */

@@ -10,6 +10,11 @@
  * write; the cache, the profiler job, its record and the fallback note are
  * per (uid, name), so one user's batch never sees, suppresses or replaces
  * another user's batch of the same name.
+ *
+ * What to do about a batch without a profile is decided by
+ * saturn_bpol_profiler (lib/batch_policy.c); this file gathers the facts
+ * (the profile file, the record, the profiler job's state), carries out
+ * the actions and keeps the records.
  */
 #include "config.h" /* Slurm's */
 
@@ -35,6 +40,7 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "batch_policy.h"
 #include "formats.h"
 #include "jobreq.h"
 #include "profile.h"
@@ -185,12 +191,11 @@ const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decisi
 
 /* --- companion profiler job (saturn_profiler) -------------------------- */
 
+/* A batch's profiler record (lib/batch_policy.h decides what it becomes). */
 typedef struct prof_job {
 	char batch[SATURN_NAME_LEN];
 	long uid;
-	uint32_t job_id;  /* 0 = none submitted */
-	uint32_t array_id; /* the batch's (array) job id it profiles */
-	int fell_back;    /* ended without a usable profile: users' requests */
+	saturn_prof_rec_t r;
 } prof_job_t;
 
 static prof_job_t *prof_jobs;
@@ -237,6 +242,34 @@ void saturn_record_write(const char *kind, long uid, const char *batch, uint32_t
 	xfree(name);
 }
 
+void saturn_bpol_log(const saturn_bpol_action_t *a, const char *batch, long uid)
+{
+	if (a->level == SATURN_BPOL_ERROR)
+		error("sched/saturn: batch %s of uid %ld: %s", batch, uid, a->text);
+	else if (a->level == SATURN_BPOL_INFO)
+		info("sched/saturn: batch %s of uid %ld: %s", batch, uid, a->text);
+	else
+		debug("sched/saturn: batch %s of uid %ld: %s", batch, uid, a->text);
+}
+
+void saturn_companion_state(uint32_t job_id, saturn_companion_t *c)
+{
+	job_record_t *jr = job_id ? find_job_record(job_id) : NULL;
+
+	memset(c, 0, sizeof(*c));
+	c->job_id = job_id;
+	if (!job_id)
+		return;
+	if (!jr || IS_JOB_FINISHED(jr) || IS_JOB_COMPLETING(jr)) {
+		c->state = SATURN_COMPANION_ENDED;
+	} else if (IS_JOB_PENDING(jr)) {
+		c->state = SATURN_COMPANION_PENDING;
+		c->pending_since = jr->details ? (double)jr->details->submit_time : (double)time(NULL);
+	} else {
+		c->state = SATURN_COMPANION_RUNNING;
+	}
+}
+
 static prof_job_t *prof_find(const char *batch, long uid)
 {
 	for (int i = 0; i < nprof_jobs; i++)
@@ -245,39 +278,38 @@ static prof_job_t *prof_find(const char *batch, long uid)
 	return NULL;
 }
 
-static prof_job_t *prof_entry(const char *batch, long uid)
+/* The batch's record: from memory, else from its file (once), else new.
+ * May move the records: pointers into prof_jobs are stale after it. */
+static int prof_entry(const char *batch, long uid)
 {
 	prof_job_t *e;
 	char *buf;
 
 	if ((e = prof_find(batch, uid)))
-		return e;
+		return (int)(e - prof_jobs);
 	xrecalloc(prof_jobs, nprof_jobs + 1, sizeof(*prof_jobs));
 	e = &prof_jobs[nprof_jobs++];
 	snprintf(e->batch, sizeof(e->batch), "%s", batch);
 	e->uid = uid;
-	/* "JOBID ARRAYID [fallback]" written by prof_save */
 	if ((buf = saturn_record_read("profiler", uid, batch))) {
-		char *end;
-
-		e->job_id = (uint32_t)strtoul(buf, &end, 10);
-		e->array_id = (uint32_t)strtoul(end, NULL, 10);
-		e->fell_back = strstr(buf, "fallback") != NULL;
-		info("sched/saturn: batch %s of uid %ld: profiler job %u recorded before restart%s",
-		     batch, uid, e->job_id,
-		     e->fell_back ? " (fell back to the users' requests)" : "");
+		if (saturn_prof_rec_parse(buf, &e->r) < 0)
+			error("sched/saturn: batch %s of uid %ld: ignoring %s/profiler-%ld-%s.job: not \"JOBID ARRAYID[ fallback]\"",
+			      batch, uid, saturn_state_dir, uid, batch);
+		else
+			info("sched/saturn: batch %s of uid %ld: profiler job %u recorded before restart%s",
+			     batch, uid, e->r.job_id,
+			     e->r.fell_back ? " (fell back to the users' requests)" : "");
 		free(buf);
 	}
-	return e;
+	return nprof_jobs - 1;
 }
 
 static void prof_save(const prof_job_t *e)
 {
 	char txt[64];
 
-	snprintf(txt, sizeof(txt), "%u %u%s\n", e->job_id, e->array_id,
-		 e->fell_back ? " fallback" : "");
-	saturn_record_write("profiler", e->uid, e->batch, e->job_id, txt);
+	saturn_prof_rec_format(&e->r, txt, sizeof(txt));
+	saturn_record_write("profiler", e->uid, e->batch, e->r.job_id, txt);
 }
 
 /* "profiler job N failed; " for a batch that fell back, else "". */
@@ -285,19 +317,14 @@ const char *saturn_profiler_note(const char *batch, long uid, char *buf, size_t 
 {
 	const prof_job_t *e = prof_find(batch, uid);
 
-	buf[0] = '\0';
-	if (e && e->fell_back)
-		snprintf(buf, len, "saturn: profiler job %u failed, users' requests; ", e->job_id);
-	return buf;
+	return saturn_bpol_profiler_note(e ? &e->r : NULL, buf, len);
 }
 
 int saturn_batch_owner(uint32_t job_id, saturn_batch_owner_t *o)
 {
-	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .part = READ_LOCK};
 	job_record_t *jr;
 
 	memset(o, 0, sizeof(*o));
-	lock_slurmctld(read_lock);
 	if ((jr = find_job_record(job_id))) {
 		buf_t *b = get_job_script(jr);
 
@@ -311,7 +338,6 @@ int saturn_batch_owner(uint32_t job_id, saturn_batch_owner_t *o)
 			FREE_NULL_BUFFER(b);
 		}
 	}
-	unlock_slurmctld(read_lock);
 	return o->script ? 0 : -1;
 }
 
@@ -416,107 +442,40 @@ done:
 	return id;
 }
 
-/* One batch (uid, name) of the profiler pass: its snapshot jobs are
- * s->jobs[m[0..n-1]] (m ascending). Returns the profiler job the batch's
- * held tasks wait for, or 0 when it is planned this cycle. */
-static uint32_t profile_batch(saturn_snapshot_t *s, const int *m, int n)
+/* Whether PROFILE_DIR/UID/NAME.json is there (whatever it is: the
+ * lookup judges it). */
+static int profile_exists(const char *batch, long uid)
 {
-	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .part = READ_LOCK};
-	const saturn_snap_job_t *j0 = &s->jobs[m[0]];
-	const char *batch = j0->batch;
-	long uid = j0->uid;
 	struct stat st;
-	prof_job_t *e;
-	int has_running = 0, maxg, ufd;
+	int ufd;
 
-	for (int k = 0; k < n; k++)
-		if (s->jobs[m[k]].state != SATURN_SNAP_HELD)
-			has_running = 1;
-	if (profile_stat(batch, uid, &ufd, &st) == 0) {
-		close(ufd);
-		return 0; /* planned from the file (saturn_lookup_profile) */
-	}
-	e = prof_entry(batch, uid);
-	if (e->job_id) {
-		int same = 0;
-
-		/* a batch name used again later is profiled again */
-		for (int k = 0; k < n && !same; k++) {
-			const saturn_snap_job_t *j = &s->jobs[m[k]];
-
-			same = (j->array_job_id ? j->array_job_id : j->job_id) == e->array_id;
-		}
-		if (!same) {
-			info("sched/saturn: batch %s of uid %ld: profiler job %u was for job %u, not this submission: profiling anew",
-			     batch, uid, e->job_id, e->array_id);
-			e->job_id = e->array_id = 0;
-			e->fell_back = 0;
-		}
-	}
-	if (e->fell_back || (has_running && !e->job_id))
+	if (profile_stat(batch, uid, &ufd, &st) < 0)
 		return 0;
-	if (e->job_id) {
-		job_record_t *pj;
-		int ended;
-
-		lock_slurmctld(read_lock);
-		pj = find_job_record(e->job_id);
-		ended = !pj || IS_JOB_FINISHED(pj) || IS_JOB_COMPLETING(pj);
-		unlock_slurmctld(read_lock);
-		if (ended) {
-			error("sched/saturn: batch %s of uid %ld: profiler job %u ended without a usable profile: falling back to the users' requests",
-			      batch, uid, e->job_id);
-			e->fell_back = 1;
-			prof_save(e);
-			return 0;
-		}
-	} else {
-		/* gather under the read lock, submit without locks; only this
-		 * user's tasks of the batch */
-		saturn_batch_owner_t o;
-		char *ids = NULL, *args;
-
-		for (int k = 0; k < n; k++)
-			xstrfmtcat(ids, "%s%d", ids ? "," : "",
-				   s->jobs[m[k]].task_id < 0 ? 0 : s->jobs[m[k]].task_id);
-		args = xstrdup_printf("--task-ids '%s'", ids);
-		/* the GPUs of the largest node the batch's partitions offer */
-		maxg = saturn_snapshot_max_gpus(s, j0->part_mask);
-		if (saturn_batch_owner(j0->job_id, &o) == 0 && maxg > 0 && (long)o.uid == uid) {
-			e->job_id = saturn_submit_profiler("profile", batch, &o, args, maxg);
-			e->array_id = j0->array_job_id ? j0->array_job_id : j0->job_id;
-			if (e->job_id)
-				prof_save(e);
-		} else {
-			error("sched/saturn: batch %s of uid %ld: no script or no GPU node for a profiler job",
-			      batch, uid);
-		}
-		saturn_batch_owner_free(&o);
-		xfree(ids);
-		xfree(args);
-		if (!e->job_id) {
-			error("sched/saturn: batch %s of uid %ld: no profiler job: falling back to the users' requests",
-			      batch, uid);
-			e->fell_back = 1;
-			return 0;
-		}
-	}
-	debug("sched/saturn: batch %s of uid %ld: waiting for profiler job %u", batch, uid,
-	      e->job_id);
-	return e->job_id;
+	close(ufd);
+	return 1;
 }
 
 /* Before building the problem: for batches (uid, name) with held tasks, no
  * profile file and saturn_profiler set, submit one profiler job each, and
  * take their held tasks out of this cycle's snapshot (reason "saturn:
  * profiling (job N)") until the profile appears or the job ends without
- * one. The tasks are grouped once per cycle (one sort, O(n log n)). */
+ * one. What to do is decided by saturn_bpol_profiler (lib/batch_policy.h);
+ * here the facts are gathered (files without locks, the profiler jobs'
+ * states and the owners under one read lock each) and the actions carried
+ * out (holds under one write lock). The tasks are grouped once per cycle
+ * (one sort, O(n log n)). */
 void saturn_profiler_pass(saturn_snapshot_t *s)
 {
+	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .part = READ_LOCK};
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK};
+	saturn_bpol_actions_t acts = {0};
 	saturn_batch_groups_t g;
-	uint32_t *waits; /* per snapshot job: the profiler job it waits for */
-	int w = 0, any = 0;
+	saturn_companion_t *job;
+	saturn_batch_owner_t *owner = NULL; /* per action: SUBMIT_PROFILER's owner */
+	int *exists, *rec; /* per group: profile file there; its prof_jobs index or -1 */
+	int *hold = NULL;  /* per snapshot job: 1 + the index of its HOLD action */
+	char *drop = NULL;
+	int any_job = 0, nsubmit = 0, any_hold = 0, nact, w = 0;
 	time_t now = time(NULL);
 
 	if (!saturn_cfg.profiler || s->njobs == 0)
@@ -525,40 +484,123 @@ void saturn_profiler_pass(saturn_snapshot_t *s)
 		error("sched/saturn: out of memory grouping tasks by batch: no profiler jobs this cycle");
 		return;
 	}
-	waits = xcalloc(s->njobs, sizeof(*waits));
+	exists = xcalloc(g.ngroups, sizeof(*exists));
+	rec = xcalloc(g.ngroups, sizeof(*rec));
+	job = xcalloc(g.ngroups, sizeof(*job));
+	/* facts without locks: the profile files, the records (read once) */
 	for (int b = 0; b < g.ngroups; b++) {
-		const int *m = &g.member[g.first[b]];
-		int n = g.first[b + 1] - g.first[b];
-		uint32_t pj = profile_batch(s, m, n);
+		const saturn_snap_job_t *j0 = &s->jobs[g.member[g.first[b]]];
 
-		for (int k = 0; pj && k < n; k++)
-			if (s->jobs[m[k]].state == SATURN_SNAP_HELD) {
-				waits[m[k]] = pj;
-				any = 1;
+		exists[b] = profile_exists(j0->batch, j0->uid);
+		/* the policy reads no record of a batch with a profile */
+		rec[b] = exists[b] ? -1 : prof_entry(j0->batch, j0->uid);
+		any_job |= rec[b] >= 0 && prof_jobs[rec[b]].r.job_id;
+	}
+	/* the profiler jobs' states, under one read lock */
+	if (any_job) {
+		lock_slurmctld(read_lock);
+		for (int b = 0; b < g.ngroups; b++)
+			if (rec[b] >= 0 && prof_jobs[rec[b]].r.job_id)
+				saturn_companion_state(prof_jobs[rec[b]].r.job_id, &job[b]);
+		unlock_slurmctld(read_lock);
+	}
+	for (int b = 0; b < g.ngroups; b++)
+		if (saturn_bpol_profiler(s, &g.member[g.first[b]], g.first[b + 1] - g.first[b],
+					 exists[b], rec[b] >= 0 ? &prof_jobs[rec[b]].r : NULL, &job[b],
+					 b, &acts) < 0)
+			error("sched/saturn: batch %s of uid %ld: out of memory deciding on its profiler job: planned as it is this cycle",
+			      s->jobs[g.member[g.first[b]]].batch, s->jobs[g.member[g.first[b]]].uid);
+	/* the owners (script, account) of the batches to submit for, under
+	 * one read lock */
+	nact = acts.n;
+	for (int i = 0; i < nact; i++)
+		nsubmit += acts.a[i].kind == SATURN_BPOL_SUBMIT_PROFILER;
+	if (nsubmit) {
+		owner = xcalloc(nact, sizeof(*owner));
+		lock_slurmctld(read_lock);
+		for (int i = 0; i < nact; i++)
+			if (acts.a[i].kind == SATURN_BPOL_SUBMIT_PROFILER)
+				saturn_batch_owner(s->jobs[g.member[g.first[acts.a[i].tag]]].job_id,
+						   &owner[i]);
+		unlock_slurmctld(read_lock);
+	}
+	/* carry out, without locks; a submission's outcome is appended */
+	hold = xcalloc(s->njobs, sizeof(*hold));
+	drop = xcalloc(s->njobs, 1);
+	for (int i = 0; i < acts.n; i++) {
+		int tag = acts.a[i].tag;
+		const saturn_snap_job_t *j0 = &s->jobs[g.member[g.first[tag]]];
+		prof_job_t *e = rec[tag] >= 0 ? &prof_jobs[rec[tag]] : NULL;
+		uint32_t id = 0;
+
+		switch (acts.a[i].kind) {
+		case SATURN_BPOL_LOG:
+			saturn_bpol_log(&acts.a[i], j0->batch, j0->uid);
+			break;
+		case SATURN_BPOL_SUBMIT_PROFILER:
+			if (owner[i].script && (long)owner[i].uid == j0->uid) {
+				char *args = xstrdup_printf("--task-ids '%s'", acts.a[i].text);
+
+				id = saturn_submit_profiler("profile", j0->batch, &owner[i], args,
+							    acts.a[i].gpus);
+				xfree(args);
+			} else {
+				error("sched/saturn: batch %s of uid %ld: no script for a profiler job (job %u or its script is gone)",
+				      j0->batch, j0->uid, j0->job_id);
 			}
+			/* acts.a may move here */
+			if (saturn_bpol_profiler_submitted(&acts, i, id, &e->r) < 0) {
+				error("sched/saturn: batch %s of uid %ld: out of memory recording profiler job %u",
+				      j0->batch, j0->uid, id);
+				e->r.job_id = id;
+				e->r.fell_back = !id;
+				if (id)
+					prof_save(e);
+			}
+			break;
+		case SATURN_BPOL_SAVE:
+			if (e)
+				prof_save(e);
+			break;
+		case SATURN_BPOL_HOLD:
+			for (int k = 0; k < acts.a[i].ntasks; k++)
+				hold[acts.a[i].tasks[k]] = i + 1;
+			any_hold = 1;
+			break;
+		case SATURN_BPOL_DROP:
+			for (int k = 0; k < acts.a[i].ntasks; k++)
+				drop[acts.a[i].tasks[k]] = 1;
+			break;
+		default: /* FALL_BACK: the record says so (saturn_profiler_note) */
+			break;
+		}
 	}
-	saturn_batch_groups_free(&g);
-	if (!any) {
-		xfree(waits);
-		return;
-	}
-	/* profiling: the held tasks show why and leave this cycle */
-	lock_slurmctld(write_lock);
-	for (int k = 0; k < s->njobs; k++) {
-		job_record_t *jr;
-		char reason[96];
+	/* profiling: the held tasks show why (one write lock) and leave this
+	 * cycle */
+	if (any_hold) {
+		lock_slurmctld(write_lock);
+		for (int k = 0; k < s->njobs; k++) {
+			job_record_t *jr;
 
-		if (!waits[k] || !(jr = saturn_revalidate(&s->jobs[k])))
-			continue;
-		snprintf(reason, sizeof(reason), "saturn: profiling (job %u)", waits[k]);
-		saturn_set_reason(jr, reason, now);
+			if (hold[k] && (jr = saturn_revalidate(&s->jobs[k])))
+				saturn_set_reason(jr, acts.a[hold[k] - 1].text, now);
+		}
+		unlock_slurmctld(write_lock);
 	}
-	unlock_slurmctld(write_lock);
 	for (int k = 0; k < s->njobs; k++)
-		if (!waits[k])
+		if (!drop[k])
 			s->jobs[w++] = s->jobs[k];
 	s->njobs = w;
-	xfree(waits);
+	for (int i = 0; owner && i < nact; i++)
+		saturn_batch_owner_free(&owner[i]);
+	xfree(owner);
+	xfree(hold);
+	xfree(drop);
+	xfree(exists);
+	xfree(rec);
+	xfree(job);
+	saturn_bpol_actions_free(&acts);
+	saturn_batch_groups_free(&g);
 }
 
 void saturn_profiles_fini(void)

@@ -19,6 +19,16 @@ sched_test_feedback_CFLAGS = $(UNIT_CFLAGS)
 sched_test_feedback_LDADD = $(UNIT_LDADD)
 endif
 
+# The decisions about each batch's companion jobs (lib/batch_policy.c).
+if HAVE_CHECK
+check_PROGRAMS += sched/test_policy
+TESTS += sched/test_policy
+sched_test_policy_SOURCES = sched/test_policy.c
+sched_test_policy_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_policy_CFLAGS = $(UNIT_CFLAGS)
+sched_test_policy_LDADD = $(UNIT_LDADD)
+endif
+
 # End-to-end on a one-machine cluster (root, Slurm and the built plugins;
 # skipped with 77 otherwise). Each test uses its own port slot from 18000.
 TESTS += \
