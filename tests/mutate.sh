@@ -43,7 +43,7 @@ restore() {
 	if [ -n "$CUR" ] && [ -f "$TMP/orig" ]; then
 		cp "$TMP/orig" "$SRC/$CUR"
 		CUR=
-		make -C "$B/lib" libsaturn.la >/dev/null 2>&1
+		make -C "$B/lib" libsaturn-ctl.la >/dev/null 2>&1
 	fi
 	rm -rf "$TMP"
 }
@@ -135,7 +135,7 @@ while IFS='|' read -r file funcs progs; do
 		total=$((total + 1))
 		apply "$TMP/orig" "$line" "$pos" "$len" "$rep" >"$SRC/$file"
 		# -w: a mutant is C, not style (-Werror would reject some)
-		if ! make -C "$B/lib" SATURN_CFLAGS=-w libsaturn.la >"$TMP/build.log" 2>&1; then
+		if ! make -C "$B/lib" SATURN_CFLAGS=-w libsaturn-ctl.la >"$TMP/build.log" 2>&1; then
 			res=invalid
 			invalid=$((invalid + 1))
 		else
@@ -166,7 +166,7 @@ while IFS='|' read -r file funcs progs; do
 	done <"$TMP/list"
 	cp "$TMP/orig" "$SRC/$file"
 	CUR=
-	make -C "$B/lib" libsaturn.la >/dev/null 2>&1
+	make -C "$B/lib" libsaturn-ctl.la >/dev/null 2>&1
 done <"$TMP/targets"
 [ $LIST = 1 ] && exit 0
 echo "SUMMARY mutants $total killed $killed survived $survived invalid $invalid"
