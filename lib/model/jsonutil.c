@@ -225,16 +225,13 @@ bad:
 int sj_int(json_object *obj, const char *ctx, const char *key, bool required,
 	   long long min, long long max, int *out, saturn_error_t *err)
 {
-	char name[SATURN_ERROR_LEN / 2];
-	json_object *v;
-	int rc = sj_get(obj, ctx, key, required, json_type_null, &v, err);
+	long long x;
+	int rc = sj_llong(obj, ctx, key, required, min < INT_MIN ? INT_MIN : min,
+			  max > INT_MAX ? INT_MAX : max, &x, err);
 
-	if (rc <= 0)
-		return rc;
-	field_name(name, sizeof(name), ctx, key);
-	if (sj_as_int(v, name, min, max, out, err) < 0)
-		return -1;
-	return 1;
+	if (rc > 0)
+		*out = (int)x;
+	return rc;
 }
 
 int sj_llong(json_object *obj, const char *ctx, const char *key, bool required,

@@ -83,10 +83,23 @@ job_record_t *saturn_revalidate(const saturn_snap_job_t *j)
 	return job_ptr;
 }
 
+/* Carry out desc through the update RPC's own code (validation, array
+ * task split, TRES counts, hold rules) as the controller (uid 0), with no
+ * reply sent. Caller holds the job write lock. SLURM_SUCCESS or an error. */
+static int update_as_controller(job_desc_msg_t *desc)
+{
+	slurm_msg_t msg;
+
+	slurm_msg_t_init(&msg);
+	msg.conn_fd = -1;
+	msg.data = desc;
+	msg.msg_type = REQUEST_UPDATE_JOB;
+	return update_job_str(&msg, 0);
+}
+
 static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 {
 	job_desc_msg_t *desc = xmalloc(sizeof(*desc));
-	slurm_msg_t msg;
 	job_record_t *job_ptr;
 	char num[32];
 	int rc;
@@ -99,11 +112,7 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 	desc->tres_per_node = xstrdup_printf("gres:gpu:%d", d->gpus);
 	desc->req_nodes = xstrdup(d->node);
 	desc->priority = INFINITE;
-	slurm_msg_t_init(&msg);
-	msg.conn_fd = -1;
-	msg.data = desc;
-	msg.msg_type = REQUEST_UPDATE_JOB;
-	rc = update_job_str(&msg, 0);
+	rc = update_as_controller(desc);
 	if (rc != SLURM_SUCCESS) {
 		error("sched/saturn: JobId=%s: release with %d GPUs on %s failed: %s",
 		      desc->job_id_str, d->gpus, d->node, slurm_strerror(rc));
@@ -174,7 +183,6 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 {
 	job_record_t *job_ptr = pending_record(j);
 	job_desc_msg_t *desc;
-	slurm_msg_t msg;
 	uint32_t job_id;
 	int rc;
 
@@ -198,11 +206,7 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 	desc->priority = 0;
 	if (job_ptr->details->req_nodes)
 		desc->req_nodes = xstrdup("");
-	slurm_msg_t_init(&msg);
-	msg.conn_fd = -1;
-	msg.data = desc;
-	msg.msg_type = REQUEST_UPDATE_JOB;
-	rc = update_job_str(&msg, 0);
+	rc = update_as_controller(desc);
 	if (rc != SLURM_SUCCESS) {
 		error("sched/saturn: JobId=%u task %d of batch %s: re-hold failed: %s", j->job_id,
 		      j->task_id, j->batch, slurm_strerror(rc));
