@@ -62,6 +62,18 @@ int saturn_progress_observed(uint32_t job_id, long uid, saturn_progress_obs_t *o
  * not in s that were not written for a minute (unlinkat only). */
 void saturn_progress_sweep(const saturn_snapshot_t *s);
 
+/* --- saturn_reconfig.c (agent thread; takes its own locks) ------------ */
+
+/* After the cycle's plan is chosen (no lock held): restart running tasks
+ * that opted in when lib/reconfig.h finds the batch ends sooner (SIGUSR1
+ * to their steps under the job write lock), log each decision with its
+ * expected gain, and the realised gain when a restarted task ends. s may
+ * be marked (a task already signalled is not chosen again). */
+void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
+			  const saturn_plan_t *plan);
+/* Free the settings and records (plugin fini). */
+void saturn_reconfig_fini(void);
+
 /* --- saturn_snapshot.c ---------------------------------------------- */
 
 /* Fill s from slurmctld; caller holds the job and node read locks.
