@@ -731,6 +731,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		return;
 	}
 	saturn_progress_sweep(s);
+	saturn_reconfig_follow(s);
 	if (nsaturn == 0) {
 		if (prev_plan) {
 			info("sched/saturn: no Saturn jobs left: plan %s done", plan_id);

@@ -178,7 +178,6 @@ void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	if (!plan || !b || !b->problem || b->problem->ntasks == 0)
 		return;
 	load();
-	follow_sent(s);
 	if (rcfg.max_restarts <= 0)
 		return;
 	for (int i = 0; i < s->njobs && !any; i++)
@@ -229,6 +228,14 @@ void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	}
 	unlock_slurmctld(write_lock);
 	saturn_reconfig_result_free(&r);
+}
+
+void saturn_reconfig_follow(saturn_snapshot_t *s)
+{
+	if (!nsent)
+		return;
+	load();
+	follow_sent(s);
 }
 
 void saturn_reconfig_fini(void)

@@ -35,6 +35,8 @@ SPANK_PLUGIN(saturn, 1);
  * name + "_" + option name, non-alphanumerics as '_'). */
 #define SATURN_INHERITED_ENV "SLURM_SPANK__SLURM_SPANK_OPTION_saturn_saturn_batch"
 
+#define SATURN_RECONF_INHERITED_ENV "SLURM_SPANK__SLURM_SPANK_OPTION_saturn_saturn_reconfigure"
+
 static int opt_calls;                            /* option callback calls */
 static char opt_name[SATURN_BATCH_NAME_MAX + 1]; /* "" = default name */
 static int inherited; /* the only value came from the job's environment */
@@ -110,8 +112,14 @@ static int batch_option(int val, const char *optarg, int remote)
 
 static int reconf_option(int val, const char *optarg, int remote)
 {
+	const char *env = getenv(SATURN_RECONF_INHERITED_ENV);
+
 	(void)val;
 	if (remote)
+		return 0;
+	/* re-read from the job we run inside (a bare option reads "(null)"):
+	 * ignored, like an inherited --saturn-batch */
+	if (env && optarg && getenv("SLURM_JOB_ID") && !strcmp(env, optarg))
 		return 0;
 	if (!optarg || !*optarg || !strcmp(optarg, "yes")) {
 		snprintf(opt_reconf, sizeof(opt_reconf), "yes");
