@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "feedback.h"
+#include "idset.h"
 #include "reconfig.h"
 
 void saturn_reconfig_settings_init(saturn_reconfig_settings_t *rs)
@@ -93,6 +94,24 @@ int saturn_reconfig_settings_parse(saturn_reconfig_settings_t *rs, const char *p
 	}
 	free(copy);
 	return bad;
+}
+
+static int listed(const char *list, int code)
+{
+	int *ids = NULL, n, hit = 0;
+
+	if (!list || !list[0])
+		return 0;
+	n = saturn_idset_parse(NULL, list, 255, 256, &ids, NULL);
+	for (int i = 0; i < n; i++)
+		hit |= ids[i] == code;
+	free(ids);
+	return hit;
+}
+
+int saturn_reconfig_requeues(const char *requeue_exit, const char *requeue_exit_hold, int code)
+{
+	return listed(requeue_exit, code) || listed(requeue_exit_hold, code);
 }
 
 double saturn_reconfig_restart_cost(const saturn_reconfig_settings_t *rs)
@@ -347,6 +366,22 @@ int saturn_reconfig_decide(const saturn_snapshot_t *s, const saturn_sched_build_
 		return n;
 	}
 	out->ncandidates = n;
+	/* the gain needed: below both thresholds; no plan beats the bound */
+	{
+		double need = plan->makespan_s * (1 - min_gain);
+		saturn_bounds_t bd;
+
+		if (plan->makespan_s - rs->margin_s < need)
+			need = plan->makespan_s - rs->margin_s;
+		if (saturn_planner_bounds_cheap(p, &bd, err) < 0)
+			goto fail;
+		if (!(bd.best < need)) {
+			snprintf(out->why, sizeof(out->why),
+				 "no plan can gain enough: bound %.0fs with %d task(s) restarted, %.0fs now, needs below %.0fs (saturn_min_gain %.0f%%, saturn_reconfigure_margin %.0fs)",
+				 bd.best, n, plan->makespan_s, need, min_gain * 100, rs->margin_s);
+			goto done;
+		}
+	}
 	if (!(np = saturn_planner_solve(p, opts, err)))
 		goto fail;
 	out->new_makespan_s = np->makespan_s;

@@ -53,6 +53,15 @@ void saturn_reconfig_settings_init(saturn_reconfig_settings_t *rs);
 int saturn_reconfig_settings_parse(saturn_reconfig_settings_t *rs, const char *params,
 				   saturn_error_t *err);
 
+/* saturn-run's exit status after a checkpoint. */
+#define SATURN_RECONFIG_EXIT 75
+
+/* Whether slurm.conf's RequeueExit or RequeueExitHold (Slurm's strings,
+ * either may be NULL: "75", "1-9,75") lists code: 1 or 0 (0 also for a
+ * list that does not parse). Without it a task that checkpoints for a
+ * reconfiguration would end failed, so the plugin reconfigures nothing. */
+int saturn_reconfig_requeues(const char *requeue_exit, const char *requeue_exit_hold, int code);
+
 /* Seconds from the decision until the restarted task may run its first
  * batch: checkpoint + requeue delay + start-up. */
 double saturn_reconfig_restart_cost(const saturn_reconfig_settings_t *rs);
@@ -104,8 +113,10 @@ typedef struct saturn_reconfig_result {
 	char why[192];         /* no choice: why ("gain 12s below the margin 60s") */
 } saturn_reconfig_result_t;
 
-/* Decide: unpin (saturn_reconfig_problem), solve with opts (may be NULL;
- * give it the cycle's time budget), and choose the unpinned tasks whose
+/* Decide: unpin (saturn_reconfig_problem); when the cheap lower bound of
+ * that problem already leaves no gain large enough, stop there (no
+ * solve); else solve with opts (may be NULL; give it the cycle's time
+ * budget), and choose the unpinned tasks whose
  * node, GPU count or technique differ in the new plan -- only when the
  * new makespan is below old x (1 - min_gain) and the gain is at least
  * rs->margin_s. The gain is an estimate: unpinned tasks that keep their

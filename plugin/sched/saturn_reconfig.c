@@ -55,6 +55,7 @@ static int nsent;
 static saturn_reconfig_settings_t rcfg;
 static char *rcfg_params; /* the SchedulerParameters rcfg was parsed from */
 static int rcfg_ready;
+static int requeue_ok = -1; /* RequeueExit(Hold) lists 75; -1 not read yet */
 
 /* Re-read the settings when SchedulerParameters changed (conf read lock). */
 static void load(void)
@@ -63,8 +64,17 @@ static void load(void)
 	saturn_error_t err = {{0}};
 	const char *tok;
 	int bad, cred = 120; /* Slurm's default cred_expire */
+	int rq;
 
 	lock_slurmctld(conf_lock);
+	rq = saturn_reconfig_requeues(slurm_conf.requeue_exit, slurm_conf.requeue_exit_hold,
+				      SATURN_RECONFIG_EXIT);
+	if (rq != requeue_ok) {
+		if (!rq)
+			info("sched/saturn: no reconfiguration of running tasks: slurm.conf lists %d (saturn-run's exit after a checkpoint) in neither RequeueExit nor RequeueExitHold",
+			     SATURN_RECONFIG_EXIT);
+		requeue_ok = rq;
+	}
 	if (rcfg_ready && !xstrcmp(rcfg_params, slurm_conf.sched_params)) {
 		unlock_slurmctld(conf_lock);
 		return;
@@ -178,7 +188,7 @@ void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	if (!plan || !b || !b->problem || b->problem->ntasks == 0)
 		return;
 	load();
-	if (rcfg.max_restarts <= 0)
+	if (rcfg.max_restarts <= 0 || !requeue_ok)
 		return;
 	for (int i = 0; i < s->njobs && !any; i++)
 		any = saturn_reconfig_eligible(&s->jobs[i], &rcfg, NULL, 0);
@@ -242,5 +252,6 @@ void saturn_reconfig_fini(void)
 {
 	xfree(rcfg_params);
 	rcfg_ready = 0;
+	requeue_ok = -1;
 	nsent = 0;
 }

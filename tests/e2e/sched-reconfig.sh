@@ -67,6 +67,9 @@ note "starts:"
 sed 's/^/#   /' "$STARTLOG"
 assert_each_once 2
 for i in 0 1; do
+	grep -aq "re-held JobId=${job}_$i(" "$CTLD_LOG" || fail "task $i was not re-held after its requeue"
+done
+for i in 0 1; do
 	line=$(grep "^task=$i " "$JOBLOG")
 	[ "$(field saturn_gpus "$line")" = 8 ] || fail "task $i finished with $(field saturn_gpus "$line") GPUs, not 8: $line"
 	grep -q "^start task=$i .*restarts=1 saturn_gpus=8 " "$STARTLOG" || fail "task $i was not restarted once on 8 GPUs"

@@ -245,7 +245,8 @@ START_TEST(test_already_best)
 	ck_assert_int_eq(decide(&w, s, 0.05), 0);
 	ck_assert_int_eq(w.r.ncandidates, 1);
 	ck_assert_ptr_null(w.r.choices);
-	ck_assert_msg(strstr(w.r.why, "saturn_min_gain"), "why: %s", w.r.why);
+	ck_assert_msg(strstr(w.r.why, "no plan can gain enough: bound"), "why: %s", w.r.why);
+	ck_assert_double_eq(w.r.new_makespan_s, 0); /* not solved */
 	world_free(&w, s);
 }
 END_TEST
@@ -389,6 +390,22 @@ START_TEST(test_problem)
 }
 END_TEST
 
+static const struct exit_case {
+	const char *re, *hold;
+	int ok;
+} exit_cases[] = {
+	{NULL, NULL, 0},     {"75", NULL, 1},      {NULL, "75", 1}, {"1-9,70-80", "", 1},
+	{"1-9", "76", 0},    {"x", NULL, 0},       {"", "", 0},     {"75,75", NULL, 0},
+};
+
+START_TEST(test_requeues)
+{
+	const struct exit_case *c = &exit_cases[_i];
+
+	ck_assert_int_eq(saturn_reconfig_requeues(c->re, c->hold, SATURN_RECONFIG_EXIT), c->ok);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("reconfig");
@@ -399,6 +416,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_settings, 0, sizeof(settings_cases) / sizeof(settings_cases[0]));
 	tcase_add_loop_test(tc, test_eligible, 0, sizeof(elig_cases) / sizeof(elig_cases[0]));
+	tcase_add_loop_test(tc, test_requeues, 0, sizeof(exit_cases) / sizeof(exit_cases[0]));
 	tcase_add_test(tc, test_problem);
 	tcase_add_test(tc, test_tail);
 	tcase_add_test(tc, test_slow);
