@@ -39,6 +39,11 @@ exit \$rc
 EOS
 chmod 755 "$SATURN_CLUSTER_DIR/task.sh"
 
+# a bad value is refused at submission
+out=$(sbatch --saturn-batch=e2e-bad --saturn-reconfigure=maybe --gres=gpu:1 --wrap true 2>&1) &&
+	fail "sbatch accepted --saturn-reconfigure=maybe: $out"
+echo "$out" | grep -q "bad --saturn-reconfigure value 'maybe'" || fail "no clear error for --saturn-reconfigure=maybe: $out"
+
 # 7 of the 8 GPUs of each node taken for "10 minutes" (they end after 20 s)
 for n in n1 n2; do
 	sbatch --parsable -w $n --gres=gpu:7 --time=10 -o /dev/null --wrap 'sleep 20' >/dev/null || fail "sbatch blocker on $n"
