@@ -10,6 +10,7 @@
 # logged with its expected gain, each task was requeued once and finished
 # on 8 GPUs, every task completed exactly once, and the batch ended well
 # before the first plan's makespan (what it would have taken on 1 GPU).
+# First, as a control, the same batch without the opt-in is left alone.
 . "$(dirname "$0")/sched-lib.sh"
 export SATURN_NODES=2 SATURN_GPUS_PER_NODE=8 SATURN_CRED_EXPIRE=5 SATURN_REQUEUE_EXIT=75
 sched_setup 75 "saturn_reconfigure_margin=10,saturn_reconfigure_checkpoint=5,saturn_reconfigure_startup=5"
@@ -45,10 +46,31 @@ out=$(sbatch --saturn-batch=e2e-bad --saturn-reconfigure=maybe --gres=gpu:1 --wr
 echo "$out" | grep -q "bad --saturn-reconfigure value 'maybe'" || fail "no clear error for --saturn-reconfigure=maybe: $out"
 
 # 7 of the 8 GPUs of each node taken for "10 minutes" (they end after 20 s)
-for n in n1 n2; do
-	sbatch --parsable -w $n --gres=gpu:7 --time=10 -o /dev/null --wrap 'sleep 20' >/dev/null || fail "sbatch blocker on $n"
-done
-wait_for 30 sh -c '[ "$(squeue -h -t R -o %i | wc -l)" = 2 ]' || fail "the other jobs did not start"
+blockers() {
+	for n in n1 n2; do
+		sbatch --parsable -w $n --gres=gpu:7 --time=10 -o /dev/null --wrap 'sleep 20' >/dev/null ||
+			fail "sbatch blocker on $n"
+	done
+	wait_for 30 sh -c '[ "$(squeue -h -t R -o %i | wc -l)" = 2 ]' || fail "the other jobs did not start"
+}
+
+# Control: the same batch without --saturn-reconfigure (saturn_reconfigure
+# is no) keeps running on 1 GPU after the other jobs end.
+blockers
+ctl=$(sbatch --parsable --saturn-batch=e2e-rc --requeue --array=0-1 --gres=gpu:1 --time=10 -o /dev/null \
+	"$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch (control)"
+wait_for 40 sh -c "[ \$(grep -c '^start ' $STARTLOG) -ge 2 ]" || fail "the control tasks did not start"
+wait_for 60 sh -c '[ "$(squeue -h -t R -o %b | grep -c "gpu:7")" = 0 ]' || fail "the other jobs did not end"
+sleep 15 # several cycles with the GPUs idle
+grep -aq 'reconfiguring JobId=' "$CTLD_LOG" && fail "a task that did not opt in was reconfigured"
+[ "$(squeue -h -j "$ctl" -t R -o %b | grep -c 'gpu:1')" = 2 ] || fail "the control tasks do not run on 1 GPU each"
+note "control: not opted in, still on 1 GPU with the other GPUs idle"
+scancel "$ctl"
+wait_for 60 queue_empty || fail "control batch not cancelled"
+: >"$STARTLOG"
+: >"$JOBLOG"
+
+blockers
 
 t0=$(date +%s)
 job=$(sbatch --parsable --saturn-batch=e2e-rc --saturn-reconfigure --requeue --array=0-1 --gres=gpu:1 \
@@ -56,7 +78,7 @@ job=$(sbatch --parsable --saturn-batch=e2e-rc --saturn-reconfigure --requeue --a
 note "array $job submitted"
 wait_for 40 sh -c "[ \$(grep -c '^start ' $STARTLOG) -ge 2 ]" || fail "the tasks did not start"
 grep -q 'saturn_gpus=1 ' "$STARTLOG" || { cat "$STARTLOG"; fail "the tasks did not start on 1 GPU"; }
-wait_for 20 test -s "$STATE_DIR/state.json" || fail "no state"
+wait_for 20 grep -q "\"${job}_1\"" "$STATE_DIR/state.json" || fail "no state with the batch's plan"
 first_end=$(awk -F'[:,]' '/"makespan_end"/ { gsub(/ /, "", $2); print int($2); exit }' "$STATE_DIR/state.json")
 note "first plan ends at $first_end ($((first_end - t0)) s after the submission)"
 [ $((first_end - t0)) -ge 100 ] || fail "first plan ends $((first_end - t0)) s after the submission: not the 1-GPU plan"
