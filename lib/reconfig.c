@@ -179,7 +179,7 @@ static double batches_left(const saturn_snap_job_t *j, const saturn_profile_task
  * free: the profile's within the model's limits, speeds as the build would
  * give a task not started yet, the one it runs with at its observed speed.
  * Returns the count (0: none usable) with *out, or -1 (ENOMEM). */
-static int free_options(const saturn_snapshot_t *s, const saturn_problem_t *p,
+static int unpinned_options(const saturn_snapshot_t *s, const saturn_problem_t *p,
 			const saturn_snap_job_t *j, const saturn_profile_task_t *pt, double left,
 			const char *node_class, saturn_option_t **out)
 {
@@ -289,7 +289,7 @@ int saturn_reconfig_problem(const saturn_snapshot_t *s, const saturn_sched_build
 			continue;
 		if (!p && !(p = saturn_problem_copy(p0)))
 			goto nomem;
-		nopt = free_options(s, p, j, pt, left, p->nodes[t0->running.node].klass, &opts);
+		nopt = unpinned_options(s, p, j, pt, left, p->nodes[t0->running.node].klass, &opts);
 		if (nopt < 0)
 			goto nomem;
 		if (nopt == 0)

@@ -73,7 +73,7 @@ START_TEST(test_settings)
 }
 END_TEST
 
-/* One node per entry of gpus[] (n1, n2, ...), no job yet. */
+/* nnodes nodes n1, n2, ... of gpus GPUs each, no job yet. */
 static saturn_snapshot_t *nodes(int nnodes, int gpus)
 {
 	saturn_snapshot_t *s = saturn_snapshot_create();
@@ -406,6 +406,44 @@ START_TEST(test_requeues)
 }
 END_TEST
 
+/* Partitions: with node classes in the problem, an unpinned task may
+ * move only among the nodes of its node's class. */
+START_TEST(test_problem_classes)
+{
+	saturn_snapshot_t *s = nodes(2, 8);
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr = saturn_profile_parse(profile_text, strlen(profile_text), &err);
+	saturn_reconfig_settings_t rs;
+	saturn_sched_build_t b;
+	saturn_problem_t *p = NULL;
+	saturn_snap_job_t *h;
+	char unp[2];
+	int tr;
+
+	ck_assert_ptr_nonnull(pr);
+	saturn_reconfig_settings_init(&rs);
+	s->nodes[0].part_mask = 0x1;
+	s->nodes[1].part_mask = 0x2;
+	running(s, 0, 0, "single", 1, 0x1, 100, 1900);
+	h = held(s, 1);
+	h->part_mask = 0x2;
+	ck_assert_int_eq(saturn_sched_build(s, lookup_one, pr, &b, &err), 0);
+	ck_assert_ptr_nonnull(b.problem->nodes[0].klass);
+	tr = b.job_of_task[0] == 0 ? 0 : 1;
+	ck_assert_int_eq(saturn_reconfig_problem(s, &b, lookup_one, pr, &rs, unp, &p, &err), 1);
+	for (int o = 0; o < p->tasks[tr].noptions; o++) {
+		ck_assert_ptr_nonnull(p->tasks[tr].options[o].klass);
+		ck_assert_str_eq(p->tasks[tr].options[o].klass, p->nodes[0].klass);
+		ck_assert(saturn_option_fits(p, tr, o, 0));
+		ck_assert(!saturn_option_fits(p, tr, o, 1));
+	}
+	saturn_problem_destroy(p);
+	saturn_sched_build_free(&b);
+	saturn_profile_destroy(pr);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("reconfig");
@@ -418,6 +456,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_eligible, 0, sizeof(elig_cases) / sizeof(elig_cases[0]));
 	tcase_add_loop_test(tc, test_requeues, 0, sizeof(exit_cases) / sizeof(exit_cases[0]));
 	tcase_add_test(tc, test_problem);
+	tcase_add_test(tc, test_problem_classes);
 	tcase_add_test(tc, test_tail);
 	tcase_add_test(tc, test_slow);
 	tcase_add_test(tc, test_lost_node);
