@@ -23,6 +23,8 @@
 #   SATURN_DEBUG          SlurmctldDebug/SlurmdDebug level [info]
 #   SATURN_CRED_EXPIRE    AuthInfo=cred_expire=N: seconds a requeued batch job
 #                         waits before it may start again (5 or more) [Slurm's, 120]
+#   SATURN_REQUEUE_EXIT   RequeueExit=CODES: exit codes that requeue a batch
+#                         job (75: saturn-run after a checkpoint) [none]
 #   SATURN_TIMEOUT        seconds to wait in start/stop/wait-idle [60]
 #   SATURN_SLURM_BIN      folder of the Slurm daemons [/usr/sbin]
 #   SATURN_PARTITIONS     partitions, space-separated NAME:NODES (Slurm node
@@ -266,6 +268,14 @@ AuthInfo=cred_expire=$SATURN_CRED_EXPIRE"
 		fi
 	fi
 
+	requeue_exit=
+	if [ -n "${SATURN_REQUEUE_EXIT:-}" ]; then
+		case "$SATURN_REQUEUE_EXIT" in
+		*[!0-9,-]*) die "SATURN_REQUEUE_EXIT must be exit codes (e.g. 75 or 75,76)" ;;
+		esac
+		requeue_exit="RequeueExit=$SATURN_REQUEUE_EXIT"
+	fi
+
 	partitions="PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
 	if [ -n "${SATURN_PARTITIONS:-}" ]; then
 		partitions=
@@ -335,6 +345,7 @@ ReturnToService=2
 SlurmdParameters=config_overrides
 MinJobAge=600
 KillWait=2
+$requeue_exit
 InactiveLimit=0
 Waittime=0
 MessageTimeout=10

@@ -21,6 +21,11 @@
  */
 #define SATURN_BATCH_ENV "SATURN_BATCH"
 
+/* The job's --saturn-reconfigure[=yes|no]: SATURN_RECONFIGURE=yes or no in
+ * the same environment (sched/saturn may restart the running task with
+ * another option; reconfig.h). Absent: saturn_reconfigure decides. */
+#define SATURN_RECONFIGURE_ENV "SATURN_RECONFIGURE"
+
 /* Name used when neither the option nor the job name gives a usable one. */
 #define SATURN_BATCH_DEFAULT "batch"
 

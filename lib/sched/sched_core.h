@@ -113,6 +113,11 @@ typedef struct saturn_snap_job {
 	double begin_time;     /* Slurm's begin time, epoch; 0 = none */
 	double not_before;     /* held: earliest start set by a re-hold (the requeue
 				* credential delay), epoch; 0 = none */
+	/* Running tasks, for reconfiguration (reconfig.h): */
+	int reconfigure;       /* the job's --saturn-reconfigure: 1 yes, -1 no,
+				* 0 not given (saturn_reconfigure decides) */
+	int requeue;           /* Slurm may requeue it (--requeue, JobRequeue) */
+	int restarts;          /* Slurm's restart count (requeues so far) */
 } saturn_snap_job_t;
 
 /* The plugin numbers the distinct partitions of the Saturn jobs of one

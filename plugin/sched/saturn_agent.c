@@ -187,6 +187,7 @@ void saturn_agent_fini(void)
 	saturn_files_close();
 	saturn_fb_destroy(feedback);
 	feedback = NULL;
+	saturn_reconfig_fini();
 	xfree(saturn_state_dir);
 	xfree(saturn_profile_dir);
 	xfree(saturn_progress_dir);
@@ -272,6 +273,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		return;
 	}
 	saturn_progress_sweep(s);
+	saturn_reconfig_follow(s);
 	if (nsaturn == 0) {
 		if (prev_plan) {
 			info("sched/saturn: no Saturn jobs left: plan %s done", plan_id);
@@ -393,6 +395,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	debug("sched/saturn: cycle: %d Saturn task(s), snapshot %.3f ms under read locks (waited %.3f ms), plan %.3f ms, apply %.3f ms under write locks, %d released",
 	      nsaturn, (t2 - t1) * 1e3, (t1 - t0) * 1e3, (t3 - t2) * 1e3, (t5 - t4) * 1e3, released);
 	persist(s, &b, plan);
+	saturn_reconfig_pass(s, &b, plan);
 	saturn_plan_destroy(prev_plan);
 	prev_plan = plan;
 	prev_now = s->now;

@@ -65,6 +65,21 @@ int saturn_progress_observed(uint32_t job_id, long uid, saturn_progress_obs_t *o
  * not in s that were not written for a minute (unlinkat only). */
 void saturn_progress_sweep(const saturn_snapshot_t *s);
 
+/* --- saturn_reconfig.c (agent thread; takes its own locks) ------------ */
+
+/* After the cycle's plan is chosen (no lock held): restart running tasks
+ * that opted in when lib/sched/reconfig.h finds the batch ends sooner (SIGUSR1
+ * to their steps under the job write lock), log each decision with its
+ * expected gain. */
+void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
+			  const saturn_plan_t *plan);
+/* Right after the snapshot (no lock held), every cycle, also one without
+ * Saturn jobs: follow the tasks signalled (keep one still running from
+ * being chosen again; log the realised gain of one that ended). */
+void saturn_reconfig_follow(saturn_snapshot_t *s);
+/* Free the settings and records (plugin fini). */
+void saturn_reconfig_fini(void);
+
 /* --- saturn_snapshot.c ---------------------------------------------- */
 
 /* Fill s from slurmctld; caller holds the job and node read locks.

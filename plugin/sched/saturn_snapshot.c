@@ -210,6 +210,19 @@ static int exit_held(job_record_t *job_ptr)
 	       xstrcmp(job_ptr->state_desc, "job requeued in special exit state");
 }
 
+/* What the reconfiguration (reconfig.h) needs of a running job: the
+ * user's --saturn-reconfigure, whether Slurm may requeue it, and how often
+ * it was requeued (Slurm's restart count, kept in Slurm's own state). */
+static void running_fields(saturn_snap_job_t *j, job_record_t *job_ptr)
+{
+	const char *rc = saturn_env_value(job_ptr->spank_job_env, job_ptr->spank_job_env_size,
+					  SATURN_RECONFIGURE_ENV);
+
+	j->reconfigure = !rc ? 0 : !strcmp(rc, "yes") ? 1 : -1;
+	j->requeue = job_ptr->batch_flag && job_ptr->details && job_ptr->details->requeue;
+	j->restarts = job_ptr->restart_cnt;
+}
+
 /* What saturn_sched_decide_rehold needs of a pending job. */
 static void pending_fields(saturn_snapshot_t *s, saturn_snap_job_t *j, job_record_t *job_ptr)
 {
@@ -343,6 +356,7 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 				job_gpu_masks(job_ptr, snap_of_node, take_first, &a);
 				j->node = a.node;
 				j->gpu_mask = a.mask;
+				running_fields(j, job_ptr);
 			}
 			continue;
 		}

@@ -1,5 +1,6 @@
-/* spank_saturn.c - the SPANK plugin that adds --saturn-batch[=NAME] to
- * sbatch, salloc and srun. In allocator/local context it validates NAME
+/* spank_saturn.c - the SPANK plugin that adds --saturn-batch[=NAME] (and
+ * --saturn-reconfigure[=yes|no], SATURN_RECONFIGURE) to sbatch, salloc and
+ * srun. In allocator/local context it validates NAME
  * (syntax in plugin/common/submit_rules.h; a bad name makes the command fail
  * with "Invalid --saturn-batch argument" after our own explanation) and puts
  * SATURN_BATCH=NAME into the job's SPANK job-control environment, which
@@ -34,11 +35,31 @@ SPANK_PLUGIN(saturn, 1);
  * name + "_" + option name, non-alphanumerics as '_'). */
 #define SATURN_INHERITED_ENV "SLURM_SPANK__SLURM_SPANK_OPTION_saturn_saturn_batch"
 
+#define SATURN_RECONF_INHERITED_ENV "SLURM_SPANK__SLURM_SPANK_OPTION_saturn_saturn_reconfigure"
+
 static int opt_calls;                            /* option callback calls */
 static char opt_name[SATURN_BATCH_NAME_MAX + 1]; /* "" = default name */
 static int inherited; /* the only value came from the job's environment */
 
 static int batch_option(int val, const char *optarg, int remote);
+static int reconf_option(int val, const char *optarg, int remote);
+
+/* --saturn-reconfigure[=yes|no]: "" = not given */
+static char opt_reconf[4];
+
+static struct spank_option reconf_opt = {
+	.name = "saturn-reconfigure",
+	.arginfo = "[yes|no]",
+	.usage = "Allow (yes, the default of the bare option) or forbid (no) "
+		 "sched/saturn to restart this running Saturn task with another "
+		 "GPU count, technique or node when that ends the batch sooner "
+		 "(SIGUSR1: saturn-run checkpoints and exits 75, Slurm requeues "
+		 "it). The job must be requeue-able. Without the option the "
+		 "cluster's saturn_reconfigure setting decides.",
+	.has_arg = 2,
+	.val = 1,
+	.cb = reconf_option,
+};
 
 static struct spank_option batch_opt = {
 	.name = "saturn-batch",
@@ -89,6 +110,29 @@ static int batch_option(int val, const char *optarg, int remote)
 	return 0;
 }
 
+static int reconf_option(int val, const char *optarg, int remote)
+{
+	const char *env = getenv(SATURN_RECONF_INHERITED_ENV);
+
+	(void)val;
+	if (remote)
+		return 0;
+	/* re-read from the job we run inside (a bare option reads "(null)"):
+	 * ignored, like an inherited --saturn-batch */
+	if (env && optarg && getenv("SLURM_JOB_ID") && !strcmp(env, optarg))
+		return 0;
+	if (!optarg || !*optarg || !strcmp(optarg, "yes")) {
+		snprintf(opt_reconf, sizeof(opt_reconf), "yes");
+		return 0;
+	}
+	if (!strcmp(optarg, "no")) {
+		snprintf(opt_reconf, sizeof(opt_reconf), "no");
+		return 0;
+	}
+	slurm_error("saturn: bad --saturn-reconfigure value '%s': yes or no", optarg);
+	return -1;
+}
+
 static int client_context(void)
 {
 	spank_context_t ctx = spank_context();
@@ -111,6 +155,12 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 			    spank_strerror(rc));
 		return -1;
 	}
+	rc = spank_option_register(sp, &reconf_opt);
+	if (rc != ESPANK_SUCCESS) {
+		slurm_error("saturn: cannot register --saturn-reconfigure: %s",
+			    spank_strerror(rc));
+		return -1;
+	}
 	return 0;
 }
 
@@ -118,7 +168,18 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
 	spank_err_t rc;
 
-	if (!client_context() || opt_calls == 0)
+	if (!client_context())
+		return 0;
+	/* only beside --saturn-batch, and not when inherited (below) */
+	if (opt_reconf[0] && opt_calls > 0 && !inherited) {
+		rc = spank_job_control_setenv(sp, SATURN_RECONFIGURE_ENV, opt_reconf, 1);
+		if (rc != ESPANK_SUCCESS) {
+			slurm_error("saturn: cannot pass --saturn-reconfigure to the controller: %s",
+				    spank_strerror(rc));
+			return -1;
+		}
+	}
+	if (opt_calls == 0)
 		return 0;
 	if (inherited) {
 		slurm_verbose("saturn: ignoring --saturn-batch inherited from job %s; pass it explicitly to join the batch",

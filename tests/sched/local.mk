@@ -29,6 +29,16 @@ sched_test_policy_CFLAGS = $(UNIT_CFLAGS)
 sched_test_policy_LDADD = $(UNIT_LDADD)
 endif
 
+# Reconfiguration of running tasks (lib/sched/reconfig.c).
+if HAVE_CHECK
+check_PROGRAMS += sched/test_reconfig
+TESTS += sched/test_reconfig
+sched_test_reconfig_SOURCES = sched/test_reconfig.c
+sched_test_reconfig_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_reconfig_CFLAGS = $(UNIT_CFLAGS)
+sched_test_reconfig_LDADD = $(UNIT_LDADD)
+endif
+
 # End-to-end on a one-machine cluster (root, Slurm and the built plugins;
 # skipped with 77 otherwise). Each test uses its own port slot from 18000.
 TESTS += \
@@ -48,7 +58,8 @@ TESTS += \
 	e2e/hostile-numbers.sh \
 	e2e/hostile-node.sh \
 	e2e/hostile-fs.sh \
-	e2e/sched-feedback.sh
+	e2e/sched-feedback.sh \
+	e2e/sched-reconfig.sh
 EXTRA_DIST += \
 	sched/plugin-deps.sh \
 	sched/status.sh \
@@ -68,7 +79,8 @@ EXTRA_DIST += \
 	e2e/hostile-numbers.sh \
 	e2e/hostile-node.sh \
 	e2e/hostile-fs.sh \
-	e2e/sched-feedback.sh
+	e2e/sched-feedback.sh \
+	e2e/sched-reconfig.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh

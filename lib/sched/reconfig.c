@@ -1,0 +1,442 @@
+/* reconfig.c - restart running tasks with another option when the batch
+ * ends sooner for it (reconfig.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "feedback.h"
+#include "idset.h"
+#include "reconfig.h"
+
+void saturn_reconfig_settings_init(saturn_reconfig_settings_t *rs)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->default_on = 0;
+	rs->margin_s = 60;
+	rs->max_restarts = 2;
+	rs->checkpoint_s = 30;
+	rs->startup_s = 30;
+	rs->requeue_delay_s = 121; /* Slurm's cred_expire 120, + 1 */
+}
+
+static int num_in(const char *v, double lo, double hi, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (errno || end == v || *end || !isfinite(d) || d < lo || d > hi)
+		return -1;
+	*out = d;
+	return 0;
+}
+
+int saturn_reconfig_settings_parse(saturn_reconfig_settings_t *rs, const char *params,
+				   saturn_error_t *err)
+{
+	char *copy, *tok, *save = NULL;
+	int bad = 0;
+
+	if (!params || !params[0])
+		return 0;
+	if (!(copy = strdup(params))) {
+		saturn_error_set(err, "out of memory");
+		return 1;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(tok, '=');
+		const char *why = NULL;
+		double d;
+
+		if (strncmp(tok, "saturn_reconfigure", 18) != 0)
+			continue;
+		if (val)
+			*val++ = '\0';
+		else
+			val = "";
+		if (!strcmp(tok, "saturn_reconfigure")) {
+			if (!strcmp(val, "yes"))
+				rs->default_on = 1;
+			else if (!strcmp(val, "no"))
+				rs->default_on = 0;
+			else
+				why = "must be yes or no";
+		} else if (!strcmp(tok, "saturn_reconfigure_margin")) {
+			if (num_in(val, 0, 86400, &d) < 0)
+				why = "must be seconds from 0 to 86400";
+			else
+				rs->margin_s = d;
+		} else if (!strcmp(tok, "saturn_reconfigure_max")) {
+			if (num_in(val, 0, 1000, &d) < 0 || d != (int)d)
+				why = "must be a whole number from 0 to 1000";
+			else
+				rs->max_restarts = (int)d;
+		} else if (!strcmp(tok, "saturn_reconfigure_checkpoint")) {
+			if (num_in(val, 0, 86400, &d) < 0)
+				why = "must be seconds from 0 to 86400";
+			else
+				rs->checkpoint_s = d;
+		} else if (!strcmp(tok, "saturn_reconfigure_startup")) {
+			if (num_in(val, 0, 86400, &d) < 0)
+				why = "must be seconds from 0 to 86400";
+			else
+				rs->startup_s = d;
+		} else {
+			why = "unknown key (known: saturn_reconfigure, saturn_reconfigure_margin, saturn_reconfigure_max, saturn_reconfigure_checkpoint, saturn_reconfigure_startup)";
+		}
+		if (why && !bad++)
+			saturn_error_set(err, "SchedulerParameters %s=%s: %s", tok, val, why);
+	}
+	free(copy);
+	return bad;
+}
+
+static int listed(const char *list, int code)
+{
+	int *ids = NULL, n, hit = 0;
+
+	if (!list || !list[0])
+		return 0;
+	n = saturn_idset_parse(NULL, list, 255, 256, &ids, NULL);
+	for (int i = 0; i < n; i++)
+		hit |= ids[i] == code;
+	free(ids);
+	return hit;
+}
+
+int saturn_reconfig_requeues(const char *requeue_exit, const char *requeue_exit_hold, int code)
+{
+	return listed(requeue_exit, code) || listed(requeue_exit_hold, code);
+}
+
+double saturn_reconfig_restart_cost(const saturn_reconfig_settings_t *rs)
+{
+	return rs->checkpoint_s + rs->requeue_delay_s + rs->startup_s;
+}
+
+int saturn_reconfig_eligible(const saturn_snap_job_t *j, const saturn_reconfig_settings_t *rs,
+			     char *why, size_t len)
+{
+	const char *no = NULL;
+	char buf[96];
+
+	if (j->state != SATURN_SNAP_RUNNING)
+		no = "not running";
+	else if (j->reconfigure < 0 || (j->reconfigure == 0 && !rs->default_on))
+		no = "not opted in (--saturn-reconfigure)";
+	else if (!j->requeue)
+		no = "not requeue-able (--no-requeue or JobRequeue=0)";
+	else if (j->restarts >= rs->max_restarts) {
+		snprintf(buf, sizeof(buf), "restarted %d times (saturn_reconfigure_max=%d)",
+			 j->restarts, rs->max_restarts);
+		no = buf;
+	} else if (!(j->batches_done >= 0))
+		no = "no progress report (not run by saturn-run)";
+	if (why && len)
+		snprintf(why, len, "%s", no ? no : "");
+	return no == NULL;
+}
+
+static void options_free(saturn_option_t *o, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(o[i].technique);
+		free(o[i].klass);
+	}
+	free(o);
+}
+
+/* Largest GPU count of the problem's nodes of class klass (NULL: any). */
+static int fits_nodes(const saturn_problem_t *p, const saturn_option_t *o)
+{
+	for (int n = 0; n < p->nnodes; n++) {
+		const char *nk = p->nodes[n].klass;
+
+		if (o->gpus > p->nodes[n].gpus)
+			continue;
+		if (!o->klass || (nk && !strcmp(nk, o->klass)))
+			return 1;
+	}
+	return 0;
+}
+
+/* Remaining batches of running job j with profile task pt; -1 unknown. */
+static double batches_left(const saturn_snap_job_t *j, const saturn_profile_task_t *pt)
+{
+	if (j->batches_left >= 0)
+		return j->batches_left;
+	if (j->batches_done >= 0 && pt->batches > 0)
+		return pt->batches > j->batches_done ? pt->batches - j->batches_done : 0;
+	return -1;
+}
+
+/* The options task t (job j, running on node klass node_class) gets when
+ * free: the profile's within the model's limits, speeds as the build would
+ * give a task not started yet, the one it runs with at its observed speed.
+ * Returns the count (0: none usable) with *out, or -1 (ENOMEM). */
+static int unpinned_options(const saturn_snapshot_t *s, const saturn_problem_t *p,
+			const saturn_snap_job_t *j, const saturn_profile_task_t *pt, double left,
+			const char *node_class, saturn_option_t **out)
+{
+	saturn_option_t *o = NULL;
+	int nraw = saturn_profile_options(pt, &o), k = 0;
+
+	*out = NULL;
+	if (nraw < 0)
+		return -1;
+	for (int i = 0; i < nraw; i++) {
+		double spb = o[i].sec_per_batch;
+		int ok;
+
+		if (o[i].technique && !strcmp(o[i].technique, j->technique) && o[i].gpus == j->gpus &&
+		    j->obs_spb > 0) {
+			spb = saturn_fb_blend(spb, j->obs_spb, j->batches_done);
+		} else if (s->feedback && spb > 0) {
+			saturn_fb_key_t key;
+
+			saturn_fb_key_set(&key, j->uid, j->batch, pt->signature, o[i].technique,
+					  o[i].gpus, pt->klass);
+			spb *= saturn_fb_correction(s->feedback, &key, NULL);
+		}
+		o[i].sec_per_batch = spb;
+		free(o[i].klass);
+		o[i].klass = NULL;
+		o[i].class_idx = -1;
+		ok = o[i].technique && o[i].technique[0] &&
+		     strlen(o[i].technique) <= SATURN_TECHNIQUE_NAME_MAX && o[i].gpus >= 1 &&
+		     o[i].gpus <= SATURN_MAX_GPUS_PER_NODE && spb > 0 && isfinite(spb) &&
+		     left * spb <= SATURN_MAX_RUNTIME_S && k < SATURN_MAX_OPTIONS;
+		if (ok && node_class && !(o[i].klass = strdup(node_class))) {
+			/* kept 0..k-1, not looked at i..nraw-1 */
+			for (int r = i; r < nraw; r++) {
+				free(o[r].technique);
+				free(o[r].klass);
+			}
+			options_free(o, k);
+			return -1;
+		}
+		if (ok && !fits_nodes(p, &o[i]))
+			ok = 0;
+		if (!ok) {
+			free(o[i].technique);
+			free(o[i].klass);
+			continue;
+		}
+		o[k++] = o[i];
+	}
+	if (k == 0) {
+		free(o);
+		return 0;
+	}
+	*out = o;
+	return k;
+}
+
+/* Busy the GPUs of a task that checkpoints on node n until until_s. */
+static int add_checkpoint_busy(saturn_node_t *n, const saturn_running_t *r, double until_s)
+{
+	saturn_busy_t *nb = realloc(n->busy, sizeof(*nb) * (size_t)(n->nbusy + 1));
+
+	if (!nb)
+		return -1;
+	n->busy = nb;
+	nb = &n->busy[n->nbusy];
+	memset(nb, 0, sizeof(*nb));
+	if (!(nb->gpu_ids = malloc(sizeof(int) * (size_t)r->ngpus)))
+		return -1;
+	memcpy(nb->gpu_ids, r->gpu_ids, sizeof(int) * (size_t)r->ngpus);
+	nb->ngpus = r->ngpus;
+	nb->until_s = until_s;
+	n->nbusy++;
+	return 0;
+}
+
+int saturn_reconfig_problem(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
+			    saturn_profile_lookup_fn lookup, void *arg,
+			    const saturn_reconfig_settings_t *rs, char *unpinned,
+			    saturn_problem_t **out, saturn_error_t *err)
+{
+	const saturn_problem_t *p0 = b->problem;
+	saturn_problem_t *p = NULL;
+	int n = 0;
+
+	*out = NULL;
+	for (int t = 0; t < p0->ntasks; t++)
+		unpinned[t] = 0;
+	for (int t = 0; t < p0->ntasks; t++) {
+		const saturn_snap_job_t *j = &s->jobs[b->job_of_task[t]];
+		const saturn_task_t *t0 = &p0->tasks[t];
+		const saturn_profile_t *pr;
+		const saturn_profile_task_t *pt;
+		saturn_option_t *opts;
+		saturn_task_t *tt;
+		double left;
+		int nopt;
+
+		if (!t0->is_running || !saturn_reconfig_eligible(j, rs, NULL, 0) || !lookup)
+			continue;
+		if (!(pr = lookup(j->batch, j->uid, arg)))
+			continue;
+		if (!(pt = saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0)))
+			continue;
+		left = batches_left(j, pt);
+		if (!(left > 0) || !(left <= SATURN_MAX_BATCHES))
+			continue;
+		if (!p && !(p = saturn_problem_copy(p0)))
+			goto nomem;
+		nopt = unpinned_options(s, p, j, pt, left, p->nodes[t0->running.node].klass, &opts);
+		if (nopt < 0)
+			goto nomem;
+		if (nopt == 0)
+			continue;
+		tt = &p->tasks[t];
+		if (add_checkpoint_busy(&p->nodes[tt->running.node], &tt->running,
+					rs->checkpoint_s) < 0) {
+			options_free(opts, nopt);
+			goto nomem;
+		}
+		options_free(tt->options, tt->noptions);
+		tt->options = opts;
+		tt->noptions = nopt;
+		tt->batches = left;
+		tt->is_running = false;
+		free(tt->running.gpu_ids);
+		memset(&tt->running, 0, sizeof(tt->running));
+		tt->release_s = saturn_reconfig_restart_cost(rs);
+		unpinned[t] = 1;
+		n++;
+	}
+	if (n == 0) {
+		saturn_problem_destroy(p);
+		return 0;
+	}
+	if (saturn_problem_check(p, err) < 0) {
+		saturn_problem_destroy(p);
+		for (int t = 0; t < p0->ntasks; t++)
+			unpinned[t] = 0;
+		return -1;
+	}
+	*out = p;
+	return n;
+nomem:
+	saturn_problem_destroy(p);
+	for (int t = 0; t < p0->ntasks; t++)
+		unpinned[t] = 0;
+	return saturn_error_set(err, "out of memory building the reconfiguration problem");
+}
+
+void saturn_reconfig_result_free(saturn_reconfig_result_t *out)
+{
+	if (!out)
+		return;
+	free(out->choices);
+	memset(out, 0, sizeof(*out));
+}
+
+int saturn_reconfig_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
+			   const saturn_plan_t *plan, saturn_profile_lookup_fn lookup, void *arg,
+			   const saturn_reconfig_settings_t *rs, double min_gain,
+			   const saturn_planner_opts_t *opts, saturn_reconfig_result_t *out,
+			   saturn_error_t *err)
+{
+	const saturn_problem_t *p0 = b->problem;
+	saturn_problem_t *p = NULL;
+	saturn_plan_t *np = NULL;
+	char *unpinned;
+	int n, nch = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->old_makespan_s = plan->makespan_s;
+	if (p0->ntasks == 0 || plan->nassign != p0->ntasks) {
+		snprintf(out->why, sizeof(out->why), "no plan of this problem");
+		return 0;
+	}
+	if (!(unpinned = calloc((size_t)p0->ntasks, 1)))
+		return saturn_error_set(err, "out of memory deciding reconfigurations");
+	n = saturn_reconfig_problem(s, b, lookup, arg, rs, unpinned, &p, err);
+	if (n <= 0) {
+		free(unpinned);
+		if (n == 0)
+			snprintf(out->why, sizeof(out->why), "no running task qualifies");
+		return n;
+	}
+	out->ncandidates = n;
+	/* the gain needed: below both thresholds; no plan beats the bound */
+	{
+		double need = plan->makespan_s * (1 - min_gain);
+		saturn_bounds_t bd;
+
+		if (plan->makespan_s - rs->margin_s < need)
+			need = plan->makespan_s - rs->margin_s;
+		if (saturn_planner_bounds_cheap(p, &bd, err) < 0)
+			goto fail;
+		if (!(bd.best < need)) {
+			snprintf(out->why, sizeof(out->why),
+				 "no plan can gain enough: bound %.0fs with %d task(s) restarted, %.0fs now, needs below %.0fs (saturn_min_gain %.0f%%, saturn_reconfigure_margin %.0fs)",
+				 bd.best, n, plan->makespan_s, need, min_gain * 100, rs->margin_s);
+			goto done;
+		}
+	}
+	if (!(np = saturn_planner_solve(p, opts, err)))
+		goto fail;
+	out->new_makespan_s = np->makespan_s;
+	out->gain_s = plan->makespan_s - np->makespan_s;
+	if (!(np->makespan_s < plan->makespan_s * (1 - min_gain))) {
+		snprintf(out->why, sizeof(out->why),
+			 "makespan %.0fs with %d task(s) restarted, %.0fs now: gain below saturn_min_gain %.0f%%",
+			 np->makespan_s, n, plan->makespan_s, min_gain * 100);
+		goto done;
+	}
+	if (out->gain_s < rs->margin_s) {
+		snprintf(out->why, sizeof(out->why),
+			 "gain %.0fs below saturn_reconfigure_margin %.0fs", out->gain_s,
+			 rs->margin_s);
+		goto done;
+	}
+	if (!(out->choices = calloc((size_t)n, sizeof(*out->choices)))) {
+		saturn_error_set(err, "out of memory deciding reconfigurations");
+		goto fail;
+	}
+	for (int t = 0; t < p0->ntasks; t++) {
+		const saturn_task_t *t0 = &p0->tasks[t];
+		const saturn_assign_t *a = &np->assign[t];
+		saturn_reconfig_choice_t *c;
+
+		if (!unpinned[t])
+			continue;
+		if (a->node == t0->running.node && a->gpus == t0->running.ngpus &&
+		    !strcmp(a->technique, t0->options[0].technique))
+			continue; /* keeps what it has: it goes on running */
+		c = &out->choices[nch++];
+		c->job = b->job_of_task[t];
+		c->task = t;
+		snprintf(c->node, sizeof(c->node), "%s", a->node_name);
+		snprintf(c->technique, sizeof(c->technique), "%s", a->technique);
+		c->gpus = a->gpus;
+		c->start_s = a->start_s;
+		c->old_end_s = plan->assign[t].end_s;
+		c->new_end_s = a->end_s;
+	}
+	out->nchoices = nch;
+	if (nch == 0) {
+		free(out->choices);
+		out->choices = NULL;
+		snprintf(out->why, sizeof(out->why), "the better plan keeps every running task as it is");
+	}
+done:
+	saturn_plan_destroy(np);
+	saturn_problem_destroy(p);
+	free(unpinned);
+	return nch;
+fail:
+	saturn_plan_destroy(np);
+	saturn_problem_destroy(p);
+	free(unpinned);
+	saturn_reconfig_result_free(out);
+	return -1;
+}
