@@ -91,7 +91,7 @@ grep -q '^start .*restarts=1 saturn_gpus=4 technique=ddp ' "$STARTLOG" || fail "
 grep -q '^run .*restarts=1 saturn_gpus=4 rc=0$' "$STARTLOG" || fail "the 4-GPU run did not complete"
 grep -aq "re-held JobId=$jid" "$CTLD_LOG" || fail "the task was not re-held after its requeue"
 [ "$(grep -ac "sched/saturn: reconfiguring JobId=$jid" "$CTLD_LOG")" = 1 ] || fail "the task was reconfigured more than once"
-wait_for 20 grep -aq "reconfigured JobId=$jid.* ended .*realised gain" "$CTLD_LOG" || fail "no realised gain logged"
+wait_for 20 grep -aq "reconfigured JobId=$jid.*ended .*realised gain" "$CTLD_LOG" || fail "no realised gain logged"
 grep -a 'sched/saturn: reconfigured JobId=' "$CTLD_LOG" | sed 's/^/# /'
 k=$(sed -n 's/.*checkpointed at batch \([0-9]*\);.*/\1/p' "$D/task.out")
 [ -n "$k" ] || { cat "$D/task.out"; fail "saturn-run did not report a checkpoint"; }
