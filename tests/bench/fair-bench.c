@@ -1,7 +1,7 @@
 /* fair-bench.c - how two users' batches share the cluster: the joint plan
  * sched/saturn makes today against each batch alone, a static fair-share
- * split of the GPUs, and planning the batches one after the other in order
- * of their fair-share deadline.
+ * split of the GPUs, and saturn_fairness=share (the users one after the
+ * other in order of their fair-share finish tags).
  *
  * User A submits a large batch at t = 0, user B a small one at t = t_B;
  * 4 nodes x 8 GPUs, NVLink; the cost model of saturn-bench (README.md).
@@ -12,10 +12,11 @@
  *   joint   today: A planned at 0; at t_B the tasks of A that started keep
  *           running (remaining batches), and A's held tasks and B's are
  *           re-planned together to minimise the makespan of all of them
- *   ordered at t_B the batch with the earlier fair-share deadline (B) is
- *           planned first, on the GPUs as A's running tasks free them
- *           (busy until their end); then A's held tasks on what is left
- *           (each GPU busy until the later of its two occupants ends)
+ *   share   saturn_fairness=share (lib/sched/fairness.c) on the problem of
+ *           `joint`: users in order of their fair-share finish tags; here
+ *           B (small, so its tag is earlier) is planned first, on the GPUs
+ *           as A's running tasks free them; then A's held tasks on what is
+ *           left (each GPU busy until the later of its occupants ends)
  * Slowdown = completion / completion alone. "D met" says whether the batch
  * finished by its fair-share deadline (the no-harm bound).
  *
@@ -31,8 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fairness.h"
 #include "model.h"
 #include "planner.h"
+#include "sched_core.h"
 
 /* --- cost model: saturn-bench.c's (README.md), NVLink only --------------- */
 #define PEAK_FLOPS 312e12
@@ -199,9 +202,8 @@ static void add_job(saturn_problem_t *p, const job_t *j, double batches,
 		exit(2);
 }
 
-/* A problem with `nodes` nodes; busy[n * GPUS + g] > 0: that GPU is taken
- * until then (NULL: all free). */
-static saturn_problem_t *new_problem(int nodes, const double *busy)
+/* A problem with `nodes` free nodes. */
+static saturn_problem_t *new_problem(int nodes)
 {
 	saturn_problem_t *p = saturn_problem_create();
 
@@ -214,16 +216,6 @@ static saturn_problem_t *new_problem(int nodes, const double *busy)
 		snprintf(name, sizeof(name), "node%d", n);
 		nd.name = xstrdup(name);
 		nd.gpus = GPUS;
-		nd.busy = xcalloc(GPUS, sizeof(*nd.busy));
-		for (int g = 0; busy && g < GPUS; g++) {
-			if (busy[n * GPUS + g] <= 0)
-				continue;
-			nd.busy[nd.nbusy].ngpus = 1;
-			nd.busy[nd.nbusy].gpu_ids = xcalloc(1, sizeof(int));
-			nd.busy[nd.nbusy].gpu_ids[0] = g;
-			nd.busy[nd.nbusy].until_s = busy[n * GPUS + g];
-			nd.nbusy++;
-		}
 		if (saturn_problem_add_node(p, &nd) < 0)
 			exit(2);
 	}
@@ -257,7 +249,7 @@ static saturn_plan_t *solve(saturn_problem_t *p)
 /* Makespan of jobs j[0..n) planned alone on `nodes` free nodes. */
 static double alone(const job_t *j, int n, int nodes)
 {
-	saturn_problem_t *p = new_problem(nodes, NULL);
+	saturn_problem_t *p = new_problem(nodes);
 	saturn_plan_t *pl;
 	double mk;
 
@@ -302,7 +294,7 @@ static double left_batches(const job_t *j, const saturn_assign_t *x,
 static void joint(const saturn_plan_t *pa, const job_t *a, int na,
 		  const job_t *b, int nb, double tb, double *ca, double *cb)
 {
-	saturn_problem_t *p = new_problem(NODES, NULL);
+	saturn_problem_t *p = new_problem(NODES);
 	int *st = xcalloc((size_t)na, sizeof(int));
 	int *idx = xcalloc((size_t)na, sizeof(int));
 	saturn_plan_t *pl;
@@ -337,62 +329,77 @@ static void joint(const saturn_plan_t *pa, const job_t *a, int na,
 	free(idx);
 }
 
-/* ordered: B first on the GPUs A's running tasks free, then A's held. */
-static void ordered(const saturn_plan_t *pa, const job_t *a, int na,
-		    const job_t *b, int nb, double tb, double *ca, double *cb)
+/* share: the joint problem of `joint`, planned by saturn_fair_plan() with
+ * the tags saturn_fair_tags() gives (what saturn_fairness=share does). */
+static void share(const saturn_plan_t *pa, const job_t *a, int na, const job_t *b, int nb,
+		  double tb, double *ca, double *cb)
 {
-	double *busy = xcalloc(NODES * GPUS, sizeof(double));
+	saturn_problem_t *p = new_problem(NODES);
+	saturn_snapshot_t *s = saturn_snapshot_create();
+	saturn_sched_build_t bd = {0};
+	saturn_planner_opts_t o;
+	saturn_error_t err = {{0}};
 	int *st = xcalloc((size_t)na, sizeof(int));
-	saturn_problem_t *p;
+	int *map = xcalloc((size_t)(na + nb), sizeof(int));
+	double *tag = xcalloc((size_t)(na + nb), sizeof(double));
 	saturn_plan_t *pl;
 	double done;
+	int k = 0;
 
+	if (!s)
+		exit(2);
+	s->now = tb;
 	state_at(pa, a, na, tb, st, &done);
-	*ca = done;
-	for (int i = 0; i < na; i++) {
-		const saturn_assign_t *x = &pa->assign[i];
+	for (int i = 0; i < na + nb; i++) {
+		saturn_snap_job_t *j = saturn_snapshot_add_job(s);
+		int is_a = i < na;
 
-		if (st[i] != 1)
+		if (!j)
+			exit(2);
+		j->uid = is_a ? 1 : 2;
+		snprintf(j->batch, sizeof(j->batch), "%s", is_a ? "big" : "small");
+		j->submit_time = is_a ? 0 : tb;
+		if (is_a && st[i] == 0)
 			continue;
-		for (int g = 0; g < x->gpus; g++)
-			busy[x->node * GPUS + x->gpu_ids[g]] = x->end_s - tb;
-		if (x->end_s > *ca)
-			*ca = x->end_s;
+		map[k++] = i;
+		if (!is_a)
+			add_job(p, &b[i - na], b[i - na].batches, NULL);
+		else
+			add_job(p, &a[i], st[i] == 1 ? left_batches(&a[i], &pa->assign[i], tb)
+						     : a[i].batches,
+				st[i] == 1 ? &pa->assign[i] : NULL);
 	}
-	p = new_problem(NODES, busy);
-	for (int i = 0; i < nb; i++)
-		add_job(p, &b[i], b[i].batches, NULL);
-	pl = solve(p);
-	*cb = pl->makespan_s;
+	if (saturn_problem_check(p, &err) < 0) {
+		fprintf(stderr, "fair-bench: bad problem: %s\n", err.text);
+		exit(2);
+	}
+	bd.problem = p;
+	bd.job_of_task = map;
+	if (saturn_fair_tags(s, &bd, tag) < 0)
+		exit(2);
+	saturn_planner_opts_init(&o);
+	o.time_limit_s = limit_s * 2; /* two groups: limit_s each */
+	o.seed = plan_seed;
+	if (!(pl = saturn_fair_plan(p, tag, &o, &err))) {
+		fprintf(stderr, "fair-bench: %s\n", err.text);
+		exit(1);
+	}
+	*ca = done;
+	*cb = 0;
 	for (int i = 0; i < pl->nassign; i++) {
-		const saturn_assign_t *x = &pl->assign[i];
+		double e = pl->assign[i].end_s;
 
-		for (int g = 0; g < x->gpus; g++) {
-			double *u = &busy[x->node * GPUS + x->gpu_ids[g]];
-
-			if (x->end_s > *u)
-				*u = x->end_s;
-		}
+		if (map[i] < na && tb + e > *ca)
+			*ca = tb + e;
+		if (map[i] >= na && e > *cb)
+			*cb = e;
 	}
 	saturn_plan_destroy(pl);
 	saturn_problem_destroy(p);
-	p = new_problem(NODES, busy);
-	int held = 0;
-
-	for (int i = 0; i < na; i++)
-		if (st[i] == 2) {
-			add_job(p, &a[i], a[i].batches, NULL);
-			held++;
-		}
-	if (held > 0) {
-		pl = solve(p);
-		if (tb + pl->makespan_s > *ca)
-			*ca = tb + pl->makespan_s;
-		saturn_plan_destroy(pl);
-	}
-	saturn_problem_destroy(p);
+	saturn_snapshot_destroy(s);
 	free(st);
-	free(busy);
+	free(map);
+	free(tag);
 }
 
 typedef struct acc {
@@ -418,7 +425,7 @@ int main(int argc, char **argv)
 	int first = argc > 6 ? atoi(argv[6]) : 1;
 	/* [policy][user] */
 	acc_t sd[3][2] = {{{0}}};
-	static const char *pol[] = {"split", "joint", "ordered"};
+	static const char *pol[] = {"split", "joint", "share"};
 
 	if (argc > 2)
 		limit_s = atof(argv[2]);
@@ -434,7 +441,7 @@ int main(int argc, char **argv)
 	       NODES, GPUS, na, nb, tb, limit_s);
 	printf("%4s | %7s %7s | %7s %7s | %13s %13s | %13s %13s | %13s %13s\n",
 	       "seed", "A_alone", "B_alone", "A_D", "B_D", "A_joint", "B_joint",
-	       "A_ordered", "B_ordered", "A_split", "B_split");
+	       "A_share", "B_share", "A_split", "B_split");
 	for (int s = first; s < first + seeds; s++) {
 		job_t *a = xcalloc((size_t)na, sizeof(*a));
 		job_t *b = xcalloc((size_t)nb, sizeof(*b));
@@ -446,7 +453,7 @@ int main(int argc, char **argv)
 		plan_seed = (unsigned)s;
 		make_jobs(a, na, "a");
 		make_jobs(b, nb, "b");
-		p = new_problem(NODES, NULL);
+		p = new_problem(NODES);
 		for (int i = 0; i < na; i++)
 			add_job(p, &a[i], a[i].batches, NULL);
 		pa = solve(p);
@@ -457,11 +464,11 @@ int main(int argc, char **argv)
 		c[0][0] = ad;
 		c[0][1] = bd;
 		joint(pa, a, na, b, nb, tb, &c[1][0], &c[1][1]);
-		ordered(pa, a, na, b, nb, tb, &c[2][0], &c[2][1]);
+		share(pa, a, na, b, nb, tb, &c[2][0], &c[2][1]);
 		printf("%4d | %7.2f %7.2f | %7.2f %7.2f |", s, aa / 3600,
 		       ba / 3600, ad / 3600, bd / 3600);
 		for (int k = 1; k <= 3; k++) {
-			int q = k % 3; /* joint, ordered, split */
+			int q = k % 3; /* joint, share, split */
 
 			for (int u = 0; u < 2; u++) {
 				double al = u ? ba : aa, d = u ? bd : ad;

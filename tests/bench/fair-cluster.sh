@@ -10,6 +10,7 @@
 # request, what stock Slurm gives them). Task times are the profile's,
 # compressed by FAIR_SCALE. Cases, each on a fresh 2 x 8-GPU cluster:
 #   saturn-AB   sched/saturn, both batches          saturn-A / saturn-B: alone
+#   share-AB    sched/saturn with saturn_fairness=share
 #   basic-AB    sched/backfill, priority/basic      basic-A / basic-B: alone
 #   multi-AB    sched/backfill, priority/multifactor (age + job size; no
 #               fair-share factor: it needs slurmdbd, which is not here)
@@ -17,14 +18,14 @@
 # the last lines are "fair: CASE BATCH SECONDS".
 #
 # usage (root, from the source tree): tests/bench/fair-cluster.sh [BUILD_DIR]
-# Environment: FAIR_CASES (default all seven, space-separated), FAIR_GAP (20),
+# Environment: FAIR_CASES (default all eight, space-separated), FAIR_GAP (20),
 #   FAIR_SCALE (0.5), SATURN_PORT_BASE (18400).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-$ROOT/build}
 GAP=${FAIR_GAP:-20}
 export DEMO_TIME_SCALE=${FAIR_SCALE:-0.5}
-CASES=${FAIR_CASES:-saturn-AB saturn-A saturn-B basic-AB basic-A basic-B multi-AB}
+CASES=${FAIR_CASES:-saturn-AB share-AB saturn-A saturn-B basic-AB basic-A basic-B multi-AB}
 export SATURN_CLUSTER_DIR=/tmp/fair-cluster-$$
 export SATURN_PORT_BASE=${SATURN_PORT_BASE:-18400}
 export SATURN_NODES=2 SATURN_GPUS_PER_NODE=8 SATURN_AUTH=none
@@ -87,7 +88,9 @@ submit() {
 for c in $CASES; do
 	case $c in
 	saturn-*) export SATURN_SCHED=saturn SATURN_PRIORITY=basic \
-		SATURN_SCHED_PARAMS="saturn_interval=3,saturn_solver_time=1,saturn_release_slack=10" ;;
+		SATURN_SCHED_PARAMS="saturn_interval=3,saturn_solver_time=1,saturn_release_slack=10,saturn_fairness=none" ;;
+	share-*) export SATURN_SCHED=saturn SATURN_PRIORITY=basic \
+		SATURN_SCHED_PARAMS="saturn_interval=3,saturn_solver_time=1,saturn_release_slack=10,saturn_fairness=share" ;;
 	basic-*) export SATURN_SCHED=backfill SATURN_PRIORITY=basic SATURN_SCHED_PARAMS= ;;
 	multi-*) export SATURN_SCHED=backfill SATURN_PRIORITY=multifactor SATURN_SCHED_PARAMS= ;;
 	*) echo "fair-cluster: unknown case $c" >&2; exit 1 ;;
@@ -97,6 +100,7 @@ for c in $CASES; do
 	rm -rf "$SATURN_CLUSTER_DIR"
 	sh "$CL" start >/dev/null 2>&1 || { echo "fair-cluster: $c: cluster did not start" >&2; exit 1; }
 	. "$SATURN_CLUSTER_DIR/env"
+	echo "# $c: $(scontrol show config | grep -E '^(SchedulerType|PriorityType) ' | tr -s ' ' | tr '\n' ' ')"
 	hostile_dirs
 	cp "$ROOT/contrib/demo/sweep.sbatch" "$SATURN_CLUSTER_DIR/sweep.sbatch"
 	chmod 755 "$SATURN_CLUSTER_DIR/sweep.sbatch"

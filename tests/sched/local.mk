@@ -59,7 +59,8 @@ TESTS += \
 	e2e/hostile-node.sh \
 	e2e/hostile-fs.sh \
 	e2e/sched-feedback.sh \
-	e2e/sched-reconfig.sh
+	e2e/sched-reconfig.sh \
+	e2e/sched-fairness.sh
 EXTRA_DIST += \
 	sched/plugin-deps.sh \
 	sched/status.sh \
@@ -80,7 +81,8 @@ EXTRA_DIST += \
 	e2e/hostile-node.sh \
 	e2e/hostile-fs.sh \
 	e2e/sched-feedback.sh \
-	e2e/sched-reconfig.sh
+	e2e/sched-reconfig.sh \
+	e2e/sched-fairness.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh
