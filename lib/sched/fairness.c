@@ -237,7 +237,7 @@ saturn_plan_t *saturn_fair_plan(const saturn_problem_t *p, const double *tag,
 		}
 		for (int g = 0; g < task->running.ngpus; g++)
 			until[task->running.node][task->running.gpu_ids[g]] =
-				saturn_task_runtime(task, task->running.option);
+			    saturn_task_runtime(task, task->running.option);
 	}
 	qsort(keys, (size_t)nkeys, sizeof(double), cmp_double);
 	{

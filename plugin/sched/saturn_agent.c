@@ -100,9 +100,10 @@ static void load_settings(void)
 		saturn_profile_dir = xstrdup_printf("%s/profiles", saturn_state_dir);
 	saturn_progress_dir = xstrdup_printf("%s/progress", saturn_state_dir);
 	saturn_files_open();
-	info("sched/saturn: interval %.0fs, solver time %.2fs, min gain %.2f, release slack %.0fs, backfill %s, state %s, profiles %s",
+	info("sched/saturn: interval %.0fs, solver time %.2fs, min gain %.2f, release slack %.0fs, backfill %s, fairness %s, state %s, profiles %s",
 	     saturn_cfg.interval_s, saturn_cfg.solver_time_s, saturn_cfg.min_gain,
-	     saturn_cfg.release_slack_s, saturn_cfg.backfill ? "yes" : "no", saturn_state_dir,
+	     saturn_cfg.release_slack_s, saturn_cfg.backfill ? "yes" : "no",
+	     saturn_cfg.fairness == SATURN_FAIR_SHARE ? "share" : "none", saturn_state_dir,
 	     saturn_profile_dir);
 }
 

@@ -195,8 +195,7 @@ static void add_job(saturn_problem_t *p, const job_t *j, double batches,
 		t.running.option = running->option;
 		t.running.ngpus = running->gpus;
 		t.running.gpu_ids = xcalloc((size_t)running->gpus, sizeof(int));
-		memcpy(t.running.gpu_ids, running->gpu_ids,
-		       (size_t)running->gpus * sizeof(int));
+		memcpy(t.running.gpu_ids, running->gpu_ids, (size_t)running->gpus * sizeof(int));
 	}
 	if (saturn_problem_add_task(p, &t) < 0)
 		exit(2);
@@ -264,8 +263,8 @@ static double alone(const job_t *j, int n, int nodes)
 
 /* Where A stands at t_B under its plan from 0: per task 0 done (end in
  * done_end), 1 running, 2 held. */
-static void state_at(const saturn_plan_t *pa, const job_t *a, int na,
-		     double tb, int *state, double *done_end)
+static void state_at(const saturn_plan_t *pa, const job_t *a, int na, double tb, int *state,
+		     double *done_end)
 {
 	*done_end = 0;
 	for (int i = 0; i < na; i++) {
@@ -282,8 +281,7 @@ static void state_at(const saturn_plan_t *pa, const job_t *a, int na,
 	(void)a;
 }
 
-static double left_batches(const job_t *j, const saturn_assign_t *x,
-			   double tb)
+static double left_batches(const job_t *j, const saturn_assign_t *x, double tb)
 {
 	double b = j->batches - (tb - x->start_s) / job_spb(j, x->option);
 
@@ -291,8 +289,8 @@ static double left_batches(const job_t *j, const saturn_assign_t *x,
 }
 
 /* joint: A's running, A's held and B re-planned together at t_B. */
-static void joint(const saturn_plan_t *pa, const job_t *a, int na,
-		  const job_t *b, int nb, double tb, double *ca, double *cb)
+static void joint(const saturn_plan_t *pa, const job_t *a, int na, const job_t *b, int nb,
+		  double tb, double *ca, double *cb)
 {
 	saturn_problem_t *p = new_problem(NODES);
 	int *st = xcalloc((size_t)na, sizeof(int));
@@ -306,8 +304,8 @@ static void joint(const saturn_plan_t *pa, const job_t *a, int na,
 		if (st[i] == 0)
 			continue;
 		idx[k++] = i;
-		add_job(p, &a[i], st[i] == 1 ? left_batches(&a[i], &pa->assign[i], tb)
-					     : a[i].batches,
+		add_job(p, &a[i],
+			st[i] == 1 ? left_batches(&a[i], &pa->assign[i], tb) : a[i].batches,
 			st[i] == 1 ? &pa->assign[i] : NULL);
 	}
 	for (int i = 0; i < nb; i++)
@@ -365,8 +363,8 @@ static void share(const saturn_plan_t *pa, const job_t *a, int na, const job_t *
 		if (!is_a)
 			add_job(p, &b[i - na], b[i - na].batches, NULL);
 		else
-			add_job(p, &a[i], st[i] == 1 ? left_batches(&a[i], &pa->assign[i], tb)
-						     : a[i].batches,
+			add_job(p, &a[i],
+				st[i] == 1 ? left_batches(&a[i], &pa->assign[i], tb) : a[i].batches,
 				st[i] == 1 ? &pa->assign[i] : NULL);
 	}
 	if (saturn_problem_check(p, &err) < 0) {
@@ -439,9 +437,9 @@ int main(int argc, char **argv)
 	       "submission, slowdown = / alone; D = fair-share deadline "
 	       "(split), * = D missed\n",
 	       NODES, GPUS, na, nb, tb, limit_s);
-	printf("%4s | %7s %7s | %7s %7s | %13s %13s | %13s %13s | %13s %13s\n",
-	       "seed", "A_alone", "B_alone", "A_D", "B_D", "A_joint", "B_joint",
-	       "A_share", "B_share", "A_split", "B_split");
+	printf("%4s | %7s %7s | %7s %7s | %13s %13s | %13s %13s | %13s %13s\n", "seed", "A_alone",
+	       "B_alone", "A_D", "B_D", "A_joint", "B_joint", "A_share", "B_share", "A_split",
+	       "B_split");
 	for (int s = first; s < first + seeds; s++) {
 		job_t *a = xcalloc((size_t)na, sizeof(*a));
 		job_t *b = xcalloc((size_t)nb, sizeof(*b));
@@ -465,8 +463,8 @@ int main(int argc, char **argv)
 		c[0][1] = bd;
 		joint(pa, a, na, b, nb, tb, &c[1][0], &c[1][1]);
 		share(pa, a, na, b, nb, tb, &c[2][0], &c[2][1]);
-		printf("%4d | %7.2f %7.2f | %7.2f %7.2f |", s, aa / 3600,
-		       ba / 3600, ad / 3600, bd / 3600);
+		printf("%4d | %7.2f %7.2f | %7.2f %7.2f |", s, aa / 3600, ba / 3600, ad / 3600,
+		       bd / 3600);
 		for (int k = 1; k <= 3; k++) {
 			int q = k % 3; /* joint, share, split */
 
@@ -474,8 +472,8 @@ int main(int argc, char **argv)
 				double al = u ? ba : aa, d = u ? bd : ad;
 				int met = c[q][u] <= d * 1.0001 + 1;
 
-				printf(" %6.2f %5.1fx%s", c[q][u] / 3600,
-				       c[q][u] / al, met ? " " : "*");
+				printf(" %6.2f %5.1fx%s", c[q][u] / 3600, c[q][u] / al,
+				       met ? " " : "*");
 				acc_add(&sd[q][u], c[q][u] / al, met);
 			}
 			printf(k < 3 ? " |" : "\n");
@@ -489,8 +487,7 @@ int main(int argc, char **argv)
 	for (int q = 0; q < 3; q++)
 		printf("SUMMARY %-7s A slowdown mean %.2f max %.2f D met %d/%d  "
 		       "B slowdown mean %.2f max %.2f D met %d/%d\n",
-		       pol[q], sd[q][0].sum / sd[q][0].n, sd[q][0].max,
-		       sd[q][0].met, sd[q][0].n, sd[q][1].sum / sd[q][1].n,
-		       sd[q][1].max, sd[q][1].met, sd[q][1].n);
+		       pol[q], sd[q][0].sum / sd[q][0].n, sd[q][0].max, sd[q][0].met, sd[q][0].n,
+		       sd[q][1].sum / sd[q][1].n, sd[q][1].max, sd[q][1].met, sd[q][1].n);
 	return 0;
 }

@@ -25,8 +25,8 @@ static void add_node(saturn_problem_t *p, const char *name, int gpus)
 }
 
 /* A task with one option per (gpus[i], spb[i]), technique "ddp". */
-static int add_task(saturn_problem_t *p, const char *id, double batches, int nopt,
-		    const int *gpus, const double *spb)
+static int add_task(saturn_problem_t *p, const char *id, double batches, int nopt, const int *gpus,
+		    const double *spb)
 {
 	saturn_task_t t = {0};
 
@@ -73,6 +73,7 @@ static const struct tag_case {
 	int nusers;
 	double tag[4];
 } tag_cases[] = {
+    /* clang-format off */
 	/* one user: W / all GPUs from the submission */
 	{"one user", 2, {{1, "a", 100, 400, 0}, {1, "a", 100, 400, 0}}, 8, 1, {0, 0}},
 	/* A at -100 with 800, B at 0 with 80: share 4 GPUs each */
@@ -87,6 +88,7 @@ static const struct tag_case {
 	 {-10, -10, 100}},
 	/* a running task counts its running option's remaining work */
 	{"running", 2, {{1, "a", 100, 200, 1}, {2, "b", 0, 40, 0}}, 4, 2, {0, 20}},
+    /* clang-format on */
 };
 
 START_TEST(test_tags)
