@@ -30,6 +30,9 @@
 #   SATURN_PARTITIONS     partitions, space-separated NAME:NODES (Slurm node
 #                         lists, e.g. "a:n1 b:n[2-3]"); the first is the
 #                         default [one partition gpu with all nodes]
+#   SATURN_PRIORITY       basic or multifactor: PriorityType=priority/NAME;
+#                         multifactor weighs age and job size (no
+#                         fair-share factor: there is no slurmdbd) [basic]
 # Our plugins are used when found in the PluginDir list: spank_saturn.so
 # (plugstack.conf), job_submit_saturn.so (JobSubmitPlugins=saturn) and, with
 # SATURN_SCHED=saturn, sched_saturn.so (required).
@@ -302,6 +305,20 @@ PartitionName=$pname Nodes=$pnodes MaxTime=INFINITE State=UP"
 		set +f
 	fi
 
+	case ${SATURN_PRIORITY:-basic} in
+	basic) priority="PriorityType=priority/basic" ;;
+	multifactor)
+		# Age grows to its full weight in 1 minute and small jobs are
+		# favoured, so a compressed run sees both factors; the fair-share
+		# factor needs accounting (slurmdbd), which this cluster lacks.
+		priority="PriorityType=priority/multifactor
+PriorityWeightAge=1000
+PriorityMaxAge=00:01:00
+PriorityWeightJobSize=1000
+PriorityFavorSmall=YES"
+		;;
+	*) die "SATURN_PRIORITY must be basic or multifactor" ;;
+	esac
 	jobsubmit=
 	if find_plugin job_submit_saturn.so >/dev/null; then
 		jobsubmit="JobSubmitPlugins=saturn"
@@ -329,6 +346,7 @@ SlurmctldDebug=$DEBUG
 SlurmdDebug=$DEBUG
 SchedulerType=$schedtype
 SchedulerParameters=$params
+$priority
 $jobsubmit
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core

@@ -41,7 +41,13 @@ typedef struct saturn_sched_settings {
 	int measure_predicted; /* saturn_measure_predicted: re-measure a predicted option
 				* before releasing a task onto it (1; needs saturn_profiler) */
 	int profile_cache;     /* saturn_profile_cache: profiler jobs reuse PROFILE_DIR/cache/UID (1) */
+	int fairness;          /* saturn_fairness: SATURN_FAIR_NONE or _SHARE (fairness.h) */
 } saturn_sched_settings_t;
+
+/* saturn_fairness: none = one plan of every user's tasks (shortest
+ * makespan of all); share = users planned one after the other in order of
+ * their fair-share finish tags (fairness.h). */
+enum { SATURN_FAIR_NONE = 0, SATURN_FAIR_SHARE = 1 };
 
 /* Defaults; strings NULL. */
 void saturn_sched_settings_init(saturn_sched_settings_t *s);

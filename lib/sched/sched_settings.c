@@ -143,10 +143,17 @@ int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 		} else if (!strcmp(key, "saturn_profile_cache")) {
 			if (parse_bool(val, &s->profile_cache) < 0)
 				why = "must be yes or no";
+		} else if (!strcmp(key, "saturn_fairness")) {
+			if (!strcmp(val, "none"))
+				s->fairness = SATURN_FAIR_NONE;
+			else if (!strcmp(val, "share"))
+				s->fairness = SATURN_FAIR_SHARE;
+			else
+				why = "must be none or share";
 		} else if (!strncmp(key, "saturn_reconfigure", 18)) {
 			/* reconfig.c: saturn_reconfig_settings_parse */
 		} else {
-			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_reconfigure*)";
+			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_fairness, saturn_reconfigure*)";
 		}
 		if (!why)
 			continue;

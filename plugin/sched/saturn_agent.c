@@ -39,6 +39,7 @@
 #include "src/slurmctld/state_save.h"
 
 #include "envarray.h"
+#include "fairness.h"
 #include "formats.h"
 #include "planner.h"
 #include "profile.h"
@@ -99,9 +100,10 @@ static void load_settings(void)
 		saturn_profile_dir = xstrdup_printf("%s/profiles", saturn_state_dir);
 	saturn_progress_dir = xstrdup_printf("%s/progress", saturn_state_dir);
 	saturn_files_open();
-	info("sched/saturn: interval %.0fs, solver time %.2fs, min gain %.2f, release slack %.0fs, backfill %s, state %s, profiles %s",
+	info("sched/saturn: interval %.0fs, solver time %.2fs, min gain %.2f, release slack %.0fs, backfill %s, fairness %s, state %s, profiles %s",
 	     saturn_cfg.interval_s, saturn_cfg.solver_time_s, saturn_cfg.min_gain,
-	     saturn_cfg.release_slack_s, saturn_cfg.backfill ? "yes" : "no", saturn_state_dir,
+	     saturn_cfg.release_slack_s, saturn_cfg.backfill ? "yes" : "no",
+	     saturn_cfg.fairness == SATURN_FAIR_SHARE ? "share" : "none", saturn_state_dir,
 	     saturn_profile_dir);
 }
 
@@ -252,6 +254,27 @@ static void persist(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 static int skipped_logged;
 static double skipped_at;
 
+/* saturn_fairness=share: the users one after the other in order of their
+ * fair-share finish tags (lib/sched/fairness.h); NULL when the problem has
+ * a single user (plan it as a whole) or on failure (logged; the caller
+ * plans it as a whole). */
+static saturn_plan_t *plan_share(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
+				 const saturn_planner_opts_t *opts)
+{
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan = NULL;
+	double *tag = calloc((size_t)b->problem->ntasks + 1, sizeof(double));
+	int nusers = tag ? saturn_fair_tags(s, b, tag) : -1;
+
+	if (nusers < 0)
+		error("sched/saturn: out of memory computing fair-share tags: planning all users together");
+	else if (nusers > 1 && !(plan = saturn_fair_plan(b->problem, tag, opts, &err)))
+		error("sched/saturn: fair-share plan failed (%s): planning all users together",
+		      err.text);
+	free(tag);
+	return plan;
+}
+
 static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 {
 	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK,
@@ -350,7 +373,10 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		if (carried)
 			opts.stop_ratio = saturn_cfg.min_gain < 1 ? 1.0 / (1.0 - saturn_cfg.min_gain) :
 								    INFINITY;
-		plan = saturn_planner_solve(b.problem, &opts, &err);
+		if (saturn_cfg.fairness == SATURN_FAIR_SHARE)
+			plan = plan_share(s, &b, &opts);
+		if (!plan)
+			plan = saturn_planner_solve(b.problem, &opts, &err);
 		if (!plan)
 			error("sched/saturn: planner failed (%s): using first-come-first-served", err.text);
 		else if (carried && plan->lower_bound_s > 0 && !strcmp(plan->status, "good-enough"))

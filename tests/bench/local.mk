@@ -6,7 +6,7 @@ bench_saturn_bench_SOURCES = bench/saturn-bench.c
 bench_saturn_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_saturn_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_saturn_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la
-EXTRA_DIST += bench/README.md bench/run-bench.sh mutate.sh
+EXTRA_DIST += bench/README.md bench/run-bench.sh mutate.sh bench/fair-cluster.sh
 
 # formats and validator timing at the size limit (doc/benchmarks.md)
 noinst_PROGRAMS += bench/bench-formats
@@ -30,3 +30,12 @@ bench_feedback_bench_SOURCES = bench/feedback-bench.c
 bench_feedback_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_feedback_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_feedback_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
+
+# how two users' batches share the cluster (doc/benchmarks.md, "Sharing
+# the cluster between users"):
+# tests/bench/fair-bench [seeds] [time_limit_s] [t_B_s] [a_tasks] [b_tasks] [first_seed]
+noinst_PROGRAMS += bench/fair-bench
+bench_fair_bench_SOURCES = bench/fair-bench.c
+bench_fair_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
+bench_fair_bench_CFLAGS = $(SATURN_CFLAGS)
+bench_fair_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm

@@ -60,7 +60,8 @@ TESTS += \
 	e2e/hostile-fs.sh \
 	e2e/sched-feedback.sh \
 	e2e/sched-reconfig.sh \
-	e2e/sched-pytorch-resize.sh
+	e2e/sched-pytorch-resize.sh \
+	e2e/sched-fairness.sh
 EXTRA_DIST += \
 	sched/plugin-deps.sh \
 	sched/status.sh \
@@ -82,7 +83,18 @@ EXTRA_DIST += \
 	e2e/hostile-fs.sh \
 	e2e/sched-feedback.sh \
 	e2e/sched-reconfig.sh \
-	e2e/sched-pytorch-resize.sh
+	e2e/sched-pytorch-resize.sh \
+	e2e/sched-fairness.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh
+
+# Sharing the cluster between users (lib/sched/fairness.c).
+if HAVE_CHECK
+check_PROGRAMS += sched/test_fairness
+TESTS += sched/test_fairness
+sched_test_fairness_SOURCES = sched/test_fairness.c
+sched_test_fairness_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_fairness_CFLAGS = $(UNIT_CFLAGS)
+sched_test_fairness_LDADD = $(UNIT_LDADD)
+endif

@@ -1,0 +1,303 @@
+/* fairness.c - sharing the cluster between users (fairness.h): each user's
+ * fair-share finish tag, and planning the users' tasks one user after the
+ * other in tag order.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fairness.h"
+#include "listsched.h"
+
+/* --- tags ------------------------------------------------------------- */
+
+typedef struct fair_item {
+	long uid;
+	const char *batch;
+	double submit; /* seconds from now */
+	double work;   /* GPU-seconds */
+	int task;
+} fair_item_t;
+
+static int cmp_item(const void *a, const void *b)
+{
+	const fair_item_t *x = a, *y = b;
+	int c;
+
+	if (x->uid != y->uid)
+		return x->uid < y->uid ? -1 : 1;
+	c = strcmp(x->batch, y->batch);
+	if (c)
+		return c;
+	return x->task < y->task ? -1 : x->task > y->task;
+}
+
+/* The least GPU-seconds task t still needs. */
+static double task_work(const saturn_task_t *t)
+{
+	double w = INFINITY;
+
+	if (t->is_running)
+		return saturn_task_runtime(t, t->running.option) * t->running.ngpus;
+	for (int o = 0; o < t->noptions; o++) {
+		double x = saturn_task_runtime(t, o) * t->options[o].gpus;
+
+		if (x < w)
+			w = x;
+	}
+	return isfinite(w) ? w : 0;
+}
+
+typedef struct fair_batch {
+	double submit, work;
+	int first, n; /* items[first .. first + n) */
+} fair_batch_t;
+
+static int cmp_batch(const void *a, const void *b)
+{
+	const fair_batch_t *x = a, *y = b;
+
+	if (x->submit != y->submit)
+		return x->submit < y->submit ? -1 : 1;
+	return x->first - y->first;
+}
+
+int saturn_fair_tags(const saturn_snapshot_t *s, const saturn_sched_build_t *b, double *tag)
+{
+	const saturn_problem_t *p = b->problem;
+	fair_item_t *it;
+	fair_batch_t *bt;
+	double gpus = 0, share;
+	int nb = 0, nusers = 0;
+
+	if (p->ntasks == 0)
+		return 0;
+	it = calloc((size_t)p->ntasks, sizeof(*it));
+	bt = calloc((size_t)p->ntasks, sizeof(*bt));
+	if (!it || !bt) {
+		free(it);
+		free(bt);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (int n = 0; n < p->nnodes; n++)
+		gpus += p->nodes[n].gpus;
+	for (int t = 0; t < p->ntasks; t++) {
+		const saturn_snap_job_t *j = &s->jobs[b->job_of_task[t]];
+
+		it[t].uid = j->uid;
+		it[t].batch = j->batch;
+		it[t].submit = j->submit_time - s->now;
+		it[t].work = task_work(&p->tasks[t]);
+		it[t].task = t;
+	}
+	qsort(it, (size_t)p->ntasks, sizeof(*it), cmp_item);
+	for (int i = 0; i < p->ntasks; i++) {
+		if (i == 0 || it[i].uid != it[i - 1].uid)
+			nusers++;
+		if (i == 0 || it[i].uid != it[i - 1].uid || strcmp(it[i].batch, it[i - 1].batch)) {
+			bt[nb].first = i;
+			bt[nb].submit = it[i].submit;
+			nb++;
+		}
+		bt[nb - 1].n++;
+		bt[nb - 1].work += it[i].work;
+		if (it[i].submit < bt[nb - 1].submit)
+			bt[nb - 1].submit = it[i].submit;
+	}
+	share = gpus > 0 ? gpus / nusers : 1;
+	/* per user (a run of batches), in submission order */
+	for (int u0 = 0, u1; u0 < nb; u0 = u1) {
+		double f = -INFINITY;
+
+		for (u1 = u0 + 1; u1 < nb && it[bt[u1].first].uid == it[bt[u0].first].uid; u1++)
+			;
+		qsort(bt + u0, (size_t)(u1 - u0), sizeof(*bt), cmp_batch);
+		for (int k = u0; k < u1; k++)
+			f = (bt[k].submit > f ? bt[k].submit : f) + bt[k].work / share;
+		for (int k = u0; k < u1; k++)
+			for (int i = bt[k].first; i < bt[k].first + bt[k].n; i++)
+				tag[it[i].task] = f;
+	}
+	free(it);
+	free(bt);
+	return nusers;
+}
+
+/* --- planning in tag order ------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* q: a copy of p holding only the tasks t with in[t] (in p's order, so
+ * q's task i is p's map[i]), none running, and on every node a busy entry
+ * per GPU g with until[n][g] > 0. NULL on ENOMEM. */
+static saturn_problem_t *sub_problem(const saturn_problem_t *p, const char *in, double **until,
+				     int *map)
+{
+	saturn_problem_t *q = saturn_problem_copy(p), *scrap = saturn_problem_create();
+	saturn_task_t *tmp = NULL;
+	int k = 0, nout = 0, ntasks;
+
+	if (!q || !scrap || !(tmp = malloc(sizeof(*tmp) * (size_t)(p->ntasks + 1))))
+		goto fail;
+	/* tmp: the others first, then the group; the group goes back into q,
+	 * scrap takes the others (and tmp) and frees them */
+	ntasks = q->ntasks;
+	for (int t = 0; t < ntasks; t++)
+		nout += !in[t];
+	for (int t = 0, o = 0; t < ntasks; t++) {
+		if (in[t]) {
+			map[k] = t;
+			tmp[nout + k++] = q->tasks[t];
+		} else {
+			tmp[o++] = q->tasks[t];
+		}
+	}
+	memcpy(q->tasks, tmp + nout, sizeof(*tmp) * (size_t)k);
+	q->ntasks = k;
+	scrap->tasks = tmp;
+	scrap->ntasks = nout;
+	scrap->cap_tasks = ntasks + 1;
+	tmp = NULL;
+	for (int n = 0; n < q->nnodes; n++) {
+		saturn_node_t *nd = &q->nodes[n];
+		saturn_busy_t *nb = realloc(nd->busy, sizeof(*nb) * (size_t)(nd->nbusy + nd->gpus));
+
+		if (!nb)
+			goto fail;
+		nd->busy = nb;
+		for (int g = 0; g < nd->gpus; g++) {
+			saturn_busy_t *e = &nd->busy[nd->nbusy];
+
+			if (until[n][g] <= 0)
+				continue;
+			if (!(e->gpu_ids = malloc(sizeof(int))))
+				goto fail;
+			e->ngpus = 1;
+			e->gpu_ids[0] = g;
+			e->until_s = until[n][g];
+			nd->nbusy++;
+		}
+	}
+	saturn_problem_destroy(scrap);
+	return q;
+fail:
+	free(tmp);
+	saturn_problem_destroy(scrap);
+	saturn_problem_destroy(q);
+	return NULL;
+}
+
+saturn_plan_t *saturn_fair_plan(const saturn_problem_t *p, const double *tag,
+				const saturn_planner_opts_t *opts, saturn_error_t *err)
+{
+	saturn_plan_t *plan = saturn_plan_create(p->ntasks), *sp = NULL;
+	saturn_problem_t *q = NULL;
+	saturn_planner_opts_t o;
+	double **until = NULL, *keys = NULL;
+	char *in = NULL;
+	int *map = NULL, nkeys = 0;
+
+	if (opts)
+		o = *opts;
+	else
+		saturn_planner_opts_init(&o);
+	o.warm = NULL;
+	o.stop_ratio = 0;
+	keys = malloc(sizeof(double) * (size_t)(p->ntasks + 1));
+	in = malloc((size_t)p->ntasks + 1);
+	map = malloc(sizeof(int) * (size_t)(p->ntasks + 1));
+	/* every GPU busy until its running task ends (the free-time model of
+	 * the list scheduler: busy entries and running tasks) */
+	until = spase_gpu_free_create(p);
+	if (!plan || !keys || !in || !map || !until || spase_plan_pin_running(plan, p) < 0) {
+		saturn_error_set(err, "out of memory planning by fair share");
+		goto fail;
+	}
+	/* the busy entries stay in every sub-problem: keep only the running
+	 * tasks' times in until[] */
+	for (int n = 0; n < p->nnodes; n++)
+		for (int g = 0; g < p->nodes[n].gpus; g++)
+			until[n][g] = 0;
+	for (int t = 0; t < p->ntasks; t++) {
+		const saturn_task_t *task = &p->tasks[t];
+
+		if (!task->is_running) {
+			keys[nkeys++] = tag[t];
+			continue;
+		}
+		for (int g = 0; g < task->running.ngpus; g++)
+			until[task->running.node][task->running.gpu_ids[g]] =
+			    saturn_task_runtime(task, task->running.option);
+	}
+	qsort(keys, (size_t)nkeys, sizeof(double), cmp_double);
+	{
+		int d = 0;
+
+		for (int i = 0; i < nkeys; i++)
+			if (d == 0 || keys[i] != keys[d - 1])
+				keys[d++] = keys[i];
+		nkeys = d;
+	}
+	if (nkeys > 0 && o.time_limit_s > 0)
+		o.time_limit_s /= nkeys;
+	if (o.time_limit_s > 0 && o.time_limit_s < 0.05)
+		o.time_limit_s = 0.05;
+	for (int k = 0; k < nkeys; k++) {
+		for (int t = 0; t < p->ntasks; t++)
+			in[t] = !p->tasks[t].is_running && tag[t] == keys[k];
+		if (!(q = sub_problem(p, in, until, map))) {
+			saturn_error_set(err, "out of memory planning by fair share");
+			goto fail;
+		}
+		if (saturn_problem_check(q, err) < 0 || !(sp = saturn_planner_solve(q, &o, err)))
+			goto fail;
+		for (int i = 0; i < sp->nassign; i++) {
+			const saturn_assign_t *a = &sp->assign[i];
+
+			if (saturn_plan_set(plan, map[i], p, map[i], a->option, a->node, a->start_s,
+					    a->gpu_ids) < 0) {
+				saturn_error_set(err, "out of memory planning by fair share");
+				goto fail;
+			}
+			for (int g = 0; g < a->gpus; g++)
+				if (a->end_s > until[a->node][a->gpu_ids[g]])
+					until[a->node][a->gpu_ids[g]] = a->end_s;
+		}
+		saturn_plan_destroy(sp);
+		sp = NULL;
+		saturn_problem_destroy(q);
+		q = NULL;
+	}
+	spase_plan_set_makespan(plan);
+	{
+		saturn_bounds_t bd;
+
+		plan->lower_bound_s = saturn_planner_bounds_cheap(p, &bd, NULL) == 0 ? bd.best : 0;
+	}
+	snprintf(plan->method, sizeof(plan->method), "share");
+	snprintf(plan->status, sizeof(plan->status), "feasible");
+	if (saturn_plan_validate(plan, p, err) < 0)
+		goto fail;
+	goto out;
+fail:
+	saturn_plan_destroy(plan);
+	plan = NULL;
+out:
+	saturn_plan_destroy(sp);
+	saturn_problem_destroy(q);
+	spase_gpu_free_destroy(until, p->nnodes);
+	free(keys);
+	free(in);
+	free(map);
+	return plan;
+}

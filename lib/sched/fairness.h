@@ -1,0 +1,43 @@
+/* fairness.h - sharing the cluster between users (saturn_fairness=share).
+ *
+ * The planner minimises the makespan of every task it is given; with two
+ * users' batches in one problem nothing keeps a small batch from being
+ * planned at the end of a large one (doc/benchmarks.md, "Sharing the
+ * cluster between users": 5-12x slower than alone). With share, each user
+ * gets a finish tag: when their work would end if every user with Saturn
+ * tasks had an equal share of the GPUs (weighted fair queueing over the
+ * user's batches in submission order), and the users' tasks are planned one
+ * user after the other in tag order, each on the GPUs the users before them
+ * leave. A user's own batches are still planned together (shortest
+ * makespan for that user); a cluster with one user plans as before.
+ */
+#ifndef SATURN_FAIRNESS_H
+#define SATURN_FAIRNESS_H
+
+#include "model.h"
+#include "planner.h"
+#include "sched_core.h"
+
+/* Per task of b->problem, its user's finish tag in seconds from s->now,
+ * into tag[0 .. b->problem->ntasks). Each batch (uid, name) is submitted at
+ * its earliest task's submit_time and brings the work W = sum over its
+ * tasks of the least GPU-seconds left (running tasks: their option's);
+ * share = the problem's GPUs / the number of users; a user's batches in
+ * submission order: F = max(submit - now, F) + W / share; the user's tag is
+ * the last F. Returns the number of distinct users (0 for an empty
+ * problem), or -1 (ENOMEM) with tag unchanged. */
+int saturn_fair_tags(const saturn_snapshot_t *s, const saturn_sched_build_t *b, double *tag);
+
+/* Plan p group by group, a group being the tasks (not running) with one
+ * tag value, in increasing tag order: each group is solved by the planner
+ * alone (opts->time_limit_s split evenly between the groups; opts->warm and
+ * stop_ratio are not used) on the GPUs that running tasks and the groups
+ * before it leave (a GPU is busy until the last of them on it ends).
+ * Running tasks keep their place. Returns a plan that passed
+ * saturn_plan_validate() for p (method "share", status "feasible"), or
+ * NULL with err (ENOMEM, or a stage that failed: the caller plans p as a
+ * whole instead). p must have passed saturn_problem_check(). */
+saturn_plan_t *saturn_fair_plan(const saturn_problem_t *p, const double *tag,
+				const saturn_planner_opts_t *opts, saturn_error_t *err);
+
+#endif /* SATURN_FAIRNESS_H */
