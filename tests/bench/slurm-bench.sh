@@ -15,7 +15,7 @@
 #     can run with); the best one is the baseline, gpu:8 is printed for
 #     reference. The floor is the clairvoyant plan: `saturn plan` offline on
 #     the true speeds (no Slurm latency). BENCH_RUNS times (default 1).
-#  2. latency: stock sched/backfill on the same cluster, idle: submission
+#  2. latency (run first): stock sched/backfill on the same cluster, idle: submission
 #     to start of a one-task job, and end of a job to start of the next one
 #     waiting for its GPUs (jobs of -N2 --gres=gpu:8 one after the other).
 #  3. locks: 1,000 pending Saturn tasks (one array, a profile covering all
@@ -79,10 +79,11 @@ gpt2-xl/bs8      none 0.60 0.34  0.22  0.9
 llama-7b/bs4     none none 0.70  0.42  1.3'
 TASKS=16
 BATCHES=50
-W=/tmp/slurm-bench-work
-rm -rf "$W"
-mkdir -p "$W"
+# work folder: new and private to this run (profiles, task scripts, logs,
+# plans); kept at the end for a look at the task logs
+W=$(mktemp -d /tmp/slurm-bench.XXXXXX)
 chmod 755 "$W"
+echo "# work folder: $W"
 
 # gen VARIANT: $W/VARIANT.profile.json (planned), .truth.problem.json
 # (true speeds, for the clairvoyant plan), .sbatch (sleeps the true time)
