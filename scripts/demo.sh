@@ -160,11 +160,12 @@ FEASIBLE=$(python3 "$ROOT/contrib/demo/profile2problem.py" --feasible "$ROOT/con
 	die "contrib/demo/profile2problem.py --feasible failed"
 PRED="$SATURN_CLUSTER_DIR/demo-compare.txt"
 "$SATURN_BIN" plan --compare --time-limit 1 "$PROBLEM" >"$PRED" 2>&1 || die "saturn plan --compare failed (see $PRED)"
-# "  4 GPUs: makespan    0:01:22  ..." -> seconds per feasible N
+# "  4 GPUs: makespan    0:01:22  ..." ("  1 GPU : makespan ...") -> seconds
 predicted() {
-	awk -v n="$1" '$1 == n && $2 ~ /^GPU/ && $3 == "makespan" { split($4, t, ":"); print t[1] * 3600 + t[2] * 60 + t[3] }' "$PRED"
+	awk -v n="$1" '$1 == n && $2 ~ /^GPU/ { for (i = 3; i < NF; i++) if ($i == "makespan") {
+		split($(i + 1), t, ":"); print t[1] * 3600 + t[2] * 60 + t[3]; exit } }' "$PRED"
 }
-BEST_N= BEST_P=
+BEST_N='' BEST_P=
 for g in $FEASIBLE; do
 	p=$(predicted "$g")
 	[ -n "$p" ] || continue
@@ -204,10 +205,11 @@ for g in $RUN_N; do
 done
 # with DEMO_BASELINES=all the best is the best measured one
 if [ "${DEMO_BASELINES:-best}" = all ]; then
+	mb=''
 	for g in $RUN_N; do
 		eval "m=\$M$g"
-		eval "b=\$M$BEST_N"
-		awk -v m="$m" -v b="$b" 'BEGIN { exit !(m < b) }' && BEST_N=$g
+		eval "mb=\$M$BEST_N"
+		awk -v m="$m" -v b="$mb" 'BEGIN { exit !(m < b) }' && BEST_N=$g
 	done
 fi
 eval "S2=\$M$BEST_N"

@@ -190,16 +190,16 @@ if [ "${BENCH_SKIP_LATENCY:-0}" != 1 ]; then
 	L="$W/latency.log"
 	: >"$L"
 	chmod 666 "$L"
-	for i in 1 2 3 4 5 6; do
+	for _ in 1 2 3 4 5 6; do
 		t0=$(date +%s.%N)
-		j=$(sbatch --parsable --gres=gpu:8 -o /dev/null --wrap "echo sub=$t0 start=\$(date +%s.%N) >>$L")
+		sbatch --parsable --gres=gpu:8 -o /dev/null --wrap "echo sub=$t0 start=\$(date +%s.%N) >>$L" >/dev/null
 		wait_empty 60 || true
 		sleep 1
 	done
 	awk '{ split($1, a, "="); split($2, b, "="); print b[2] - a[2] }' "$L" >"$W/lat-submit"
 	echo "  submission to start, s: $(stats <"$W/lat-submit")"
 	: >"$L"
-	for i in 1 2 3 4 5 6 7 8; do
+	for _ in 1 2 3 4 5 6 7 8; do
 		sbatch --parsable -N2 --gres=gpu:8 -o /dev/null --wrap "echo start=\$(date +%s.%N) >>$L; sleep 3; echo end=\$(date +%s.%N) >>$L" >/dev/null
 	done
 	wait_empty 120 || true
@@ -222,7 +222,7 @@ if [ "${BENCH_SKIP_MAKESPAN:-0}" != 1 ]; then
 		cluster_start saturn "" /tmp/slurm-bench-saturn
 		STATE="$SATURN_CLUSTER_DIR/state/saturn"
 		until [ -d "$STATE/profiles" ]; do sleep 0.2; done
-		mkdir -p -m 700 "$STATE/profiles/0"
+		[ -d "$STATE/profiles/0" ] || mkdir -m 700 "$STATE/profiles/0"
 		for v in $VARIANTS; do
 			cp "$W/$v.profile.json" "$STATE/profiles/0/mixed-$v.json"
 			mark=$(wc -l <"$SATURN_CLUSTER_DIR/log/slurmctld.log")
@@ -250,7 +250,8 @@ if [ "${BENCH_SKIP_MAKESPAN:-0}" != 1 ]; then
 	echo "== makespan, $RUNS run(s) per figure (mean), seconds; ratios of the means"
 	for v in $VARIANTS; do
 		sat=$(cat "$W/$v.saturn."* | stats | sed 's/.*mean=\([0-9.]*\).*/\1/')
-		best= bestg=
+		best='' bestg=''
+		U8=
 		line=
 		for g in $FEAS; do
 			m=$(cat "$W/$v.gpu$g."* | stats | sed 's/.*mean=\([0-9.]*\).*/\1/')
@@ -277,7 +278,7 @@ print(max(c.values()) if c else 0)' "$W/$v.truth.plan.json")
 		ln=$( [ -s "$W/lat-next" ] && stats <"$W/lat-next" | sed 's/.*median=\([0-9.]*\).*/\1/' || echo 1)
 		floor=$(awk -v c="$clair" -v k="$chain" -v a="$ls" -v b="$ln" 'BEGIN { printf "%.1f", 1.05 * c + a + (k - 1) * b }')
 		planned=$(plan_makespan "$W/$v.problem.json")
-		eval "u8=\${U8:-}"
+		u8=$U8
 		echo "$v: sched/saturn $sat; stock backfill$line; best uniform gpu:$bestg"
 		awk -v s="$sat" -v b="$best" -v g="$bestg" -v u8="$u8" -v c="$clair" -v p="$planned" -v k="$chain" -v f="$floor" 'BEGIN {
 			printf "  saturn / best uniform (gpu:%d): %.3f (target <= 0.85: %s by %.3f)\n", g, s / b, s / b <= 0.85 ? "met" : "missed", s / b - 0.85
