@@ -1,58 +1,299 @@
 #!/bin/sh
 # slurm-bench.sh - sched/saturn on the one-machine cluster (not part of
-# `make check`; prints figures for doc/benchmarks.md, section "Slurm").
+# `make check`; prints figures for doc/benchmarks.md, sections "Slurm").
 #
-#  1. makespan: the demo sweep (contrib/demo, 16 tasks, durations from the
-#     profile compressed to seconds) under sched/saturn and under stock
-#     sched/backfill with the users' fixed gpu:8 requests, one after the
-#     other (scripts/demo.sh), BENCH_RUNS times (default 1): ratio per run,
-#     mean and spread.
-#  2. locks: 1,000 pending Saturn tasks (one array, a profile covering all
+#  1. makespan: a mixed-model sweep of 16 tasks (4 model sizes x 4 tasks;
+#     gpt2-xl does not fit one GPU, llama-7b neither one nor two: their
+#     profile has "oom" there), durations compressed to seconds, on 2 nodes
+#     x 8 fake GPUs, in two variants: "exact" (the tasks run at the
+#     profile's speed) and "true" (each model's true speed is its profile's
+#     x a factor in 0.7 .. 1.5; the tasks sleep the true time and report it
+#     in their progress files, the profile keeps the planned numbers). Each
+#     variant runs under sched/saturn (default settings: runtime feedback
+#     is on and has no off switch) and under stock sched/backfill with
+#     EVERY feasible uniform request gpu:N (N in 1, 2, 4, 8 that every task
+#     can run with); the best one is the baseline, gpu:8 is printed for
+#     reference. The floor is the clairvoyant plan: `saturn plan` offline on
+#     the true speeds (no Slurm latency). BENCH_RUNS times (default 1).
+#  2. latency (run first): stock sched/backfill on the same cluster, idle: submission
+#     to start of a one-task job, and end of a job to start of the next one
+#     waiting for its GPUs (jobs of -N2 --gres=gpu:8 one after the other).
+#  3. locks: 1,000 pending Saturn tasks (one array, a profile covering all
 #     of them) held behind a job that holds every GPU; the debug log of each
 #     sched/saturn cycle gives the time under read locks (snapshot), under
 #     write locks (apply) and the planning time; then the blocker ends and
 #     the cycle that releases tasks is measured too.
 #
 # usage (root): tests/bench/slurm-bench.sh [BUILD_DIR]
-# Environment: BENCH_RUNS, BENCH_SKIP_MAKESPAN=1, BENCH_SKIP_LOCKS=1,
-#   SATURN_PORT_BASE (default 18200).
+# Environment: BENCH_RUNS, BENCH_VARIANTS ("exact true"), BENCH_SKIP_MAKESPAN=1,
+#   BENCH_SKIP_LATENCY=1, BENCH_SKIP_LOCKS=1, BENCH_SCALE (task durations x
+#   this, default 1), SATURN_PORT_BASE (default 18200).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-${SATURN_BUILD:-/tmp/saturn-demo-build}}
+BUILD=$(cd "$BUILD" && pwd)
 RUNS=${BENCH_RUNS:-1}
 PORT=${SATURN_PORT_BASE:-18200}
 [ "$(id -u)" = 0 ] || {
 	echo "slurm-bench: run as root" >&2
 	exit 1
 }
+CL="$ROOT/scripts/cluster.sh"
+SATURN_BIN="$BUILD/cli/saturn"
+export SATURN_PORT_BASE=$PORT SATURN_NODES=2 SATURN_GPUS_PER_NODE=8
+export SATURN_PLUGIN_DIR="$BUILD/plugin/slurm"
 
 stats() { # numbers on stdin -> "n=N mean=M min=A max=B median=D"
 	sort -n | awk '{ v[NR] = $1; s += $1 } END {
 		if (NR == 0) { print "n=0"; exit }
 		printf "n=%d mean=%.3f min=%.3f median=%.3f max=%.3f\n", NR, s / NR, v[1], v[int((NR + 1) / 2)], v[NR] }'
 }
+wait_empty() { # SECONDS
+	n=0
+	while [ -n "$(squeue -h -o %i 2>/dev/null)" ]; do
+		n=$((n + 1))
+		[ $n -le $(($1 * 2)) ] || return 1
+		sleep 0.5
+	done
+}
+makespan() { # LOG SUBMIT_EPOCH: last end minus submission
+	awk -v t0="$2" '{ for (i = 1; i <= NF; i++) if ($i ~ /^end=/) { e = substr($i, 5) + 0; if (e > m) m = e } }
+		END { printf "%.1f\n", m - t0 }' "$1"
+}
+cluster_start() { # SCHED PARAMS DIR
+	export SATURN_SCHED=$1 SATURN_SCHED_PARAMS=$2 SATURN_CLUSTER_DIR=$3
+	sh "$CL" stop >/dev/null 2>&1 || true
+	sh "$CL" start 2>&1 | tail -n1
+	. "$SATURN_CLUSTER_DIR/env"
+}
+trap 'sh "$CL" stop >/dev/null 2>&1 || true' EXIT INT TERM
 
-echo "# slurm-bench on $(uname -n), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "# slurm-bench on $(uname -n), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# The mixed sweep: per model, 4 tasks, 50 batches, the profile's seconds per
+# batch at 1/2/4/8 GPUs (none: out of memory) and the "true" variant's
+# factor. Task ids: model k has tasks 4k .. 4k+3.
+MODELS='bert-large/bs32  0.20 0.12 0.085 0.075 0.7
+gpt2-medium/bs16 0.40 0.22 0.13  0.10  1.5
+gpt2-xl/bs8      none 0.60 0.34  0.22  0.9
+llama-7b/bs4     none none 0.70  0.42  1.3'
+TASKS=16
+BATCHES=50
+# work folder: new and private to this run (profiles, task scripts, logs,
+# plans); kept at the end for a look at the task logs
+W=$(mktemp -d /tmp/slurm-bench.XXXXXX)
+chmod 755 "$W"
+echo "# work folder: $W"
+
+# gen VARIANT: $W/VARIANT.profile.json (planned), .truth.problem.json
+# (true speeds, for the clairvoyant plan), .sbatch (sleeps the true time)
+gen() {
+	echo "$MODELS" | python3 -c '
+import json, sys
+variant, batches = sys.argv[1], int(sys.argv[2])
+tasks, cases = [], []
+for k, line in enumerate(l for l in sys.stdin if l.strip()):
+    f = line.split()
+    sig, spb, fac = f[0], f[1:5], float(f[5]) if variant == "true" else 1.0
+    opts = []
+    for g, v in zip((1, 2, 4, 8), spb):
+        tech = "single" if g == 1 else ("ddp" if sig.startswith(("bert", "gpt2-medium")) else "fsdp")
+        if v == "none":
+            opts.append({"technique": tech, "gpus": g, "status": "oom", "reason": "CUDA out of memory (stand-in)"})
+        else:
+            opts.append({"technique": tech, "gpus": g, "sec_per_batch": float(v), "status": "measured"})
+            cases.append("%d) case $gpus in %d) spb=%.4f t=%s ;; esac ;;" % (k, g, float(v) * fac, tech))
+    tasks.append({"signature": sig, "task_ids": "%d-%d" % (4 * k, 4 * k + 3), "batches": batches, "options": opts})
+prof = {"format": "saturn-profile/1", "batch": "mixed-" + variant, "created": 1764400000, "tasks": tasks}
+json.dump(prof, open(sys.argv[3] + ".profile.json", "w"), indent=1)
+# one case per (model, gpus): merge into a case per model
+by = {}
+for c in cases:
+    k = c.split(")")[0]
+    by.setdefault(k, []).append(c[c.index("case $gpus in") + len("case $gpus in"):c.rindex("esac")].strip())
+with open(sys.argv[3] + ".cases", "w") as out:
+    for k, arms in by.items():
+        out.write("%s) case $gpus in %s esac ;;\n" % (k, " ".join(arms)))
+' "$1" "$BATCHES" "$W/$1"
+	python3 "$ROOT/contrib/demo/profile2problem.py" "$W/$1.profile.json" >"$W/$1.problem.json"
+	scales=$(echo "$MODELS" | awk -v v="$1" '{ printf " --scale %s=%s", $1, v == "true" ? $6 : 1 }')
+	# shellcheck disable=SC2086 # word splitting of the options is wanted
+	python3 "$ROOT/contrib/demo/profile2problem.py" $scales "$W/$1.profile.json" >"$W/$1.truth.problem.json"
+	{
+		cat <<EOS
+#!/bin/sh
+#SBATCH --time=10
+# one task of the mixed sweep ($1): sleeps $BATCHES batches x the true
+# seconds per batch of its model at the GPUs it runs with, in 10 chunks,
+# reporting progress (its true speed) after each.
+task=\${SLURM_ARRAY_TASK_ID:-0}
+cvd=\${CUDA_VISIBLE_DEVICES:-}
+ngpus=\$(echo "\$cvd" | tr ',' '\n' | grep -c .)
+gpus=\${SATURN_GPUS:-\$ngpus}
+spb=
+case \$((task / 4)) in
+EOS
+		cat "$W/$1.cases"
+		cat <<'EOS'
+esac
+[ -n "$spb" ] || { echo "task $task: out of memory on $gpus GPUs" >&2; exit 1; }
+EOS
+		cat <<EOS
+batches=$BATCHES
+chunk=\$(awk -v b=\$batches -v s=\$spb "BEGIN { printf \"%.3f\", b * s * ${BENCH_SCALE:-1} / 10 }")
+start=\$(date +%s.%N)
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	sleep "\$chunk"
+	if [ -n "\${SATURN_PROGRESS_FILE:-}" ]; then
+		printf '{"format":"saturn-progress/1","job_id":%s,"batches_done":%s,"batches_total":%s,"sec_per_batch":%s,"updated":%s}\n' \\
+			"\$SLURM_JOB_ID" \$((batches * i / 10)) "\$batches" "\$spb" "\$(date +%s)" >"\$SATURN_PROGRESS_FILE.tmp.\$\$" &&
+			mv "\$SATURN_PROGRESS_FILE.tmp.\$\$" "\$SATURN_PROGRESS_FILE"
+	fi
+done
+end=\$(date +%s.%N)
+echo "task=\$task job=\$SLURM_JOB_ID node=\$SLURMD_NODENAME gpus=\$gpus technique=\${SATURN_TECHNIQUE:-\$t} start=\$start end=\$end" >>"\$BENCH_LOG"
+EOS
+	} >"$W/$1.sbatch"
+	chmod 644 "$W/$1.sbatch" "$W/$1.profile.json"
+}
+
+# plan_makespan PROBLEM: the planner's makespan (seconds) for PROBLEM, 5 s
+plan_makespan() {
+	"$SATURN_BIN" plan --time-limit 5 "$1" | sed -n 's/^Makespan:.*(\([0-9.]*\) s)$/\1/p'
+}
+
+# run_sweep VARIANT LABEL SBATCH_OPTIONS...: submit, wait, print makespan
+run_sweep() {
+	v=$1 label=$2
+	shift 2
+	log="$W/$v-$label-$r.log"
+	: >"$log"
+	chmod 666 "$log"
+	t0=$(date +%s.%N)
+	BENCH_LOG="$log" sbatch --parsable --array=0-$((TASKS - 1)) -o /dev/null "$@" "$W/$v.sbatch" >/dev/null
+	wait_empty 900 || {
+		echo "slurm-bench: $v $label did not finish in 15 minutes" >&2
+		exit 1
+	}
+	n=$(grep -c '^task=' "$log" || true)
+	[ "$n" = "$TASKS" ] || {
+		echo "slurm-bench: $v $label: $n of $TASKS tasks logged" >&2
+		exit 1
+	}
+	makespan "$log" "$t0"
+}
+
+if [ "${BENCH_SKIP_LATENCY:-0}" != 1 ]; then
+	echo
+	echo "== Slurm's start latency (stock sched/backfill, idle cluster)"
+	cluster_start backfill "" /tmp/slurm-bench-backfill
+	L="$W/latency.log"
+	: >"$L"
+	chmod 666 "$L"
+	for _ in 1 2 3 4 5 6; do
+		t0=$(date +%s.%N)
+		sbatch --parsable --gres=gpu:8 -o /dev/null --wrap "echo sub=$t0 start=\$(date +%s.%N) >>$L" >/dev/null
+		wait_empty 60 || true
+		sleep 1
+	done
+	awk '{ split($1, a, "="); split($2, b, "="); print b[2] - a[2] }' "$L" >"$W/lat-submit"
+	echo "  submission to start, s: $(stats <"$W/lat-submit")"
+	: >"$L"
+	for _ in 1 2 3 4 5 6 7 8; do
+		sbatch --parsable -N2 --gres=gpu:8 -o /dev/null --wrap "echo start=\$(date +%s.%N) >>$L; sleep 3; echo end=\$(date +%s.%N) >>$L" >/dev/null
+	done
+	wait_empty 120 || true
+	awk -F= '$1 == "end" { e = $2 } $1 == "start" && e { print $2 - e }' "$L" >"$W/lat-next"
+	echo "  end of a job to start of the next (all GPUs each), s: $(stats <"$W/lat-next")"
+	sh "$CL" stop >/dev/null 2>&1
+fi
 
 if [ "${BENCH_SKIP_MAKESPAN:-0}" != 1 ]; then
-	: >/tmp/slurm-bench-ratios.$$
-	for r in $(seq 1 "$RUNS"); do
-		out=$(SATURN_BUILD="$BUILD" SATURN_CLUSTER_DIR=/tmp/slurm-bench-demo SATURN_PORT_BASE=$PORT \
-			sh "$ROOT/scripts/demo.sh" 2>&1 | tail -n1)
-		echo "run $r: $out"
-		echo "$out" | sed -n 's/.*ratio=\([0-9.]*\).*/\1/p' >>/tmp/slurm-bench-ratios.$$
+	VARIANTS=${BENCH_VARIANTS:-exact true}
+	for v in $VARIANTS; do
+		gen "$v"
 	done
-	echo "makespan ratio saturn/backfill: $(stats </tmp/slurm-bench-ratios.$$) (target <= 0.65)"
-	rm -f /tmp/slurm-bench-ratios.$$
+	FEAS=$(python3 "$ROOT/contrib/demo/profile2problem.py" --feasible "$W/exact.profile.json")
+	echo "models (profile s/batch at 1/2/4/8 GPUs, true-variant factor):"
+	echo "$MODELS" | sed 's/^/  /'
+	echo "feasible uniform requests: $(echo "$FEAS" | sed 's/\([0-9]*\)/gpu:\1/g')"
+	for r in $(seq 1 "$RUNS"); do
+		# sched/saturn, default settings, both variants on one cluster
+		cluster_start saturn "" /tmp/slurm-bench-saturn
+		STATE="$SATURN_CLUSTER_DIR/state/saturn"
+		until [ -d "$STATE/profiles" ]; do sleep 0.2; done
+		[ -d "$STATE/profiles/0" ] || mkdir -m 700 "$STATE/profiles/0"
+		for v in $VARIANTS; do
+			cp "$W/$v.profile.json" "$STATE/profiles/0/mixed-$v.json"
+			mark=$(wc -l <"$SATURN_CLUSTER_DIR/log/slurmctld.log")
+			m=$(run_sweep "$v" saturn --saturn-batch="mixed-$v" --gres=gpu:8)
+			echo "$m" >"$W/$v.saturn.$r"
+			echo "run $r $v: sched/saturn ${m}s"
+			tail -n +"$((mark + 1))" "$SATURN_CLUSTER_DIR/log/slurmctld.log" | grep -a "sched/saturn: plan p" >"$W/$v.plans.$r" || true
+			sed -n '1s/^\[[^]]*\] /  first plan: /p' "$W/$v.plans.$r"
+			echo "  plans made during the run: $(wc -l <"$W/$v.plans.$r")"
+		done
+		cp "$SATURN_CLUSTER_DIR/log/slurmctld.log" "$W/saturn-slurmctld-$r.log" 2>/dev/null || true
+		sh "$CL" stop >/dev/null 2>&1
+		# stock Slurm, every feasible uniform request
+		cluster_start backfill "" /tmp/slurm-bench-backfill
+		for v in $VARIANTS; do
+			for g in $FEAS; do
+				m=$(run_sweep "$v" "gpu$g" --gres=gpu:$g)
+				echo "$m" >"$W/$v.gpu$g.$r"
+				echo "run $r $v: stock backfill, every task gpu:$g: ${m}s"
+			done
+		done
+		sh "$CL" stop >/dev/null 2>&1
+	done
+	echo
+	echo "== makespan, $RUNS run(s) per figure (mean), seconds; ratios of the means"
+	for v in $VARIANTS; do
+		sat=$(cat "$W/$v.saturn."* | stats | sed 's/.*mean=\([0-9.]*\).*/\1/')
+		best='' bestg=''
+		U8=
+		line=
+		for g in $FEAS; do
+			m=$(cat "$W/$v.gpu$g."* | stats | sed 's/.*mean=\([0-9.]*\).*/\1/')
+			eval "U$g=$m"
+			line="$line gpu:$g=$m"
+			if [ -z "$best" ] || awk -v a="$m" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+				best=$m bestg=$g
+			fi
+		done
+		"$SATURN_BIN" plan --json --time-limit 5 "$W/$v.truth.problem.json" >"$W/$v.truth.plan.json"
+		clair=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["makespan_s"])' "$W/$v.truth.plan.json")
+		# Slurm's latency along the clairvoyant plan: submission to first
+		# start, then one end-to-next-start per task in the longest chain of
+		# tasks one after the other on one GPU (medians measured above;
+		# 1 s each when the latency part was skipped)
+		chain=$(python3 -c '
+import json, sys
+c = {}
+for a in json.load(open(sys.argv[1]))["tasks"]:
+    for g in a["gpu_ids"]:
+        c[(a["node"], g)] = c.get((a["node"], g), 0) + 1
+print(max(c.values()) if c else 0)' "$W/$v.truth.plan.json")
+		ls=$( [ -s "$W/lat-submit" ] && stats <"$W/lat-submit" | sed 's/.*median=\([0-9.]*\).*/\1/' || echo 1)
+		ln=$( [ -s "$W/lat-next" ] && stats <"$W/lat-next" | sed 's/.*median=\([0-9.]*\).*/\1/' || echo 1)
+		floor=$(awk -v c="$clair" -v k="$chain" -v a="$ls" -v b="$ln" 'BEGIN { printf "%.1f", 1.05 * c + a + (k - 1) * b }')
+		planned=$(plan_makespan "$W/$v.problem.json")
+		u8=$U8
+		echo "$v: sched/saturn $sat; stock backfill$line; best uniform gpu:$bestg"
+		awk -v s="$sat" -v b="$best" -v g="$bestg" -v u8="$u8" -v c="$clair" -v p="$planned" -v k="$chain" -v f="$floor" 'BEGIN {
+			printf "  saturn / best uniform (gpu:%d): %.3f (target <= 0.85: %s by %.3f)\n", g, s / b, s / b <= 0.85 ? "met" : "missed", s / b - 0.85
+			if (u8 != "") printf "  saturn / gpu:8 (reference):     %.3f\n", s / u8
+			printf "  clairvoyant plan (offline, true speeds): %.1f s; saturn / clairvoyant %.3f\n", c, s / c
+			printf "  target 1.05 x clairvoyant + latency (%d tasks in its longest chain): %.1f s: %s by %.1f s\n", k, f, s <= f ? "met" : "missed", s - f
+			printf "  plan from the profile (offline): %.1f s\n", p }'
+		echo "$v saturn=$sat best=gpu:$bestg backfill=$best clairvoyant=$clair" >>"$W/summary"
+	done
 fi
 
 [ "${BENCH_SKIP_LOCKS:-0}" = 1 ] && exit 0
 
-export SATURN_CLUSTER_DIR=/tmp/slurm-bench-locks SATURN_PORT_BASE=$PORT SATURN_NODES=2 SATURN_GPUS_PER_NODE=8
-export SATURN_PLUGIN_DIR="$BUILD/plugin/slurm" SATURN_SCHED=saturn SATURN_DEBUG=debug
+export SATURN_CLUSTER_DIR=/tmp/slurm-bench-locks SATURN_SCHED=saturn SATURN_DEBUG=debug
 export SATURN_SCHED_PARAMS="saturn_interval=2,saturn_solver_time=2"
-CL="$ROOT/scripts/cluster.sh"
-trap 'sh "$CL" stop >/dev/null 2>&1 || true' EXIT INT TERM
 sh "$CL" stop >/dev/null 2>&1 || true
 sh "$CL" start 2>&1 | tail -n1
 . "$SATURN_CLUSTER_DIR/env"
