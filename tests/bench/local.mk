@@ -30,3 +30,7 @@ bench_feedback_bench_SOURCES = bench/feedback-bench.c
 bench_feedback_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_feedback_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_feedback_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
+
+# execution fidelity on the one-machine cluster (doc/benchmarks.md,
+# "Execution fidelity"; root): $(srcdir)/bench/fidelity-bench.sh BUILD
+EXTRA_DIST += bench/fidelity-bench.sh
