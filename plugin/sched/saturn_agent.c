@@ -252,6 +252,9 @@ static void persist(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 /* Saturn tasks released but not started at the end of the last cycle:
  * when a job ends, Slurm's scheduler is woken for them at once */
 static int released_pending;
+/* when (now_mono) a held task of the plan becomes due: the next cycle runs
+ * then rather than a saturn_interval later; 0: none */
+static double next_due_mono;
 
 /* jobs ended so far (slurmctld's own counters, read without locks: a hint
  * to wake up, never a decision): a job that ends in the second of our own
@@ -276,6 +279,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	double t0, t1, t2, t3, t4 = 0, t5 = 0;
 	int nsaturn, released = 0, new_plan = 0;
 
+	next_due_mono = 0;
 	t0 = now_mono();
 	lock_slurmctld(read_lock);
 	t1 = now_mono();
@@ -408,6 +412,14 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	}
 	debug("sched/saturn: cycle: %d Saturn task(s), snapshot %.3f ms under read locks (waited %.3f ms), plan %.3f ms, apply %.3f ms under write locks, %d released",
 	      nsaturn, (t2 - t1) * 1e3, (t1 - t0) * 1e3, (t3 - t2) * 1e3, (t5 - t4) * 1e3, released);
+	{
+		double due = saturn_sched_next_due(s, &b, plan, saturn_cfg.release_slack_s);
+
+		/* due now but still held (re-validation refused it): the
+		 * usual triggers, not a cycle every 0.5 s */
+		if (due > 0)
+			next_due_mono = t2 + due;
+	}
 	released_pending = 0;
 	for (int i = 0; i < s->njobs; i++)
 		if (s->jobs[i].state == SATURN_SNAP_RELEASED)
@@ -473,8 +485,10 @@ void *saturn_agent(void *arg)
 		if (ended != nudged_ended && released_pending)
 			schedule(false);
 		nudged_ended = ended;
-		/* a job changed (submit, end, cancel, ...) or the interval passed */
-		if (((last_job_update != seen_update || ended != seen_ended) &&
+		/* a job changed (submit, end, cancel, ...), a held task is due
+		 * or the interval passed */
+		if (((last_job_update != seen_update || ended != seen_ended ||
+		      (next_due_mono > 0 && now >= next_due_mono)) &&
 		     now - last_cycle >= 0.5) ||
 		    now - last_cycle >= saturn_cfg.interval_s) {
 			time_t before = last_job_update;
