@@ -89,7 +89,8 @@ double saturn_sched_next_due(const saturn_snapshot_t *s, const saturn_sched_buil
 		int t = a->task >= 0 ? a->task : i;
 		double due;
 
-		if (t < 0 || t >= b->problem->ntasks || s->jobs[b->job_of_task[t]].state != SATURN_SNAP_HELD)
+		if (t < 0 || t >= b->problem->ntasks ||
+		    s->jobs[b->job_of_task[t]].state != SATURN_SNAP_HELD)
 			continue;
 		due = a->start_s - slack_s;
 		if (b->problem->tasks[t].release_s > due)
