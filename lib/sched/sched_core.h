@@ -300,6 +300,14 @@ int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *
 			const saturn_plan_t *plan, double slack_s,
 			saturn_decision_t **out);
 
+/* When the next cycle must run so that a task of plan still held in s is
+ * released on time: seconds from the snapshot until the earliest such task
+ * comes within slack_s of its planned start and its release_s has passed
+ * (0 when one is due already), or -1 when plan holds none. Without it a
+ * task due between two cycles waits for the next one (saturn_interval). */
+double saturn_sched_next_due(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
+			     const saturn_plan_t *plan, double slack_s);
+
 /* Pending tasks that must go back into the admin hold and be planned again
  * like any held task. */
 typedef enum saturn_rehold_cause {

@@ -77,6 +77,32 @@ int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *
 	return n;
 }
 
+double saturn_sched_next_due(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
+			     const saturn_plan_t *plan, double slack_s)
+{
+	double next = -1;
+
+	if (!plan)
+		return -1;
+	for (int i = 0; i < plan->nassign; i++) {
+		const saturn_assign_t *a = &plan->assign[i];
+		int t = a->task >= 0 ? a->task : i;
+		double due;
+
+		if (t < 0 || t >= b->problem->ntasks ||
+		    s->jobs[b->job_of_task[t]].state != SATURN_SNAP_HELD)
+			continue;
+		due = a->start_s - slack_s;
+		if (b->problem->tasks[t].release_s > due)
+			due = b->problem->tasks[t].release_s;
+		if (due < 0)
+			due = 0;
+		if (next < 0 || due < next)
+			next = due;
+	}
+	return next;
+}
+
 saturn_rehold_cause_t saturn_sched_rehold_cause(const saturn_snapshot_t *s,
 						const saturn_snap_job_t *j, char *buf, size_t len)
 {

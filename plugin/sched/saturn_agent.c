@@ -34,6 +34,7 @@
 #include "src/common/slurm_protocol_defs.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/state_save.h"
@@ -250,6 +251,22 @@ static void persist(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	xfree(path);
 }
 
+/* Saturn tasks released but not started at the end of the last cycle:
+ * when a job ends, Slurm's scheduler is woken for them at once */
+static int released_pending;
+/* when (now_mono) a held task of the plan becomes due: the next cycle runs
+ * then rather than a saturn_interval later; 0: none */
+static double next_due_mono;
+
+/* jobs ended so far (slurmctld's own counters, read without locks: a hint
+ * to wake up, never a decision): a job that ends in the second of our own
+ * last update leaves last_job_update unchanged, this does not */
+static uint32_t jobs_ended(void)
+{
+	return slurmctld_diag_stats.jobs_completed + slurmctld_diag_stats.jobs_failed +
+	       slurmctld_diag_stats.jobs_canceled;
+}
+
 /* tasks left held by the last cycle, and when that was last logged */
 static int skipped_logged;
 static double skipped_at;
@@ -285,6 +302,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	double t0, t1, t2, t3, t4 = 0, t5 = 0;
 	int nsaturn, released = 0, new_plan = 0;
 
+	next_due_mono = 0;
 	t0 = now_mono();
 	lock_slurmctld(read_lock);
 	t1 = now_mono();
@@ -420,6 +438,18 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	}
 	debug("sched/saturn: cycle: %d Saturn task(s), snapshot %.3f ms under read locks (waited %.3f ms), plan %.3f ms, apply %.3f ms under write locks, %d released",
 	      nsaturn, (t2 - t1) * 1e3, (t1 - t0) * 1e3, (t3 - t2) * 1e3, (t5 - t4) * 1e3, released);
+	{
+		double due = saturn_sched_next_due(s, &b, plan, saturn_cfg.release_slack_s);
+
+		/* due now but still held (re-validation refused it): the
+		 * usual triggers, not a cycle every 0.5 s */
+		if (due > 0)
+			next_due_mono = t2 + due;
+	}
+	released_pending = 0;
+	for (int i = 0; i < s->njobs; i++)
+		if (s->jobs[i].state == SATURN_SNAP_RELEASED)
+			released_pending++;
 	persist(s, &b, plan);
 	saturn_reconfig_pass(s, &b, plan);
 	saturn_plan_destroy(prev_plan);
@@ -437,6 +467,7 @@ void *saturn_agent(void *arg)
 	saturn_snapshot_t *s = saturn_snapshot_create();
 	int *snap_of_node = NULL;
 	time_t seen_update = 0;
+	uint32_t seen_ended = jobs_ended(), nudged_ended = seen_ended;
 	double last_cycle = 0;
 
 	if (!s) {
@@ -446,10 +477,12 @@ void *saturn_agent(void *arg)
 	while (!stop_agent) {
 		struct timespec ts;
 		double now;
+		uint32_t ended;
 
-		/* wake twice a second: a job change is noticed within 0.5 s */
+		/* wake ten times a second (a comparison of counters): a job's
+		 * end is noticed within 0.1 s */
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 500000000L;
+		ts.tv_nsec += 100000000L;
 		if (ts.tv_nsec >= 1000000000L) {
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
@@ -470,11 +503,23 @@ void *saturn_agent(void *arg)
 			last_cycle = 0;
 		}
 		now = now_mono();
-		/* a job changed (submit, end, cancel, ...) or the interval passed */
-		if ((last_job_update != seen_update && now - last_cycle >= 0.5) ||
+		ended = jobs_ended();
+		/* A job ended and released tasks wait for GPUs: ask Slurm's
+		 * scheduler now rather than at its next pass (up to 1 s; it is
+		 * not run when a batch script completes). Only a request: the
+		 * scheduler thread decides, under its own locks. */
+		if (ended != nudged_ended && released_pending)
+			schedule(false);
+		nudged_ended = ended;
+		/* a job changed (submit, end, cancel, ...), a held task is due
+		 * or the interval passed */
+		if (((last_job_update != seen_update || ended != seen_ended ||
+		      (next_due_mono > 0 && now >= next_due_mono)) &&
+		     now - last_cycle >= 0.5) ||
 		    now - last_cycle >= saturn_cfg.interval_s) {
 			time_t before = last_job_update;
 
+			seen_ended = ended;
 			cycle(s, &snap_of_node);
 			/* our own updates are not news; changes by others during
 			 * the cycle (a job ended while we solved) are */

@@ -24,6 +24,7 @@
 #include "src/common/slurm_protocol_defs.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/state_save.h"
@@ -435,7 +436,11 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	unlock_slurmctld(write_lock);
 	if (*released) {
 		schedule_job_save();
-		queue_job_scheduler();
+		/* Wake Slurm's scheduler thread now: queue_job_scheduler() is
+		 * served by slurmctld's background loop, up to 1 s later, and
+		 * a task released onto free GPUs would wait for it.
+		 * schedule() only signals that thread (no locks taken here). */
+		schedule(false);
 	}
 	xfree(primary);
 	xfree(count);

@@ -39,3 +39,7 @@ bench_fair_bench_SOURCES = bench/fair-bench.c
 bench_fair_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_fair_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_fair_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
+
+# execution fidelity on the one-machine cluster (doc/benchmarks.md,
+# "Execution fidelity"; root): $(srcdir)/bench/fidelity-bench.sh BUILD
+EXTRA_DIST += bench/fidelity-bench.sh

@@ -178,6 +178,21 @@ START_TEST(test_fallback_fcfs)
 		}
 	}
 	ck_assert_int_eq(released, 4);
+	/* the next cycle: at once while a due task is still held, then when
+	 * the two at 60 s come within the slack, never with nothing held */
+	ck_assert_double_eq(saturn_sched_next_due(s, &b, plan, 2), 0);
+	for (int i = 0; i < nd; i++)
+		if (d[i].release)
+			s->jobs[d[i].job].state = SATURN_SNAP_RELEASED;
+	ck_assert_double_eq_tol(saturn_sched_next_due(s, &b, plan, 2), 58, 1e-9);
+	ck_assert_double_eq_tol(saturn_sched_next_due(s, &b, plan, 100), 0, 1e-9);
+	b.problem->tasks[plan->assign[5].task >= 0 ? plan->assign[5].task : 5].release_s = 70;
+	b.problem->tasks[plan->assign[4].task >= 0 ? plan->assign[4].task : 4].release_s = 65;
+	ck_assert_double_eq_tol(saturn_sched_next_due(s, &b, plan, 2), 65, 1e-9);
+	for (int i = 0; i < s->njobs; i++)
+		s->jobs[i].state = SATURN_SNAP_RUNNING;
+	ck_assert_double_eq(saturn_sched_next_due(s, &b, plan, 2), -1);
+	ck_assert_double_eq(saturn_sched_next_due(s, &b, NULL, 2), -1);
 	free(d);
 	saturn_plan_destroy(plan);
 	saturn_sched_build_free(&b);
