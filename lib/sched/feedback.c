@@ -141,11 +141,16 @@ void saturn_fb_jobs_sweep(saturn_fb_t *fb)
 	fb->njobs = k;
 }
 
-static int same_curve(const saturn_fb_key_t *a, const saturn_fb_key_t *b)
+/* same user's batch, signature and class of node (any technique) */
+static int same_signature(const saturn_fb_key_t *a, const saturn_fb_key_t *b)
 {
 	return a->uid == b->uid && !strcmp(a->batch, b->batch) &&
-	       !strcmp(a->signature, b->signature) && !strcmp(a->technique, b->technique) &&
-	       !strcmp(a->klass, b->klass);
+	       !strcmp(a->signature, b->signature) && !strcmp(a->klass, b->klass);
+}
+
+static int same_curve(const saturn_fb_key_t *a, const saturn_fb_key_t *b)
+{
+	return same_signature(a, b) && !strcmp(a->technique, b->technique);
 }
 
 static saturn_fb_corr_t *find(const saturn_fb_t *fb, const saturn_fb_key_t *key)
@@ -216,11 +221,25 @@ double saturn_fb_correction(const saturn_fb_t *fb, const saturn_fb_key_t *key, d
 			wr += e->batches * e->ratio;
 		}
 	}
+	if (w > 0) {
+		if (batches)
+			*batches = w;
+		return saturn_fb_clamp_ratio(wr / w);
+	}
+	/* the signature's other techniques: their batch-weighted geometric
+	 * mean, pulled towards 1 (SATURN_FB_CROSS_SHRINK of its log) */
+	for (int i = 0; i < fb->ncorr; i++) {
+		e = &fb->corr[i];
+		if (e->batches >= SATURN_FB_MIN_BATCHES && same_signature(&e->key, key)) {
+			w += e->batches;
+			wr += e->batches * log(saturn_fb_clamp_ratio(e->ratio));
+		}
+	}
 	if (!(w > 0))
 		return 1;
 	if (batches)
 		*batches = w;
-	return saturn_fb_clamp_ratio(wr / w);
+	return saturn_fb_clamp_ratio(exp(SATURN_FB_CROSS_SHRINK * wr / w));
 }
 
 void saturn_fb_key_set(saturn_fb_key_t *k, long uid, const char *batch, const char *signature,
@@ -276,6 +295,13 @@ int saturn_sched_feedback(saturn_fb_t *fb, saturn_snapshot_t *s, saturn_profile_
 	const saturn_profile_t *pr = NULL;
 	int rc = 0, prev = -1;
 
+	if (!fb) {
+		/* saturn_feedback=no: the profile only, nothing recorded */
+		s->feedback = NULL;
+		for (int i = 0; i < s->njobs; i++)
+			s->jobs[i].obs_spb = s->jobs[i].prior_spb = s->jobs[i].first_report = 0;
+		return 0;
+	}
 	s->feedback = fb;
 	prune(fb, s);
 	for (int i = 0; i < s->njobs; i++) {

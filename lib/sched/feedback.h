@@ -31,7 +31,19 @@
  *    sound choice when one count is observed, since a slower GPU, a larger
  *    model or a slower input pipeline slow every term alike; an
  *    interconnect slower than profiled would bend the curve instead, which
- *    one observed count cannot tell apart), else 1.
+ *    one observed count cannot tell apart), else, when another technique
+ *    of the same signature has trusted ratios, a shrunk cross-technique
+ *    ratio: exp(SATURN_FB_CROSS_SHRINK x the batch-weighted mean of their
+ *    logs), i.e. the square root of their geometric mean (x2 observed on
+ *    ddp gives x1.41 to single), else 1. Shrunk because the techniques
+ *    of one signature share only part of their time: the model's compute
+ *    (the same layers, batch and GPU type; a larger model or a slower
+ *    input pipeline than profiled shows in every technique) but not
+ *    their communication (ddp's all-reduce, fsdp's gathers, pipeline
+ *    bubbles are each their own), so another technique's slowdown is
+ *    evidence, weaker than one's own; in log space so that x2 and x0.5
+ *    pull by the same amount. A technique with a trusted ratio of its
+ *    own (at any count) never takes the others'.
  * Ratios are clamped to [SATURN_FB_RATIO_MIN, SATURN_FB_RATIO_MAX]: a
  * progress file can move a plan by that much and no more.
  *
@@ -53,6 +65,9 @@
 #define SATURN_FB_PRIOR_BATCHES 20.0
 /* EWMA weight of a new report (per job) and of a job's ratio (per key) */
 #define SATURN_FB_ALPHA 0.3
+/* fraction of the log of the signature's other techniques' ratio that a
+ * technique with none of its own takes (0.5: the square root) */
+#define SATURN_FB_CROSS_SHRINK 0.5
 #define SATURN_FB_SIG_MAX 127
 
 /* --- pure functions ---------------------------------------------------- */
@@ -150,8 +165,9 @@ int saturn_fb_record(saturn_fb_t *fb, const saturn_fb_key_t *key, double ratio,
 int saturn_fb_put(saturn_fb_t *fb, const saturn_fb_corr_t *c);
 
 /* The ratio for a task not started yet, key as above (see the header
- * comment: own count, else the technique's other counts, else 1). fb NULL
- * gives 1. *batches (may be NULL): the confidence behind it, 0 for 1. */
+ * comment: own count, else the technique's other counts, else the
+ * signature's other techniques shrunk, else 1). fb NULL gives 1.
+ * *batches (may be NULL): the confidence behind it, 0 for 1. */
 double saturn_fb_correction(const saturn_fb_t *fb, const saturn_fb_key_t *key, double *batches);
 
 /* Fill a key; strings are truncated to their buffers, NULL is "". */

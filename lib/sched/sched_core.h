@@ -42,6 +42,8 @@ typedef struct saturn_sched_settings {
 				* before releasing a task onto it (1; needs saturn_profiler) */
 	int profile_cache;     /* saturn_profile_cache: profiler jobs reuse PROFILE_DIR/cache/UID (1) */
 	int fairness;          /* saturn_fairness: SATURN_FAIR_NONE or _SHARE (fairness.h) */
+	int feedback;          /* saturn_feedback: runtime feedback (feedback.h) corrects
+				* the profile's speeds (1); 0 = the profile only */
 } saturn_sched_settings_t;
 
 /* saturn_fairness: none = one plan of every user's tasks (shortest
@@ -385,7 +387,9 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
  * corrections of batches with no job left in s, and set
  * s->feedback = fb. Returns 0, or -1 (ENOMEM: fb keeps what it had, the
  * snapshot's feedback fields may be partly filled; s->feedback is set
- * all the same). */
+ * all the same). fb NULL is saturn_feedback=no: s->feedback = NULL and
+ * every job's obs_spb, prior_spb and first_report 0, so that the build
+ * plans with the profile only, as before feedback existed; returns 0. */
 int saturn_sched_feedback(saturn_fb_t *fb, saturn_snapshot_t *s, saturn_profile_lookup_fn lookup,
 			  void *arg);
 

@@ -25,6 +25,7 @@ void saturn_sched_settings_init(saturn_sched_settings_t *s)
 	s->profile_time_min = 30;
 	s->measure_predicted = 1;
 	s->profile_cache = 1;
+	s->feedback = 1;
 }
 
 void saturn_sched_settings_free(saturn_sched_settings_t *s)
@@ -150,10 +151,13 @@ int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 				s->fairness = SATURN_FAIR_SHARE;
 			else
 				why = "must be none or share";
+		} else if (!strcmp(key, "saturn_feedback")) {
+			if (parse_bool(val, &s->feedback) < 0)
+				why = "must be yes or no";
 		} else if (!strncmp(key, "saturn_reconfigure", 18)) {
 			/* reconfig.c: saturn_reconfig_settings_parse */
 		} else {
-			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_fairness, saturn_reconfigure*)";
+			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_fairness, saturn_feedback, saturn_reconfigure*)";
 		}
 		if (!why)
 			continue;

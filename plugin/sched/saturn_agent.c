@@ -101,10 +101,11 @@ static void load_settings(void)
 		saturn_profile_dir = xstrdup_printf("%s/profiles", saturn_state_dir);
 	saturn_progress_dir = xstrdup_printf("%s/progress", saturn_state_dir);
 	saturn_files_open();
-	info("sched/saturn: interval %.0fs, solver time %.2fs, min gain %.2f, release slack %.0fs, backfill %s, fairness %s, state %s, profiles %s",
+	info("sched/saturn: interval %.0fs, solver time %.2fs, min gain %.2f, release slack %.0fs, backfill %s, fairness %s, feedback %s, state %s, profiles %s",
 	     saturn_cfg.interval_s, saturn_cfg.solver_time_s, saturn_cfg.min_gain,
 	     saturn_cfg.release_slack_s, saturn_cfg.backfill ? "yes" : "no",
-	     saturn_cfg.fairness == SATURN_FAIR_SHARE ? "share" : "none", saturn_state_dir,
+	     saturn_cfg.fairness == SATURN_FAIR_SHARE ? "share" : "none",
+	     saturn_cfg.feedback ? "yes" : "no", saturn_state_dir,
 	     saturn_profile_dir);
 }
 
@@ -339,10 +340,15 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		return;
 	}
 	saturn_read_progress(s);
-	if (!feedback)
-		feedback = saturn_fb_create();
-	if (!feedback || saturn_sched_feedback(feedback, s, saturn_lookup_profile, NULL) < 0)
-		error("sched/saturn: out of memory keeping the runtime feedback: planning with what it has");
+	if (!saturn_cfg.feedback) {
+		/* saturn_feedback=no: the profile only (clears s->feedback) */
+		saturn_sched_feedback(NULL, s, NULL, NULL);
+	} else {
+		if (!feedback)
+			feedback = saturn_fb_create();
+		if (!feedback || saturn_sched_feedback(feedback, s, saturn_lookup_profile, NULL) < 0)
+			error("sched/saturn: out of memory keeping the runtime feedback: planning with what it has");
+	}
 	saturn_profiler_pass(s);
 	saturn_measure_poll();
 	if (s->njobs == 0)

@@ -129,7 +129,7 @@ START_TEST(test_job_report)
 END_TEST
 
 /* corrections: minimum batches, own count, the technique's other counts
- * weighted by batches, nothing across signatures, techniques, users */
+ * weighted by batches, nothing across signatures, classes, users */
 START_TEST(test_corrections)
 {
 	saturn_fb_t *fb = saturn_fb_create();
@@ -161,9 +161,13 @@ START_TEST(test_corrections)
 	ck_assert(NEAR(saturn_fb_correction(fb, &q, &w),
 		       (40 * (2 + SATURN_FB_ALPHA) + 120 * SATURN_FB_RATIO_MAX) / 160));
 	ck_assert(NEAR(w, 160));
-	/* another technique, signature, class, user or batch: nothing */
+	/* another technique: the shrunk cross-technique ratio (below) */
 	saturn_fb_key_set(&q, 1001, "sweep", "m/bs8", "single", 2, NULL);
-	ck_assert(NEAR(saturn_fb_correction(fb, &q, NULL), 1));
+	ck_assert(NEAR(saturn_fb_correction(fb, &q, &w),
+		       exp(SATURN_FB_CROSS_SHRINK *
+			   (40 * log(2 + SATURN_FB_ALPHA) + 120 * log(SATURN_FB_RATIO_MAX)) / 160)));
+	ck_assert(NEAR(w, 160));
+	/* another signature, class, user or batch: nothing */
 	saturn_fb_key_set(&q, 1001, "sweep", "big/bs8", "ddp", 2, NULL);
 	ck_assert(NEAR(saturn_fb_correction(fb, &q, NULL), 1));
 	saturn_fb_key_set(&q, 1001, "sweep", "m/bs8", "ddp", 2, "a100");
@@ -188,6 +192,67 @@ START_TEST(test_corrections)
 		ck_assert_int_eq(saturn_fb_put(fb, &c), 0);
 		ck_assert(NEAR(saturn_fb_correction(fb, &c.key, NULL), 1));
 	}
+	saturn_fb_destroy(fb);
+}
+END_TEST
+
+/* cross-technique: a technique with no trusted ratio of its own takes the
+ * signature's other techniques' geometric mean, shrunk towards 1 (less
+ * than observed, either way); one with its own keeps it; other
+ * signatures and users get nothing */
+START_TEST(test_cross_technique)
+{
+	saturn_fb_t *fb = saturn_fb_create();
+	saturn_fb_key_t ddp2, ddp4, single, fsdp, pipe, other_sig, other_user, other_class;
+	double w, r;
+
+	saturn_fb_key_set(&ddp2, 1001, "sweep", "gpt2-medium", "ddp", 2, NULL);
+	saturn_fb_key_set(&ddp4, 1001, "sweep", "gpt2-medium", "ddp", 4, NULL);
+	saturn_fb_key_set(&single, 1001, "sweep", "gpt2-medium", "single", 1, NULL);
+	saturn_fb_key_set(&fsdp, 1001, "sweep", "gpt2-medium", "fsdp", 4, NULL);
+	saturn_fb_key_set(&pipe, 1001, "sweep", "gpt2-medium", "pipeline", 4, NULL);
+	saturn_fb_key_set(&other_sig, 1001, "sweep", "gpt2-large", "single", 1, NULL);
+	saturn_fb_key_set(&other_user, 1002, "sweep", "gpt2-medium", "single", 1, NULL);
+	saturn_fb_key_set(&other_class, 1001, "sweep", "gpt2-medium", "single", 1, "a100");
+	/* ddp on 2 GPUs observed 1.5x slower */
+	ck_assert_int_eq(saturn_fb_record(fb, &ddp2, 1.5, 40, 10), 0);
+	r = saturn_fb_correction(fb, &single, &w);
+	ck_assert_msg(NEAR(r, sqrt(1.5)), "single %g", r);
+	ck_assert(r > 1 && r < saturn_fb_correction(fb, &ddp2, NULL));
+	ck_assert(NEAR(w, 40));
+	/* the same technique's other count keeps the whole ratio */
+	ck_assert(NEAR(saturn_fb_correction(fb, &ddp4, NULL), 1.5));
+	/* faster: pulled towards 1 from below the same way */
+	ck_assert_int_eq(saturn_fb_record(fb, &pipe, 0.25, 60, 10), 0);
+	ck_assert(NEAR(saturn_fb_correction(fb, &pipe, NULL), 0.25));
+	/* single: the batch-weighted geometric mean of ddp (1.5, 40) and
+	 * pipeline (0.25, 60), square-rooted */
+	r = saturn_fb_correction(fb, &single, &w);
+	ck_assert_msg(NEAR(r, exp(0.5 * (40 * log(1.5) + 60 * log(0.25)) / 100)), "single %g", r);
+	ck_assert(NEAR(w, 100));
+	/* a technique with its own trusted ratio keeps its own, also at
+	 * another count */
+	ck_assert_int_eq(saturn_fb_record(fb, &single, 0.8, 30, 10), 0);
+	ck_assert(NEAR(saturn_fb_correction(fb, &single, NULL), 0.8));
+	ck_assert(NEAR(saturn_fb_correction(fb, &ddp2, NULL), 1.5));
+	ck_assert(NEAR(saturn_fb_correction(fb, &pipe, NULL), 0.25));
+	/* fsdp: all three others */
+	ck_assert(NEAR(saturn_fb_correction(fb, &fsdp, NULL),
+		       exp(0.5 * (40 * log(1.5) + 60 * log(0.25) + 30 * log(0.8)) / 130)));
+	/* another signature, user, class: untouched */
+	ck_assert(NEAR(saturn_fb_correction(fb, &other_sig, &w), 1));
+	ck_assert(NEAR(w, 0));
+	ck_assert(NEAR(saturn_fb_correction(fb, &other_user, NULL), 1));
+	ck_assert(NEAR(saturn_fb_correction(fb, &other_class, NULL), 1));
+	saturn_fb_destroy(fb);
+
+	/* untrusted ratios of another technique give nothing; a clamped
+	 * one is shrunk from the clamp */
+	fb = saturn_fb_create();
+	ck_assert_int_eq(saturn_fb_record(fb, &ddp2, 3, SATURN_FB_MIN_BATCHES - 1, 10), 0);
+	ck_assert(NEAR(saturn_fb_correction(fb, &single, NULL), 1));
+	ck_assert_int_eq(saturn_fb_record(fb, &ddp2, 100, 50, 10), 0);
+	ck_assert(NEAR(saturn_fb_correction(fb, &single, NULL), sqrt(SATURN_FB_RATIO_MAX)));
 	saturn_fb_destroy(fb);
 }
 END_TEST
@@ -287,18 +352,19 @@ static const struct run_case {
 	{"batches_left, profile speed", 40, 60, 0, 0, 0, 40 * 0.5, 0.3, 1.0, 0.6},
 	/* observed 1.0 s/batch (x2), 60 done: the running task's prior is
 	 * its own corrected speed (1.0), so 40 x 1.0; its siblings at
-	 * ddp/4 x2 (the curve), single and the other signature untouched */
-	{"batches_left, observed x2", 40, 60, 1.0, 0, 1, 40 * 1.0, 0.6, 1.0, 0.6},
+	 * ddp/4 x2 (the curve), single x sqrt(2) (cross-technique, shrunk),
+	 * the other signature untouched */
+	{"batches_left, observed x2", 40, 60, 1.0, 0, 1, 40 * 1.0, 0.6, M_SQRT2, 0.6},
 	/* the time since the report comes off */
-	{"report 10 s old", 40, 60, 1.0, 10, 1, 40 * 1.0 - 10, 0.6, 1.0, 0.6},
+	{"report 10 s old", 40, 60, 1.0, 10, 1, 40 * 1.0 - 10, 0.6, M_SQRT2, 0.6},
 	/* too few batches to correct anyone: the running task blends its
 	 * own speed with the profile's (K = 20 batches) */
 	{"few batches", 90, 10, 1.0, 0, 1, 90 * (20 * 0.5 + 10 * 1.0) / 30, 0.3, 1.0, 0.6},
 	/* no batches_total: the profile's 100 batches less those done */
-	{"no batches_total", -1, 60, 0.25, 0, 1, 40 * 0.25, 0.15, 1.0, 0.6},
+	{"no batches_total", -1, 60, 0.25, 0, 1, 40 * 0.25, 0.15, M_SQRT1_2, 0.6},
 	/* an absurd speed is clamped for the siblings (x5), and the running
 	 * task's remaining time to the model's limit at worst */
-	{"100x slower", 40, 60, 50.0, 0, 1, 40 * (20 * 2.5 + 60 * 50.0) / 80, 1.5, 1.0, 0.6},
+	{"100x slower", 40, 60, 50.0, 0, 1, 40 * (20 * 2.5 + 60 * 50.0) / 80, 1.5, 2.2360679774997896, 0.6},
 };
 
 START_TEST(test_build_running)
@@ -337,7 +403,8 @@ START_TEST(test_build_running)
 		      held_spb(&b, 1, "ddp", 4));
 	ck_assert_msg(NEAR(held_spb(&b, 1, "ddp", 2), c->expect_ddp4 / 0.3 * 0.5), "%s: ddp/2 %g",
 		      c->what, held_spb(&b, 1, "ddp", 2));
-	ck_assert(NEAR(held_spb(&b, 1, "single", 1), c->expect_single));
+	ck_assert_msg(NEAR(held_spb(&b, 1, "single", 1), c->expect_single), "%s: single %g",
+		      c->what, held_spb(&b, 1, "single", 1));
 	ck_assert(NEAR(held_spb(&b, 2, "ddp", 4), c->expect_big));
 	saturn_sched_build_free(&b);
 
@@ -388,6 +455,108 @@ START_TEST(test_build_no_profile)
 	saturn_sched_build_free(&b);
 	saturn_fb_destroy(fb);
 	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* saturn_feedback=yes|no, as the controller applies it: with no, the
+ * running task's remaining time and the held tasks' speeds are the
+ * profile's (as before feedback existed) and nothing is recorded, even
+ * after a cycle with it on */
+static const struct switch_case {
+	const char *params;
+	int on;
+	double expect_left, expect_ddp4, expect_single;
+} switch_cases[] = {
+	{"", 1, 40 * 1.0, 0.6, M_SQRT2},
+	{"saturn_feedback=yes", 1, 40 * 1.0, 0.6, M_SQRT2},
+	{"saturn_interval=5,saturn_feedback=no", 0, 40 * 0.5, 0.3, 1.0},
+	{"saturn_feedback=0", 0, 40 * 0.5, 0.3, 1.0},
+};
+
+START_TEST(test_switch)
+{
+	const struct switch_case *c = &switch_cases[_i];
+	saturn_sched_settings_t cfg;
+	saturn_snapshot_t *s = cluster();
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr = saturn_profile_parse(profile_text, strlen(profile_text), &err);
+	saturn_fb_t *fb = saturn_fb_create();
+	saturn_sched_build_t b;
+	saturn_snap_job_t *j = &s->jobs[0];
+	saturn_plan_t *plan;
+	char *txt;
+
+	ck_assert_msg(pr != NULL, "%s", err.text);
+	saturn_sched_settings_init(&cfg);
+	ck_assert_int_eq(cfg.feedback, 1);
+	ck_assert_int_eq(saturn_sched_settings_parse(&cfg, c->params, &err), 0);
+	ck_assert_int_eq(cfg.feedback, c->on);
+	j->batches_left = 40;
+	j->batches_done = 60;
+	j->progress_spb = 1.0; /* x2 the profile's 0.5 */
+	j->progress_updated = NOW;
+	ck_assert_int_eq(saturn_sched_feedback(cfg.feedback ? fb : NULL, s, lookup_one, pr), 0);
+	ck_assert_int_eq(fb->ncorr, c->on);
+	ck_assert_int_eq(fb->njobs, c->on);
+	ck_assert_ptr_eq(s->feedback, c->on ? fb : NULL);
+	ck_assert(NEAR(j->obs_spb, c->on ? 1.0 : 0));
+	ck_assert_msg(saturn_sched_build(s, lookup_one, pr, &b, &err) == 0, "%s", err.text);
+	ck_assert_msg(NEAR(running_left(&b), c->expect_left), "%s: left %g", c->params,
+		      running_left(&b));
+	ck_assert(NEAR(held_spb(&b, 1, "ddp", 4), c->expect_ddp4));
+	ck_assert(NEAR(held_spb(&b, 1, "ddp", 2), c->expect_ddp4 / 0.3 * 0.5));
+	ck_assert(NEAR(held_spb(&b, 1, "single", 1), c->expect_single));
+	ck_assert(NEAR(held_spb(&b, 2, "ddp", 4), 0.6));
+	/* the state: corrections and observed speeds only with it on */
+	plan = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(plan);
+	txt = saturn_sched_state_to_json(s, &b, plan, "p1", NOW);
+	ck_assert_ptr_nonnull(txt);
+	ck_assert_int_eq(strstr(txt, "\"corrections\"") != NULL, c->on);
+	ck_assert_int_eq(strstr(txt, "\"spb_observed\"") != NULL, c->on);
+	free(txt);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+
+	/* switched off at a reconfigure after a cycle with it on: the
+	 * snapshot forgets the table, the plan is the profile's again */
+	if (c->on) {
+		ck_assert_int_eq(saturn_sched_settings_parse(&cfg, "saturn_feedback=no", &err), 0);
+		ck_assert_int_eq(cfg.feedback, 0);
+		ck_assert_int_eq(saturn_sched_feedback(NULL, s, lookup_one, pr), 0);
+		ck_assert_ptr_null(s->feedback);
+		ck_assert(NEAR(j->obs_spb, 0));
+		ck_assert(NEAR(j->prior_spb, 0));
+		ck_assert_msg(saturn_sched_build(s, lookup_one, pr, &b, &err) == 0, "%s", err.text);
+		ck_assert(NEAR(running_left(&b), 40 * 0.5));
+		ck_assert(NEAR(held_spb(&b, 1, "ddp", 4), 0.3));
+		ck_assert(NEAR(held_spb(&b, 1, "single", 1), 1.0));
+		saturn_sched_build_free(&b);
+	}
+	saturn_sched_settings_free(&cfg);
+	saturn_fb_destroy(fb);
+	saturn_profile_destroy(pr);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* a bad value keeps the previous one and names the key; the unknown-key
+ * message lists it */
+START_TEST(test_switch_parse)
+{
+	saturn_sched_settings_t cfg;
+	saturn_error_t err = {{0}};
+
+	saturn_sched_settings_init(&cfg);
+	ck_assert_int_eq(saturn_sched_settings_parse(&cfg, "saturn_feedback=maybe", &err), 1);
+	ck_assert_int_eq(cfg.feedback, 1);
+	ck_assert_msg(strstr(err.text, "saturn_feedback=maybe: must be yes or no"), "%s", err.text);
+	ck_assert_int_eq(saturn_sched_settings_parse(&cfg, "saturn_feedback=no", &err), 0);
+	ck_assert_int_eq(saturn_sched_settings_parse(&cfg, "saturn_feedback=", &err), 1);
+	ck_assert_int_eq(cfg.feedback, 0);
+	ck_assert_int_eq(saturn_sched_settings_parse(&cfg, "saturn_feedbak=no", &err), 1);
+	ck_assert_msg(strstr(err.text, "saturn_feedback,"), "%s", err.text);
+	saturn_sched_settings_free(&cfg);
 }
 END_TEST
 
@@ -504,9 +673,12 @@ int main(void)
 	tcase_add_test(tc, test_pure);
 	tcase_add_test(tc, test_job_report);
 	tcase_add_test(tc, test_corrections);
+	tcase_add_test(tc, test_cross_technique);
 	tcase_add_test(tc, test_progress_summary);
 	tcase_add_loop_test(tc, test_build_running, 0, sizeof(run_cases) / sizeof(run_cases[0]));
 	tcase_add_test(tc, test_build_no_profile);
+	tcase_add_loop_test(tc, test_switch, 0, sizeof(switch_cases) / sizeof(switch_cases[0]));
+	tcase_add_test(tc, test_switch_parse);
 	tcase_add_test(tc, test_state);
 	tcase_add_loop_test(tc, test_state_parse, 0, sizeof(state_cases) / sizeof(state_cases[0]));
 	suite_add_tcase(su, tc);
