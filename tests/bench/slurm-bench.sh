@@ -9,8 +9,9 @@
 #     profile's speed) and "true" (each model's true speed is its profile's
 #     x a factor in 0.7 .. 1.5; the tasks sleep the true time and report it
 #     in their progress files, the profile keeps the planned numbers). Each
-#     variant runs under sched/saturn (default settings: runtime feedback
-#     is on and has no off switch) and under stock sched/backfill with
+#     variant runs under sched/saturn (default settings, runtime feedback
+#     on; BENCH_SATURN_PARAMS=saturn_feedback=no runs it without, to
+#     compare the two side by side) and under stock sched/backfill with
 #     EVERY feasible uniform request gpu:N (N in 1, 2, 4, 8 that every task
 #     can run with); the best one is the baseline, gpu:8 is printed for
 #     reference. The floor is the clairvoyant plan: `saturn plan` offline on
@@ -27,7 +28,10 @@
 # usage (root): tests/bench/slurm-bench.sh [BUILD_DIR]
 # Environment: BENCH_RUNS, BENCH_VARIANTS ("exact true"), BENCH_SKIP_MAKESPAN=1,
 #   BENCH_SKIP_LATENCY=1, BENCH_SKIP_LOCKS=1, BENCH_SCALE (task durations x
-#   this, default 1), SATURN_PORT_BASE (default 18200).
+#   this, default 1), BENCH_SATURN_PARAMS (SchedulerParameters of the
+#   makespan runs under sched/saturn, comma-separated saturn_* keys, e.g.
+#   saturn_feedback=no; default none: the defaults), SATURN_PORT_BASE
+#   (default 18200).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-${SATURN_BUILD:-/tmp/saturn-demo-build}}
@@ -218,8 +222,10 @@ if [ "${BENCH_SKIP_MAKESPAN:-0}" != 1 ]; then
 	echo "$MODELS" | sed 's/^/  /'
 	echo "feasible uniform requests: $(echo "$FEAS" | sed 's/\([0-9]*\)/gpu:\1/g')"
 	for r in $(seq 1 "$RUNS"); do
-		# sched/saturn, default settings, both variants on one cluster
-		cluster_start saturn "" /tmp/slurm-bench-saturn
+		# sched/saturn (defaults, or BENCH_SATURN_PARAMS), both
+		# variants on one cluster
+		cluster_start saturn "${BENCH_SATURN_PARAMS:-}" /tmp/slurm-bench-saturn
+		[ -z "${BENCH_SATURN_PARAMS:-}" ] || echo "  sched/saturn with SchedulerParameters $BENCH_SATURN_PARAMS"
 		STATE="$SATURN_CLUSTER_DIR/state/saturn"
 		until [ -d "$STATE/profiles" ]; do sleep 0.2; done
 		[ -d "$STATE/profiles/0" ] || mkdir -m 700 "$STATE/profiles/0"
