@@ -23,19 +23,6 @@ void saturn_reconfig_settings_init(saturn_reconfig_settings_t *rs)
 	rs->requeue_delay_s = 121; /* Slurm's cred_expire 120, + 1 */
 }
 
-static int num_in(const char *v, double lo, double hi, double *out)
-{
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(v, &end);
-	if (errno || end == v || *end || !isfinite(d) || d < lo || d > hi)
-		return -1;
-	*out = d;
-	return 0;
-}
-
 int saturn_reconfig_settings_parse(saturn_reconfig_settings_t *rs, const char *params,
 				   saturn_error_t *err)
 {
@@ -67,22 +54,22 @@ int saturn_reconfig_settings_parse(saturn_reconfig_settings_t *rs, const char *p
 			else
 				why = "must be yes or no";
 		} else if (!strcmp(tok, "saturn_reconfigure_margin")) {
-			if (num_in(val, 0, 86400, &d) < 0)
+			if (saturn_setting_num(val, 0, 86400, &d) < 0)
 				why = "must be seconds from 0 to 86400";
 			else
 				rs->margin_s = d;
 		} else if (!strcmp(tok, "saturn_reconfigure_max")) {
-			if (num_in(val, 0, 1000, &d) < 0 || d != (int)d)
+			if (saturn_setting_num(val, 0, 1000, &d) < 0 || d != (int)d)
 				why = "must be a whole number from 0 to 1000";
 			else
 				rs->max_restarts = (int)d;
 		} else if (!strcmp(tok, "saturn_reconfigure_checkpoint")) {
-			if (num_in(val, 0, 86400, &d) < 0)
+			if (saturn_setting_num(val, 0, 86400, &d) < 0)
 				why = "must be seconds from 0 to 86400";
 			else
 				rs->checkpoint_s = d;
 		} else if (!strcmp(tok, "saturn_reconfigure_startup")) {
-			if (num_in(val, 0, 86400, &d) < 0)
+			if (saturn_setting_num(val, 0, 86400, &d) < 0)
 				why = "must be seconds from 0 to 86400";
 			else
 				rs->startup_s = d;

@@ -54,6 +54,11 @@ enum { SATURN_FAIR_NONE = 0, SATURN_FAIR_SHARE = 1 };
 /* Defaults; strings NULL. */
 void saturn_sched_settings_init(saturn_sched_settings_t *s);
 
+/* One saturn_*= value as a number: a whole decimal string in [lo, hi],
+ * finite. 0 with *out set, or -1 (*out unchanged). Shared by every
+ * settings parser (saturn_reconfig_settings_parse too). */
+int saturn_setting_num(const char *v, double lo, double hi, double *out);
+
 /* Free the strings (s itself is the caller's). NULL is allowed. */
 void saturn_sched_settings_free(saturn_sched_settings_t *s);
 

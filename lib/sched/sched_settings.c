@@ -38,7 +38,7 @@ void saturn_sched_settings_free(saturn_sched_settings_t *s)
 	s->state_dir = s->profile_dir = s->profiler = NULL;
 }
 
-static int parse_num(const char *v, double lo, double hi, double *out)
+int saturn_setting_num(const char *v, double lo, double hi, double *out)
 {
 	char *end;
 	double d;
@@ -104,16 +104,16 @@ int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 		*eq = '\0';
 		val = eq + 1;
 		if (!strcmp(key, "saturn_interval")) {
-			if (parse_num(val, 1, 3600, &s->interval_s) < 0)
+			if (saturn_setting_num(val, 1, 3600, &s->interval_s) < 0)
 				why = "must be a number of seconds from 1 to 3600";
 		} else if (!strcmp(key, "saturn_solver_time")) {
-			if (parse_num(val, 0.05, 600, &s->solver_time_s) < 0)
+			if (saturn_setting_num(val, 0.05, 600, &s->solver_time_s) < 0)
 				why = "must be a number of seconds from 0.05 to 600";
 		} else if (!strcmp(key, "saturn_min_gain")) {
-			if (parse_num(val, 0, 1, &s->min_gain) < 0)
+			if (saturn_setting_num(val, 0, 1, &s->min_gain) < 0)
 				why = "must be a fraction from 0 to 1 (e.g. 0.05)";
 		} else if (!strcmp(key, "saturn_release_slack")) {
-			if (parse_num(val, 0, 3600, &s->release_slack_s) < 0)
+			if (saturn_setting_num(val, 0, 3600, &s->release_slack_s) < 0)
 				why = "must be a number of seconds from 0 to 3600";
 		} else if (!strcmp(key, "saturn_backfill")) {
 			if (parse_bool(val, &s->backfill) < 0)
@@ -134,7 +134,7 @@ int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 		} else if (!strcmp(key, "saturn_profile_time")) {
 			double m;
 
-			if (parse_num(val, 1, 10080, &m) < 0 || m != (int)m)
+			if (saturn_setting_num(val, 1, 10080, &m) < 0 || m != (int)m)
 				why = "must be a whole number of minutes from 1 to 10080";
 			else
 				s->profile_time_min = (int)m;
