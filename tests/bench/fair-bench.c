@@ -37,77 +37,12 @@
 #include "planner.h"
 #include "sched_core.h"
 
-/* --- cost model: saturn-bench.c's (README.md), NVLink only --------------- */
-#define PEAK_FLOPS 312e12
-#define MFU 0.40
-#define GPU_MEM 80e9
-#define MEM_USABLE 0.85
-#define BW_NVL 150e9
-#define OVERLAP 0.5
-#define SEQ 1024
-#define STEP_OVERHEAD 0.05
-#define CPU_ADAM 1.0e-9
+#include "bench_model.h"
+
 #define NODES 4
 #define GPUS 8
 
-enum { T_DDP, T_FSDP, T_PIPE, T_OFFLOAD, NTECH };
-static const char *tech_names[] = {"ddp", "fsdp", "pipeline", "offload"};
 static const double model_params[] = {1.5e9, 6.0e9};
-static const int batch_sizes[] = {8, 16, 32, 64};
-
-static double sec_per_batch(double P, int B, int tech, int g)
-{
-	double compute = 6.0 * P * B * SEQ / (g * PEAK_FLOPS * MFU);
-	double state = 16.0 * P, comm, t;
-
-	switch (tech) {
-	case T_DDP:
-		if (state > MEM_USABLE * GPU_MEM)
-			return 0;
-		comm = g > 1 ? 2.0 * (g - 1) / g * 2.0 * P / BW_NVL : 0;
-		t = compute + (1 - OVERLAP) * comm;
-		break;
-	case T_FSDP:
-		if (g < 2 || state / g > MEM_USABLE * GPU_MEM)
-			return 0;
-		t = compute + (1 - OVERLAP) * 3.0 * (g - 1) / g * 2.0 * P / BW_NVL;
-		break;
-	case T_PIPE: {
-		int micro = B / 2 > g ? B / 2 : g;
-
-		if (g < 2 || state / g > MEM_USABLE * GPU_MEM)
-			return 0;
-		t = compute * (1.0 + (double)(g - 1) / micro) +
-		    (g - 1) * 2.0 * B * SEQ * sqrt(P / 12.0) * 2 / BW_NVL;
-		break;
-	}
-	default:
-		if (g != 1)
-			return 0;
-		t = compute * 1.15 + CPU_ADAM * P;
-		break;
-	}
-	return t + STEP_OVERHEAD;
-}
-
-static uint64_t rng_state;
-
-static uint64_t seed_mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x ? x : 1;
-}
-
-static double unif(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (double)(rng_state >> 11) / 9007199254740992.0;
-}
 
 static void *xcalloc(size_t n, size_t s)
 {
@@ -115,17 +50,6 @@ static void *xcalloc(size_t n, size_t s)
 
 	if (!r) {
 		perror("calloc");
-		exit(2);
-	}
-	return r;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *r = strdup(s);
-
-	if (!r) {
-		perror("strdup");
 		exit(2);
 	}
 	return r;
@@ -159,7 +83,7 @@ static double job_spb(const job_t *j, int opt)
 
 	for (int tech = 0; tech < NTECH; tech++)
 		for (int g = 1; g <= GPUS; g *= 2) {
-			double s = sec_per_batch(j->params, j->B, tech, g);
+			double s = sec_per_batch(j->params, j->B, tech, g, BW_NVL);
 
 			if (s > 0 && k++ == opt)
 				return s;
@@ -179,7 +103,7 @@ static void add_job(saturn_problem_t *p, const job_t *j, double batches,
 	t.options = xcalloc(NTECH * 4, sizeof(*t.options));
 	for (int tech = 0; tech < NTECH; tech++)
 		for (int g = 1; g <= GPUS; g *= 2) {
-			double s = sec_per_batch(j->params, j->B, tech, g);
+			double s = sec_per_batch(j->params, j->B, tech, g, BW_NVL);
 			saturn_option_t *o = &t.options[t.noptions];
 
 			if (s <= 0)

@@ -2,7 +2,7 @@
 # Run from the build folder: $(srcdir)/bench/run-bench.sh, or
 # tests/bench/saturn-bench --family NAME --runs N. See bench/README.md.
 noinst_PROGRAMS += bench/saturn-bench
-bench_saturn_bench_SOURCES = bench/saturn-bench.c
+bench_saturn_bench_SOURCES = bench/saturn-bench.c bench/bench_model.h
 bench_saturn_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_saturn_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_saturn_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la
@@ -35,7 +35,7 @@ bench_feedback_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
 # the cluster between users"):
 # tests/bench/fair-bench [seeds] [time_limit_s] [t_B_s] [a_tasks] [b_tasks] [first_seed]
 noinst_PROGRAMS += bench/fair-bench
-bench_fair_bench_SOURCES = bench/fair-bench.c
+bench_fair_bench_SOURCES = bench/fair-bench.c bench/bench_model.h
 bench_fair_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_fair_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_fair_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
