@@ -4,7 +4,8 @@
 # folders in PROFILE_DIR, STATE_DIR/progress, STATE_DIR/jobs and
 # STATE_DIR/scripts (not writable: must fail, so no other user's folder can
 # be squatted), and plants a symlink to a root-owned 0600 file or a root
-# 0700 folder, or a FIFO, at every name it can still write: its own profile
+# 0700 folder, or a FIFO, at every name it can still write (and a 20 GiB
+# sparse file as a profile): its own profile
 # cache folder PROFILE_DIR/UID/cache, its profiles PROFILE_DIR/UID/NAME.json,
 # its progress files STATE_DIR/progress/UID/JOBID.json and entries of its
 # jobs folder STATE_DIR/jobs/UID. Asserted: the root file and folder keep
@@ -99,6 +100,8 @@ as_attacker ln -s "$RDIR" "$P/$H/cache" || fail "attacker cannot write its own f
 # its next profiles: a FIFO and a link to root's file
 as_attacker mkfifo "$P/$H/evil-b.json" || fail "mkfifo"
 as_attacker ln -s "$SECRET" "$P/$H/evil-c.json" || fail "ln"
+# and one of 20 GiB (sparse): never read into slurmctld's memory
+as_attacker truncate -s 20G "$P/$H/evil-d.json" || fail "truncate"
 wait_for 30 sh -c "squeue -h -n saturn-profile:evil-a -o %i | grep -q ." || fail "no profiler job for evil-a"
 note "attacker's profiler job $(squeue -h -n saturn-profile:evil-a -o %i), cache linked to $RDIR"
 untouched "after the cache link"
@@ -111,11 +114,16 @@ bj=$(TASK_SLEEP=1 as_attacker sbatch --parsable --saturn-batch=evil-b --gres=gpu
 	fail "attacker sbatch evil-b"
 cj=$(TASK_SLEEP=1 as_attacker sbatch --parsable --saturn-batch=evil-c --gres=gpu:1 --time=2 -o /dev/null "$SATURN_CLUSTER_DIR/attacker.sh") ||
 	fail "attacker sbatch evil-c"
-note "victim $vj, attacker $aj, $bj, $cj"
+dj=$(TASK_SLEEP=1 as_attacker sbatch --parsable --saturn-batch=evil-d --gres=gpu:1 --time=2 -o /dev/null "$SATURN_CLUSTER_DIR/attacker.sh") ||
+	fail "attacker sbatch evil-d"
+note "victim $vj, attacker $aj, $bj, $cj, $dj"
 wait_for 30 grep -q "batch evil-b of uid $H: profile refused: $P/$H/evil-b.json: a FIFO" "$CTLD_LOG" ||
 	fail "FIFO profile not refused by name"
 wait_for 30 grep -q "batch evil-c of uid $H: profile refused: $P/$H/evil-c.json: a symbolic link" "$CTLD_LOG" ||
 	fail "linked profile not refused by name"
+wait_for 30 grep -q "batch evil-d of uid $H: profile refused: $P/$H/evil-d.json: larger than" "$CTLD_LOG" ||
+	fail "huge profile not refused by name"
+scontrol ping >/dev/null 2>&1 || fail "slurmctld does not answer after the huge profile"
 untouched "after the planted profiles"
 
 # (5) the attacker's tasks plant a FIFO and links at their progress files
@@ -136,8 +144,8 @@ assert_each_once 3
 grep -q "batch victim of uid $V: profile $P/$V/victim.json loaded" "$CTLD_LOG" ||
 	fail "the victim's profile was not loaded"
 grep -q "^task=0 .*plan=p" "$JOBLOG" || fail "the victim's tasks were not planned"
-# the attacker: each of its 5 tasks once as well
-for b in "evil-a 0" "evil-a 1" "evil-a 2" "evil-b 0" "evil-c 0"; do
+# the attacker: each of its 6 tasks once as well
+for b in "evil-a 0" "evil-a 1" "evil-a 2" "evil-b 0" "evil-c 0" "evil-d 0"; do
 	c=$(grep -c "^task=${b#* } .*batch=${b% *} " "$ALOG" || true)
 	[ "$c" = 1 ] || fail "attacker task $b ran $c times"
 done
