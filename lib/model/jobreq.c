@@ -24,8 +24,7 @@ static int name_char_ok(int c)
 	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
 }
 
-__attribute__((format(printf, 3, 4))) static void set_why(char *why, size_t len,
-							  const char *fmt, ...)
+void saturn_why(char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -41,17 +40,17 @@ int saturn_batch_name_check(const char *name, char *why, size_t len)
 	size_t n;
 
 	if (!name || !*name) {
-		set_why(why, len, "the name is empty");
+		saturn_why(why, len, "the name is empty");
 		return -1;
 	}
 	n = strlen(name);
 	if (n > SATURN_BATCH_NAME_MAX) {
-		set_why(why, len, "the name is longer than %d characters",
+		saturn_why(why, len, "the name is longer than %d characters",
 			SATURN_BATCH_NAME_MAX);
 		return -1;
 	}
 	if (name[0] == '-' || name[0] == '.') {
-		set_why(why, len, "the name must not start with '-' or '.'");
+		saturn_why(why, len, "the name must not start with '-' or '.'");
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -59,12 +58,12 @@ int saturn_batch_name_check(const char *name, char *why, size_t len)
 
 		if (!name_char_ok(c)) {
 			if (isprint(c) && c != ' ')
-				set_why(why, len,
+				saturn_why(why, len,
 					"character '%c' not allowed (use A-Z "
 					"a-z 0-9 . _ -)",
 					c);
 			else
-				set_why(why, len,
+				saturn_why(why, len,
 					"character 0x%02x not allowed (use A-Z "
 					"a-z 0-9 . _ -)",
 					c);
@@ -185,14 +184,14 @@ int saturn_tres_parse(const char *tres, saturn_tres_req_t *req, char *why,
 			: NULL;
 		name_len = c1 ? (size_t)(c1 - e) : head;
 		if (name_len == 0) {
-			set_why(why, len, "empty GRES name in '%s'", tres);
+			saturn_why(why, len, "empty GRES name in '%s'", tres);
 			return -1;
 		}
 		if ((c1 && (c1 + 1 == e + head || c1 + 1 == c2)) ||
 		    (c2 && (c2 + 1 == e + head ||
 			    memchr(c2 + 1, ':', head - (size_t)(c2 + 1 - e)) ||
 			    eq))) {
-			set_why(why, len,
+			saturn_why(why, len,
 				"bad GRES request '%.*s' (want "
 				"NAME[:TYPE][:COUNT])",
 				(int)n, e);
@@ -200,7 +199,7 @@ int saturn_tres_parse(const char *tres, saturn_tres_req_t *req, char *why,
 		}
 		if (eq) {
 			if (tres_count(eq + 1, n - head - 1, &count)) {
-				set_why(why, len,
+				saturn_why(why, len,
 					"bad count in GRES request '%.*s'",
 					(int)n, e);
 				return -1;
@@ -208,7 +207,7 @@ int saturn_tres_parse(const char *tres, saturn_tres_req_t *req, char *why,
 		} else if (c2) {
 			if (tres_count(c2 + 1, (size_t)(e + n - c2 - 1),
 				       &count)) {
-				set_why(why, len,
+				saturn_why(why, len,
 					"bad count in GRES request '%.*s'",
 					(int)n, e);
 				return -1;
@@ -220,7 +219,7 @@ int saturn_tres_parse(const char *tres, saturn_tres_req_t *req, char *why,
 			 * MIG type 3g.20gb) */
 			if (tres_count(c1 + 1, (size_t)(e + n - c1 - 1),
 				       &count)) {
-				set_why(why, len,
+				saturn_why(why, len,
 					"bad count in GRES request '%.*s'",
 					(int)n, e);
 				return -1;
@@ -230,7 +229,7 @@ int saturn_tres_parse(const char *tres, saturn_tres_req_t *req, char *why,
 		}
 		if (name_len == 3 && !strncmp(e, "gpu", 3)) {
 			if (req->gpus + count > TRES_COUNT_MAX) {
-				set_why(why, len, "too many GPUs in '%s'",
+				saturn_why(why, len, "too many GPUs in '%s'",
 					tres);
 				return -1;
 			}

@@ -15,6 +15,12 @@
  * from the one name-limits header. */
 #include "saturn_limits.h"
 
+/* Format a one-line reason into why[len] (nothing when why is NULL or len
+ * is 0): the "why" out-parameter of the checks here and in
+ * plugin/common/submit_rules.c. */
+__attribute__((format(printf, 3, 4))) void saturn_why(char *why, size_t len, const char *fmt,
+						      ...);
+
 /* Environment name the tag travels under in the job's SPANK (job control)
  * environment: SATURN_BATCH=NAME in job_desc->spank_job_env and
  * job_ptr->spank_job_env (visible inside the job as SLURM_SPANK_SATURN_BATCH).

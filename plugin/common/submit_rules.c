@@ -5,23 +5,10 @@
  */
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "submit_rules.h"
-
-__attribute__((format(printf, 3, 4))) static void
-set_why(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
 
 /* --- the update allow-list ------------------------------------------------ */
 
@@ -161,12 +148,12 @@ int saturn_modify_check(const saturn_modify_field_t *f, size_t n,
 		if (bad)
 			*bad = i;
 		if (!f[i].field)
-			set_why(why, len,
+			saturn_why(why, len,
 				"%s is not a field a user may change on a %s Saturn task",
 				f[i].option ? f[i].option : "part of the request",
 				saturn_task_phase_name(phase));
 		else
-			set_why(why, len,
+			saturn_why(why, len,
 				"%s (%s) may not be changed on a %s Saturn task: %s",
 				f[i].option ? f[i].option : f[i].field, f[i].field,
 				saturn_task_phase_name(phase),
