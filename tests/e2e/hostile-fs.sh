@@ -20,11 +20,13 @@
 [ -x "$top_builddir/profiler/saturn-profile" ] && [ -x "$top_builddir/runner/saturn-run" ] ||
 	skip "saturn-profile/saturn-run not built"
 hostile_users
+job_bin >/dev/null || fail "cannot stage the job-side programs"
+BIN=$JOB_BIN
 wrap="${TMPDIR:-/tmp}/saturn-e2e-fswrap-$$"
 cat >"$wrap" <<EOW
 #!/bin/sh
 sleep 6 # time for the attacker to plant its cache link before the profiler looks
-exec "$top_builddir/profiler/saturn-profile" --backend cpu --timeout 60 --trial-batches 2 "\$@"
+exec "$BIN/saturn-profile" --backend cpu --timeout 60 --trial-batches 2 "\$@"
 EOW
 chmod 755 "$wrap"
 sched_setup 60 "saturn_profiler=$wrap,saturn_profile_time=5"
@@ -71,7 +73,7 @@ ALOG="$SATURN_CLUSTER_DIR/attacker.log"
 chmod 666 "$ALOG"
 cat >"$SATURN_CLUSTER_DIR/attacker.sh" <<EOS
 #!/bin/sh
-export PATH="$top_builddir/runner:\$PATH"
+export PATH="$BIN:\$PATH"
 t=\${SLURM_ARRAY_TASK_ID:-0}
 if [ "\${SATURN_MODE:-}" = "" ]; then
 	echo "task=\$t job=\$SLURM_JOB_ID batch=\$SATURN_BATCH progress=\${SATURN_PROGRESS_FILE:-}" >>$ALOG
@@ -174,4 +176,5 @@ rc=$?
 [ $rc = 2 ] || fail "saturn status on a FIFO: exit $rc (124: it blocked)"
 grep -q "state.json: a FIFO" "$SATURN_CLUSTER_DIR/status.err" || fail "status error: $(cat "$SATURN_CLUSTER_DIR/status.err")"
 rm -f "$wrap"
+job_bin_clean
 note "ok"

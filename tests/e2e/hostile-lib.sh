@@ -60,3 +60,22 @@ as_victim() {
 mode_owner() {
 	stat -c '%a %u' -- "$1" 2>/dev/null || echo missing
 }
+
+# job_bin: a world-readable folder holding copies of the job-side programs
+# (saturn-profile, saturn-run, saturn-emulate) for jobs that run as the
+# test users: a checkout under /root (mode 0700) is out of their reach, as
+# it is for a fresh machine's CI clone. Sets (and prints) JOB_BIN, which
+# write_emulate_task then puts first on the task's PATH; removed by
+# job_bin_clean (call it from the test's end).
+job_bin() {
+	JOB_BIN="${TMPDIR:-/tmp}/saturn-e2e-bin-$$"
+	mkdir -p "$JOB_BIN" || return 1
+	for p in profiler/saturn-profile runner/saturn-run runner/saturn-emulate; do
+		cp "$top_builddir/$p" "$JOB_BIN/" || return 1
+	done
+	chmod 755 "$JOB_BIN" "$JOB_BIN"/*
+	echo "$JOB_BIN"
+}
+job_bin_clean() {
+	[ -n "${JOB_BIN:-}" ] && rm -rf "$JOB_BIN"
+}

@@ -106,7 +106,7 @@ wait_for() {
 write_emulate_task() {
 	cat >"$1" <<EOS
 #!/bin/sh
-export PATH="$top_builddir/runner:\$PATH"
+export PATH="${JOB_BIN:-$top_builddir/runner}:\$PATH"
 t=\${SLURM_ARRAY_TASK_ID:-0}
 if [ "\${SATURN_MODE:-}" = "" ]; then
 	echo "task=\$t job=\$SLURM_JOB_ID technique=\${SATURN_TECHNIQUE:-} saturn_gpus=\${SATURN_GPUS:-} plan=\${SATURN_PLAN_ID:-}" >>$JOBLOG
