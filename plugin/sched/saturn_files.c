@@ -122,30 +122,30 @@ void saturn_files_open(void)
 	}
 }
 
-/* A refused per-user folder is logged at most every 10 minutes per (folder,
- * uid): it is looked at every cycle. */
-static int log_due(int parent_fd, long uid)
+/* A refusal seen every cycle (a per-user folder, keyed by (parent folder,
+ * uid); a job's progress file, keyed by (-1, job id)) is logged at most every
+ * 10 minutes per key; the last 64 keys are remembered. */
+static int log_due(long kind, long id)
 {
 	static struct {
-		int fd;
-		long uid;
+		long kind, id;
 		time_t at;
-	} seen[32];
+	} seen[64];
 	static int next;
 	time_t now = time(NULL);
 
-	for (int i = 0; i < 32; i++) {
-		if (seen[i].at && seen[i].fd == parent_fd && seen[i].uid == uid) {
+	for (int i = 0; i < 64; i++) {
+		if (seen[i].at && seen[i].kind == kind && seen[i].id == id) {
 			if (now - seen[i].at < 600)
 				return 0;
 			seen[i].at = now;
 			return 1;
 		}
 	}
-	seen[next].fd = parent_fd;
-	seen[next].uid = uid;
+	seen[next].kind = kind;
+	seen[next].id = id;
 	seen[next].at = now;
-	next = (next + 1) % 32;
+	next = (next + 1) % 64;
 	return 1;
 }
 
@@ -196,18 +196,10 @@ char *saturn_progress_path(long uid, uint32_t job_id)
 	return NULL;
 }
 
-/* A refused progress file is logged once per job (the last few kept). */
-static uint32_t logged_jobs[64];
-static int logged_next;
-
 static void log_refused(uint32_t job_id, const char *text)
 {
-	for (int i = 0; i < 64; i++)
-		if (logged_jobs[i] == job_id)
-			return;
-	logged_jobs[logged_next] = job_id;
-	logged_next = (logged_next + 1) % 64;
-	error("sched/saturn: JobId=%u: progress file refused: %s", job_id, text);
+	if (log_due(-1, job_id))
+		error("sched/saturn: JobId=%u: progress file refused: %s", job_id, text);
 }
 
 int saturn_progress_observed(uint32_t job_id, long uid, saturn_progress_obs_t *o)

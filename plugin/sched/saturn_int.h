@@ -58,7 +58,7 @@ char *saturn_progress_path(long uid, uint32_t job_id);
 /* What job_id's progress file says (remaining and done batches, the job's
  * own sec_per_batch, when it was written: saturn_progress_summary()), read
  * through uid's folder descriptor (regular file owned by uid, size-capped;
- * refusals logged once per job). 0, or -1 when there is no usable file. */
+ * refusals logged at most every 10 minutes per job). 0, or -1 when there is no usable file. */
 int saturn_progress_observed(uint32_t job_id, long uid, saturn_progress_obs_t *o);
 
 /* Every 20 intervals (1 to 5 minutes): remove the progress files of jobs
