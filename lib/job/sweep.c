@@ -98,16 +98,48 @@ static int solve(int k, double A[3][3], double y[3], double x[3])
 	return 0;
 }
 
+static int micro_at(const saturn_scale_fit_t *fit, int g)
+{
+	return g >= 0 && g <= SATURN_SCALE_MAX_GPUS && fit->micro_g[g] > 0
+		   ? fit->micro_g[g]
+		   : fit->micro;
+}
+
+static double fit_comp(const saturn_scale_fit_t *fit, int g)
+{
+	return saturn_scale_comp(fit->kind, g, micro_at(fit, g));
+}
+
+static double fit_comm(const saturn_scale_fit_t *fit, int g,
+		       const saturn_bw_table_t *bw)
+{
+	return saturn_scale_comm(fit->kind, g, micro_at(fit, g), bw);
+}
+
+static int fit_core(saturn_scale_fit_t *fit, int n, const int *g,
+		    const double *t, const saturn_bw_table_t *bw, int distinct,
+		    int only, saturn_error_t *err);
+
 int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 		     const double *t, const saturn_bw_table_t *bw,
 		     saturn_scale_fit_t *fit, saturn_error_t *err)
 {
-	double best = INFINITY;
+	return saturn_scale_fit_micro(kind, micro, NULL, 0, n, g, t, bw, fit,
+				      err);
+}
+
+int saturn_scale_fit_micro(saturn_scale_kind_t kind, int micro,
+			   const int *micro_g, int ng, int n, const int *g,
+			   const double *t, const saturn_bw_table_t *bw,
+			   saturn_scale_fit_t *fit, saturn_error_t *err)
+{
 	int distinct = 0;
 
 	memset(fit, 0, sizeof(*fit));
 	fit->kind = kind;
 	fit->micro = micro;
+	for (int q = 0; micro_g && q <= ng && q <= SATURN_SCALE_MAX_GPUS; q++)
+		fit->micro_g[q] = micro_g[q] > 0 ? micro_g[q] : 0;
 	if (n < 1)
 		return saturn_error_set(err, "scaling fit: no points");
 	for (int i = 0; i < n; i++) {
@@ -122,8 +154,19 @@ int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 			seen |= g[j] == g[i];
 		distinct += !seen;
 	}
-	/* Subsets of the basis {comp, 1, comm}, always with comp. Relative
-	 * residuals: weight each point by 1/t so small times count. */
+	return fit_core(fit, n, g, t, bw, distinct, 0, err);
+}
+
+/* Non-negative least squares over subsets of the basis {comp, 1, comm},
+ * always with comp; only the subset `only` when it is not 0. */
+static int fit_core(saturn_scale_fit_t *fit, int n, const int *g,
+		    const double *t, const saturn_bw_table_t *bw, int distinct,
+		    int only, saturn_error_t *err)
+{
+	double best = INFINITY;
+
+	/* Relative residuals: weight each point by 1/t so small times
+	 * count. */
 	for (int mask = 1; mask < 8; mask += 2) {
 		int cols[3], k = 0;
 		double A[3][3] = {{0}}, y[3] = {0}, x[3] = {0}, res = 0;
@@ -131,12 +174,12 @@ int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 		for (int j = 0; j < 3; j++)
 			if (mask & (1 << j))
 				cols[k++] = j;
-		if (k > distinct || ((mask & 2) && distinct < 3))
+		if (k > distinct || ((mask & 2) && distinct < 3 && !only) ||
+		    (only && mask != only))
 			continue;
 		for (int i = 0; i < n; i++) {
-			double f[3] = {
-			    saturn_scale_comp(kind, g[i], micro), 1.0,
-			    saturn_scale_comm(kind, g[i], micro, bw)};
+			double f[3] = {fit_comp(fit, g[i]), 1.0,
+				       fit_comm(fit, g[i], bw)};
 			double w = 1.0 / (t[i] * t[i]);
 
 			for (int r = 0; r < k; r++) {
@@ -158,10 +201,8 @@ int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 		for (int j = 0; j < k; j++)
 			coef[cols[j]] = x[j];
 		for (int i = 0; i < n; i++) {
-			double p =
-			    coef[0] * saturn_scale_comp(kind, g[i], micro) +
-			    coef[1] +
-			    coef[2] * saturn_scale_comm(kind, g[i], micro, bw);
+			double p = coef[0] * fit_comp(fit, g[i]) + coef[1] +
+				   coef[2] * fit_comm(fit, g[i], bw);
 			double e = (p - t[i]) / t[i];
 
 			res += e * e;
@@ -185,8 +226,8 @@ int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 double saturn_scale_predict(const saturn_scale_fit_t *fit, int g,
 			    const saturn_bw_table_t *bw)
 {
-	return fit->a * saturn_scale_comp(fit->kind, g, fit->micro) + fit->b +
-	       fit->c * saturn_scale_comm(fit->kind, g, fit->micro, bw);
+	return fit->a * fit_comp(fit, g) + fit->b +
+	       fit->c * fit_comm(fit, g, bw);
 }
 
 /* --- trial selection --------------------------------------------------- */
@@ -197,6 +238,8 @@ struct saturn_sweep {
 	int lo, hi;
 	int exhaustive;
 	int extra; /* extra counts tried after failures */
+	int middle; /* middle counts added because the fit was unsure */
+	int *micro_g; /* pipeline micro-batches by count (0: micro) */
 	int complete;
 	int trials;
 	double *ar, *ag;
@@ -223,9 +266,10 @@ saturn_sweep_t *saturn_sweep_create(saturn_scale_kind_t kind, int micro, int lo,
 	sw->hi = hi;
 	sw->exhaustive = exhaustive;
 	sw->pts = calloc(hi + 1, sizeof(*sw->pts));
+	sw->micro_g = calloc(hi + 1, sizeof(int));
 	sw->ar = calloc(max + 1, sizeof(double));
 	sw->ag = calloc(max + 1, sizeof(double));
-	if (!sw->pts || !sw->ar || !sw->ag) {
+	if (!sw->pts || !sw->micro_g || !sw->ar || !sw->ag) {
 		saturn_sweep_destroy(sw);
 		return NULL;
 	}
@@ -244,9 +288,16 @@ void saturn_sweep_destroy(saturn_sweep_t *sw)
 	if (!sw)
 		return;
 	free(sw->pts);
+	free(sw->micro_g);
 	free(sw->ar);
 	free(sw->ag);
 	free(sw);
+}
+
+void saturn_sweep_set_micro(saturn_sweep_t *sw, int g, int micro)
+{
+	if (sw && g >= sw->lo && g <= sw->hi && micro > 0)
+		sw->micro_g[g] = micro;
 }
 
 static int is_oom(const saturn_point_t *p)
@@ -277,8 +328,9 @@ static void finish(saturn_sweep_t *sw)
 			ts[n++] = sw->pts[g].sec_per_batch;
 		}
 	}
-	if (n < 1 || saturn_scale_fit(sw->kind, sw->micro, n, gs, ts, &sw->bw,
-				      &sw->fit, NULL) < 0)
+	if (n < 1 || saturn_scale_fit_micro(sw->kind, sw->micro, sw->micro_g,
+					    sw->hi, n, gs, ts, &sw->bw,
+					    &sw->fit, NULL) < 0)
 		return;
 	sw->have_fit = 1;
 	if (n < 2)
@@ -293,6 +345,106 @@ static void finish(saturn_sweep_t *sw)
 		snprintf(p->reason, sizeof(p->reason),
 			 "scaling fit of %d measured GPU counts", n);
 	}
+}
+
+/* The count g when it is not measured or handed out yet, else 0. */
+static int first_unknown(const saturn_sweep_t *sw, int g)
+{
+	return g >= sw->lo && g <= sw->hi &&
+			   sw->pts[g].state == SATURN_PT_UNKNOWN
+		   ? g
+		   : 0;
+}
+
+/* The unmeasured count in the middle of the widest gap between measured
+ * counts from `from` on; 0 when there is none. */
+static int widest_gap(const saturn_sweep_t *sw, int from)
+{
+	int prev = 0, best = 0, width = 1;
+
+	for (int g = from; g <= sw->hi; g++) {
+		if (sw->pts[g].state != SATURN_PT_MEASURED)
+			continue;
+		if (prev && g - prev > width &&
+		    first_unknown(sw, (prev + g) / 2)) {
+			width = g - prev;
+			best = (prev + g) / 2;
+		}
+		prev = g;
+	}
+	return best;
+}
+
+/* Fit the measured counts from `from` on except `skip` (0: none) with the
+ * basis subset `only` (0: the best). 0, or -1. */
+static int fit_some(const saturn_sweep_t *sw, int from, int skip, int only,
+		    saturn_scale_fit_t *fit)
+{
+	int gs[SATURN_SCALE_MAX_GPUS + 1], n = 0, distinct;
+	double ts[SATURN_SCALE_MAX_GPUS + 1];
+
+	memset(fit, 0, sizeof(*fit));
+	fit->kind = sw->kind;
+	fit->micro = sw->micro;
+	for (int g = 0; g <= sw->hi && g <= SATURN_SCALE_MAX_GPUS; g++)
+		fit->micro_g[g] = sw->micro_g[g];
+	for (int g = from; g <= sw->hi && n <= SATURN_SCALE_MAX_GPUS; g++)
+		if (g != skip && sw->pts[g].state == SATURN_PT_MEASURED) {
+			gs[n] = g;
+			ts[n++] = sw->pts[g].sec_per_batch;
+		}
+	distinct = n;
+	if (n < 1)
+		return -1;
+	return fit_core(fit, n, gs, ts, &sw->bw, distinct, only, NULL);
+}
+
+/* Relative gap between two fits' predictions at g. */
+static double fit_gap(const saturn_scale_fit_t *x, const saturn_scale_fit_t *y,
+		      int g, const saturn_bw_table_t *bw)
+{
+	double p = saturn_scale_predict(x, g, bw),
+	       q = saturn_scale_predict(y, g, bw);
+
+	return p > 0 && q > 0 ? fabs(p - q) / fmin(p, q) : INFINITY;
+}
+
+/* Above this relative change a prediction is unsure: twice a typical
+ * measurement's noise (doc/benchmarks.md, "Profiler"). */
+#define SWEEP_UNSURE 0.04
+
+/* Whether the prediction at mid is unsure: with two measured counts, the
+ * two two-term models (comp + comm, comp + constant) disagree there; with
+ * more, leaving out an inner measured count moves the prediction there,
+ * or the fit misses a measured count, by more than SWEEP_UNSURE. */
+static int fit_unsure(const saturn_sweep_t *sw, int from, int mid)
+{
+	saturn_scale_fit_t all, f1, f2;
+	int first = 0, last = 0, nok = 0;
+
+	for (int g = from; g <= sw->hi; g++)
+		if (sw->pts[g].state == SATURN_PT_MEASURED) {
+			if (!first)
+				first = g;
+			last = g;
+			nok++;
+		}
+	if (nok == 2)
+		return fit_some(sw, from, 0, 5, &f1) < 0 ||
+		       fit_some(sw, from, 0, 3, &f2) < 0 ||
+		       fit_gap(&f1, &f2, mid, &sw->bw) > SWEEP_UNSURE;
+	if (fit_some(sw, from, 0, 0, &all) < 0)
+		return 1;
+	if (all.rms_rel > SWEEP_UNSURE / 2)
+		return 1;
+	for (int g = first + 1; g < last; g++) {
+		if (sw->pts[g].state != SATURN_PT_MEASURED)
+			continue;
+		if (fit_some(sw, from, g, 0, &f1) < 0 ||
+		    fit_gap(&f1, &all, mid, &sw->bw) > SWEEP_UNSURE)
+			return 1;
+	}
+	return 0;
 }
 
 int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max)
@@ -343,6 +495,12 @@ int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max)
 		if (n)
 			return n;
 	}
+	/* one GPU communicates nothing: a fit from it and one larger count
+	 * cannot tell computation from communication, so measure the
+	 * smallest count that communicates too */
+	if (kok == 1 && sw->hi >= 2 &&
+	    push(sw, first_unknown(sw, 2), gpus, &n, max))
+		return n;
 	/* after failures, a second measured count to fit with */
 	if (nok == 1 && sw->extra < 2) {
 		int best = 0;
@@ -355,6 +513,20 @@ int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max)
 			sw->extra++;
 			push(sw, best, gpus, &n, max);
 			return n;
+		}
+	}
+	/* a middle count where the fit is unsure: always for a pipeline
+	 * (its constant term needs a third count), else when leaving one
+	 * count out, or the other two-term model, moves the prediction */
+	if (nok >= 2 && sw->middle < 1 && kok > 0) {
+		int mid = widest_gap(sw, kok);
+
+		if (mid && (sw->kind == SATURN_SCALE_PIPELINE ||
+			    fit_unsure(sw, kok, mid))) {
+			sw->middle++;
+			push(sw, mid, gpus, &n, max);
+			if (n)
+				return n;
 		}
 	}
 	finish(sw);

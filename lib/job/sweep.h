@@ -38,9 +38,13 @@ typedef struct saturn_bw_table {
 	const double *ag;
 } saturn_bw_table_t;
 
+#define SATURN_SCALE_MAX_GPUS 64
+
 typedef struct saturn_scale_fit {
 	saturn_scale_kind_t kind;
 	int micro; /* pipeline micro-batches */
+	/* micro-batches on g GPUs when they depend on g (0: micro) */
+	int micro_g[SATURN_SCALE_MAX_GPUS + 1];
 	double a, b, c;
 	int npoints;
 	double rms_rel; /* relative RMS residual of the fit */
@@ -55,6 +59,14 @@ double saturn_scale_comm(saturn_scale_kind_t kind, int g, int micro,
 int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 		     const double *t, const saturn_bw_table_t *bw,
 		     saturn_scale_fit_t *fit, saturn_error_t *err);
+
+/* The same with the pipeline's micro-batch count per GPU count:
+ * micro_g[g] for g <= ng (0 or beyond ng: micro), e.g. the resolved
+ * micro_batches parameter of each trial. micro_g may be NULL. */
+int saturn_scale_fit_micro(saturn_scale_kind_t kind, int micro,
+			   const int *micro_g, int ng, int n, const int *g,
+			   const double *t, const saturn_bw_table_t *bw,
+			   saturn_scale_fit_t *fit, saturn_error_t *err);
 
 double saturn_scale_predict(const saturn_scale_fit_t *fit, int g,
 			    const saturn_bw_table_t *bw);
@@ -88,6 +100,10 @@ saturn_sweep_t *saturn_sweep_create(saturn_scale_kind_t kind, int micro, int lo,
 				    int hi, const saturn_bw_table_t *bw,
 				    int exhaustive);
 void saturn_sweep_destroy(saturn_sweep_t *sw);
+
+/* The pipeline's micro-batch count on g GPUs when it differs from the
+ * sweep's micro (the trial's resolved parameters); before any result. */
+void saturn_sweep_set_micro(saturn_sweep_t *sw, int g, int micro);
 
 /* GPU counts to measure now (their results do not depend on each other):
  * up to max written to gpus[]. Returns how many; 0 with nothing pending
