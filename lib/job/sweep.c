@@ -163,7 +163,7 @@ static int fit_core(saturn_scale_fit_t *fit, int n, const int *g,
 		    const double *t, const saturn_bw_table_t *bw, int distinct,
 		    int only, saturn_error_t *err)
 {
-	double best = INFINITY;
+	double best = INFINITY, raw = 0;
 
 	/* Relative residuals: weight each point by 1/t so small times
 	 * count. */
@@ -210,6 +210,7 @@ static int fit_core(saturn_scale_fit_t *fit, int n, const int *g,
 		/* prefer fewer terms unless more terms clearly fit better */
 		if (res < best * 0.999 - 1e-12 || !isfinite(best)) {
 			best = res;
+			raw = res;
 			fit->a = coef[0];
 			fit->b = coef[1];
 			fit->c = coef[2];
@@ -219,7 +220,7 @@ static int fit_core(saturn_scale_fit_t *fit, int n, const int *g,
 		return saturn_error_set(
 		    err, "scaling fit: no non-negative solution");
 	fit->npoints = n;
-	fit->rms_rel = sqrt(best / n);
+	fit->rms_rel = sqrt(raw / n);
 	return 0;
 }
 
@@ -307,11 +308,46 @@ static int is_oom(const saturn_point_t *p)
 
 static int push(saturn_sweep_t *sw, int g, int *gpus, int *n, int max)
 {
-	if (*n >= max || sw->pts[g].state != SATURN_PT_UNKNOWN)
+	if (*n >= max || g < sw->lo || g > sw->hi ||
+	    sw->pts[g].state != SATURN_PT_UNKNOWN)
 		return 0;
 	sw->pts[g].state = SATURN_PT_PENDING;
 	gpus[(*n)++] = g;
 	return 1;
+}
+
+/* Above this relative RMS residual a fit's shape is taken as wrong and
+ * counts between measured ones are predicted from their two neighbours. */
+#define SWEEP_LOCAL 0.02
+
+/* Time at g from a fit through the measured g1 < g < g2 alone: comp +
+ * comm, else comp + constant, else linear in g. */
+static double local_predict(const saturn_sweep_t *sw, int g1, int g2, int g)
+{
+	static const int masks[] = {5, 3};
+	int gs[2] = {g1, g2};
+	double ts[2] = {sw->pts[g1].sec_per_batch, sw->pts[g2].sec_per_batch};
+	saturn_scale_fit_t f;
+
+	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		memset(&f, 0, sizeof(f));
+		f.kind = sw->kind;
+		f.micro = sw->micro;
+		for (int q = 0; q <= sw->hi && q <= SATURN_SCALE_MAX_GPUS; q++)
+			f.micro_g[q] = sw->micro_g[q];
+		if (fit_core(&f, 2, gs, ts, &sw->bw, 2, masks[i], NULL) == 0)
+			return saturn_scale_predict(&f, g, &sw->bw);
+	}
+	/* the same shape with a constant of either sign: still through both
+	 * points, still following comp(g) between them */
+	{
+		double c1 = fit_comp(&f, g1), c2 = fit_comp(&f, g2), a;
+
+		if (fabs(c1 - c2) < 1e-12)
+			return ts[0] + (ts[1] - ts[0]) * (g - g1) / (g2 - g1);
+		a = (ts[0] - ts[1]) / (c1 - c2);
+		return ts[0] + a * (fit_comp(&f, g) - c1);
+	}
 }
 
 static void finish(saturn_sweep_t *sw)
@@ -337,6 +373,7 @@ static void finish(saturn_sweep_t *sw)
 		return; /* one point says nothing about scaling */
 	for (int g = koom + 1; g <= sw->hi; g++) {
 		saturn_point_t *p = &sw->pts[g];
+		int g1 = g, g2 = g;
 
 		if (g < sw->lo || p->state != SATURN_PT_UNKNOWN)
 			continue;
@@ -344,6 +381,27 @@ static void finish(saturn_sweep_t *sw)
 		p->sec_per_batch = saturn_scale_predict(&sw->fit, g, &sw->bw);
 		snprintf(p->reason, sizeof(p->reason),
 			 "scaling fit of %d measured GPU counts", n);
+		/* a fit that misses its own points by more than noise is the
+		 * wrong shape here: between the two nearest measured counts
+		 * a two-count fit through them is safer */
+		if (!(sw->fit.rms_rel > SWEEP_LOCAL))
+			continue;
+		while (g1 > koom && sw->pts[g1].state != SATURN_PT_MEASURED)
+			g1--;
+		while (g2 <= sw->hi && sw->pts[g2].state != SATURN_PT_MEASURED)
+			g2++;
+		if (g1 > koom && g2 <= sw->hi) {
+			double v = local_predict(sw, g1, g2, g);
+
+			if (v > 0) {
+				p->sec_per_batch = v;
+				snprintf(p->reason, sizeof(p->reason),
+					 "scaling fit of the measured %d and %d "
+					 "GPUs (a fit of all %d measured counts "
+					 "misses them by %.0f%%)",
+					 g1, g2, n, 100 * sw->fit.rms_rel);
+			}
+		}
 	}
 }
 
@@ -373,6 +431,39 @@ static int widest_gap(const saturn_sweep_t *sw, int from)
 		prev = g;
 	}
 	return best;
+}
+
+/* A pipeline whose micro-batch count changes with g: its micro-batches
+ * shrink as they multiply, and how fast one runs depends on its size,
+ * which the model does not know. Returns the unmeasured count where the
+ * count stops changing, else the middle of the widest gap; 0 when the
+ * count is the same everywhere (or nothing is left to measure). */
+static int micro_kink(const saturn_sweep_t *sw, int from)
+{
+	int first = 0, varies = 0, stop = 0;
+
+	if (sw->kind != SATURN_SCALE_PIPELINE)
+		return 0;
+	for (int g = from; g <= sw->hi; g++) {
+		int m = sw->micro_g[g] > 0 ? sw->micro_g[g] : sw->micro;
+
+		if (!first)
+			first = m;
+		else if (m != first)
+			varies = 1;
+		if (g > from && g < sw->hi && m != first &&
+		    (sw->micro_g[g + 1] > 0 ? sw->micro_g[g + 1] : sw->micro) ==
+			m &&
+		    !stop && g - 1 >= from &&
+		    (sw->micro_g[g - 1] > 0 ? sw->micro_g[g - 1]
+					    : sw->micro) != m)
+			stop = g;
+	}
+	if (!varies)
+		return 0;
+	if (stop && first_unknown(sw, stop))
+		return stop;
+	return widest_gap(sw, from);
 }
 
 /* Fit the measured counts from `from` on except `skip` (0: none) with the
@@ -413,11 +504,15 @@ static double fit_gap(const saturn_scale_fit_t *x, const saturn_scale_fit_t *y,
  * measurement's noise (doc/benchmarks.md, "Profiler"). */
 #define SWEEP_UNSURE 0.04
 
+/* Middle counts a sweep adds at most: each costs a trial. */
+#define SWEEP_MIDDLES 1
+
 /* Whether the prediction at mid is unsure: with two measured counts, the
  * two two-term models (comp + comm, comp + constant) disagree there; with
  * more, leaving out an inner measured count moves the prediction there,
  * or the fit misses a measured count, by more than SWEEP_UNSURE. */
-static int fit_unsure(const saturn_sweep_t *sw, int from, int mid)
+static int fit_unsure(const saturn_sweep_t *sw, int from, int mid,
+		      double tol)
 {
 	saturn_scale_fit_t all, f1, f2;
 	int first = 0, last = 0, nok = 0;
@@ -429,20 +524,31 @@ static int fit_unsure(const saturn_sweep_t *sw, int from, int mid)
 			last = g;
 			nok++;
 		}
-	if (nok == 2)
+	if (nok == 2) {
 		return fit_some(sw, from, 0, 5, &f1) < 0 ||
 		       fit_some(sw, from, 0, 3, &f2) < 0 ||
-		       fit_gap(&f1, &f2, mid, &sw->bw) > SWEEP_UNSURE;
+		       fit_gap(&f1, &f2, mid, &sw->bw) > tol;
+	}
 	if (fit_some(sw, from, 0, 0, &all) < 0)
 		return 1;
-	if (all.rms_rel > SWEEP_UNSURE / 2)
+	if (all.rms_rel > tol / 2) {
 		return 1;
+	}
 	for (int g = first + 1; g < last; g++) {
+		int multi = 0;
+
 		if (sw->pts[g].state != SATURN_PT_MEASURED)
 			continue;
+		/* a fit left with one communicating count is known to be
+		 * unsure: no test */
+		for (int q = from > 2 ? from : 2; q <= sw->hi; q++)
+			multi += q != g && sw->pts[q].state == SATURN_PT_MEASURED;
+		if (multi < 2)
+			continue;
 		if (fit_some(sw, from, g, 0, &f1) < 0 ||
-		    fit_gap(&f1, &all, mid, &sw->bw) > SWEEP_UNSURE)
+		    fit_gap(&f1, &all, mid, &sw->bw) > tol) {
 			return 1;
+		}
 	}
 	return 0;
 }
@@ -460,7 +566,9 @@ int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max)
 			finish(sw);
 		return n;
 	}
-	push(sw, sw->lo, gpus, &n, max);
+	/* the ends of the range; but a range from one GPU starts at two:
+	 * one GPU communicates nothing, and an OOM on two means OOM on one */
+	push(sw, sw->lo == 1 && sw->hi >= 2 ? 2 : sw->lo, gpus, &n, max);
 	push(sw, sw->hi, gpus, &n, max);
 	if (n)
 		return n;
@@ -483,6 +591,9 @@ int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max)
 	}
 	if (koom < sw->lo - 1)
 		koom = sw->lo - 1;
+	/* then one GPU, unless two ran out of memory */
+	if (sw->lo == 1 && push(sw, 1, gpus, &n, max))
+		return n;
 	for (int g = koom + 1; g <= sw->hi; g++)
 		if (sw->pts[g].state == SATURN_PT_MEASURED) {
 			if (!kok)
@@ -518,11 +629,15 @@ int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max)
 	/* a middle count where the fit is unsure: always for a pipeline
 	 * (its constant term needs a third count), else when leaving one
 	 * count out, or the other two-term model, moves the prediction */
-	if (nok >= 2 && sw->middle < 1 && kok > 0) {
+	if (nok >= 2 && sw->middle < SWEEP_MIDDLES && kok > 0) {
 		int mid = widest_gap(sw, kok);
 
-		if (mid && (sw->kind == SATURN_SCALE_PIPELINE ||
-			    fit_unsure(sw, kok, mid))) {
+		int kink = micro_kink(sw, kok);
+
+		if (kink)
+			mid = kink;
+		if (mid && ((kink && !sw->middle) ||
+			    fit_unsure(sw, kok, mid, (1 + sw->middle) * SWEEP_UNSURE))) {
 			sw->middle++;
 			push(sw, mid, gpus, &n, max);
 			if (n)

@@ -12,6 +12,9 @@
  * option the profile would choose (what sched/saturn's measurement jobs do)
  * changes the choice.
  *   usage: profile-bench [noise=0.02] [gpus=8] [runs=5] [truth=both|emu|pub]
+ *                        [bwdev=0.07]
+ * bwdev: how far (+-) the independent truth's bus bandwidth departs from
+ * the probed table the fit uses.
  */
 #include "config.h"
 
@@ -37,6 +40,21 @@ static int cmpd(const void *a, const void *b)
 
 static unsigned long long rng = 12345;
 static double debug; /* PROFILE_BENCH_DEBUG: print errors above this */
+
+static double gauss_from(unsigned long long *st)
+{
+	double u, v;
+
+	*st = *st * 6364136223846793005ULL + 1442695040888963407ULL;
+	u = ((*st >> 11) + 1.0) / 9007199254740993.0;
+	*st = *st * 6364136223846793005ULL + 1442695040888963407ULL;
+	v = (*st >> 11) / 9007199254740992.0;
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+/* noise of the exhaustive reference profile: its own stream, so the
+ * sweeps see the same draws with or without it */
+static unsigned long long rng_ex = 777;
 
 static double gauss(void)
 {
@@ -91,7 +109,7 @@ static void vec_print(const char *what, struct vec *a, int with_mean)
 
 struct acc {
 	long trials, exhaustive;
-	struct vec errs, regret_g, regret_all;
+	struct vec errs, regret_g, regret_all, ex_g, ex_all;
 	int remeasured, changed, improved;
 };
 
@@ -172,10 +190,50 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs,
 					       t->name, g);
 			}
 		}
+		if (debug < 0) {
+			printf("  trials %s bs %d %s %s: %d [", m->name, bs,
+			       hw->nvlink ? "nvlink" : "pcie", t->name,
+			       saturn_sweep_trials(sw));
+			for (int g = t->min_gpus; g <= hi; g++) {
+				const saturn_point_t *p =
+				    saturn_sweep_point(sw, g);
+				double tt = truth_time(truth, m, bs, t->name,
+						       g, hw);
+
+				printf(" %d:%s%.3g/%.3g", g,
+				       p->state == SATURN_PT_MEASURED ? "M" : "",
+				       p->sec_per_batch, tt);
+			}
+			printf(" ]\n");
+		}
 		saturn_sweep_destroy(sw);
 	}
 	if (nt > NTECH)
 		nt = NTECH;
+	/* the same for an exhaustive profile: what noise alone costs */
+	{
+		double ex[NTECH][MAXG + 1] = {{0}};
+		int bk = -1, bg = 0, tk = -1, tg = 0;
+
+		for (int k = 0; k < nt; k++)
+			for (int g = 1; g <= G; g++)
+				if (tru[k][g] > 0)
+					ex[k][g] = tru[k][g] *
+						   (1 + noise * gauss_from(&rng_ex));
+		for (int g = 1; g <= G; g++) {
+			int c = argmin(ex, nt, g), b = argmin(tru, nt, g);
+
+			if (c < 0 || b < 0)
+				continue;
+			vec_add(&A->ex_g, tru[c][g] / tru[b][g] - 1);
+			if (bk < 0 || ex[c][g] < ex[bk][bg])
+				bk = c, bg = g;
+			if (tk < 0 || tru[b][g] < tru[tk][tg])
+				tk = b, tg = g;
+		}
+		if (bk >= 0 && tk >= 0)
+			vec_add(&A->ex_all, tru[bk][bg] / tru[tk][tg] - 1);
+	}
 	/* regret: the truth's time of the profile's choice over the truth's
 	 * best, per GPU count and over all counts */
 	{
@@ -187,6 +245,18 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs,
 			if (c < 0 || b < 0 || !(tru[c][g] > 0))
 				continue;
 			vec_add(&A->regret_g, tru[c][g] / tru[b][g] - 1);
+			if (debug > 0 && tru[c][g] / tru[b][g] - 1 > debug)
+				printf("  regret-g %.1f%%: %s bs %d %s g=%d: "
+				       "chose %s (%s %.4g, truth %.4g), best "
+				       "%s (%.4g, profile %.4g)\n",
+				       100 * (tru[c][g] / tru[b][g] - 1),
+				       m->name, bs,
+				       hw->nvlink ? "nvlink" : "pcie", g,
+				       saturn_techniques_get(reg, c)->name,
+				       pred[c][g] ? "predicted" : "measured",
+				       val[c][g], tru[c][g],
+				       saturn_techniques_get(reg, b)->name,
+				       tru[b][g], val[b][g]);
 			if (bk < 0 || val[c][g] < val[bk][bg])
 				bk = c, bg = g;
 			if (tk < 0 || tru[b][g] < tru[tk][tg])
@@ -207,8 +277,21 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs,
 				}
 			}
 		}
-		if (bk >= 0 && tk >= 0)
+		if (bk >= 0 && tk >= 0) {
 			vec_add(&A->regret_all, tru[bk][bg] / tru[tk][tg] - 1);
+			if (debug > 0 && tru[bk][bg] / tru[tk][tg] - 1 > debug)
+				printf("  regret %.1f%%: %s bs %d %s: chose "
+				       "%s g=%d (%s %.4g, truth %.4g), best "
+				       "%s g=%d (%.4g, profile %.4g)\n",
+				       100 * (tru[bk][bg] / tru[tk][tg] - 1),
+				       m->name, bs,
+				       hw->nvlink ? "nvlink" : "pcie",
+				       saturn_techniques_get(reg, bk)->name, bg,
+				       pred[bk][bg] ? "predicted" : "measured",
+				       val[bk][bg], tru[bk][bg],
+				       saturn_techniques_get(reg, tk)->name, tg,
+				       tru[tk][tg], val[tk][tg]);
+		}
 	}
 }
 
@@ -226,6 +309,8 @@ int main(int argc, char **argv)
 	const int bss[] = {8, 16, 32};
 	saturn_techniques_t *reg = saturn_techniques_create();
 
+	if (argc > 5)
+		truth_bwdev = atof(argv[5]);
 	if (getenv("PROFILE_BENCH_DEBUG"))
 		debug = atof(getenv("PROFILE_BENCH_DEBUG"));
 	if (G < 2 || G > MAXG) {
@@ -240,6 +325,7 @@ int main(int argc, char **argv)
 		    (truth == 1 && strcmp(which, "emu") == 0))
 			continue;
 		rng = 12345;
+		rng_ex = 777;
 		for (int run = 0; run < runs; run++)
 			for (int link = 0; link < 2; link++) {
 				saturn_emu_hw_t hw;
@@ -269,15 +355,23 @@ int main(int argc, char **argv)
 			}
 		printf("profile-bench [truth: %s]: %d runs x 2 links x 7 "
 		       "models x 3 batch sizes x %d techniques, %d GPUs, "
-		       "noise %.0f%%\n",
+		       "noise %.0f%%%s\n",
 		       names[truth], runs, saturn_techniques_count(reg), G,
-		       noise * 100);
+		       noise * 100, truth ? "" : "");
+		if (truth)
+			printf("truth's bus bandwidth within +-%.0f%% of the "
+			       "probed table\n",
+			       truth_bwdev * 100);
 		printf("trials: %ld of %ld exhaustive (%.1f%%)\n", A.trials,
 		       A.exhaustive, 100.0 * A.trials / A.exhaustive);
 		vec_print("predictions (relative error)", &A.errs, 0);
 		vec_print("regret per GPU count (task x count)", &A.regret_g,
 			  1);
 		vec_print("regret overall (per task)", &A.regret_all, 1);
+		vec_print("exhaustive profile's regret per GPU count (noise "
+			  "alone)",
+			  &A.ex_g, 1);
+		vec_print("exhaustive profile's regret overall", &A.ex_all, 1);
 		printf("re-measuring the chosen predicted option: %d "
 		       "re-measured, choice changed %d (%d to a truly faster "
 		       "option)\n",
@@ -285,6 +379,8 @@ int main(int argc, char **argv)
 		free(A.errs.v);
 		free(A.regret_g.v);
 		free(A.regret_all.v);
+		free(A.ex_g.v);
+		free(A.ex_all.v);
 	}
 	saturn_techniques_destroy(reg);
 	return 0;
