@@ -507,15 +507,41 @@ static double fit_gap(const saturn_scale_fit_t *x, const saturn_scale_fit_t *y,
 /* Middle counts a sweep adds at most: each costs a trial. */
 #define SWEEP_MIDDLES 1
 
-/* Whether the prediction at mid is unsure: with two measured counts, the
- * two two-term models (comp + comm, comp + constant) disagree there; with
- * more, leaving out an inner measured count moves the prediction there,
- * or the fit misses a measured count, by more than SWEEP_UNSURE. */
+/* The unmeasured count from `from` on where fits x and y differ most, and
+ * by how much (relative) in *gap; 0 when there is none. */
+static int widest_disagreement(const saturn_sweep_t *sw, int from,
+			       const saturn_scale_fit_t *x,
+			       const saturn_scale_fit_t *y, double *gap)
+{
+	int where = 0;
+
+	*gap = 0;
+	for (int g = from; g <= sw->hi; g++) {
+		double d;
+
+		if (!first_unknown(sw, g))
+			continue;
+		d = fit_gap(x, y, g, &sw->bw);
+		if (!where || d > *gap) {
+			*gap = d;
+			where = g;
+		}
+	}
+	return where;
+}
+
+/* Where the prediction is unsure, or 0: with two measured counts, where
+ * the two two-term models (comp + comm, comp + constant) disagree by more
+ * than tol; with more, where leaving out an inner measured count (or the
+ * one-GPU count, which communicates nothing) moves the prediction by more
+ * than tol; and the middle of the widest gap (mid) when the fit misses the
+ * measured counts by more than tol/2 RMS. */
 static int fit_unsure(const saturn_sweep_t *sw, int from, int mid,
 		      double tol)
 {
 	saturn_scale_fit_t all, f1, f2;
-	int first = 0, last = 0, nok = 0;
+	int first = 0, last = 0, nok = 0, where;
+	double gap;
 
 	for (int g = from; g <= sw->hi; g++)
 		if (sw->pts[g].state == SATURN_PT_MEASURED) {
@@ -525,19 +551,19 @@ static int fit_unsure(const saturn_sweep_t *sw, int from, int mid,
 			nok++;
 		}
 	if (nok == 2) {
-		return fit_some(sw, from, 0, 5, &f1) < 0 ||
-		       fit_some(sw, from, 0, 3, &f2) < 0 ||
-		       fit_gap(&f1, &f2, mid, &sw->bw) > tol;
+		if (fit_some(sw, from, 0, 5, &f1) < 0 ||
+		    fit_some(sw, from, 0, 3, &f2) < 0)
+			return mid;
+		where = widest_disagreement(sw, from, &f1, &f2, &gap);
+		return gap > tol ? where : 0;
 	}
-	if (fit_some(sw, from, 0, 0, &all) < 0)
-		return 1;
-	if (all.rms_rel > tol / 2) {
-		return 1;
-	}
-	for (int g = first + 1; g < last; g++) {
+	if (fit_some(sw, from, 0, 0, &all) < 0 || all.rms_rel > tol / 2)
+		return mid;
+	for (int g = first; g < last; g++) {
 		int multi = 0;
 
-		if (sw->pts[g].state != SATURN_PT_MEASURED)
+		if (sw->pts[g].state != SATURN_PT_MEASURED ||
+		    (g == first && g != 1))
 			continue;
 		/* a fit left with one communicating count is known to be
 		 * unsure: no test */
@@ -545,10 +571,11 @@ static int fit_unsure(const saturn_sweep_t *sw, int from, int mid,
 			multi += q != g && sw->pts[q].state == SATURN_PT_MEASURED;
 		if (multi < 2)
 			continue;
-		if (fit_some(sw, from, g, 0, &f1) < 0 ||
-		    fit_gap(&f1, &all, mid, &sw->bw) > tol) {
-			return 1;
-		}
+		if (fit_some(sw, from, g, 0, &f1) < 0)
+			return mid;
+		where = widest_disagreement(sw, from, &f1, &all, &gap);
+		if (gap > tol)
+			return where;
 	}
 	return 0;
 }
@@ -630,14 +657,14 @@ int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max)
 	 * (its constant term needs a third count), else when leaving one
 	 * count out, or the other two-term model, moves the prediction */
 	if (nok >= 2 && sw->middle < SWEEP_MIDDLES && kok > 0) {
-		int mid = widest_gap(sw, kok);
-
-		int kink = micro_kink(sw, kok);
+		int mid = widest_gap(sw, kok), kink = micro_kink(sw, kok);
 
 		if (kink)
 			mid = kink;
-		if (mid && ((kink && !sw->middle) ||
-			    fit_unsure(sw, kok, mid, (1 + sw->middle) * SWEEP_UNSURE))) {
+		if (!kink || sw->middle)
+			mid = fit_unsure(sw, kok, mid,
+					 (1 + sw->middle) * SWEEP_UNSURE);
+		if (mid) {
 			sw->middle++;
 			push(sw, mid, gpus, &n, max);
 			if (n)

@@ -4,17 +4,29 @@
  * Scaling model (doc/saturn-profile.1, doc/emulator.md):
  *   t(g) = a·comp(g) + b + c·comm(g)
  * comp(g) = 1/g for data-parallel and sharded techniques and (m+g-1)/(m·g)
- * for a GPipe pipeline of m micro-batches; comm(g) is the communication
+ * for a GPipe pipeline of m micro-batches (m may depend on g: the count
+ * each trial runs with); comm(g) is the communication
  * volume over the measured NCCL bus bandwidth of g GPUs: 2(g-1)/g / busbw_ar
  * (all-reduce of gradients), 3(g-1)/g / busbw_ag (FSDP: two all-gathers and a
  * reduce-scatter), (m+g-1)/m / busbw_ar (pipeline point-to-point). a, b, c
  * >= 0 are fitted by non-negative least squares; with two measured counts b
  * is taken as 0.
  *
- * Trial selection per technique on GPU counts [lo, hi]: measure lo and hi;
- * memory per GPU never grows with g, so OOM at hi means OOM everywhere, and
- * OOM at lo with success at hi is bisected to the smallest feasible count.
- * Every count between that and hi not measured is predicted. Slurm-free.
+ * Trial selection per technique on GPU counts [lo, hi]: measure lo and hi,
+ * where a range from 1 starts at 2 and then measures 1 unless 2 ran out of
+ * memory (one GPU communicates nothing, so it never stands alone for the
+ * multi-GPU side); memory per GPU never grows with g, so OOM at hi means
+ * OOM everywhere, and OOM at the low end with success at hi is bisected to
+ * the smallest feasible count. Then at most one middle count (the middle of
+ * the widest unmeasured gap): for a pipeline whose micro-batch count
+ * changes with g (where it stops changing), else when the fit is unsure:
+ * with two measured counts the two two-term models disagree there by more
+ * than 4 %, with more the fit misses its points by more than 2 % RMS or
+ * leaving out an inner count moves the prediction there by more than 4 %.
+ * Every count between the smallest feasible one and hi not measured is
+ * predicted; when the fit misses its own points by more than 2 % RMS, a
+ * count between two measured ones is predicted from a fit through those
+ * two alone. Slurm-free.
  */
 #ifndef SATURN_SWEEP_H
 #define SATURN_SWEEP_H
