@@ -500,9 +500,10 @@ static double fit_gap(const saturn_scale_fit_t *x, const saturn_scale_fit_t *y,
 	return p > 0 && q > 0 ? fabs(p - q) / fmin(p, q) : INFINITY;
 }
 
-/* Above this relative change a prediction is unsure: twice a typical
- * measurement's noise (doc/benchmarks.md, "Profiler"). */
-#define SWEEP_UNSURE 0.04
+/* Above this relative change a prediction is unsure: a little over twice
+ * the noise of a typical measurement (2 %, doc/benchmarks.md "Profiler"),
+ * so that noise alone seldom costs a trial. */
+#define SWEEP_UNSURE 0.05
 
 /* Middle counts a sweep adds at most: each costs a trial. */
 #define SWEEP_MIDDLES 1

@@ -17,12 +17,14 @@
  * memory (one GPU communicates nothing, so it never stands alone for the
  * multi-GPU side); memory per GPU never grows with g, so OOM at hi means
  * OOM everywhere, and OOM at the low end with success at hi is bisected to
- * the smallest feasible count. Then at most one middle count (the middle of
- * the widest unmeasured gap): for a pipeline whose micro-batch count
- * changes with g (where it stops changing), else when the fit is unsure:
- * with two measured counts the two two-term models disagree there by more
- * than 4 %, with more the fit misses its points by more than 2 % RMS or
- * leaving out an inner count moves the prediction there by more than 4 %.
+ * the smallest feasible count. Then at most one more count: for a pipeline
+ * whose micro-batch count changes with g, where it stops changing (else the
+ * middle of the widest unmeasured gap); otherwise only when the fit is
+ * unsure, at the count where it is least sure: with two measured counts,
+ * where the two two-term models (comp + comm, comp + constant) disagree by
+ * more than 5 %; with more, where leaving out an inner count (or the
+ * one-GPU count) moves a prediction by more than 5 %, or the middle of the
+ * widest gap when the fit misses its points by more than 2.5 % RMS.
  * Every count between the smallest feasible one and hi not measured is
  * predicted; when the fit misses its own points by more than 2 % RMS, a
  * count between two measured ones is predicted from a fit through those
