@@ -11,6 +11,8 @@
  * is than the truth's fastest), and how often re-measuring a predicted
  * option the profile would choose (what sched/saturn's measurement jobs do)
  * changes the choice.
+ * PROFILE_BENCH_DEBUG=x prints every error and regret above x (x < 0: each
+ * sweep's counts, measured and predicted, against the truth).
  *   usage: profile-bench [noise=0.02] [gpus=8] [runs=5] [truth=both|emu|pub]
  *                        [bwdev=0.07]
  * bwdev: how far (+-) the independent truth's bus bandwidth departs from
@@ -114,8 +116,8 @@ struct acc {
 };
 
 /* The truth's time for one option; 0 = out of memory or impossible. */
-static double truth_time(int truth, const saturn_emu_model_t *m, int bs,
-			 const char *tech, int g, const saturn_emu_hw_t *hw)
+static double truth_time(int truth, const saturn_emu_model_t *m, int bs, const char *tech, int g,
+			 const saturn_emu_hw_t *hw)
 {
 	saturn_emu_result_t r;
 
@@ -136,9 +138,8 @@ static int argmin(double v[NTECH][MAXG + 1], int nt, int g)
 
 /* One task (model, batch size, node): every technique swept, then errors,
  * regret and the effect of re-measuring. */
-static void run_task(int truth, const saturn_emu_model_t *m, int bs,
-		     const saturn_emu_hw_t *hw, const saturn_bw_table_t *bw,
-		     saturn_techniques_t *reg, int G, double noise,
+static void run_task(int truth, const saturn_emu_model_t *m, int bs, const saturn_emu_hw_t *hw,
+		     const saturn_bw_table_t *bw, saturn_techniques_t *reg, int G, double noise,
 		     struct acc *A)
 {
 	int nt = saturn_techniques_count(reg);
@@ -149,60 +150,50 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs,
 		const saturn_technique_t *t = saturn_techniques_get(reg, k);
 		saturn_scale_kind_t kind = saturn_scale_kind(t->name);
 		int hi = saturn_technique_max_gpus(t, G), gl[64], n;
-		saturn_sweep_t *sw = saturn_sweep_create(
-		    kind, truth ? truth_micro(bs, hi) : 8, t->min_gpus, hi,
-		    bw, 0);
+		saturn_sweep_t *sw = saturn_sweep_create(kind, truth ? truth_micro(bs, hi) : 8,
+							 t->min_gpus, hi, bw, 0);
 
 		if (truth && kind == SATURN_SCALE_PIPELINE)
 			for (int g = t->min_gpus; g <= hi; g++)
-				saturn_sweep_set_micro(sw, g,
-						       truth_micro(bs, g));
+				saturn_sweep_set_micro(sw, g, truth_micro(bs, g));
 		A->exhaustive += hi - t->min_gpus + 1;
 		while ((n = saturn_sweep_next(sw, gl, 64)) > 0)
 			for (int i = 0; i < n; i++) {
-				double tt = truth_time(truth, m, bs, t->name,
-						       gl[i], hw);
+				double tt = truth_time(truth, m, bs, t->name, gl[i], hw);
 
-				saturn_sweep_report(
-				    sw, gl[i],
-				    tt > 0 ? SATURN_PT_MEASURED : SATURN_PT_OOM,
-				    tt * (1 + noise * gauss()), 0, NULL);
+				saturn_sweep_report(sw, gl[i],
+						    tt > 0 ? SATURN_PT_MEASURED : SATURN_PT_OOM,
+						    tt * (1 + noise * gauss()), 0, NULL);
 				A->trials++;
 			}
 		for (int g = t->min_gpus; g <= hi; g++) {
 			const saturn_point_t *p = saturn_sweep_point(sw, g);
 
 			tru[k][g] = truth_time(truth, m, bs, t->name, g, hw);
-			if (p->state == SATURN_PT_MEASURED ||
-			    p->state == SATURN_PT_PREDICTED)
+			if (p->state == SATURN_PT_MEASURED || p->state == SATURN_PT_PREDICTED)
 				val[k][g] = p->sec_per_batch;
 			pred[k][g] = p->state == SATURN_PT_PREDICTED;
 			if (pred[k][g] && tru[k][g] > 0) {
-				double e = fabs(p->sec_per_batch - tru[k][g]) /
-					   tru[k][g];
+				double e = fabs(p->sec_per_batch - tru[k][g]) / tru[k][g];
 
 				vec_add(&A->errs, e);
 				if (debug > 0 && e > debug)
 					printf("  error %.1f%%: %s bs %d %s "
 					       "%s g=%d\n",
-					       100 * e, m->name, bs,
-					       hw->nvlink ? "nvlink" : "pcie",
+					       100 * e, m->name, bs, hw->nvlink ? "nvlink" : "pcie",
 					       t->name, g);
 			}
 		}
 		if (debug < 0) {
 			printf("  trials %s bs %d %s %s: %d [", m->name, bs,
-			       hw->nvlink ? "nvlink" : "pcie", t->name,
-			       saturn_sweep_trials(sw));
+			       hw->nvlink ? "nvlink" : "pcie", t->name, saturn_sweep_trials(sw));
 			for (int g = t->min_gpus; g <= hi; g++) {
-				const saturn_point_t *p =
-				    saturn_sweep_point(sw, g);
-				double tt = truth_time(truth, m, bs, t->name,
-						       g, hw);
+				const saturn_point_t *p = saturn_sweep_point(sw, g);
+				double tt = truth_time(truth, m, bs, t->name, g, hw);
 
 				printf(" %d:%s%.3g/%.3g", g,
-				       p->state == SATURN_PT_MEASURED ? "M" : "",
-				       p->sec_per_batch, tt);
+				       p->state == SATURN_PT_MEASURED ? "M" : "", p->sec_per_batch,
+				       tt);
 			}
 			printf(" ]\n");
 		}
@@ -218,8 +209,7 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs,
 		for (int k = 0; k < nt; k++)
 			for (int g = 1; g <= G; g++)
 				if (tru[k][g] > 0)
-					ex[k][g] = tru[k][g] *
-						   (1 + noise * gauss_from(&rng_ex));
+					ex[k][g] = tru[k][g] * (1 + noise * gauss_from(&rng_ex));
 		for (int g = 1; g <= G; g++) {
 			int c = argmin(ex, nt, g), b = argmin(tru, nt, g);
 
@@ -249,22 +239,18 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs,
 				printf("  regret-g %.1f%%: %s bs %d %s g=%d: "
 				       "chose %s (%s %.4g, truth %.4g), best "
 				       "%s (%.4g, profile %.4g)\n",
-				       100 * (tru[c][g] / tru[b][g] - 1),
-				       m->name, bs,
+				       100 * (tru[c][g] / tru[b][g] - 1), m->name, bs,
 				       hw->nvlink ? "nvlink" : "pcie", g,
 				       saturn_techniques_get(reg, c)->name,
-				       pred[c][g] ? "predicted" : "measured",
-				       val[c][g], tru[c][g],
-				       saturn_techniques_get(reg, b)->name,
-				       tru[b][g], val[b][g]);
+				       pred[c][g] ? "predicted" : "measured", val[c][g], tru[c][g],
+				       saturn_techniques_get(reg, b)->name, tru[b][g], val[b][g]);
 			if (bk < 0 || val[c][g] < val[bk][bg])
 				bk = c, bg = g;
 			if (tk < 0 || tru[b][g] < tru[tk][tg])
 				tk = b, tg = g;
 			/* re-measure the chosen option when predicted */
 			if (pred[c][g]) {
-				double meas = tru[c][g] * (1 + noise * gauss()),
-				       keep = val[c][g];
+				double meas = tru[c][g] * (1 + noise * gauss()), keep = val[c][g];
 				int c2;
 
 				A->remeasured++;
@@ -283,13 +269,11 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs,
 				printf("  regret %.1f%%: %s bs %d %s: chose "
 				       "%s g=%d (%s %.4g, truth %.4g), best "
 				       "%s g=%d (%.4g, profile %.4g)\n",
-				       100 * (tru[bk][bg] / tru[tk][tg] - 1),
-				       m->name, bs,
+				       100 * (tru[bk][bg] / tru[tk][tg] - 1), m->name, bs,
 				       hw->nvlink ? "nvlink" : "pcie",
 				       saturn_techniques_get(reg, bk)->name, bg,
-				       pred[bk][bg] ? "predicted" : "measured",
-				       val[bk][bg], tru[bk][bg],
-				       saturn_techniques_get(reg, tk)->name, tg,
+				       pred[bk][bg] ? "predicted" : "measured", val[bk][bg],
+				       tru[bk][bg], saturn_techniques_get(reg, tk)->name, tg,
 				       tru[tk][tg], val[tk][tg]);
 		}
 	}
@@ -298,14 +282,11 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs,
 int main(int argc, char **argv)
 {
 	double noise = argc > 1 ? atof(argv[1]) : 0.02;
-	int G = argc > 2 ? atoi(argv[2]) : 8,
-	    runs = argc > 3 ? atoi(argv[3]) : 5;
+	int G = argc > 2 ? atoi(argv[2]) : 8, runs = argc > 3 ? atoi(argv[3]) : 5;
 	const char *which = argc > 4 ? argv[4] : "both";
-	const char *models[] = {"gpt2",	      "gpt2-large", "gpt2-xl",
-				"bert-large", "vit-h-14",   "gpt-neo-2.7b",
-				"llama-7b"};
-	const char *names[] = {"emulator (the fit's basis)",
-			       "published scaling (independent)"};
+	const char *models[] = {"gpt2",	    "gpt2-large",   "gpt2-xl", "bert-large",
+				"vit-h-14", "gpt-neo-2.7b", "llama-7b"};
+	const char *names[] = {"emulator (the fit's basis)", "published scaling (independent)"};
 	const int bss[] = {8, 16, 32};
 	saturn_techniques_t *reg = saturn_techniques_create();
 
@@ -336,37 +317,27 @@ int main(int argc, char **argv)
 				 * cases: the truth's own shape differs */
 				saturn_emu_hw_default(&hw, link);
 				for (int g = 2; g <= G; g++) {
-					ar[g] = saturn_emu_busbw(
-					    &hw, g, SATURN_ALLREDUCE);
-					ag[g] = saturn_emu_busbw(
-					    &hw, g, SATURN_ALLGATHER);
+					ar[g] = saturn_emu_busbw(&hw, g, SATURN_ALLREDUCE);
+					ag[g] = saturn_emu_busbw(&hw, g, SATURN_ALLGATHER);
 				}
-				for (size_t mi = 0;
-				     mi < sizeof(models) / sizeof(models[0]);
-				     mi++)
-					for (size_t bi = 0;
-					     bi < sizeof(bss) / sizeof(bss[0]);
-					     bi++)
-						run_task(truth,
-							 saturn_emu_model_find(
-							     models[mi]),
-							 bss[bi], &hw, &bw, reg,
-							 G, noise, &A);
+				for (size_t mi = 0; mi < sizeof(models) / sizeof(models[0]); mi++)
+					for (size_t bi = 0; bi < sizeof(bss) / sizeof(bss[0]); bi++)
+						run_task(truth, saturn_emu_model_find(models[mi]),
+							 bss[bi], &hw, &bw, reg, G, noise, &A);
 			}
 		printf("profile-bench [truth: %s]: %d runs x 2 links x 7 "
 		       "models x 3 batch sizes x %d techniques, %d GPUs, "
-		       "noise %.0f%%%s\n",
+		       "noise %.0f%%\n",
 		       names[truth], runs, saturn_techniques_count(reg), G,
-		       noise * 100, truth ? "" : "");
+		       noise * 100);
 		if (truth)
 			printf("truth's bus bandwidth within +-%.0f%% of the "
 			       "probed table\n",
 			       truth_bwdev * 100);
-		printf("trials: %ld of %ld exhaustive (%.1f%%)\n", A.trials,
-		       A.exhaustive, 100.0 * A.trials / A.exhaustive);
+		printf("trials: %ld of %ld exhaustive (%.1f%%)\n", A.trials, A.exhaustive,
+		       100.0 * A.trials / A.exhaustive);
 		vec_print("predictions (relative error)", &A.errs, 0);
-		vec_print("regret per GPU count (task x count)", &A.regret_g,
-			  1);
+		vec_print("regret per GPU count (task x count)", &A.regret_g, 1);
 		vec_print("regret overall (per task)", &A.regret_all, 1);
 		vec_print("exhaustive profile's regret per GPU count (noise "
 			  "alone)",

@@ -58,15 +58,14 @@ static double truth_busbw(const saturn_emu_hw_t *hw, int g, int allreduce)
 {
 	static const double shape[9] = {0, 0, 1, -0.5, -1, 0.6, 0.2, -0.4, -1};
 
-	return saturn_emu_busbw(hw, g,
-				allreduce ? SATURN_ALLREDUCE : SATURN_ALLGATHER) *
+	return saturn_emu_busbw(hw, g, allreduce ? SATURN_ALLREDUCE : SATURN_ALLGATHER) *
 	       (1 + truth_bwdev * shape[g < 9 ? g : 8]);
 }
 
 /* One ring collective over g GPUs of `bytes` in `chunks` pieces: 2(g-1)
  * steps for an all-reduce (factor 2), g-1 for all-gather/reduce-scatter. */
-static double truth_coll(const saturn_emu_hw_t *hw, int g, double bytes,
-			 double chunks, int allreduce)
+static double truth_coll(const saturn_emu_hw_t *hw, int g, double bytes, double chunks,
+			 int allreduce)
 {
 	double alpha = hw->nvlink ? 10e-6 : 25e-6, f = allreduce ? 2 : 1;
 
@@ -87,8 +86,8 @@ static double hide(double comm, double comp)
 }
 
 /* Seconds per batch of technique on g GPUs; 0 when impossible. */
-static double truth_eval(const saturn_emu_model_t *m, int B,
-			 const char *tech, int g, const saturn_emu_hw_t *hw)
+static double truth_eval(const saturn_emu_model_t *m, int B, const char *tech, int g,
+			 const saturn_emu_hw_t *hw)
 {
 	const double P = m->params, S = m->seq_len, L = m->layers;
 	const double peak = hw->tflops * 1e12, fixed = 0.004;
@@ -102,8 +101,7 @@ static double truth_eval(const saturn_emu_model_t *m, int B,
 		if (tech[0] == 's')
 			return comp + opt + fixed;
 		return comp + fixed + 4.0 * P / (hw->host_gbs * 1e9) +
-		       28.0 * P / (hw->cpu_gbs * 1e9) +
-		       2.0 * P / m->layers / (hw->host_gbs * 1e9);
+		       28.0 * P / (hw->cpu_gbs * 1e9) + 2.0 * P / m->layers / (hw->host_gbs * 1e9);
 	}
 	if (strcmp(tech, "pipeline") == 0) {
 		int mb = truth_micro(B, g), s = g;
@@ -120,10 +118,8 @@ static double truth_eval(const saturn_emu_model_t *m, int B,
 		      per * S * m->hidden * 2.0 / (truth_busbw(hw, 2, 1) * 1e9);
 		/* flush and tied embeddings (vocab 50k x hidden, bf16) between
 		 * first and last stage: the same for every g */
-		c0 = 0.006 + 50257.0 * m->hidden * 2.0 /
-				 (truth_busbw(hw, 2, 1) * 1e9);
-		return (mb + s - 1) * stage + 2.0 * (mb + s - 2) * hop + c0 +
-		       opt / s + fixed;
+		c0 = 0.006 + 50257.0 * m->hidden * 2.0 / (truth_busbw(hw, 2, 1) * 1e9);
+		return (mb + s - 1) * stage + 2.0 * (mb + s - 2) * hop + c0 + opt / s + fixed;
 	}
 	if (strcmp(tech, "fsdp") == 0) {
 		double per = (double)B / g, ag, rs, exp_f, exp_b;
