@@ -438,31 +438,24 @@ static int widest_gap(const saturn_sweep_t *sw, int from)
  * which the model does not know. Returns the unmeasured count where the
  * count stops changing, else the middle of the widest gap; 0 when the
  * count is the same everywhere (or nothing is left to measure). */
+static int micro_at_count(const saturn_sweep_t *sw, int g)
+{
+	return sw->micro_g[g] > 0 ? sw->micro_g[g] : sw->micro;
+}
+
 static int micro_kink(const saturn_sweep_t *sw, int from)
 {
-	int first = 0, varies = 0, stop = 0;
+	int last_change = 0;
 
 	if (sw->kind != SATURN_SCALE_PIPELINE)
 		return 0;
-	for (int g = from; g <= sw->hi; g++) {
-		int m = sw->micro_g[g] > 0 ? sw->micro_g[g] : sw->micro;
-
-		if (!first)
-			first = m;
-		else if (m != first)
-			varies = 1;
-		if (g > from && g < sw->hi && m != first &&
-		    (sw->micro_g[g + 1] > 0 ? sw->micro_g[g + 1] : sw->micro) ==
-			m &&
-		    !stop && g - 1 >= from &&
-		    (sw->micro_g[g - 1] > 0 ? sw->micro_g[g - 1]
-					    : sw->micro) != m)
-			stop = g;
-	}
-	if (!varies)
+	for (int g = from + 1; g <= sw->hi; g++)
+		if (micro_at_count(sw, g) != micro_at_count(sw, g - 1))
+			last_change = g;
+	if (!last_change)
 		return 0;
-	if (stop && first_unknown(sw, stop))
-		return stop;
+	if (last_change < sw->hi && first_unknown(sw, last_change))
+		return last_change;
 	return widest_gap(sw, from);
 }
 
