@@ -144,7 +144,7 @@ static void refit(const struct item *it, const saturn_bw_table_t *bw, int quiet)
 	saturn_profile_task_t *pt = it->pt;
 	const char *sig = pt->signature;
 	int grp = candidate_of(it->t, sig, it->op), n = 0, g[MAX_GPUS + 1],
-	    changed = 0;
+	    changed = 0, micro_g[MAX_GPUS + 1] = {0};
 	double t[MAX_GPUS + 1];
 	saturn_scale_fit_t fit;
 	char why[160];
@@ -155,6 +155,10 @@ static void refit(const struct item *it, const saturn_bw_table_t *bw, int quiet)
 		if (strcmp(op->technique, it->t->name) != 0 ||
 		    candidate_of(it->t, sig, op) != grp)
 			continue;
+		/* each count's own micro-batches (pipelines) */
+		if (op->gpus >= 1 && op->gpus <= MAX_GPUS)
+			micro_g[op->gpus] = (int)saturn_technique_param(
+			    op->params, "micro_batches", 0);
 		if (op->status == SATURN_OPT_MEASURED &&
 		    op->sec_per_batch > 0 && n <= MAX_GPUS) {
 			g[n] = op->gpus;
@@ -172,10 +176,11 @@ static void refit(const struct item *it, const saturn_bw_table_t *bw, int quiet)
 			changed++;
 		}
 	}
-	if (n > 0 && saturn_scale_fit(saturn_scale_kind(it->t->name),
-				      (int)saturn_technique_param(
-					  it->op->params, "micro_batches", 8),
-				      n, g, t, bw, &fit, NULL) == 0) {
+	if (n > 0 && saturn_scale_fit_micro(
+			 saturn_scale_kind(it->t->name),
+			 (int)saturn_technique_param(it->op->params,
+						     "micro_batches", 8),
+			 micro_g, MAX_GPUS, n, g, t, bw, &fit, NULL) == 0) {
 		snprintf(why, sizeof(why),
 			 "scaling fit of %d measured GPU counts (re-fitted by "
 			 "--measure)",

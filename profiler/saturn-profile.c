@@ -131,6 +131,25 @@ static int queue_sweep(struct sig *s, struct tsweep *ts, struct trial **q,
 	return 0;
 }
 
+/* A pipeline's micro-batch count on each GPU count, from the parameters
+ * its trial there runs with: the scaling fit needs the real one. */
+static void set_micro(const struct sig *s, struct tsweep *ts)
+{
+	if (saturn_scale_kind(ts->t->name) != SATURN_SCALE_PIPELINE)
+		return;
+	for (int g = ts->lo; g <= ts->hi; g++) {
+		char buf[512];
+		saturn_error_t err = {{0}};
+
+		if (saturn_technique_candidate(ts->t, g, ts->cand, s->signature,
+					       buf, sizeof(buf), &err) == 0)
+			saturn_sweep_set_micro(
+			    ts->sw, g,
+			    (int)saturn_technique_param(buf, "micro_batches",
+							8));
+	}
+}
+
 /* Run every sweep of every signature to completion, in rounds of
  * independent trials. 0, or -1 (printed). */
 static int run_sweeps(struct trial_pool *pool, struct sig *sigs, int nsigs,
@@ -157,6 +176,7 @@ static int run_sweeps(struct trial_pool *pool, struct sig *sigs, int nsigs,
 					    ts->lo, ts->hi, bw, exhaustive);
 					if (!ts->sw)
 						goto nomem;
+					set_micro(s, ts);
 				}
 				if (queue_sweep(s, ts, &q, &nq) < 0)
 					goto nomem;

@@ -98,16 +98,48 @@ static int solve(int k, double A[3][3], double y[3], double x[3])
 	return 0;
 }
 
+static int micro_at(const saturn_scale_fit_t *fit, int g)
+{
+	return g >= 0 && g <= SATURN_SCALE_MAX_GPUS && fit->micro_g[g] > 0
+		   ? fit->micro_g[g]
+		   : fit->micro;
+}
+
+static double fit_comp(const saturn_scale_fit_t *fit, int g)
+{
+	return saturn_scale_comp(fit->kind, g, micro_at(fit, g));
+}
+
+static double fit_comm(const saturn_scale_fit_t *fit, int g,
+		       const saturn_bw_table_t *bw)
+{
+	return saturn_scale_comm(fit->kind, g, micro_at(fit, g), bw);
+}
+
+static int fit_core(saturn_scale_fit_t *fit, int n, const int *g,
+		    const double *t, const saturn_bw_table_t *bw, int distinct,
+		    int only, saturn_error_t *err);
+
 int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 		     const double *t, const saturn_bw_table_t *bw,
 		     saturn_scale_fit_t *fit, saturn_error_t *err)
 {
-	double best = INFINITY;
+	return saturn_scale_fit_micro(kind, micro, NULL, 0, n, g, t, bw, fit,
+				      err);
+}
+
+int saturn_scale_fit_micro(saturn_scale_kind_t kind, int micro,
+			   const int *micro_g, int ng, int n, const int *g,
+			   const double *t, const saturn_bw_table_t *bw,
+			   saturn_scale_fit_t *fit, saturn_error_t *err)
+{
 	int distinct = 0;
 
 	memset(fit, 0, sizeof(*fit));
 	fit->kind = kind;
 	fit->micro = micro;
+	for (int q = 0; micro_g && q <= ng && q <= SATURN_SCALE_MAX_GPUS; q++)
+		fit->micro_g[q] = micro_g[q] > 0 ? micro_g[q] : 0;
 	if (n < 1)
 		return saturn_error_set(err, "scaling fit: no points");
 	for (int i = 0; i < n; i++) {
@@ -122,8 +154,19 @@ int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 			seen |= g[j] == g[i];
 		distinct += !seen;
 	}
-	/* Subsets of the basis {comp, 1, comm}, always with comp. Relative
-	 * residuals: weight each point by 1/t so small times count. */
+	return fit_core(fit, n, g, t, bw, distinct, 0, err);
+}
+
+/* Non-negative least squares over subsets of the basis {comp, 1, comm},
+ * always with comp; only the subset `only` when it is not 0. */
+static int fit_core(saturn_scale_fit_t *fit, int n, const int *g,
+		    const double *t, const saturn_bw_table_t *bw, int distinct,
+		    int only, saturn_error_t *err)
+{
+	double best = INFINITY, raw = 0;
+
+	/* Relative residuals: weight each point by 1/t so small times
+	 * count. */
 	for (int mask = 1; mask < 8; mask += 2) {
 		int cols[3], k = 0;
 		double A[3][3] = {{0}}, y[3] = {0}, x[3] = {0}, res = 0;
@@ -131,12 +174,12 @@ int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 		for (int j = 0; j < 3; j++)
 			if (mask & (1 << j))
 				cols[k++] = j;
-		if (k > distinct || ((mask & 2) && distinct < 3))
+		if (k > distinct || ((mask & 2) && distinct < 3 && !only) ||
+		    (only && mask != only))
 			continue;
 		for (int i = 0; i < n; i++) {
-			double f[3] = {
-			    saturn_scale_comp(kind, g[i], micro), 1.0,
-			    saturn_scale_comm(kind, g[i], micro, bw)};
+			double f[3] = {fit_comp(fit, g[i]), 1.0,
+				       fit_comm(fit, g[i], bw)};
 			double w = 1.0 / (t[i] * t[i]);
 
 			for (int r = 0; r < k; r++) {
@@ -158,10 +201,8 @@ int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 		for (int j = 0; j < k; j++)
 			coef[cols[j]] = x[j];
 		for (int i = 0; i < n; i++) {
-			double p =
-			    coef[0] * saturn_scale_comp(kind, g[i], micro) +
-			    coef[1] +
-			    coef[2] * saturn_scale_comm(kind, g[i], micro, bw);
+			double p = coef[0] * fit_comp(fit, g[i]) + coef[1] +
+				   coef[2] * fit_comm(fit, g[i], bw);
 			double e = (p - t[i]) / t[i];
 
 			res += e * e;
@@ -169,6 +210,7 @@ int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 		/* prefer fewer terms unless more terms clearly fit better */
 		if (res < best * 0.999 - 1e-12 || !isfinite(best)) {
 			best = res;
+			raw = res;
 			fit->a = coef[0];
 			fit->b = coef[1];
 			fit->c = coef[2];
@@ -178,15 +220,15 @@ int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 		return saturn_error_set(
 		    err, "scaling fit: no non-negative solution");
 	fit->npoints = n;
-	fit->rms_rel = sqrt(best / n);
+	fit->rms_rel = sqrt(raw / n);
 	return 0;
 }
 
 double saturn_scale_predict(const saturn_scale_fit_t *fit, int g,
 			    const saturn_bw_table_t *bw)
 {
-	return fit->a * saturn_scale_comp(fit->kind, g, fit->micro) + fit->b +
-	       fit->c * saturn_scale_comm(fit->kind, g, fit->micro, bw);
+	return fit->a * fit_comp(fit, g) + fit->b +
+	       fit->c * fit_comm(fit, g, bw);
 }
 
 /* --- trial selection --------------------------------------------------- */
@@ -197,6 +239,8 @@ struct saturn_sweep {
 	int lo, hi;
 	int exhaustive;
 	int extra; /* extra counts tried after failures */
+	int middle; /* middle counts added because the fit was unsure */
+	int *micro_g; /* pipeline micro-batches by count (0: micro) */
 	int complete;
 	int trials;
 	double *ar, *ag;
@@ -223,9 +267,10 @@ saturn_sweep_t *saturn_sweep_create(saturn_scale_kind_t kind, int micro, int lo,
 	sw->hi = hi;
 	sw->exhaustive = exhaustive;
 	sw->pts = calloc(hi + 1, sizeof(*sw->pts));
+	sw->micro_g = calloc(hi + 1, sizeof(int));
 	sw->ar = calloc(max + 1, sizeof(double));
 	sw->ag = calloc(max + 1, sizeof(double));
-	if (!sw->pts || !sw->ar || !sw->ag) {
+	if (!sw->pts || !sw->micro_g || !sw->ar || !sw->ag) {
 		saturn_sweep_destroy(sw);
 		return NULL;
 	}
@@ -244,9 +289,16 @@ void saturn_sweep_destroy(saturn_sweep_t *sw)
 	if (!sw)
 		return;
 	free(sw->pts);
+	free(sw->micro_g);
 	free(sw->ar);
 	free(sw->ag);
 	free(sw);
+}
+
+void saturn_sweep_set_micro(saturn_sweep_t *sw, int g, int micro)
+{
+	if (sw && g >= sw->lo && g <= sw->hi && micro > 0)
+		sw->micro_g[g] = micro;
 }
 
 static int is_oom(const saturn_point_t *p)
@@ -256,11 +308,46 @@ static int is_oom(const saturn_point_t *p)
 
 static int push(saturn_sweep_t *sw, int g, int *gpus, int *n, int max)
 {
-	if (*n >= max || sw->pts[g].state != SATURN_PT_UNKNOWN)
+	if (*n >= max || g < sw->lo || g > sw->hi ||
+	    sw->pts[g].state != SATURN_PT_UNKNOWN)
 		return 0;
 	sw->pts[g].state = SATURN_PT_PENDING;
 	gpus[(*n)++] = g;
 	return 1;
+}
+
+/* Above this relative RMS residual a fit's shape is taken as wrong and
+ * counts between measured ones are predicted from their two neighbours. */
+#define SWEEP_LOCAL 0.02
+
+/* Time at g from a fit through the measured g1 < g < g2 alone: comp +
+ * comm, else comp + constant, else linear in g. */
+static double local_predict(const saturn_sweep_t *sw, int g1, int g2, int g)
+{
+	static const int masks[] = {5, 3};
+	int gs[2] = {g1, g2};
+	double ts[2] = {sw->pts[g1].sec_per_batch, sw->pts[g2].sec_per_batch};
+	saturn_scale_fit_t f;
+
+	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		memset(&f, 0, sizeof(f));
+		f.kind = sw->kind;
+		f.micro = sw->micro;
+		for (int q = 0; q <= sw->hi && q <= SATURN_SCALE_MAX_GPUS; q++)
+			f.micro_g[q] = sw->micro_g[q];
+		if (fit_core(&f, 2, gs, ts, &sw->bw, 2, masks[i], NULL) == 0)
+			return saturn_scale_predict(&f, g, &sw->bw);
+	}
+	/* the same shape with a constant of either sign: still through both
+	 * points, still following comp(g) between them */
+	{
+		double c1 = fit_comp(&f, g1), c2 = fit_comp(&f, g2), a;
+
+		if (fabs(c1 - c2) < 1e-12)
+			return ts[0] + (ts[1] - ts[0]) * (g - g1) / (g2 - g1);
+		a = (ts[0] - ts[1]) / (c1 - c2);
+		return ts[0] + a * (fit_comp(&f, g) - c1);
+	}
 }
 
 static void finish(saturn_sweep_t *sw)
@@ -277,14 +364,16 @@ static void finish(saturn_sweep_t *sw)
 			ts[n++] = sw->pts[g].sec_per_batch;
 		}
 	}
-	if (n < 1 || saturn_scale_fit(sw->kind, sw->micro, n, gs, ts, &sw->bw,
-				      &sw->fit, NULL) < 0)
+	if (n < 1 || saturn_scale_fit_micro(sw->kind, sw->micro, sw->micro_g,
+					    sw->hi, n, gs, ts, &sw->bw,
+					    &sw->fit, NULL) < 0)
 		return;
 	sw->have_fit = 1;
 	if (n < 2)
 		return; /* one point says nothing about scaling */
 	for (int g = koom + 1; g <= sw->hi; g++) {
 		saturn_point_t *p = &sw->pts[g];
+		int g1 = g, g2 = g;
 
 		if (g < sw->lo || p->state != SATURN_PT_UNKNOWN)
 			continue;
@@ -292,7 +381,197 @@ static void finish(saturn_sweep_t *sw)
 		p->sec_per_batch = saturn_scale_predict(&sw->fit, g, &sw->bw);
 		snprintf(p->reason, sizeof(p->reason),
 			 "scaling fit of %d measured GPU counts", n);
+		/* a fit that misses its own points by more than noise is the
+		 * wrong shape here: between the two nearest measured counts
+		 * a two-count fit through them is safer */
+		if (!(sw->fit.rms_rel > SWEEP_LOCAL))
+			continue;
+		while (g1 > koom && sw->pts[g1].state != SATURN_PT_MEASURED)
+			g1--;
+		while (g2 <= sw->hi && sw->pts[g2].state != SATURN_PT_MEASURED)
+			g2++;
+		if (g1 > koom && g2 <= sw->hi) {
+			double v = local_predict(sw, g1, g2, g);
+
+			if (v > 0) {
+				p->sec_per_batch = v;
+				snprintf(p->reason, sizeof(p->reason),
+					 "scaling fit of the measured %d and %d "
+					 "GPUs (a fit of all %d measured counts "
+					 "misses them by %.0f%%)",
+					 g1, g2, n, 100 * sw->fit.rms_rel);
+			}
+		}
 	}
+}
+
+/* The count g when it is not measured or handed out yet, else 0. */
+static int first_unknown(const saturn_sweep_t *sw, int g)
+{
+	return g >= sw->lo && g <= sw->hi &&
+			   sw->pts[g].state == SATURN_PT_UNKNOWN
+		   ? g
+		   : 0;
+}
+
+/* The unmeasured count in the middle of the widest gap between measured
+ * counts from `from` on; 0 when there is none. */
+static int widest_gap(const saturn_sweep_t *sw, int from)
+{
+	int prev = 0, best = 0, width = 1;
+
+	for (int g = from; g <= sw->hi; g++) {
+		if (sw->pts[g].state != SATURN_PT_MEASURED)
+			continue;
+		if (prev && g - prev > width &&
+		    first_unknown(sw, (prev + g) / 2)) {
+			width = g - prev;
+			best = (prev + g) / 2;
+		}
+		prev = g;
+	}
+	return best;
+}
+
+/* A pipeline whose micro-batch count changes with g: its micro-batches
+ * shrink as they multiply, and how fast one runs depends on its size,
+ * which the model does not know. Returns the unmeasured count where the
+ * count stops changing, else the middle of the widest gap; 0 when the
+ * count is the same everywhere (or nothing is left to measure). */
+static int micro_at_count(const saturn_sweep_t *sw, int g)
+{
+	return sw->micro_g[g] > 0 ? sw->micro_g[g] : sw->micro;
+}
+
+static int micro_kink(const saturn_sweep_t *sw, int from)
+{
+	int last_change = 0;
+
+	if (sw->kind != SATURN_SCALE_PIPELINE)
+		return 0;
+	for (int g = from + 1; g <= sw->hi; g++)
+		if (micro_at_count(sw, g) != micro_at_count(sw, g - 1))
+			last_change = g;
+	if (!last_change)
+		return 0;
+	if (last_change < sw->hi && first_unknown(sw, last_change))
+		return last_change;
+	return widest_gap(sw, from);
+}
+
+/* Fit the measured counts from `from` on except `skip` (0: none) with the
+ * basis subset `only` (0: the best). 0, or -1. */
+static int fit_some(const saturn_sweep_t *sw, int from, int skip, int only,
+		    saturn_scale_fit_t *fit)
+{
+	int gs[SATURN_SCALE_MAX_GPUS + 1], n = 0, distinct;
+	double ts[SATURN_SCALE_MAX_GPUS + 1];
+
+	memset(fit, 0, sizeof(*fit));
+	fit->kind = sw->kind;
+	fit->micro = sw->micro;
+	for (int g = 0; g <= sw->hi && g <= SATURN_SCALE_MAX_GPUS; g++)
+		fit->micro_g[g] = sw->micro_g[g];
+	for (int g = from; g <= sw->hi && n <= SATURN_SCALE_MAX_GPUS; g++)
+		if (g != skip && sw->pts[g].state == SATURN_PT_MEASURED) {
+			gs[n] = g;
+			ts[n++] = sw->pts[g].sec_per_batch;
+		}
+	distinct = n;
+	if (n < 1)
+		return -1;
+	return fit_core(fit, n, gs, ts, &sw->bw, distinct, only, NULL);
+}
+
+/* Relative gap between two fits' predictions at g. */
+static double fit_gap(const saturn_scale_fit_t *x, const saturn_scale_fit_t *y,
+		      int g, const saturn_bw_table_t *bw)
+{
+	double p = saturn_scale_predict(x, g, bw),
+	       q = saturn_scale_predict(y, g, bw);
+
+	return p > 0 && q > 0 ? fabs(p - q) / fmin(p, q) : INFINITY;
+}
+
+/* Above this relative change a prediction is unsure: a little over twice
+ * the noise of a typical measurement (2 %, doc/benchmarks.md "Profiler"),
+ * so that noise alone seldom costs a trial. */
+#define SWEEP_UNSURE 0.05
+
+/* Middle counts a sweep adds at most: each costs a trial. */
+#define SWEEP_MIDDLES 1
+
+/* The unmeasured count from `from` on where fits x and y differ most, and
+ * by how much (relative) in *gap; 0 when there is none. */
+static int widest_disagreement(const saturn_sweep_t *sw, int from,
+			       const saturn_scale_fit_t *x,
+			       const saturn_scale_fit_t *y, double *gap)
+{
+	int where = 0;
+
+	*gap = 0;
+	for (int g = from; g <= sw->hi; g++) {
+		double d;
+
+		if (!first_unknown(sw, g))
+			continue;
+		d = fit_gap(x, y, g, &sw->bw);
+		if (!where || d > *gap) {
+			*gap = d;
+			where = g;
+		}
+	}
+	return where;
+}
+
+/* Where the prediction is unsure, or 0: with two measured counts, where
+ * the two two-term models (comp + comm, comp + constant) disagree by more
+ * than tol; with more, where leaving out an inner measured count (or the
+ * one-GPU count, which communicates nothing) moves the prediction by more
+ * than tol; and the middle of the widest gap (mid) when the fit misses the
+ * measured counts by more than tol/2 RMS. */
+static int fit_unsure(const saturn_sweep_t *sw, int from, int mid,
+		      double tol)
+{
+	saturn_scale_fit_t all, f1, f2;
+	int first = 0, last = 0, nok = 0, where;
+	double gap;
+
+	for (int g = from; g <= sw->hi; g++)
+		if (sw->pts[g].state == SATURN_PT_MEASURED) {
+			if (!first)
+				first = g;
+			last = g;
+			nok++;
+		}
+	if (nok == 2) {
+		if (fit_some(sw, from, 0, 5, &f1) < 0 ||
+		    fit_some(sw, from, 0, 3, &f2) < 0)
+			return mid;
+		where = widest_disagreement(sw, from, &f1, &f2, &gap);
+		return gap > tol ? where : 0;
+	}
+	if (fit_some(sw, from, 0, 0, &all) < 0 || all.rms_rel > tol / 2)
+		return mid;
+	for (int g = first; g < last; g++) {
+		int multi = 0;
+
+		if (sw->pts[g].state != SATURN_PT_MEASURED ||
+		    (g == first && g != 1))
+			continue;
+		/* a fit left with one communicating count is known to be
+		 * unsure: no test */
+		for (int q = from > 2 ? from : 2; q <= sw->hi; q++)
+			multi += q != g && sw->pts[q].state == SATURN_PT_MEASURED;
+		if (multi < 2)
+			continue;
+		if (fit_some(sw, from, g, 0, &f1) < 0)
+			return mid;
+		where = widest_disagreement(sw, from, &f1, &all, &gap);
+		if (gap > tol)
+			return where;
+	}
+	return 0;
 }
 
 int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max)
@@ -308,7 +587,9 @@ int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max)
 			finish(sw);
 		return n;
 	}
-	push(sw, sw->lo, gpus, &n, max);
+	/* the ends of the range; but a range from one GPU starts at two:
+	 * one GPU communicates nothing, and an OOM on two means OOM on one */
+	push(sw, sw->lo == 1 && sw->hi >= 2 ? 2 : sw->lo, gpus, &n, max);
 	push(sw, sw->hi, gpus, &n, max);
 	if (n)
 		return n;
@@ -331,6 +612,9 @@ int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max)
 	}
 	if (koom < sw->lo - 1)
 		koom = sw->lo - 1;
+	/* then one GPU, unless two ran out of memory */
+	if (sw->lo == 1 && push(sw, 1, gpus, &n, max))
+		return n;
 	for (int g = koom + 1; g <= sw->hi; g++)
 		if (sw->pts[g].state == SATURN_PT_MEASURED) {
 			if (!kok)
@@ -343,6 +627,12 @@ int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max)
 		if (n)
 			return n;
 	}
+	/* one GPU communicates nothing: a fit from it and one larger count
+	 * cannot tell computation from communication, so measure the
+	 * smallest count that communicates too */
+	if (kok == 1 && sw->hi >= 2 &&
+	    push(sw, first_unknown(sw, 2), gpus, &n, max))
+		return n;
 	/* after failures, a second measured count to fit with */
 	if (nok == 1 && sw->extra < 2) {
 		int best = 0;
@@ -355,6 +645,24 @@ int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max)
 			sw->extra++;
 			push(sw, best, gpus, &n, max);
 			return n;
+		}
+	}
+	/* a middle count where the fit is unsure: always for a pipeline
+	 * (its constant term needs a third count), else when leaving one
+	 * count out, or the other two-term model, moves the prediction */
+	if (nok >= 2 && sw->middle < SWEEP_MIDDLES && kok > 0) {
+		int mid = widest_gap(sw, kok), kink = micro_kink(sw, kok);
+
+		if (kink)
+			mid = kink;
+		if (!kink || sw->middle)
+			mid = fit_unsure(sw, kok, mid,
+					 (1 + sw->middle) * SWEEP_UNSURE);
+		if (mid) {
+			sw->middle++;
+			push(sw, mid, gpus, &n, max);
+			if (n)
+				return n;
 		}
 	}
 	finish(sw);

@@ -4,17 +4,31 @@
  * Scaling model (doc/saturn-profile.1, doc/emulator.md):
  *   t(g) = a·comp(g) + b + c·comm(g)
  * comp(g) = 1/g for data-parallel and sharded techniques and (m+g-1)/(m·g)
- * for a GPipe pipeline of m micro-batches; comm(g) is the communication
+ * for a GPipe pipeline of m micro-batches (m may depend on g: the count
+ * each trial runs with); comm(g) is the communication
  * volume over the measured NCCL bus bandwidth of g GPUs: 2(g-1)/g / busbw_ar
  * (all-reduce of gradients), 3(g-1)/g / busbw_ag (FSDP: two all-gathers and a
  * reduce-scatter), (m+g-1)/m / busbw_ar (pipeline point-to-point). a, b, c
  * >= 0 are fitted by non-negative least squares; with two measured counts b
  * is taken as 0.
  *
- * Trial selection per technique on GPU counts [lo, hi]: measure lo and hi;
- * memory per GPU never grows with g, so OOM at hi means OOM everywhere, and
- * OOM at lo with success at hi is bisected to the smallest feasible count.
- * Every count between that and hi not measured is predicted. Slurm-free.
+ * Trial selection per technique on GPU counts [lo, hi]: measure lo and hi,
+ * where a range from 1 starts at 2 and then measures 1 unless 2 ran out of
+ * memory (one GPU communicates nothing, so it never stands alone for the
+ * multi-GPU side); memory per GPU never grows with g, so OOM at hi means
+ * OOM everywhere, and OOM at the low end with success at hi is bisected to
+ * the smallest feasible count. Then at most one more count: for a pipeline
+ * whose micro-batch count changes with g, where it stops changing (else the
+ * middle of the widest unmeasured gap); otherwise only when the fit is
+ * unsure, at the count where it is least sure: with two measured counts,
+ * where the two two-term models (comp + comm, comp + constant) disagree by
+ * more than 5 %; with more, where leaving out an inner count (or the
+ * one-GPU count) moves a prediction by more than 5 %, or the middle of the
+ * widest gap when the fit misses its points by more than 2.5 % RMS.
+ * Every count between the smallest feasible one and hi not measured is
+ * predicted; when the fit misses its own points by more than 2 % RMS, a
+ * count between two measured ones is predicted from a fit through those
+ * two alone. Slurm-free.
  */
 #ifndef SATURN_SWEEP_H
 #define SATURN_SWEEP_H
@@ -38,9 +52,13 @@ typedef struct saturn_bw_table {
 	const double *ag;
 } saturn_bw_table_t;
 
+#define SATURN_SCALE_MAX_GPUS 64
+
 typedef struct saturn_scale_fit {
 	saturn_scale_kind_t kind;
 	int micro; /* pipeline micro-batches */
+	/* micro-batches on g GPUs when they depend on g (0: micro) */
+	int micro_g[SATURN_SCALE_MAX_GPUS + 1];
 	double a, b, c;
 	int npoints;
 	double rms_rel; /* relative RMS residual of the fit */
@@ -55,6 +73,14 @@ double saturn_scale_comm(saturn_scale_kind_t kind, int g, int micro,
 int saturn_scale_fit(saturn_scale_kind_t kind, int micro, int n, const int *g,
 		     const double *t, const saturn_bw_table_t *bw,
 		     saturn_scale_fit_t *fit, saturn_error_t *err);
+
+/* The same with the pipeline's micro-batch count per GPU count:
+ * micro_g[g] for g <= ng (0 or beyond ng: micro), e.g. the resolved
+ * micro_batches parameter of each trial. micro_g may be NULL. */
+int saturn_scale_fit_micro(saturn_scale_kind_t kind, int micro,
+			   const int *micro_g, int ng, int n, const int *g,
+			   const double *t, const saturn_bw_table_t *bw,
+			   saturn_scale_fit_t *fit, saturn_error_t *err);
 
 double saturn_scale_predict(const saturn_scale_fit_t *fit, int g,
 			    const saturn_bw_table_t *bw);
@@ -88,6 +114,10 @@ saturn_sweep_t *saturn_sweep_create(saturn_scale_kind_t kind, int micro, int lo,
 				    int hi, const saturn_bw_table_t *bw,
 				    int exhaustive);
 void saturn_sweep_destroy(saturn_sweep_t *sw);
+
+/* The pipeline's micro-batch count on g GPUs when it differs from the
+ * sweep's micro (the trial's resolved parameters); before any result. */
+void saturn_sweep_set_micro(saturn_sweep_t *sw, int g, int micro);
 
 /* GPU counts to measure now (their results do not depend on each other):
  * up to max written to gpus[]. Returns how many; 0 with nothing pending

@@ -30,7 +30,7 @@ EXTRA_DIST += runner/gemm-probe.sh runner/gpu-check.sh
 
 # benchmark (built by make, not run by make check): tests/bench/profile-bench
 noinst_PROGRAMS += bench/profile-bench
-bench_profile_bench_SOURCES = bench/profile-bench.c
+bench_profile_bench_SOURCES = bench/profile-bench.c bench/profile_truth.h
 bench_profile_bench_CPPFLAGS = -I$(top_srcdir)/lib/model -I$(top_srcdir)/lib/planner -I$(top_srcdir)/lib/sched -I$(top_srcdir)/lib/job
 bench_profile_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_profile_bench_LDADD = $(top_builddir)/lib/libsaturn-job.la -lm

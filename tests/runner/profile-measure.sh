@@ -126,14 +126,14 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 	cmp -s "$tmp/foreign.json" "$tmp/f0.json" || fail "foreign profile changed"
 fi
 
-# a trial that cannot run, a changed signature, too many GPUs: exit 1, unchanged
-FAIL_TRIAL=1 sp --output "$P" --measure 1:fsdp:5 2>"$tmp/n.err"
+# a trial that cannot run, a changed signature, too many GPUs: exit 1, unchanged (fsdp 7: predicted by the sweep, which measures 3, 5 and 8)
+FAIL_TRIAL=1 sp --output "$P" --measure 1:fsdp:7 2>"$tmp/n.err"
 [ $? = 1 ] || fail "trial without a report: exit status"
-grep -q "measure 1:fsdp:5: no trial report" "$tmp/n.err" || fail "no-report message"
+grep -q "measure 1:fsdp:7: no trial report" "$tmp/n.err" || fail "no-report message"
 cmp -s "$P" "$tmp/before.json" || fail "failed trial changed the profile"
-MODEL1=gpt2-medium sp --output "$P" --measure 1:fsdp:5 2>"$tmp/s.err"
+MODEL1=gpt2-medium sp --output "$P" --measure 1:fsdp:7 2>"$tmp/s.err"
 [ $? = 1 ] && grep -q "signature is .*gpt2-medium.*skipped" "$tmp/s.err" || fail "signature mismatch"
-CUDA_VISIBLE_DEVICES=0,1 sp --output "$P" --measure 1:fsdp:5,1:fsdp:2 2>"$tmp/g.err"
-[ $? = 1 ] && grep -q "5 GPUs asked for, the allocation has 2" "$tmp/g.err" || fail "too many GPUs"
-[ "$(opt "$P" 1 fsdp 5 status)" = predicted ] || fail "fsdp 5 changed"
+CUDA_VISIBLE_DEVICES=0,1 sp --output "$P" --measure 1:fsdp:7,1:fsdp:2 2>"$tmp/g.err"
+[ $? = 1 ] && grep -q "7 GPUs asked for, the allocation has 2" "$tmp/g.err" || fail "too many GPUs"
+[ "$(opt "$P" 1 fsdp 7 status)" = predicted ] || fail "fsdp 7 changed"
 exit 0
