@@ -35,14 +35,15 @@ static int format_version(json_object *root, const char *v1, const char *v2,
 
 	if (json_object_is_type(root, json_type_object) &&
 	    json_object_object_get_ex(root, "format", &f) && f &&
-	    json_object_is_type(f, json_type_string) &&
-	    strcmp(json_object_get_string(f), v2) == 0)
-		return 2;
-	if (sj_check_format(root, v1, err) < 0) {
-		saturn_error_prefix(err, "%s or %s", v1, v2);
-		return -1;
+	    json_object_is_type(f, json_type_string)) {
+		const char *s = json_object_get_string(f);
+
+		if (strcmp(s, v2) == 0)
+			return 2;
+		if (strcmp(s, v1) != 0)
+			return saturn_error_set(err, "format: unsupported \"%.64s\" (expected \"%s\" or \"%s\")", s, v1, v2);
 	}
-	return 1;
+	return sj_check_format(root, v1, err) < 0 ? -1 : 1;
 }
 
 /* A multi-node field in a version 1 document is refused, not ignored: an
