@@ -185,6 +185,7 @@ static void task_clear(saturn_task_t *t)
 	}
 	free(t->options);
 	free(t->running.gpu_ids);
+	free(t->running.more_nodes);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -252,11 +253,76 @@ static int find_node(const saturn_problem_t *p, const char *name)
 	return -1;
 }
 
+/* A running task's "nodes": [{"node", "gpu_ids"}, ...] (version 2), the
+ * first being its "node" and "gpu_ids": fills nnodes, more_nodes and the
+ * ids of every node, node after node. */
+static int parse_running_nodes(json_object *jr, const char *rctx,
+			       const saturn_problem_t *p, saturn_running_t *r,
+			       int version, saturn_error_t *err)
+{
+	char nctx[SATURN_ERROR_LEN / 2];
+	json_object *arr;
+	size_t k;
+	int *ids;
+
+	r->nnodes = 1;
+	if (v2_only(jr, rctx, "nodes", version, err) < 0 ||
+	    sj_get(jr, rctx, "nodes", false, json_type_array, &arr, err) < 0)
+		return -1;
+	if (!arr)
+		return 0;
+	k = json_object_array_length(arr);
+	if (k < 1 || k > SATURN_MAX_TASK_NODES)
+		return saturn_error_set(err, "%s.nodes: must list 1 to %d nodes", rctx, SATURN_MAX_TASK_NODES);
+	ids = realloc(r->gpu_ids, sizeof(int) * k * (size_t)r->ngpus);
+	if (!ids)
+		return saturn_error_set(err, "out of memory");
+	r->gpu_ids = ids;
+	if (k > 1 && !(r->more_nodes = calloc(k - 1, sizeof(int))))
+		return saturn_error_set(err, "out of memory");
+	r->nnodes = (int)k;
+	for (size_t j = 0; j < k; j++) {
+		json_object *e = json_object_array_get_idx(arr, j);
+		char *name = NULL;
+		int *v = NULL, n = 0, node;
+
+		snprintf(nctx, sizeof(nctx), "%s.nodes[%zu]", rctx, j);
+		if (!json_object_is_type(e, json_type_object))
+			return saturn_error_set(err, "%s: must be an object", nctx);
+		if (sj_str(e, nctx, "node", true, true, SATURN_ID_MAX, &name, err) < 0)
+			return -1;
+		node = find_node(p, name);
+		if (node < 0) {
+			saturn_error_set(err, "%s.node: unknown node \"%.64s\"", nctx, name);
+			free(name);
+			return -1;
+		}
+		free(name);
+		if (sj_int_array(e, nctx, "gpu_ids", true, 0, p->nodes[node].gpus - 1,
+				 p->nodes[node].gpus, &v, &n, err) < 0)
+			return -1;
+		if (n != r->ngpus) {
+			free(v);
+			return saturn_error_set(err, "%s.gpu_ids: lists %d ids for %d GPUs per node", nctx, n, r->ngpus);
+		}
+		if (j == 0 && (node != r->node ||
+			       memcmp(v, r->gpu_ids, sizeof(int) * (size_t)n) != 0)) {
+			free(v);
+			return saturn_error_set(err, "%s: must repeat the running task's node and gpu_ids", nctx);
+		}
+		memcpy(r->gpu_ids + j * (size_t)r->ngpus, v, sizeof(int) * (size_t)n);
+		free(v);
+		if (j > 0)
+			r->more_nodes[j - 1] = node;
+	}
+	return 0;
+}
+
 /* "running": node name -> index, technique + gpus -> option index (one
  * whose class admits the node). */
 static int parse_running(json_object *jr, const char *ctx,
 			 const saturn_problem_t *p, saturn_task_t *t,
-			 saturn_error_t *err)
+			 int version, saturn_error_t *err)
 {
 	char rctx[SATURN_ERROR_LEN / 2];
 	char *node = NULL, *tech = NULL;
@@ -283,12 +349,15 @@ static int parse_running(json_object *jr, const char *ctx,
 		saturn_error_set(err, "%s.gpus: %d but gpu_ids lists %d", rctx, gpus, r->ngpus);
 		goto out;
 	}
+	if (parse_running_nodes(jr, rctx, p, r, version, err) < 0)
+		goto out;
 	nclass = p->nodes[r->node].klass ? p->nodes[r->node].klass : "";
 	r->option = -1;
 	for (int o = 0; o < t->noptions && r->option < 0; o++) {
 		const saturn_option_t *opt = &t->options[o];
 
 		if (opt->gpus == r->ngpus && strcmp(opt->technique, tech) == 0 &&
+		    saturn_option_nodes(opt) == saturn_running_nnodes(r) &&
 		    (!opt->klass || strcmp(opt->klass, nclass) == 0))
 			r->option = o;
 	}
@@ -337,7 +406,7 @@ static int parse_task(json_object *jt, int i, const saturn_problem_t *p,
 				 &t->options[o], version, err) < 0)
 			return -1;
 	}
-	if (running && parse_running(running, ctx, p, t, err) < 0)
+	if (running && parse_running(running, ctx, p, t, version, err) < 0)
 		return -1;
 	return 0;
 }
@@ -469,6 +538,25 @@ fail:
 	return NULL;
 }
 
+/* The "nodes" list of a task running on several nodes. */
+static json_object *running_nodes_json(const saturn_problem_t *p,
+				       const saturn_running_t *r)
+{
+	json_object *arr = json_object_new_array();
+
+	for (int j = 0; arr && j < saturn_running_nnodes(r); j++) {
+		json_object *e = json_object_new_object();
+
+		if (sj_append(arr, e) < 0 ||
+		    sj_put(e, "node", json_object_new_string(p->nodes[saturn_running_node_at(r, j)].name)) < 0 ||
+		    sj_put(e, "gpu_ids", int_array(r->gpu_ids + (size_t)j * (size_t)r->ngpus, r->ngpus)) < 0) {
+			json_object_put(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
 static json_object *task_json(const saturn_problem_t *p, const saturn_task_t *t)
 {
 	json_object *o = json_object_new_object(), *opts;
@@ -500,7 +588,8 @@ static json_object *task_json(const saturn_problem_t *p, const saturn_task_t *t)
 		    sj_put(e, "node", json_object_new_string(p->nodes[r->node].name)) < 0 ||
 		    sj_put(e, "gpu_ids", int_array(r->gpu_ids, r->ngpus)) < 0 ||
 		    sj_put(e, "technique", json_object_new_string(t->options[r->option].technique)) < 0 ||
-		    sj_put(e, "gpus", json_object_new_int(r->ngpus)) < 0)
+		    sj_put(e, "gpus", json_object_new_int(r->ngpus)) < 0 ||
+		    (saturn_running_nnodes(r) > 1 && sj_put(e, "nodes", running_nodes_json(p, r)) < 0))
 			goto fail;
 	}
 	return o;

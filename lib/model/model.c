@@ -50,6 +50,7 @@ static void task_free(saturn_task_t *t)
 	}
 	free(t->options);
 	free(t->running.gpu_ids);
+	free(t->running.more_nodes);
 }
 
 void saturn_problem_destroy(saturn_problem_t *p)
@@ -159,10 +160,16 @@ saturn_problem_t *saturn_problem_copy(const saturn_problem_t *p)
 		d->options = NULL;
 		d->noptions = 0;
 		d->running.gpu_ids = dup_ints(s->running.gpu_ids,
-					      s->running.ngpus);
+					      s->running.ngpus *
+					      saturn_running_nnodes(&s->running));
+		d->running.more_nodes =
+			dup_ints(s->running.more_nodes,
+				 saturn_running_nnodes(&s->running) - 1);
 		if ((s->id && !d->id) ||
 		    (s->running.ngpus > 0 && s->running.gpu_ids &&
-		     !d->running.gpu_ids))
+		     !d->running.gpu_ids) ||
+		    (s->running.more_nodes && s->running.nnodes > 1 &&
+		     !d->running.more_nodes))
 			goto fail;
 		if (s->noptions > 0) {
 			d->options = calloc((size_t)s->noptions,
@@ -364,20 +371,33 @@ static int check_task(saturn_problem_t *p, int ti, saturn_error_t *err)
 	if (t->is_running) {
 		saturn_running_t *r = &t->running;
 		const saturn_option_t *opt;
+		int k = saturn_running_nnodes(r);
 
 		if (r->node < 0 || r->node >= p->nnodes)
 			return saturn_error_set(err, "%s.running.node: unknown node", what);
 		if (r->option < 0 || r->option >= t->noptions)
 			return saturn_error_set(err, "%s.running: technique and gpus match none of the task's options", what);
 		opt = &t->options[r->option];
-		if (saturn_option_nodes(opt) > 1)
-			return saturn_error_set(err, "%s.running: a running task spanning %d nodes is not supported yet", what, saturn_option_nodes(opt));
+		if (k != saturn_option_nodes(opt))
+			return saturn_error_set(err, "%s.running: on %d nodes but its option spans %d", what, k, saturn_option_nodes(opt));
+		if (k > 1 && !r->more_nodes)
+			return saturn_error_set(err, "%s.running: %d nodes but no list of them", what, k);
 		if (opt->gpus != r->ngpus)
 			return saturn_error_set(err, "%s.running.gpu_ids: %d ids for a %d-GPU option", what, r->ngpus, opt->gpus);
-		if (!saturn_option_fits(p, ti, r->option, r->node))
-			return saturn_error_set(err, "%s.running: option does not fit node %s", what, p->nodes[r->node].name);
-		if (check_ids(&p->nodes[r->node], r->gpu_ids, r->ngpus, what, err) < 0)
-			return -1;
+		for (int j = 0; j < k; j++) {
+			int n = saturn_running_node_at(r, j);
+
+			if (n < 0 || n >= p->nnodes)
+				return saturn_error_set(err, "%s.running.nodes[%d]: unknown node", what, j);
+			for (int m = 0; m < j; m++)
+				if (saturn_running_node_at(r, m) == n ||
+				    p->nodes[saturn_running_node_at(r, m)].class_idx != p->nodes[n].class_idx)
+					return saturn_error_set(err, "%s.running: node %s twice or of another class", what, p->nodes[n].name);
+			if (!saturn_option_fits(p, ti, r->option, n))
+				return saturn_error_set(err, "%s.running: option does not fit node %s", what, p->nodes[n].name);
+			if (check_ids(&p->nodes[n], r->gpu_ids + (size_t)j * (size_t)r->ngpus, r->ngpus, what, err) < 0)
+				return -1;
+		}
 		if (t->release_s > 0)
 			return saturn_error_set(err, "%s: a running task cannot have release_s > 0", what);
 	}
@@ -398,14 +418,18 @@ static int check_running_overlap(const saturn_problem_t *p, saturn_error_t *err)
 
 		if (!task->is_running)
 			continue;
-		for (int g = 0; g < task->running.ngpus; g++) {
-			unsigned long long bit = 1ULL << task->running.gpu_ids[g];
+		for (int j = 0; j < saturn_running_nnodes(&task->running); j++) {
+			n = saturn_running_node_at(&task->running, j);
+			for (int g = 0; g < task->running.ngpus; g++) {
+				int id = task->running.gpu_ids[(size_t)j * (size_t)task->running.ngpus + (size_t)g];
+				unsigned long long bit = 1ULL << id;
 
-			if (used[n] & bit) {
-				free(used);
-				return saturn_error_set(err, "tasks[%d] (%.64s).running.gpu_ids: GPU %d of node %s is used by another running task", t, task->id, task->running.gpu_ids[g], p->nodes[n].name);
+				if (used[n] & bit) {
+					free(used);
+					return saturn_error_set(err, "tasks[%d] (%.64s).running.gpu_ids: GPU %d of node %s is used by another running task", t, task->id, id, p->nodes[n].name);
+				}
+				used[n] |= bit;
 			}
-			used[n] |= bit;
 		}
 	}
 	free(used);
@@ -492,17 +516,30 @@ int saturn_problem_bad_tasks(saturn_problem_t *p,
 		const saturn_task_t *task = &p->tasks[t];
 		unsigned long long m = 0;
 
+		const saturn_running_t *r = &task->running;
+		int k, clash = 0;
+
 		if (bad[t] || !task->is_running)
 			continue;
-		for (int g = 0; g < task->running.ngpus; g++)
-			m |= 1ULL << task->running.gpu_ids[g];
-		if (used[task->running.node] & m) {
+		k = saturn_running_nnodes(r);
+		for (int j = 0; j < k && !clash; j++) {
+			m = 0;
+			for (int g = 0; g < r->ngpus; g++)
+				m |= 1ULL << r->gpu_ids[(size_t)j * (size_t)r->ngpus + (size_t)g];
+			clash = (used[saturn_running_node_at(r, j)] & m) != 0;
+		}
+		if (clash) {
 			bad[t] = 1;
 			nbad++;
 			on_bad(t, "running on GPUs another running task holds", arg);
 			continue;
 		}
-		used[task->running.node] |= m;
+		for (int j = 0; j < k; j++) {
+			m = 0;
+			for (int g = 0; g < r->ngpus; g++)
+				m |= 1ULL << r->gpu_ids[(size_t)j * (size_t)r->ngpus + (size_t)g];
+			used[saturn_running_node_at(r, j)] |= m;
+		}
 	}
 	/* the later of two tasks with one id */
 	for (int i = 0; i < p->ntasks; i++)

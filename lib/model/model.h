@@ -83,9 +83,15 @@ typedef struct saturn_option {
  * before "now" and needs batches * sec_per_batch more seconds from 0. */
 typedef struct saturn_running {
 	int node;     /* index into problem.nodes */
-	int ngpus;
-	int *gpu_ids; /* ngpus distinct ids on that node */
+	int ngpus;    /* per node */
+	int *gpu_ids; /* ngpus distinct ids on that node; for a task on
+		       * several nodes nnodes x ngpus, node after node */
 	int option;   /* index into task.options matching technique and gpus */
+	/* A task running on several nodes (its option's node count): nnodes
+	 * in all, node the first, the others in more_nodes[nnodes - 1]. 0
+	 * reads as 1; more_nodes is NULL then. */
+	int nnodes;
+	int *more_nodes;
 } saturn_running_t;
 
 typedef struct saturn_task {
@@ -196,6 +202,17 @@ bool saturn_option_placeable(const saturn_problem_t *p, int t, int o);
 static inline int saturn_option_nodes(const saturn_option_t *o)
 {
 	return o->nodes > 1 ? o->nodes : 1;
+}
+
+/* Nodes a running task spans, and its j-th node. */
+static inline int saturn_running_nnodes(const saturn_running_t *r)
+{
+	return r->nnodes > 1 ? r->nnodes : 1;
+}
+
+static inline int saturn_running_node_at(const saturn_running_t *r, int j)
+{
+	return j == 0 || !r->more_nodes ? r->node : r->more_nodes[j - 1];
 }
 
 /* Nodes a plan entry spans (nnodes, 0 read as 1), and its j-th node's

@@ -362,14 +362,21 @@ static int check_entry(const saturn_plan_t *plan, const saturn_problem_t *p,
 	if (t->is_running) {
 		const saturn_running_t *r = &t->running;
 
-		if (e->n != r->node)
-			return saturn_error_set(err, "task %.64s: running on node %.64s but planned on %.64s", id, p->nodes[r->node].name, p->nodes[e->n].name);
+		if (saturn_running_nnodes(r) != k)
+			return saturn_error_set(err, "task %.64s: running on %d nodes but planned on %d", id, saturn_running_nnodes(r), k);
+		for (int j = 0; j < k; j++)
+			if (nodes[j] != saturn_running_node_at(r, j))
+				return saturn_error_set(err, "task %.64s: running on node %.64s but planned on %.64s", id, p->nodes[saturn_running_node_at(r, j)].name, p->nodes[nodes[j]].name);
 		if (e->o != r->option &&
 		    (t->options[r->option].gpus != opt->gpus ||
 		     strcmp(t->options[r->option].technique, opt->technique)))
 			return saturn_error_set(err, "task %.64s: running with %.64s/%d GPUs but planned with %.64s/%d", id, t->options[r->option].technique, t->options[r->option].gpus, opt->technique, opt->gpus);
-		if (r->ngpus != a->gpus || !same_id_set(r->gpu_ids, a->gpu_ids, a->gpus))
+		if (r->ngpus != a->gpus)
 			return saturn_error_set(err, "task %.64s: running task must keep its GPU ids", id);
+		for (int j = 0; j < k; j++)
+			if (!same_id_set(r->gpu_ids + (size_t)j * (size_t)r->ngpus,
+					 a->gpu_ids + (size_t)j * (size_t)a->gpus, a->gpus))
+				return saturn_error_set(err, "task %.64s: running task must keep its GPU ids", id);
 		if (fabs(a->start_s) > tol(0))
 			return saturn_error_set(err, "task %.64s: running task must start at 0, not %.6g s", id, a->start_s);
 	} else if (a->start_s < t->release_s - tol(t->release_s)) {
@@ -629,18 +636,29 @@ int saturn_plan_assign_gpus(saturn_plan_t *plan, const saturn_problem_t *p,
 				goto out;
 			}
 		}
-		if (t->is_running && t->running.node == a->node &&
-		    t->running.ngpus == a->gpus) {
-			memcpy(a->gpu_ids, t->running.gpu_ids,
-			       sizeof(int) * (size_t)a->gpus);
-			qsort(a->gpu_ids, (size_t)a->gpus, sizeof(int), cmp_int);
-			for (int g = 0; g < a->gpus; g++) {
-				double *f = &free_at[(size_t)a->node * G + a->gpu_ids[g]];
+		if (t->is_running && t->running.ngpus == a->gpus &&
+		    saturn_running_nnodes(&t->running) == k) {
+			int same = 1;
 
-				if (a->end_s > *f)
-					*f = a->end_s;
+			for (int j = 0; j < k; j++)
+				same &= saturn_running_node_at(&t->running, j) ==
+					saturn_assign_node_at(a, j);
+			for (int j = 0; same && j < k; j++) {
+				int *ids = a->gpu_ids + (size_t)j * (size_t)a->gpus;
+				int n = saturn_assign_node_at(a, j);
+
+				memcpy(ids, t->running.gpu_ids + (size_t)j * (size_t)a->gpus,
+				       sizeof(int) * (size_t)a->gpus);
+				qsort(ids, (size_t)a->gpus, sizeof(int), cmp_int);
+				for (int g = 0; g < a->gpus; g++) {
+					double *f = &free_at[(size_t)n * G + ids[g]];
+
+					if (a->end_s > *f)
+						*f = a->end_s;
+				}
 			}
-			continue;
+			if (same)
+				continue;
 		}
 		for (int j = 0; j < k; j++) {
 			q[nq].a = i;

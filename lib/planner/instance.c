@@ -98,7 +98,8 @@ static int build_task(spase_inst_t *in, int ti)
 		t->release = 0;
 		t->opt[0].orig = o;
 		t->opt[0].gpus = st->options[o].gpus;
-		t->opt[0].nodes = 1; /* running tasks span one node (model.c) */
+		t->opt[0].nodes = saturn_option_nodes(&st->options[o]);
+		t->opt[0].width = t->opt[0].gpus * t->opt[0].nodes;
 		t->opt[0].klass = st->options[o].class_idx;
 		t->opt[0].dur = saturn_task_runtime(st, o);
 		t->nopt = 1;

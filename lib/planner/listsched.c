@@ -64,12 +64,18 @@ double **spase_gpu_free_create(const saturn_problem_t *p)
 		if (!task->is_running || r->node < 0 || r->node >= p->nnodes)
 			continue;
 		end = saturn_task_runtime(task, r->option);
-		for (int i = 0; i < r->ngpus; i++) {
-			int id = r->gpu_ids[i];
+		for (int j = 0; j < saturn_running_nnodes(r); j++) {
+			int n = saturn_running_node_at(r, j);
 
-			if (id >= 0 && id < p->nodes[r->node].gpus &&
-			    end > free_at[r->node][id])
-				free_at[r->node][id] = end;
+			if (n < 0 || n >= p->nnodes)
+				continue;
+			for (int i = 0; i < r->ngpus; i++) {
+				int id = r->gpu_ids[(size_t)j * (size_t)r->ngpus + (size_t)i];
+
+				if (id >= 0 && id < p->nodes[n].gpus &&
+				    end > free_at[n][id])
+					free_at[n][id] = end;
+			}
 		}
 	}
 	return free_at;
@@ -132,10 +138,14 @@ int spase_plan_pin_running(saturn_plan_t *plan, const saturn_problem_t *p)
 {
 	for (int t = 0; t < p->ntasks; t++) {
 		const saturn_running_t *r = &p->tasks[t].running;
+		int nodes[SATURN_MAX_TASK_NODES];
 
-		if (p->tasks[t].is_running &&
-		    saturn_plan_set(plan, t, p, t, r->option, r->node, 0,
-				    r->gpu_ids) < 0)
+		if (!p->tasks[t].is_running)
+			continue;
+		for (int j = 0; j < saturn_running_nnodes(r); j++)
+			nodes[j] = saturn_running_node_at(r, j);
+		if (saturn_plan_set_nodes(plan, t, p, t, r->option, nodes, 0,
+					  r->gpu_ids) < 0)
 			return -1;
 	}
 	return 0;
@@ -558,10 +568,14 @@ double spase_decode(spase_work_t *w, spase_sol_t *sol, double alpha)
 			continue;
 		sol->opt[t] = 0;
 		w->node[t] = in->t[t].pin_node;
-		w->gang[(size_t)t * (size_t)in->max_nodes] = w->node[t];
 		w->start[t] = 0;
-		if (in->t[t].opt[0].dur > w->node_end[w->node[t]])
-			w->node_end[w->node[t]] = in->t[t].opt[0].dur;
+		for (int j = 0; j < in->t[t].opt[0].nodes; j++) {
+			int n = saturn_running_node_at(&in->p->tasks[t].running, j);
+
+			w->gang[(size_t)t * (size_t)in->max_nodes + (size_t)j] = n;
+			if (in->t[t].opt[0].dur > w->node_end[n])
+				w->node_end[n] = in->t[t].opt[0].dur;
+		}
 		if (in->t[t].opt[0].dur > mk)
 			mk = in->t[t].opt[0].dur;
 	}
@@ -700,8 +714,10 @@ int spase_place_arrival(const spase_inst_t *in, const int *opt,
 		if (in->t[t].zero != (k >= in->nt))
 			continue;
 		if (st->is_running) {
-			if (saturn_plan_set(plan, t, p, t, st->running.option,
-					    st->running.node, 0, NULL) < 0)
+			for (int j = 0; j < saturn_running_nnodes(&st->running); j++)
+				gang[j] = saturn_running_node_at(&st->running, j);
+			if (saturn_plan_set_nodes(plan, t, p, t, st->running.option,
+						  gang, 0, NULL) < 0)
 				goto nomem;
 			continue;
 		}

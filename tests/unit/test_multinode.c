@@ -294,15 +294,92 @@ START_TEST(test_validate_multinode)
 }
 END_TEST
 
-START_TEST(test_running_multinode_refused)
+/* A task running on two nodes: read from saturn-problem/2, written back,
+ * pinned by the planner on both nodes with its GPU ids, its GPUs on the
+ * second node taken out for the others. */
+static const char *RUNNING2 =
+	"{\"format\": \"saturn-problem/2\", \"nodes\": ["
+	"{\"name\": \"a\", \"gpus\": 4}, {\"name\": \"b\", \"gpus\": 4}],"
+	"\"tasks\": [{\"id\": \"big\", \"batches\": 100, \"options\": ["
+	"{\"technique\": \"fsdp\", \"gpus\": 2, \"nodes\": 2, \"sec_per_batch\": 1}],"
+	"\"running\": {\"node\": \"a\", \"gpu_ids\": [2, 3], \"technique\": \"fsdp\", \"gpus\": 2,"
+	"\"nodes\": [{\"node\": \"a\", \"gpu_ids\": [2, 3]}, {\"node\": \"b\", \"gpu_ids\": [0, 1]}]}},"
+	"{\"id\": \"w\", \"batches\": 10, \"options\": ["
+	"{\"technique\": \"ddp\", \"gpus\": 4, \"sec_per_batch\": 1}]}]}";
+
+START_TEST(test_running_multinode)
+{
+	saturn_error_t err = {{0}};
+	saturn_problem_t *p = saturn_problem_parse(RUNNING2, strlen(RUNNING2), &err), *q;
+	saturn_plan_t *pl;
+	char *js, *bad;
+
+	ck_assert_msg(p != NULL, "%s", err.text);
+	ck_assert_int_eq(saturn_running_nnodes(&p->tasks[0].running), 2);
+	ck_assert_int_eq(saturn_running_node_at(&p->tasks[0].running, 1), 1);
+	ck_assert_int_eq(p->tasks[0].running.gpu_ids[2], 0);
+	js = saturn_problem_to_json(p);
+	q = saturn_problem_parse(js, strlen(js), &err);
+	ck_assert_msg(q != NULL, "%s: %s", err.text, js);
+	ck_assert_int_eq(saturn_running_node_at(&q->tasks[0].running, 1), 1);
+	free(js);
+	saturn_problem_destroy(q);
+	q = saturn_problem_copy(p);
+	ck_assert_int_eq(q->tasks[0].running.more_nodes[0], 1);
+	saturn_problem_destroy(q);
+	/* pinned at 0 on a and b with its ids; w (4 GPUs) waits for it */
+	pl = solve_mn(p, 0.2, NULL);
+	ck_assert_int_eq(saturn_assign_nnodes(&pl->assign[0]), 2);
+	ck_assert_double_eq_tol(pl->assign[0].start_s, 0, 1e-9);
+	ck_assert_int_eq(pl->assign[0].gpu_ids[0], 2);
+	ck_assert_int_eq(pl->assign[0].gpu_ids[2], 0);
+	ck_assert_double_eq_tol(pl->assign[1].start_s, 100, 1e-9);
+	ck_assert_ptr_null(own_check(p, pl));
+	/* moving it to other GPUs of node b is refused */
+	pl->assign[0].gpu_ids[2] = 2;
+	pl->assign[0].gpu_ids[3] = 3;
+	ck_assert_int_eq(saturn_plan_validate(pl, p, &err), -1);
+	ck_assert_msg(strstr(err.text, "keep its GPU ids"), "%s", err.text);
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+	/* the list must repeat node and ids first, and only in version 2 */
+	bad = strdup(RUNNING2);
+	strstr(bad, "[2, 3]}")[4] = '1'; /* the first node's ids differ */
+	p = saturn_problem_parse(bad, strlen(bad), &err);
+	ck_assert_ptr_null(p);
+	ck_assert_msg(strstr(err.text, "must repeat the running task's node"), "%s", err.text);
+	free(bad);
+	bad = strdup(RUNNING2);
+	memcpy(strstr(bad, "problem/2"), "problem/1", 9);
+	p = saturn_problem_parse(bad, strlen(bad), &err);
+	ck_assert_ptr_null(p);
+	ck_assert_msg(strstr(err.text, "needs format version 2"), "%s", err.text);
+	free(bad);
+}
+END_TEST
+
+/* Two running tasks sharing a GPU on the second node of one of them. */
+START_TEST(test_running_multinode_overlap)
 {
 	saturn_problem_t *p = vproblem();
 	saturn_error_t err = {{0}};
-	int ids[] = {0, 1, 2, 3};
+	int ids[] = {0, 1, 2, 3, 0, 1, 2, 3}, sids[] = {3};
+	saturn_running_t *r = &p->tasks[0].running;
 
 	fx_running(p, 0, 0, 0, ids);
+	free(r->gpu_ids);
+	r->gpu_ids = malloc(sizeof(ids));
+	memcpy(r->gpu_ids, ids, sizeof(ids));
 	ck_assert_int_eq(saturn_problem_check(p, &err), -1);
-	ck_assert_msg(strstr(err.text, "not supported yet"), "%s", err.text);
+	ck_assert_msg(strstr(err.text, "on 1 nodes but its option spans 2"), "%s", err.text);
+	r->nnodes = 2;
+	r->more_nodes = malloc(sizeof(int));
+	r->more_nodes[0] = 1;
+	fx_check(p);
+	p->tasks[1].options[0].gpus = 1;
+	fx_running(p, 1, 1, 0, sids);
+	ck_assert_int_eq(saturn_problem_check(p, &err), -1);
+	ck_assert_msg(strstr(err.text, "GPU 3 of node b is used by another running task"), "%s", err.text);
 	saturn_problem_destroy(p);
 }
 END_TEST
@@ -596,7 +673,8 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_plan_bad, 0,
 			    (int)(sizeof(bad_plans) / sizeof(bad_plans[0])));
 	tcase_add_test(tc, test_validate_multinode);
-	tcase_add_test(tc, test_running_multinode_refused);
+	tcase_add_test(tc, test_running_multinode);
+	tcase_add_test(tc, test_running_multinode_overlap);
 	tcase_add_test(tc, test_gang_plan);
 	tcase_add_test(tc, test_gang_busy);
 	tcase_add_loop_test(tc, test_bounds_exact, 0, 6);
