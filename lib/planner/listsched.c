@@ -121,17 +121,86 @@ int spase_place_ids(double **free_at, saturn_plan_t *plan,
 		    const saturn_problem_t *p, int t, int o, int n,
 		    double not_before)
 {
-	const saturn_task_t *task = &p->tasks[t];
-	int G = task->options[o].gpus, ids[SATURN_MAX_GPUS_PER_NODE];
-	double start = not_before, ready, end;
+	if (saturn_option_nodes(&p->tasks[t].options[o]) != 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	return spase_place_ids_nodes(free_at, plan, p, t, o, &n, not_before);
+}
 
-	ready = spase_gpu_pick(free_at[n], p->nodes[n].gpus, G, ids);
-	if (ready > start)
-		start = ready;
+int spase_place_ids_nodes(double **free_at, saturn_plan_t *plan,
+			  const saturn_problem_t *p, int t, int o,
+			  const int *nodes, double not_before)
+{
+	const saturn_task_t *task = &p->tasks[t];
+	int G = task->options[o].gpus, k = saturn_option_nodes(&task->options[o]);
+	int *ids = calloc((size_t)k * (size_t)G, sizeof(int)), rc;
+	double start = not_before, end;
+
+	if (!ids)
+		return -1;
+	/* a gang starts when every node has its G GPUs free */
+	for (int j = 0; j < k; j++) {
+		double ready = spase_gpu_pick(free_at[nodes[j]],
+					      p->nodes[nodes[j]].gpus, G,
+					      ids + (size_t)j * (size_t)G);
+
+		if (ready > start)
+			start = ready;
+	}
 	end = start + saturn_task_runtime(task, o);
-	for (int g = 0; g < G; g++)
-		free_at[n][ids[g]] = end;
-	return saturn_plan_set(plan, t, p, t, o, n, start, ids);
+	for (int j = 0; j < k; j++)
+		for (int g = 0; g < G; g++)
+			free_at[nodes[j]][ids[(size_t)j * (size_t)G + (size_t)g]] = end;
+	rc = saturn_plan_set_nodes(plan, t, p, t, o, nodes, start, ids);
+	free(ids);
+	return rc;
+}
+
+double spase_gang_pick(double **free_at, const saturn_problem_t *p, int t,
+		       int o, int *nodes)
+{
+	const saturn_option_t *opt = &p->tasks[t].options[o];
+	int k = saturn_option_nodes(opt), ids[SATURN_MAX_GPUS_PER_NODE];
+	int nc = p->nclasses > 0 ? p->nclasses : 1;
+	double best = INFINITY;
+
+	for (int c = 0; c < nc; c++) {
+		int cnt = 0, sel[SATURN_MAX_TASK_NODES];
+		double rd[SATURN_MAX_TASK_NODES], s = -INFINITY;
+
+		/* the k fitting nodes of class c that are ready first (a sorted
+		 * list of at most k, lower index first on ties) */
+		for (int n = 0; n < p->nnodes; n++) {
+			double r;
+			int i;
+
+			if (p->nodes[n].class_idx != c || !saturn_option_fits(p, t, o, n))
+				continue;
+			r = spase_gpu_pick(free_at[n], p->nodes[n].gpus, opt->gpus, ids);
+			for (i = cnt < k ? cnt : k; i > 0 && rd[i - 1] > r; i--)
+				if (i < k) {
+					rd[i] = rd[i - 1];
+					sel[i] = sel[i - 1];
+				}
+			if (i < k) {
+				rd[i] = r;
+				sel[i] = n;
+				if (cnt < k)
+					cnt++;
+			}
+		}
+		if (cnt < k)
+			continue;
+		for (int j = 0; j < k; j++)
+			if (rd[j] > s)
+				s = rd[j];
+		if (s < best) {
+			best = s;
+			memcpy(nodes, sel, sizeof(int) * (size_t)k);
+		}
+	}
+	return best;
 }
 
 int spase_plan_pin_running(saturn_plan_t *plan, const saturn_problem_t *p)

@@ -12,6 +12,7 @@
 
 #include "formats.h"
 #include "planner_fixtures.h"
+#include "sched_core.h"
 
 /* fx_task() and then give option o k nodes. */
 static void set_nodes(saturn_problem_t *p, int t, int o, int k)
@@ -469,6 +470,47 @@ START_TEST(test_gang_busy)
 }
 END_TEST
 
+/* The simple plans of sched/saturn (placement by id): FCFS starts a gang
+ * when its nodes' GPUs are free, a carried plan keeps every node. */
+START_TEST(test_fcfs_carry_gang)
+{
+	static const opt_spec_t big[] = {{"fsdp", 4, 0.5, NULL}};
+	static const opt_spec_t small[] = {{"ddp", 4, 0.4, NULL}};
+	saturn_problem_t *p = fx_problem();
+	saturn_plan_t *fc, *cr;
+	saturn_error_t err = {{0}};
+	int busy[] = {0};
+
+	fx_node(p, "a", 4, NULL);
+	fx_node(p, "b", 4, NULL);
+	fx_node(p, "c", 4, NULL);
+	fx_busy(p, 0, busy, 1, 30); /* a: one GPU busy until 30 s */
+	fx_task(p, "big", 100, 0, big, 1);
+	set_nodes(p, 0, 0, 2);
+	fx_task(p, "s1", 100, 0, small, 1);
+	fx_task(p, "s2", 100, 0, small, 1);
+	fx_check(p);
+	fc = saturn_sched_fcfs(p);
+	ck_assert_ptr_nonnull(fc);
+	ck_assert_msg(saturn_plan_validate(fc, p, &err) == 0, "%s", err.text);
+	ck_assert_ptr_null(own_check(p, fc));
+	/* big on the two free nodes b and c at 0; s1 on a at 30; s2 after */
+	ck_assert_str_eq(saturn_assign_name_at(&fc->assign[0], 0), "b");
+	ck_assert_str_eq(saturn_assign_name_at(&fc->assign[0], 1), "c");
+	ck_assert_double_eq_tol(fc->assign[0].start_s, 0, 1e-9);
+	ck_assert_double_eq_tol(fc->assign[1].start_s, 30, 1e-9);
+	ck_assert_double_eq_tol(fc->assign[2].start_s, 50, 1e-9);
+	cr = saturn_sched_carry(fc, 10, p);
+	ck_assert_ptr_nonnull(cr);
+	ck_assert_msg(saturn_plan_validate(cr, p, &err) == 0, "%s", err.text);
+	ck_assert_int_eq(saturn_assign_nnodes(&cr->assign[0]), 2);
+	ck_assert_str_eq(saturn_assign_name_at(&cr->assign[0], 1), "c");
+	saturn_plan_destroy(cr);
+	saturn_plan_destroy(fc);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
 /* --- exact optimum of tiny instances --------------------------------------- */
 
 /* Tiny instance: nn nodes of G GPUs each (one class), tasks with integer
@@ -677,6 +719,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_running_multinode_overlap);
 	tcase_add_test(tc, test_gang_plan);
 	tcase_add_test(tc, test_gang_busy);
+	tcase_add_test(tc, test_fcfs_carry_gang);
 	tcase_add_loop_test(tc, test_bounds_exact, 0, 6);
 	tcase_add_loop_test(tc, test_random_valid, 0, 8);
 	suite_add_tcase(s, tc);
