@@ -1,4 +1,5 @@
-/* formats.c - saturn-problem/1 and saturn-plan/1 in JSON (doc/formats.md),
+/* formats.c - saturn-problem/1 and /2, saturn-plan/1 and /2 in JSON
+ * (doc/formats.md; version 2 adds tasks on several nodes),
  * and the file helpers the programs use to read and write them.
  *
  * Parsing is two-staged: this file turns JSON into the model with every
