@@ -528,6 +528,7 @@ typedef struct xinst {
 	int nopt[5];
 	xopt_t opt[5][3];
 	int rel[5];
+	int busy_until; /* node 0's GPU 0 is busy until then (0: never) */
 } xinst_t;
 
 static int xfree[XN][XH];
@@ -571,7 +572,7 @@ static int x_opt(const xinst_t *x)
 
 	for (int n = 0; n < XN; n++)
 		for (int u = 0; u < XH; u++)
-			xfree[n][u] = n < x->nn ? x->G : 0;
+			xfree[n][u] = n < x->nn ? x->G - (n == 0 && u < x->busy_until) : 0;
 	x_dfs(x, 0, 0, &best);
 	return best;
 }
@@ -584,6 +585,11 @@ static saturn_problem_t *x_problem(const xinst_t *x)
 	for (int n = 0; n < x->nn; n++) {
 		snprintf(id, sizeof(id), "n%d", n);
 		fx_node(p, id, x->G, NULL);
+	}
+	if (x->busy_until > 0) {
+		int g0[] = {0};
+
+		fx_busy(p, 0, g0, 1, x->busy_until);
 	}
 	for (int t = 0; t < x->nt; t++) {
 		opt_spec_t o[3];
@@ -603,9 +609,10 @@ static saturn_problem_t *x_problem(const xinst_t *x)
 	return p;
 }
 
-/* Random tiny instances: 2..3 nodes of 2 GPUs, 3..4 tasks with options
- * of 1..2 GPUs per node on 1..nn nodes, runtimes 1..6; the bounds never
- * pass the exact optimum and every plan is at least the optimum. */
+/* Random tiny instances: 2..3 nodes of 2 GPUs (half of them with a GPU of
+ * node 0 busy for 1..4 s), 3..4 tasks with options of 1..2 GPUs per node on
+ * 1..nn nodes, runtimes 1..6; the bounds never pass the exact optimum and
+ * every plan is at least the optimum. */
 START_TEST(test_bounds_exact)
 {
 	uint64_t seed = 12345u + (uint64_t)_i * 7919u;
@@ -622,6 +629,7 @@ START_TEST(test_bounds_exact)
 		x.nn = 2 + fx_rand(&seed, 2);
 		x.G = 2;
 		x.nt = 3 + fx_rand(&seed, 2);
+		x.busy_until = fx_rand(&seed, 2) ? 0 : 1 + fx_rand(&seed, 4);
 		for (int t = 0; t < x.nt; t++) {
 			x.nopt[t] = 1 + fx_rand(&seed, 2);
 			x.rel[t] = fx_rand(&seed, 3) == 0 ? fx_rand(&seed, 3) : 0;
@@ -720,7 +728,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_gang_plan);
 	tcase_add_test(tc, test_gang_busy);
 	tcase_add_test(tc, test_fcfs_carry_gang);
-	tcase_add_loop_test(tc, test_bounds_exact, 0, 6);
+	tcase_add_loop_test(tc, test_bounds_exact, 0, 10);
 	tcase_add_loop_test(tc, test_random_valid, 0, 8);
 	suite_add_tcase(s, tc);
 	return s;
