@@ -1,4 +1,4 @@
-/* plan.c - `saturn plan`: read a saturn-problem/1 file, solve it with the
+/* plan.c - `saturn plan`: read a saturn-problem/1 or /2 file, solve it with the
  * planner, and print the plan for people (table, Gantt chart, makespan,
  * lower bound, gap, solver) or as saturn-plan/1 (--json). --compare also
  * plans the batch the way it runs today (every task on a fixed 1, 2, 4 or 8
@@ -24,9 +24,10 @@ static void plan_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: %s plan [OPTION]... FILE|-\n"
-		"Plan a batch described by FILE (saturn-problem/1; - reads stdin) and print\n"
+		"Plan a batch described by FILE (saturn-problem/1 or /2; - reads stdin) and print\n"
 		"the plan: a table, a Gantt chart per node, makespan, lower bound and gap.\n\n"
-		"  -j, --json            print only the plan as saturn-plan/1 JSON\n"
+		"  -j, --json            print only the plan as saturn-plan/1 (/2 with tasks\n"
+		"                        on several nodes) JSON\n"
 		"  -t, --time-limit=S    planner time budget in seconds (default 5)\n"
 		"  -c, --compare         also plan current practice (fixed 1, 2, 4, 8 GPUs,\n"
 		"                        first come first served) and print the time saved\n"

@@ -67,18 +67,41 @@ const char *cli_speed(double spb_profile, double spb_observed, char *buf, size_t
 	return buf;
 }
 
+/* The nodes of an entry ("n1", or "n1+n3" for one spanning nodes) and
+ * their GPU ids ("0-3", or "0-3/0-3") into names and ids. */
+static void entry_where(const saturn_assign_t *a, char *names, size_t nl,
+			char *ids, size_t il)
+{
+	char one[256];
+	size_t un = 0, ui = 0;
+
+	names[0] = ids[0] = '\0';
+	for (int j = 0; j < saturn_assign_nnodes(a); j++) {
+		const char *nm = saturn_assign_name_at(a, j);
+		int w;
+
+		w = snprintf(names + un, nl - un, "%s%s", j ? "+" : "", nm ? nm : "?");
+		un = w < 0 || (size_t)w >= nl - un ? nl - 1 : un + (size_t)w;
+		cli_ids(a->gpu_ids ? a->gpu_ids + (size_t)j * (size_t)a->gpus : NULL,
+			a->gpus, one, sizeof(one));
+		w = snprintf(ids + ui, il - ui, "%s%s", j ? "/" : "", one);
+		ui = w < 0 || (size_t)w >= il - ui ? il - 1 : ui + (size_t)w;
+	}
+}
+
 void cli_print_table_speed(FILE *out, const saturn_plan_t *plan, char *const *speed)
 {
 	int wt = 4, wq = 9, wn = 4, wi = 7;
-	char ids[256], s[32], e[32];
+	char ids[256], s[32], e[32], where[256];
 
 	for (int i = 0; i < plan->nassign; i++) {
 		const saturn_assign_t *a = &plan->assign[i];
 
 		wt = width_of(a->task_id, wt);
 		wq = width_of(a->technique, wq);
-		wn = width_of(a->node_name, wn);
-		wi = width_of(cli_ids(a->gpu_ids, a->gpus, ids, sizeof(ids)), wi);
+		entry_where(a, where, sizeof(where), ids, sizeof(ids));
+		wn = width_of(where, wn);
+		wi = width_of(ids, wi);
 	}
 	fprintf(out, "%-*s  %-*s  %4s  %-*s  %-*s  %9s  %9s%s\n", wt, "TASK", wq,
 		"TECHNIQUE", "GPUS", wn, "NODE", wi, "GPU IDS", "START", "END",
@@ -86,11 +109,11 @@ void cli_print_table_speed(FILE *out, const saturn_plan_t *plan, char *const *sp
 	for (int i = 0; i < plan->nassign; i++) {
 		const saturn_assign_t *a = &plan->assign[i];
 
+		entry_where(a, where, sizeof(where), ids, sizeof(ids));
 		fprintf(out, "%-*s  %-*s  %4d  %-*s  %-*s  %9s  %9s%s%s\n", wt,
 			a->task_id ? a->task_id : "?", wq,
 			a->technique ? a->technique : "?", a->gpus, wn,
-			a->node_name ? a->node_name : "?", wi,
-			cli_ids(a->gpu_ids, a->gpus, ids, sizeof(ids)),
+			where, wi, ids,
 			cli_hms(a->start_s, s, sizeof(s)),
 			cli_hms(a->end_s, e, sizeof(e)), speed ? "  " : "",
 			speed && speed[i] ? speed[i] : (speed ? "-" : ""));
@@ -117,10 +140,11 @@ static const char symbols[] =
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 #define NSYM ((int)sizeof(symbols) - 1)
 
-/* One node's chart. members: plan entries on this node. */
+/* One node's chart. members: plan entries on this node; parts: which of
+ * each entry's nodes this one is (multi-node entries). */
 static void gantt_node(FILE *out, const saturn_plan_t *plan, const char *name,
 		       int gpus, const saturn_node_t *node, const int *members,
-		       int nm, double span, int width)
+		       const int *parts, int nm, double span, int width)
 {
 	char *grid = malloc((size_t)gpus * (size_t)width);
 	double *best = calloc((size_t)gpus * (size_t)width, sizeof(double));
@@ -156,7 +180,7 @@ static void gantt_node(FILE *out, const saturn_plan_t *plan, const char *name,
 		if (c1 <= c0 && c0 < width)
 			c1 = c0 + 1; /* zero-length or tiny: one cell */
 		for (int k = 0; a->gpu_ids && k < a->gpus; k++) {
-			int g = a->gpu_ids[k];
+			int g = a->gpu_ids[(size_t)parts[m] * (size_t)a->gpus + (size_t)k];
 
 			if (g < 0 || g >= gpus)
 				continue;
@@ -209,32 +233,42 @@ void cli_print_gantt(FILE *out, const saturn_plan_t *plan,
 	int nnodes = p ? p->nnodes : 0;
 	const char **names = NULL;
 	int *members = malloc(sizeof(int) * ((size_t)plan->nassign + 1));
+	int *parts = malloc(sizeof(int) * ((size_t)plan->nassign + 1));
+	size_t nnames = 0;
 	double span = plan->makespan_s;
 
 	if (width < 10)
 		width = 10;
-	if (!members)
+	if (!members || !parts) {
+		free(members);
+		free(parts);
 		return;
+	}
 	if (p) {
 		for (int n = 0; n < p->nnodes; n++)
 			for (int b = 0; b < p->nodes[n].nbusy; b++)
 				span = fmax(span, p->nodes[n].busy[b].until_s);
 	} else {
 		/* nodes in order of first appearance in the plan */
-		names = calloc((size_t)plan->nassign + 1, sizeof(*names));
+		for (int i = 0; i < plan->nassign; i++)
+			nnames += (size_t)saturn_assign_nnodes(&plan->assign[i]);
+		names = calloc(nnames + 1, sizeof(*names));
 		if (!names) {
 			free(members);
+			free(parts);
 			return;
 		}
-		for (int i = 0; i < plan->nassign; i++) {
-			const char *nm = plan->assign[i].node_name ? plan->assign[i].node_name : "?";
-			int k;
+		for (int i = 0; i < plan->nassign; i++)
+			for (int j = 0; j < saturn_assign_nnodes(&plan->assign[i]); j++) {
+				const char *nm = saturn_assign_name_at(&plan->assign[i], j);
+				int k;
 
-			for (k = 0; k < nnodes && strcmp(names[k], nm); k++)
-				;
-			if (k == nnodes)
-				names[nnodes++] = nm;
-		}
+				nm = nm ? nm : "?";
+				for (k = 0; k < nnodes && strcmp(names[k], nm); k++)
+					;
+				if (k == nnodes)
+					names[nnodes++] = nm;
+			}
 	}
 	for (int i = 0; i < plan->nassign; i++)
 		span = fmax(span, plan->assign[i].end_s);
@@ -246,22 +280,34 @@ void cli_print_gantt(FILE *out, const saturn_plan_t *plan,
 
 		for (int i = 0; i < plan->nassign; i++) {
 			const saturn_assign_t *a = &plan->assign[i];
-			bool on = p ? (a->node >= 0 ? a->node == n
-					   : a->node_name && !strcmp(a->node_name, name))
-				    : !strcmp(a->node_name ? a->node_name : "?", name);
+			int part = -1;
 
-			if (!on)
+			for (int j = 0; j < saturn_assign_nnodes(a) && part < 0; j++) {
+				int an = saturn_assign_node_at(a, j);
+				const char *anm = saturn_assign_name_at(a, j);
+				bool on = p ? (an >= 0 ? an == n : anm && !strcmp(anm, name))
+					    : !strcmp(anm ? anm : "?", name);
+
+				if (on)
+					part = j;
+			}
+			if (part < 0)
 				continue;
+			parts[nm] = part;
 			members[nm++] = i;
-			for (int k = 0; !p && a->gpu_ids && k < a->gpus; k++)
-				if (a->gpu_ids[k] + 1 > gpus)
-					gpus = a->gpu_ids[k] + 1;
+			for (int k = 0; !p && a->gpu_ids && k < a->gpus; k++) {
+				int g = a->gpu_ids[(size_t)part * (size_t)a->gpus + (size_t)k];
+
+				if (g + 1 > gpus)
+					gpus = g + 1;
+			}
 		}
 		if (gpus > SATURN_MAX_GPUS_PER_NODE)
 			gpus = SATURN_MAX_GPUS_PER_NODE;
-		gantt_node(out, plan, name, gpus, p ? &p->nodes[n] : NULL, members, nm,
-			   span, width);
+		gantt_node(out, plan, name, gpus, p ? &p->nodes[n] : NULL, members, parts,
+			   nm, span, width);
 	}
 	free(names);
 	free(members);
+	free(parts);
 }

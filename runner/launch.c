@@ -13,7 +13,10 @@
  * supervises them: progress lines, signals forwarded to every group through
  * a self-pipe, checkpoint-before-requeue (SIGUSR1 to the program, SIGTERM
  * after --grace, SIGKILL 10 s later, exit 75), a failed rank stopping the
- * others, and the end of a trial.
+ * others, and the end of a trial. With ranks on several nodes (the job has
+ * SLURM_JOB_NUM_NODES > 1), the ranks are one srun step instead: every node
+ * runs SATURN_GPUS ranks, MASTER_ADDR is the job's first node, and
+ * saturn-run supervises the step (multinode_line()).
  */
 #include "config.h"
 
@@ -53,6 +56,7 @@ struct launch {
 	int gpus;
 	int nodes;  /* SLURM_JOB_NUM_NODES, else 1 */
 	int nranks; /* processes saturn-run starts itself; 0: one, no ranks */
+	int multinode; /* the ranks are one srun step across l->nodes nodes */
 	char master_addr[256];
 	char master_port[16];
 };
@@ -377,8 +381,8 @@ static int port_free(int port)
 }
 
 /* MASTER_ADDR and MASTER_PORT of the ranks. The address: SATURN_MASTER_ADDR,
- * else 127.0.0.1 (one node; the ranks of a multi-node launch are not
- * started by saturn-run yet). The port: SATURN_MASTER_PORT, else derived
+ * else the job's first node with ranks on several nodes, else 127.0.0.1.
+ * The port: SATURN_MASTER_PORT, else derived
  * from the job id and step id (the process id without a job), so that
  * jobs sharing a node start from different ports and the nodes of a later
  * multi-node launch agree on one without talking, moved up to the first
@@ -395,8 +399,27 @@ static int master_endpoint(struct launch *l, const struct run *r)
 	double v = 0;
 	int have = 0;
 
-	snprintf(l->master_addr, sizeof(l->master_addr), "%s",
-		 a && *a ? a : "127.0.0.1");
+	if (a && *a) {
+		snprintf(l->master_addr, sizeof(l->master_addr), "%s", a);
+	} else if (l->nodes > 1) {
+		/* the batch script, and so this process, runs on the job's
+		 * first node: rank 0 and its store are here */
+		const char *nl = getenv("SLURM_JOB_NODELIST");
+
+		if (!nl || !*nl)
+			nl = getenv("SLURM_NODELIST");
+		if (run_first_host(nl, l->master_addr,
+				   sizeof(l->master_addr)) < 0) {
+			fprintf(stderr,
+				"%s: ranks on %d nodes but no first node in "
+				"SLURM_JOB_NODELIST (%s); set "
+				"SATURN_MASTER_ADDR\n",
+				run_prog, l->nodes, nl ? nl : "unset");
+			return -1;
+		}
+	} else {
+		snprintf(l->master_addr, sizeof(l->master_addr), "127.0.0.1");
+	}
 	if (run_env_num("SATURN_MASTER_PORT", &v, &have) < 0)
 		return -1;
 	if (have) {
@@ -441,6 +464,72 @@ static void rank_env(const struct launch *l, int i)
 	setenv("NODE_RANK", "0", 1);
 	setenv("MASTER_ADDR", l->master_addr, 1);
 	setenv("MASTER_PORT", l->master_port, 1);
+}
+
+/* The per-rank part of a multi-node launch: srun starts every rank as this
+ * fixed script with the launch line as its arguments ("$@", never parsed
+ * by the shell), and the script takes the rank's numbers from the step's
+ * task variables. Only node 0 (this one) has the progress FIFO. */
+#define RANK_SCRIPT                                                            \
+	"export RANK=\"$SLURM_PROCID\" LOCAL_RANK=\"$SLURM_LOCALID\" "           \
+	"GROUP_RANK=\"$SLURM_NODEID\" NODE_RANK=\"$SLURM_NODEID\"; "             \
+	"[ \"$SLURM_NODEID\" = 0 ] || unset SATURN_PROGRESS_PIPE; exec \"$@\""
+
+/* Ranks on several nodes: the launch line becomes one srun step of
+ * l->nodes x l->nranks tasks, l->nranks per node (GPUs per node, as
+ * SATURN_GPUS is), and saturn-run starts that one process. srun is
+ * SATURN_SRUN when set. The variables every rank shares go into this
+ * process's environment (srun passes it on). -1 after a message. */
+static int multinode_line(struct launch *l)
+{
+	const char *srun = getenv("SATURN_SRUN");
+	int nl = 0, world = l->nodes * l->nranks;
+	char **a;
+	char b[3][64];
+
+	if (l->t && l->t->plugin && l->t->plugin->execute) {
+		fprintf(stderr,
+			"%s: technique %s: a plugin's execute hook cannot "
+			"launch ranks on %d nodes\n",
+			run_prog, l->t->name, l->nodes);
+		return -1;
+	}
+	while (l->largv[nl])
+		nl++;
+	if (!(a = calloc((size_t)nl + 12, sizeof(*a))))
+		return -1;
+	snprintf(b[0], sizeof(b[0]), "--nodes=%d", l->nodes);
+	snprintf(b[1], sizeof(b[1]), "--ntasks=%d", world);
+	snprintf(b[2], sizeof(b[2]), "--ntasks-per-node=%d", l->nranks);
+	a[0] = strdup(srun && *srun ? srun : "srun");
+	a[1] = strdup(b[0]);
+	a[2] = strdup(b[1]);
+	a[3] = strdup(b[2]);
+	/* more ranks than the job has CPUs on a node is fine: they wait on
+	 * GPUs */
+	a[4] = strdup("--overcommit");
+	a[5] = strdup("--kill-on-bad-exit=1");
+	a[6] = strdup("--export=ALL");
+	a[7] = strdup("/bin/sh");
+	a[8] = strdup("-c");
+	a[9] = strdup(RANK_SCRIPT);
+	a[10] = strdup("saturn-rank");
+	for (int i = 0; i < nl; i++) {
+		a[11 + i] = l->largv[i];
+		l->largv[i] = NULL;
+	}
+	saturn_argv_free(l->largv);
+	l->largv = a;
+	for (int i = 0; i < 11; i++)
+		if (!a[i])
+			return -1;
+	setenv_num("WORLD_SIZE", world);
+	setenv_num("LOCAL_WORLD_SIZE", l->nranks);
+	setenv("MASTER_ADDR", l->master_addr, 1);
+	setenv("MASTER_PORT", l->master_port, 1);
+	l->multinode = 1;
+	l->nranks = 0; /* one process: the step */
+	return 0;
 }
 
 /* Signals arrive through a pipe so the supervision loop sees them in
@@ -745,17 +834,20 @@ int run_launch(const struct opts *o, struct run *r, int argc, char **argv)
 	if (assignment(&l) < 0 || child_env(o, r, &l, argc, argv) < 0 ||
 	    run_env_num("SATURN_RANK_GRACE", &rank_grace, NULL) < 0 ||
 	    (l.nranks > 0 && master_endpoint(&l, r) < 0) ||
+	    (l.nranks > 0 && l.nodes > 1 && multinode_line(&l) < 0) ||
 	    run_fifo_make(r) < 0)
 		goto out;
 	setenv("SATURN_PROGRESS_PIPE", r->fifo_path, 1);
 	if (o->verbose) {
 		fprintf(stderr, "%s: technique %s on %d GPUs", run_prog,
 			l.t ? l.t->name : "user", l.gpus);
-		if (l.nranks > 0)
+		if (l.nranks > 0 || l.multinode)
 			fprintf(stderr,
-				", %d ranks, MASTER_ADDR=%s "
+				", %d ranks on %d node(s), MASTER_ADDR=%s "
 				"MASTER_PORT=%s",
-				l.nranks, l.master_addr, l.master_port);
+				l.multinode ? l.nodes * l.gpus : l.nranks,
+				l.multinode ? l.nodes : 1, l.master_addr,
+				l.master_port);
 		fputc(':', stderr);
 		for (char **a = l.largv; *a; a++)
 			fprintf(stderr, " %s", *a);

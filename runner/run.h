@@ -97,6 +97,11 @@ int run_write_report(const char *path, json_object *o, const char *what);
  * list. *takes_value is set when arg has no "=value" part. */
 int run_list_match(const char *arg, const char *list, int *takes_value);
 
+/* The first host name of a Slurm host list ("gpu[07-09,12],cpu1" gives
+ * "gpu07") into out (len bytes). 0, or -1 when list is empty, malformed or
+ * the name does not fit. */
+int run_first_host(const char *list, char *out, size_t len);
+
 /* --- signature.c -----------------------------------------------------------
  */
 

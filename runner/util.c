@@ -82,3 +82,39 @@ int run_list_match(const char *arg, const char *list, int *takes_value)
 	}
 	return 0;
 }
+
+int run_first_host(const char *list, char *out, size_t len)
+{
+	size_t pre, l;
+	const char *br;
+
+	if (!list || !*list)
+		return -1;
+	/* the first entry of the list: up to a comma outside brackets */
+	pre = strcspn(list, ",[");
+	if (list[pre] != '[') {
+		if (pre == 0 || pre >= len)
+			return -1;
+		memcpy(out, list, pre);
+		out[pre] = '\0';
+		return 0;
+	}
+	/* prefix[a-b,c...]suffix: prefix and the first number as written
+	 * (zero padding kept); a suffix after "]" is kept too */
+	br = list + pre + 1;
+	l = strspn(br, "0123456789");
+	if (pre == 0 || l == 0 || pre + l >= len)
+		return -1;
+	memcpy(out, list, pre);
+	memcpy(out + pre, br, l);
+	out[pre + l] = '\0';
+	br = strchr(br, ']');
+	if (!br)
+		return -1;
+	br++;
+	l = strcspn(br, ",[");
+	if (br[l] == '[' || strlen(out) + l >= len)
+		return -1; /* a second bracket: not worth guessing */
+	strncat(out, br, l);
+	return 0;
+}

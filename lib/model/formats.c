@@ -1,4 +1,5 @@
-/* formats.c - saturn-problem/1 and saturn-plan/1 in JSON (doc/formats.md),
+/* formats.c - saturn-problem/1 and /2, saturn-plan/1 and /2 in JSON
+ * (doc/formats.md; version 2 adds tasks on several nodes),
  * and the file helpers the programs use to read and write them.
  *
  * Parsing is two-staged: this file turns JSON into the model with every
@@ -24,6 +25,146 @@
 #define PROBLEM_MAX_BYTES (64u << 20)
 #define MAX_BUSY 1024 /* busy entries per node */
 
+/* --- format versions (multi-node tasks) ------------------------------------ */
+
+/* The document's version: 1 for v1, 2 for v2 (multi-node fields allowed),
+ * or -1 with err. */
+static int format_version(json_object *root, const char *v1, const char *v2,
+			  saturn_error_t *err)
+{
+	json_object *f;
+
+	if (json_object_is_type(root, json_type_object) &&
+	    json_object_object_get_ex(root, "format", &f) && f &&
+	    json_object_is_type(f, json_type_string)) {
+		const char *s = json_object_get_string(f);
+
+		if (strcmp(s, v2) == 0)
+			return 2;
+		if (strcmp(s, v1) != 0)
+			return saturn_error_set(err, "format: unsupported \"%.64s\" (expected \"%s\" or \"%s\")", s, v1, v2);
+	}
+	return sj_check_format(root, v1, err) < 0 ? -1 : 1;
+}
+
+/* A multi-node field in a version 1 document is refused, not ignored: an
+ * old writer never makes one, and reading it as one node would be wrong. */
+static int v2_only(json_object *obj, const char *ctx, const char *key,
+		   int version, saturn_error_t *err)
+{
+	json_object *v;
+
+	if (version >= 2 || !json_object_object_get_ex(obj, key, &v))
+		return 0;
+	return saturn_error_set(err, "%s.%s: needs format version 2", ctx, key);
+}
+
+/* The option's "nodes" (version 2; absent = 1). */
+static int parse_option_nodes(json_object *jo, const char *ctx,
+			      saturn_option_t *o, int version,
+			      saturn_error_t *err)
+{
+	o->nodes = 1;
+	if (v2_only(jo, ctx, "nodes", version, err) < 0 ||
+	    sj_int(jo, ctx, "nodes", false, 1, SATURN_MAX_TASK_NODES, &o->nodes, err) < 0)
+		return -1;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b);
+static json_object *int_array(const int *v, int n);
+
+/* A plan entry's "nodes": [{"node", "gpu_ids"}, ...] (version 2), the
+ * first being the entry's "node" and "gpu_ids". Fills nnodes, more_names
+ * and the gpu_ids of every node, node after node. */
+static int parse_assign_nodes(json_object *ja, const char *ctx,
+			      saturn_assign_t *a, int version,
+			      saturn_error_t *err)
+{
+	char nctx[SATURN_ERROR_LEN / 2];
+	json_object *arr;
+	size_t k;
+	int *ids;
+
+	a->nnodes = 1;
+	if (v2_only(ja, ctx, "nodes", version, err) < 0 ||
+	    sj_get(ja, ctx, "nodes", false, json_type_array, &arr, err) < 0)
+		return -1;
+	if (!arr)
+		return 0;
+	k = json_object_array_length(arr);
+	if (k < 1 || k > SATURN_MAX_TASK_NODES)
+		return saturn_error_set(err, "%s.nodes: must list 1 to %d nodes", ctx, SATURN_MAX_TASK_NODES);
+	ids = realloc(a->gpu_ids, sizeof(int) * k * (size_t)a->gpus);
+	if (!ids)
+		return saturn_error_set(err, "out of memory");
+	a->gpu_ids = ids;
+	if (k > 1) {
+		a->more_names = calloc(k - 1, sizeof(char *));
+		a->more_nodes = calloc(k - 1, sizeof(int));
+		if (!a->more_names || !a->more_nodes)
+			return saturn_error_set(err, "out of memory");
+		for (size_t j = 0; j + 1 < k; j++)
+			a->more_nodes[j] = -1;
+	}
+	a->nnodes = (int)k;
+	for (size_t j = 0; j < k; j++) {
+		json_object *e = json_object_array_get_idx(arr, j);
+		char *name = NULL;
+		int *v = NULL, n = 0, rc;
+
+		snprintf(nctx, sizeof(nctx), "%s.nodes[%zu]", ctx, j);
+		if (!json_object_is_type(e, json_type_object))
+			return saturn_error_set(err, "%s: must be an object", nctx);
+		if (sj_str(e, nctx, "node", true, true, SATURN_ID_MAX, &name, err) < 0)
+			return -1;
+		rc = sj_int_array(e, nctx, "gpu_ids", true, 0, SATURN_MAX_GPUS_PER_NODE - 1,
+				  SATURN_MAX_GPUS_PER_NODE, &v, &n, err);
+		if (rc < 0) {
+			free(name);
+			return -1;
+		}
+		if (n != a->gpus) {
+			free(name);
+			free(v);
+			return saturn_error_set(err, "%s.gpu_ids: lists %d ids for %d GPUs per node", nctx, n, a->gpus);
+		}
+		qsort(v, (size_t)n, sizeof(int), cmp_int);
+		if (j == 0 && (strcmp(name, a->node_name) != 0 ||
+			       memcmp(v, a->gpu_ids, sizeof(int) * (size_t)n) != 0)) {
+			free(name);
+			free(v);
+			return saturn_error_set(err, "%s: must repeat the entry's node and gpu_ids", nctx);
+		}
+		memcpy(a->gpu_ids + j * (size_t)a->gpus, v, sizeof(int) * (size_t)n);
+		free(v);
+		if (j == 0)
+			free(name);
+		else
+			a->more_names[j - 1] = name;
+	}
+	return 0;
+}
+
+/* The "nodes" list of a multi-node plan entry. */
+static json_object *assign_nodes_json(const saturn_assign_t *a)
+{
+	json_object *arr = json_object_new_array();
+
+	for (int j = 0; arr && j < saturn_assign_nnodes(a); j++) {
+		json_object *e = json_object_new_object();
+		const char *name = saturn_assign_name_at(a, j);
+
+		if (sj_append(arr, e) < 0 ||
+		    sj_put(e, "node", json_object_new_string(name ? name : "")) < 0 ||
+		    sj_put(e, "gpu_ids", int_array(a->gpu_ids ? a->gpu_ids + j * a->gpus : NULL, a->gpu_ids ? a->gpus : 0)) < 0) {
+			json_object_put(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
 /* --- problem: JSON -> model ----------------------------------------------- */
 
 static void node_clear(saturn_node_t *n)
@@ -45,6 +186,7 @@ static void task_clear(saturn_task_t *t)
 	}
 	free(t->options);
 	free(t->running.gpu_ids);
+	free(t->running.more_nodes);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -90,14 +232,15 @@ static int parse_node(json_object *jn, int i, saturn_node_t *n,
 }
 
 static int parse_option(json_object *jo, const char *ctx, saturn_option_t *o,
-			saturn_error_t *err)
+			int version, saturn_error_t *err)
 {
 	if (!json_object_is_type(jo, json_type_object))
 		return saturn_error_set(err, "%s: must be an object", ctx);
 	if (sj_str(jo, ctx, "technique", true, true, SATURN_ID_MAX, &o->technique, err) < 0 ||
 	    sj_int(jo, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &o->gpus, err) < 0 ||
 	    sj_num(jo, ctx, "sec_per_batch", true, 0, true, &o->sec_per_batch, err) < 0 ||
-	    sj_str(jo, ctx, "class", false, true, SATURN_ID_MAX, &o->klass, err) < 0)
+	    sj_str(jo, ctx, "class", false, true, SATURN_ID_MAX, &o->klass, err) < 0 ||
+	    parse_option_nodes(jo, ctx, o, version, err) < 0)
 		return -1;
 	o->class_idx = -1;
 	return 0;
@@ -111,11 +254,76 @@ static int find_node(const saturn_problem_t *p, const char *name)
 	return -1;
 }
 
+/* A running task's "nodes": [{"node", "gpu_ids"}, ...] (version 2), the
+ * first being its "node" and "gpu_ids": fills nnodes, more_nodes and the
+ * ids of every node, node after node. */
+static int parse_running_nodes(json_object *jr, const char *rctx,
+			       const saturn_problem_t *p, saturn_running_t *r,
+			       int version, saturn_error_t *err)
+{
+	char nctx[SATURN_ERROR_LEN / 2];
+	json_object *arr;
+	size_t k;
+	int *ids;
+
+	r->nnodes = 1;
+	if (v2_only(jr, rctx, "nodes", version, err) < 0 ||
+	    sj_get(jr, rctx, "nodes", false, json_type_array, &arr, err) < 0)
+		return -1;
+	if (!arr)
+		return 0;
+	k = json_object_array_length(arr);
+	if (k < 1 || k > SATURN_MAX_TASK_NODES)
+		return saturn_error_set(err, "%s.nodes: must list 1 to %d nodes", rctx, SATURN_MAX_TASK_NODES);
+	ids = realloc(r->gpu_ids, sizeof(int) * k * (size_t)r->ngpus);
+	if (!ids)
+		return saturn_error_set(err, "out of memory");
+	r->gpu_ids = ids;
+	if (k > 1 && !(r->more_nodes = calloc(k - 1, sizeof(int))))
+		return saturn_error_set(err, "out of memory");
+	r->nnodes = (int)k;
+	for (size_t j = 0; j < k; j++) {
+		json_object *e = json_object_array_get_idx(arr, j);
+		char *name = NULL;
+		int *v = NULL, n = 0, node;
+
+		snprintf(nctx, sizeof(nctx), "%s.nodes[%zu]", rctx, j);
+		if (!json_object_is_type(e, json_type_object))
+			return saturn_error_set(err, "%s: must be an object", nctx);
+		if (sj_str(e, nctx, "node", true, true, SATURN_ID_MAX, &name, err) < 0)
+			return -1;
+		node = find_node(p, name);
+		if (node < 0) {
+			saturn_error_set(err, "%s.node: unknown node \"%.64s\"", nctx, name);
+			free(name);
+			return -1;
+		}
+		free(name);
+		if (sj_int_array(e, nctx, "gpu_ids", true, 0, p->nodes[node].gpus - 1,
+				 p->nodes[node].gpus, &v, &n, err) < 0)
+			return -1;
+		if (n != r->ngpus) {
+			free(v);
+			return saturn_error_set(err, "%s.gpu_ids: lists %d ids for %d GPUs per node", nctx, n, r->ngpus);
+		}
+		if (j == 0 && (node != r->node ||
+			       memcmp(v, r->gpu_ids, sizeof(int) * (size_t)n) != 0)) {
+			free(v);
+			return saturn_error_set(err, "%s: must repeat the running task's node and gpu_ids", nctx);
+		}
+		memcpy(r->gpu_ids + j * (size_t)r->ngpus, v, sizeof(int) * (size_t)n);
+		free(v);
+		if (j > 0)
+			r->more_nodes[j - 1] = node;
+	}
+	return 0;
+}
+
 /* "running": node name -> index, technique + gpus -> option index (one
  * whose class admits the node). */
 static int parse_running(json_object *jr, const char *ctx,
 			 const saturn_problem_t *p, saturn_task_t *t,
-			 saturn_error_t *err)
+			 int version, saturn_error_t *err)
 {
 	char rctx[SATURN_ERROR_LEN / 2];
 	char *node = NULL, *tech = NULL;
@@ -142,12 +350,15 @@ static int parse_running(json_object *jr, const char *ctx,
 		saturn_error_set(err, "%s.gpus: %d but gpu_ids lists %d", rctx, gpus, r->ngpus);
 		goto out;
 	}
+	if (parse_running_nodes(jr, rctx, p, r, version, err) < 0)
+		goto out;
 	nclass = p->nodes[r->node].klass ? p->nodes[r->node].klass : "";
 	r->option = -1;
 	for (int o = 0; o < t->noptions && r->option < 0; o++) {
 		const saturn_option_t *opt = &t->options[o];
 
 		if (opt->gpus == r->ngpus && strcmp(opt->technique, tech) == 0 &&
+		    saturn_option_nodes(opt) == saturn_running_nnodes(r) &&
 		    (!opt->klass || strcmp(opt->klass, nclass) == 0))
 			r->option = o;
 	}
@@ -164,7 +375,7 @@ out:
 }
 
 static int parse_task(json_object *jt, int i, const saturn_problem_t *p,
-		      saturn_task_t *t, saturn_error_t *err)
+		      saturn_task_t *t, int version, saturn_error_t *err)
 {
 	char ctx[SATURN_ERROR_LEN / 2], octx[SATURN_ERROR_LEN / 2];
 	json_object *opts, *running;
@@ -193,10 +404,10 @@ static int parse_task(json_object *jt, int i, const saturn_problem_t *p,
 		t->noptions++;
 		snprintf(octx, sizeof(octx), "%s.options[%zu]", ctx, o);
 		if (parse_option(json_object_array_get_idx(opts, o), octx,
-				 &t->options[o], err) < 0)
+				 &t->options[o], version, err) < 0)
 			return -1;
 	}
-	if (running && parse_running(running, ctx, p, t, err) < 0)
+	if (running && parse_running(running, ctx, p, t, version, err) < 0)
 		return -1;
 	return 0;
 }
@@ -207,10 +418,12 @@ saturn_problem_t *saturn_problem_parse(const char *buf, size_t len,
 	json_object *root = sj_parse(buf, len, err), *nodes, *tasks;
 	saturn_problem_t *p = NULL;
 	size_t nn, nt;
+	int version;
 
 	if (!root)
 		return NULL;
-	if (sj_check_format(root, SATURN_PROBLEM_FORMAT, err) < 0 ||
+	version = format_version(root, SATURN_PROBLEM_FORMAT, SATURN_PROBLEM_FORMAT_2, err);
+	if (version < 0 ||
 	    sj_get(root, "", "nodes", true, json_type_array, &nodes, err) < 0 ||
 	    sj_get(root, "", "tasks", true, json_type_array, &tasks, err) < 0)
 		goto fail;
@@ -249,7 +462,7 @@ saturn_problem_t *saturn_problem_parse(const char *buf, size_t len,
 	for (size_t i = 0; i < nt; i++) {
 		saturn_task_t t = {0};
 
-		if (parse_task(json_object_array_get_idx(tasks, i), (int)i, p, &t, err) < 0) {
+		if (parse_task(json_object_array_get_idx(tasks, i), (int)i, p, &t, version, err) < 0) {
 			task_clear(&t);
 			goto fail;
 		}
@@ -326,6 +539,25 @@ fail:
 	return NULL;
 }
 
+/* The "nodes" list of a task running on several nodes. */
+static json_object *running_nodes_json(const saturn_problem_t *p,
+				       const saturn_running_t *r)
+{
+	json_object *arr = json_object_new_array();
+
+	for (int j = 0; arr && j < saturn_running_nnodes(r); j++) {
+		json_object *e = json_object_new_object();
+
+		if (sj_append(arr, e) < 0 ||
+		    sj_put(e, "node", json_object_new_string(p->nodes[saturn_running_node_at(r, j)].name)) < 0 ||
+		    sj_put(e, "gpu_ids", int_array(r->gpu_ids + (size_t)j * (size_t)r->ngpus, r->ngpus)) < 0) {
+			json_object_put(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
 static json_object *task_json(const saturn_problem_t *p, const saturn_task_t *t)
 {
 	json_object *o = json_object_new_object(), *opts;
@@ -345,7 +577,8 @@ static json_object *task_json(const saturn_problem_t *p, const saturn_task_t *t)
 		    sj_put(e, "technique", json_object_new_string(opt->technique)) < 0 ||
 		    sj_put(e, "gpus", json_object_new_int(opt->gpus)) < 0 ||
 		    sj_put(e, "sec_per_batch", sj_new_num(opt->sec_per_batch)) < 0 ||
-		    (opt->klass && sj_put(e, "class", json_object_new_string(opt->klass)) < 0))
+		    (opt->klass && sj_put(e, "class", json_object_new_string(opt->klass)) < 0) ||
+		    (saturn_option_nodes(opt) > 1 && sj_put(e, "nodes", json_object_new_int(opt->nodes)) < 0))
 			goto fail;
 	}
 	if (t->is_running) {
@@ -356,7 +589,8 @@ static json_object *task_json(const saturn_problem_t *p, const saturn_task_t *t)
 		    sj_put(e, "node", json_object_new_string(p->nodes[r->node].name)) < 0 ||
 		    sj_put(e, "gpu_ids", int_array(r->gpu_ids, r->ngpus)) < 0 ||
 		    sj_put(e, "technique", json_object_new_string(t->options[r->option].technique)) < 0 ||
-		    sj_put(e, "gpus", json_object_new_int(r->ngpus)) < 0)
+		    sj_put(e, "gpus", json_object_new_int(r->ngpus)) < 0 ||
+		    (saturn_running_nnodes(r) > 1 && sj_put(e, "nodes", running_nodes_json(p, r)) < 0))
 			goto fail;
 	}
 	return o;
@@ -372,7 +606,7 @@ char *saturn_problem_to_json(const saturn_problem_t *p)
 
 	nodes = json_object_new_array();
 	tasks = json_object_new_array();
-	if (sj_put(root, "format", json_object_new_string(SATURN_PROBLEM_FORMAT)) < 0) {
+	if (sj_put(root, "format", json_object_new_string(saturn_problem_multinode(p) ? SATURN_PROBLEM_FORMAT_2 : SATURN_PROBLEM_FORMAT)) < 0) {
 		json_object_put(nodes);
 		json_object_put(tasks);
 		goto out;
@@ -407,7 +641,7 @@ static int cmp_int(const void *a, const void *b)
 }
 
 static int parse_assign(json_object *ja, int i, saturn_assign_t *a,
-			saturn_error_t *err)
+			int version, saturn_error_t *err)
 {
 	char ctx[SATURN_ERROR_LEN / 2];
 
@@ -433,6 +667,8 @@ static int parse_assign(json_object *ja, int i, saturn_assign_t *a,
 			return saturn_error_set(err, "%s.gpu_ids: lists %d ids for %d GPUs", ctx, n, a->gpus);
 		qsort(a->gpu_ids, (size_t)n, sizeof(int), cmp_int);
 	}
+	if (parse_assign_nodes(ja, ctx, a, version, err) < 0)
+		return -1;
 	if (a->end_s < a->start_s)
 		return saturn_error_set(err, "%s.end_s: before start_s", ctx);
 	return 0;
@@ -457,10 +693,12 @@ saturn_plan_t *saturn_plan_parse(const char *buf, size_t len,
 	saturn_plan_t *plan = NULL;
 	double makespan = 0, lb = 0, solve = 0;
 	size_t nt;
+	int version;
 
 	if (!root)
 		return NULL;
-	if (sj_check_format(root, SATURN_PLAN_FORMAT, err) < 0 ||
+	version = format_version(root, SATURN_PLAN_FORMAT, SATURN_PLAN_FORMAT_2, err);
+	if (version < 0 ||
 	    sj_num(root, "", "makespan_s", true, 0, false, &makespan, err) < 0 ||
 	    sj_num(root, "", "lower_bound_s", false, 0, false, &lb, err) < 0 ||
 	    sj_get(root, "", "solver", false, json_type_object, &solver, err) < 0 ||
@@ -486,7 +724,7 @@ saturn_plan_t *saturn_plan_parse(const char *buf, size_t len,
 	plan->solve_s = solve;
 	for (size_t i = 0; i < nt; i++)
 		if (parse_assign(json_object_array_get_idx(tasks, i), (int)i,
-				 &plan->assign[i], err) < 0)
+				 &plan->assign[i], version, err) < 0)
 			goto fail;
 	json_object_put(root);
 	return plan;
@@ -501,7 +739,7 @@ char *saturn_plan_to_json(const saturn_plan_t *plan, int pretty)
 	json_object *root = json_object_new_object(), *solver, *tasks;
 	char *s = NULL;
 
-	if (sj_put(root, "format", json_object_new_string(SATURN_PLAN_FORMAT)) < 0 ||
+	if (sj_put(root, "format", json_object_new_string(saturn_plan_multinode(plan) ? SATURN_PLAN_FORMAT_2 : SATURN_PLAN_FORMAT)) < 0 ||
 	    sj_put(root, "makespan_s", sj_new_num(plan->makespan_s)) < 0 ||
 	    sj_put(root, "lower_bound_s", sj_new_num(plan->lower_bound_s)) < 0)
 		goto out;
@@ -525,7 +763,8 @@ char *saturn_plan_to_json(const saturn_plan_t *plan, int pretty)
 		    sj_put(e, "node", json_object_new_string(a->node_name ? a->node_name : "")) < 0 ||
 		    sj_put(e, "gpu_ids", int_array(a->gpu_ids, a->gpu_ids ? a->gpus : 0)) < 0 ||
 		    sj_put(e, "start_s", sj_new_num(a->start_s)) < 0 ||
-		    sj_put(e, "end_s", sj_new_num(a->end_s)) < 0)
+		    sj_put(e, "end_s", sj_new_num(a->end_s)) < 0 ||
+		    (saturn_assign_nnodes(a) > 1 && sj_put(e, "nodes", assign_nodes_json(a)) < 0))
 			goto out;
 	}
 	s = sj_to_string(root, pretty != 0);

@@ -11,7 +11,7 @@
 
 #include "model.h"
 
-/* Parse a saturn-problem/1 document of len bytes (need not be
+/* Parse a saturn-problem/1 or /2 document of len bytes (need not be
  * NUL-terminated) and check it with saturn_problem_check(). Returns a new
  * problem or NULL with err set. */
 saturn_problem_t *saturn_problem_parse(const char *buf, size_t len,
@@ -21,16 +21,18 @@ saturn_problem_t *saturn_problem_parse(const char *buf, size_t len,
  * error text starts with the file name. */
 saturn_problem_t *saturn_problem_load(const char *path, saturn_error_t *err);
 
-/* Serialise a problem as saturn-problem/1. Returns a malloc'd NUL-terminated
+/* Serialise a problem as saturn-problem/1, or /2 when an option spans
+ * several nodes (saturn_problem_multinode()). Returns a malloc'd NUL-terminated
  * string (caller frees) or NULL (ENOMEM). */
 char *saturn_problem_to_json(const saturn_problem_t *p);
 
-/* Parse a saturn-plan/1 document. Names are not resolved (indices are -1);
+/* Parse a saturn-plan/1 or /2 document. Names are not resolved (indices are -1);
  * see saturn_plan_resolve(). NULL with err on bad input. */
 saturn_plan_t *saturn_plan_parse(const char *buf, size_t len,
 				 saturn_error_t *err);
 
-/* Serialise a plan as saturn-plan/1 (pretty when pretty != 0). malloc'd
+/* Serialise a plan as saturn-plan/1, or /2 when an entry spans several
+ * nodes (pretty when pretty != 0). malloc'd
  * string or NULL (ENOMEM). */
 char *saturn_plan_to_json(const saturn_plan_t *plan, int pretty);
 

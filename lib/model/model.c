@@ -50,6 +50,7 @@ static void task_free(saturn_task_t *t)
 	}
 	free(t->options);
 	free(t->running.gpu_ids);
+	free(t->running.more_nodes);
 }
 
 void saturn_problem_destroy(saturn_problem_t *p)
@@ -159,10 +160,16 @@ saturn_problem_t *saturn_problem_copy(const saturn_problem_t *p)
 		d->options = NULL;
 		d->noptions = 0;
 		d->running.gpu_ids = dup_ints(s->running.gpu_ids,
-					      s->running.ngpus);
+					      s->running.ngpus *
+					      saturn_running_nnodes(&s->running));
+		d->running.more_nodes =
+			dup_ints(s->running.more_nodes,
+				 saturn_running_nnodes(&s->running) - 1);
 		if ((s->id && !d->id) ||
 		    (s->running.ngpus > 0 && s->running.gpu_ids &&
-		     !d->running.gpu_ids))
+		     !d->running.gpu_ids) ||
+		    (s->running.more_nodes && s->running.nnodes > 1 &&
+		     !d->running.more_nodes))
 			goto fail;
 		if (s->noptions > 0) {
 			d->options = calloc((size_t)s->noptions,
@@ -210,6 +217,23 @@ bool saturn_option_fits(const saturn_problem_t *p, int t, int o, int n)
 	if (opt->gpus > node->gpus)
 		return false;
 	return opt->class_idx < 0 || opt->class_idx == node->class_idx;
+}
+
+bool saturn_option_placeable(const saturn_problem_t *p, int t, int o)
+{
+	const saturn_option_t *opt = &p->tasks[t].options[o];
+	int k = saturn_option_nodes(opt);
+
+	for (int c = 0; c < p->nclasses || c == 0; c++) {
+		int fit = 0;
+
+		for (int n = 0; n < p->nnodes; n++)
+			fit += (p->nclasses == 0 || p->nodes[n].class_idx == c) &&
+			       saturn_option_fits(p, t, o, n);
+		if (fit >= k)
+			return true;
+	}
+	return false;
 }
 
 static int class_index(const saturn_problem_t *p, const char *name)
@@ -320,6 +344,7 @@ static int check_task(saturn_problem_t *p, int ti, saturn_error_t *err)
 		return saturn_error_set(err, "%s.options: more than %d options", what, SATURN_MAX_OPTIONS);
 	for (int o = 0; o < t->noptions; o++) {
 		saturn_option_t *opt = &t->options[o];
+		int fit = 0;
 
 		if (!opt->technique || !opt->technique[0])
 			return saturn_error_set(err, "%s.options[%d].technique: missing or empty", what, o);
@@ -335,27 +360,44 @@ static int check_task(saturn_problem_t *p, int ti, saturn_error_t *err)
 			if (opt->class_idx < 0)
 				return saturn_error_set(err, "%s.options[%d].class: no node has class \"%s\"", what, o, opt->klass);
 		}
-		for (int n = 0; n < p->nnodes; n++)
-			if (saturn_option_fits(p, ti, o, n))
-				any_fits = true;
+		if (opt->nodes < 0 || opt->nodes > SATURN_MAX_TASK_NODES)
+			return saturn_error_set(err, "%s.options[%d].nodes: must be an integer from 1 to %d", what, o, SATURN_MAX_TASK_NODES);
+		fit = saturn_option_placeable(p, ti, o);
+		if (fit)
+			any_fits = true;
 	}
 	if (!any_fits)
-		return saturn_error_set(err, "%s: no option fits any node (GPU count or class)", what);
+		return saturn_error_set(err, "%s: no option fits any node (GPU count, class or number of nodes)", what);
 	if (t->is_running) {
 		saturn_running_t *r = &t->running;
 		const saturn_option_t *opt;
+		int k = saturn_running_nnodes(r);
 
 		if (r->node < 0 || r->node >= p->nnodes)
 			return saturn_error_set(err, "%s.running.node: unknown node", what);
 		if (r->option < 0 || r->option >= t->noptions)
 			return saturn_error_set(err, "%s.running: technique and gpus match none of the task's options", what);
 		opt = &t->options[r->option];
+		if (k != saturn_option_nodes(opt))
+			return saturn_error_set(err, "%s.running: on %d nodes but its option spans %d", what, k, saturn_option_nodes(opt));
+		if (k > 1 && !r->more_nodes)
+			return saturn_error_set(err, "%s.running: %d nodes but no list of them", what, k);
 		if (opt->gpus != r->ngpus)
 			return saturn_error_set(err, "%s.running.gpu_ids: %d ids for a %d-GPU option", what, r->ngpus, opt->gpus);
-		if (!saturn_option_fits(p, ti, r->option, r->node))
-			return saturn_error_set(err, "%s.running: option does not fit node %s", what, p->nodes[r->node].name);
-		if (check_ids(&p->nodes[r->node], r->gpu_ids, r->ngpus, what, err) < 0)
-			return -1;
+		for (int j = 0; j < k; j++) {
+			int n = saturn_running_node_at(r, j);
+
+			if (n < 0 || n >= p->nnodes)
+				return saturn_error_set(err, "%s.running.nodes[%d]: unknown node", what, j);
+			for (int m = 0; m < j; m++)
+				if (saturn_running_node_at(r, m) == n ||
+				    p->nodes[saturn_running_node_at(r, m)].class_idx != p->nodes[n].class_idx)
+					return saturn_error_set(err, "%s.running: node %s twice or of another class", what, p->nodes[n].name);
+			if (!saturn_option_fits(p, ti, r->option, n))
+				return saturn_error_set(err, "%s.running: option does not fit node %s", what, p->nodes[n].name);
+			if (check_ids(&p->nodes[n], r->gpu_ids + (size_t)j * (size_t)r->ngpus, r->ngpus, what, err) < 0)
+				return -1;
+		}
 		if (t->release_s > 0)
 			return saturn_error_set(err, "%s: a running task cannot have release_s > 0", what);
 	}
@@ -376,14 +418,18 @@ static int check_running_overlap(const saturn_problem_t *p, saturn_error_t *err)
 
 		if (!task->is_running)
 			continue;
-		for (int g = 0; g < task->running.ngpus; g++) {
-			unsigned long long bit = 1ULL << task->running.gpu_ids[g];
+		for (int j = 0; j < saturn_running_nnodes(&task->running); j++) {
+			n = saturn_running_node_at(&task->running, j);
+			for (int g = 0; g < task->running.ngpus; g++) {
+				int id = task->running.gpu_ids[(size_t)j * (size_t)task->running.ngpus + (size_t)g];
+				unsigned long long bit = 1ULL << id;
 
-			if (used[n] & bit) {
-				free(used);
-				return saturn_error_set(err, "tasks[%d] (%.64s).running.gpu_ids: GPU %d of node %s is used by another running task", t, task->id, task->running.gpu_ids[g], p->nodes[n].name);
+				if (used[n] & bit) {
+					free(used);
+					return saturn_error_set(err, "tasks[%d] (%.64s).running.gpu_ids: GPU %d of node %s is used by another running task", t, task->id, id, p->nodes[n].name);
+				}
+				used[n] |= bit;
 			}
-			used[n] |= bit;
 		}
 	}
 	free(used);
@@ -470,17 +516,30 @@ int saturn_problem_bad_tasks(saturn_problem_t *p,
 		const saturn_task_t *task = &p->tasks[t];
 		unsigned long long m = 0;
 
+		const saturn_running_t *r = &task->running;
+		int k, clash = 0;
+
 		if (bad[t] || !task->is_running)
 			continue;
-		for (int g = 0; g < task->running.ngpus; g++)
-			m |= 1ULL << task->running.gpu_ids[g];
-		if (used[task->running.node] & m) {
+		k = saturn_running_nnodes(r);
+		for (int j = 0; j < k && !clash; j++) {
+			m = 0;
+			for (int g = 0; g < r->ngpus; g++)
+				m |= 1ULL << r->gpu_ids[(size_t)j * (size_t)r->ngpus + (size_t)g];
+			clash = (used[saturn_running_node_at(r, j)] & m) != 0;
+		}
+		if (clash) {
 			bad[t] = 1;
 			nbad++;
 			on_bad(t, "running on GPUs another running task holds", arg);
 			continue;
 		}
-		used[task->running.node] |= m;
+		for (int j = 0; j < k; j++) {
+			m = 0;
+			for (int g = 0; g < r->ngpus; g++)
+				m |= 1ULL << r->gpu_ids[(size_t)j * (size_t)r->ngpus + (size_t)g];
+			used[saturn_running_node_at(r, j)] |= m;
+		}
 	}
 	/* the later of two tasks with one id */
 	for (int i = 0; i < p->ntasks; i++)
@@ -536,6 +595,22 @@ static void assign_free(saturn_assign_t *a)
 	free(a->technique);
 	free(a->node_name);
 	free(a->gpu_ids);
+	if (a->more_names)
+		for (int j = 0; j + 1 < saturn_assign_nnodes(a); j++)
+			free(a->more_names[j]);
+	free(a->more_names);
+	free(a->more_nodes);
+}
+
+/* The more_ arrays of a multi-node entry (k nodes), zeroed. */
+static int assign_alloc_more(saturn_assign_t *a, int k)
+{
+	a->nnodes = k;
+	if (k <= 1)
+		return 0;
+	a->more_nodes = calloc((size_t)k - 1, sizeof(int));
+	a->more_names = calloc((size_t)k - 1, sizeof(char *));
+	return a->more_nodes && a->more_names ? 0 : -1;
 }
 
 void saturn_plan_destroy(saturn_plan_t *plan)
@@ -563,12 +638,26 @@ saturn_plan_t *saturn_plan_copy(const saturn_plan_t *plan)
 		const saturn_assign_t *s = &plan->assign[i];
 		saturn_assign_t *d = &c->assign[i];
 
+		int k = saturn_assign_nnodes(s), bad = 0;
+
 		*d = *s;
+		d->more_nodes = NULL;
+		d->more_names = NULL;
 		d->task_id = dup_or_null(s->task_id);
 		d->technique = dup_or_null(s->technique);
 		d->node_name = dup_or_null(s->node_name);
-		d->gpu_ids = dup_ints(s->gpu_ids, s->gpus);
-		if ((s->task_id && !d->task_id) ||
+		d->gpu_ids = dup_ints(s->gpu_ids, s->gpus * k);
+		if (k > 1 && s->more_nodes && s->more_names) {
+			bad = assign_alloc_more(d, k) < 0;
+			for (int j = 0; !bad && j + 1 < k; j++) {
+				d->more_nodes[j] = s->more_nodes[j];
+				d->more_names[j] = dup_or_null(s->more_names[j]);
+				bad = s->more_names[j] && !d->more_names[j];
+			}
+		} else {
+			d->nnodes = 1;
+		}
+		if (bad || (s->task_id && !d->task_id) ||
 		    (s->technique && !d->technique) ||
 		    (s->node_name && !d->node_name) ||
 		    (s->gpu_ids && s->gpus > 0 && !d->gpu_ids)) {
@@ -584,32 +673,76 @@ int saturn_plan_set(saturn_plan_t *plan, int i, const saturn_problem_t *p,
 		    int task, int option, int node, double start_s,
 		    const int *gpu_ids)
 {
+	if (saturn_option_nodes(&p->tasks[task].options[option]) != 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	return saturn_plan_set_nodes(plan, i, p, task, option, &node, start_s,
+				     gpu_ids);
+}
+
+int saturn_plan_set_nodes(saturn_plan_t *plan, int i,
+			  const saturn_problem_t *p, int task, int option,
+			  const int *nodes, double start_s, const int *gpu_ids)
+{
 	saturn_assign_t *a = &plan->assign[i];
 	const saturn_task_t *t = &p->tasks[task];
 	const saturn_option_t *o = &t->options[option];
+	int k = saturn_option_nodes(o), nids = o->gpus * k;
 	saturn_assign_t n = {0};
 
+	for (int j = 0; j < k; j++)
+		for (int m = 0; m < j; m++)
+			if (nodes[j] == nodes[m]) {
+				errno = EINVAL;
+				return -1;
+			}
 	n.task = task;
 	n.option = option;
-	n.node = node;
+	n.node = nodes[0];
 	n.gpus = o->gpus;
 	n.start_s = start_s;
 	n.end_s = start_s + saturn_task_runtime(t, option);
 	n.task_id = strdup(t->id);
 	n.technique = strdup(o->technique);
-	n.node_name = strdup(p->nodes[node].name);
-	n.gpu_ids = calloc((size_t)o->gpus, sizeof(int));
-	if (!n.task_id || !n.technique || !n.node_name || !n.gpu_ids) {
-		assign_free(&n);
-		errno = ENOMEM;
-		return -1;
+	n.node_name = strdup(p->nodes[nodes[0]].name);
+	n.gpu_ids = calloc((size_t)nids, sizeof(int));
+	if (!n.task_id || !n.technique || !n.node_name || !n.gpu_ids ||
+	    assign_alloc_more(&n, k) < 0)
+		goto nomem;
+	for (int j = 1; j < k; j++) {
+		n.more_nodes[j - 1] = nodes[j];
+		n.more_names[j - 1] = strdup(p->nodes[nodes[j]].name);
+		if (!n.more_names[j - 1])
+			goto nomem;
 	}
 	if (gpu_ids)
-		memcpy(n.gpu_ids, gpu_ids, sizeof(int) * (size_t)o->gpus);
+		memcpy(n.gpu_ids, gpu_ids, sizeof(int) * (size_t)nids);
 	else
-		for (int g = 0; g < o->gpus; g++)
+		for (int g = 0; g < nids; g++)
 			n.gpu_ids[g] = -1;
 	assign_free(a);
 	*a = n;
 	return 0;
+nomem:
+	assign_free(&n);
+	errno = ENOMEM;
+	return -1;
+}
+
+bool saturn_problem_multinode(const saturn_problem_t *p)
+{
+	for (int t = 0; t < p->ntasks; t++)
+		for (int o = 0; o < p->tasks[t].noptions; o++)
+			if (saturn_option_nodes(&p->tasks[t].options[o]) > 1)
+				return true;
+	return false;
+}
+
+bool saturn_plan_multinode(const saturn_plan_t *plan)
+{
+	for (int i = 0; i < plan->nassign; i++)
+		if (saturn_assign_nnodes(&plan->assign[i]) > 1)
+			return true;
+	return false;
 }

@@ -26,6 +26,12 @@
 
 #define SATURN_PROBLEM_FORMAT "saturn-problem/1"
 #define SATURN_PLAN_FORMAT "saturn-plan/1"
+/* Version 2 of both formats adds multi-node options and plan entries
+ * (doc/formats.md). Writers emit version 1 unless something spans more than
+ * one node, so older readers keep reading every single-node file; readers
+ * take both, and refuse multi-node fields in a version 1 file. */
+#define SATURN_PROBLEM_FORMAT_2 "saturn-problem/2"
+#define SATURN_PLAN_FORMAT_2 "saturn-plan/2"
 
 /* Limits enforced by the parsers and by saturn_problem_check(). They bound
  * memory and solve time for input that comes from users. */
@@ -33,6 +39,7 @@
 #define SATURN_MAX_GPUS_PER_NODE 64
 #define SATURN_MAX_TASKS 100000
 #define SATURN_MAX_OPTIONS 256 /* per task */
+#define SATURN_MAX_TASK_NODES 256 /* nodes one option may span */
 #define SATURN_MAX_ID_LEN SATURN_ID_MAX
 /* Longest runtime of one task with one option (batches x sec_per_batch),
  * seconds: about 31700 years. Larger numbers only come from bad input and
@@ -62,19 +69,29 @@ typedef struct saturn_node {
 
 typedef struct saturn_option {
 	char *technique;      /* e.g. "ddp", "fsdp"; non-empty */
-	int gpus;             /* >= 1 */
-	double sec_per_batch; /* > 0, finite */
+	int gpus;             /* >= 1; per node when the option spans nodes */
+	double sec_per_batch; /* > 0, finite (cross-node cost included) */
 	char *klass;          /* NULL = any node class */
 	int class_idx;        /* -1 = any; filled by saturn_problem_check() */
+	/* Nodes the task spans at once with this option (a gang of k nodes,
+	 * gpus on each, all of one class): 1 .. SATURN_MAX_TASK_NODES; 0 reads
+	 * as 1 (saturn_option_nodes()). */
+	int nodes;
 } saturn_option_t;
 
 /* A task that already runs: its node, GPUs and option are fixed; it started
  * before "now" and needs batches * sec_per_batch more seconds from 0. */
 typedef struct saturn_running {
 	int node;     /* index into problem.nodes */
-	int ngpus;
-	int *gpu_ids; /* ngpus distinct ids on that node */
+	int ngpus;    /* per node */
+	int *gpu_ids; /* ngpus distinct ids on that node; for a task on
+		       * several nodes nnodes x ngpus, node after node */
 	int option;   /* index into task.options matching technique and gpus */
+	/* A task running on several nodes (its option's node count): nnodes
+	 * in all, node the first, the others in more_nodes[nnodes - 1]. 0
+	 * reads as 1; more_nodes is NULL then. */
+	int nnodes;
+	int *more_nodes;
 } saturn_running_t;
 
 typedef struct saturn_task {
@@ -110,10 +127,18 @@ typedef struct saturn_assign {
 	int task;   /* index into problem.tasks, or -1 when unknown */
 	int option; /* index into task.options, or -1 when unknown */
 	int node;   /* index into problem.nodes, or -1 when unknown */
-	int gpus;
-	int *gpu_ids; /* gpus ids, ascending */
+	int gpus;     /* per node */
+	int *gpu_ids; /* gpus ids per node, ascending within each node, node
+		       * after node: nnodes x gpus entries */
 	double start_s;
 	double end_s;
+	/* Multi-node entries (option.nodes > 1): nnodes nodes in all, node /
+	 * node_name being the first; the others in more_nodes[] and
+	 * more_names[] (nnodes - 1 each, distinct). nnodes 0 reads as 1, and
+	 * the more_ arrays are NULL then. */
+	int nnodes;
+	int *more_nodes;   /* indices into problem.nodes, or -1 when unknown */
+	char **more_names;
 } saturn_assign_t;
 
 typedef struct saturn_plan {
@@ -164,8 +189,54 @@ saturn_problem_t *saturn_problem_copy(const saturn_problem_t *p);
 /* Runtime of task t with option o (batches * sec_per_batch). */
 double saturn_task_runtime(const saturn_task_t *t, int o);
 
-/* Whether option o of task t may run on node n (class and GPU count). */
+/* Whether option o of task t may run on node n (class and GPU count); for a
+ * multi-node option, whether n may be one of its nodes. */
 bool saturn_option_fits(const saturn_problem_t *p, int t, int o, int n);
+
+/* Whether option o of task t fits some set of its node count of nodes,
+ * all of one class (saturn_option_fits() on each). Needs the derived fields
+ * of saturn_problem_check(). */
+bool saturn_option_placeable(const saturn_problem_t *p, int t, int o);
+
+/* Nodes an option spans (option.nodes, 0 read as 1). */
+static inline int saturn_option_nodes(const saturn_option_t *o)
+{
+	return o->nodes > 1 ? o->nodes : 1;
+}
+
+/* Nodes a running task spans, and its j-th node. */
+static inline int saturn_running_nnodes(const saturn_running_t *r)
+{
+	return r->nnodes > 1 ? r->nnodes : 1;
+}
+
+static inline int saturn_running_node_at(const saturn_running_t *r, int j)
+{
+	return j == 0 || !r->more_nodes ? r->node : r->more_nodes[j - 1];
+}
+
+/* Nodes a plan entry spans (nnodes, 0 read as 1), and its j-th node's
+ * index and name (j = 0 is node / node_name). */
+static inline int saturn_assign_nnodes(const saturn_assign_t *a)
+{
+	return a->nnodes > 1 ? a->nnodes : 1;
+}
+
+static inline int saturn_assign_node_at(const saturn_assign_t *a, int j)
+{
+	return j == 0 || !a->more_nodes ? a->node : a->more_nodes[j - 1];
+}
+
+static inline const char *saturn_assign_name_at(const saturn_assign_t *a,
+						 int j)
+{
+	return j == 0 || !a->more_names ? a->node_name : a->more_names[j - 1];
+}
+
+/* Whether any option of p spans more than one node / any entry of plan
+ * does (the writers pick the format version by these). */
+bool saturn_problem_multinode(const saturn_problem_t *p);
+bool saturn_plan_multinode(const saturn_plan_t *plan);
 
 /* --- plans ----------------------------------------------------------- */
 
@@ -186,6 +257,13 @@ saturn_plan_t *saturn_plan_copy(const saturn_plan_t *plan);
 int saturn_plan_set(saturn_plan_t *plan, int i, const saturn_problem_t *p,
 		    int task, int option, int node, double start_s,
 		    const int *gpu_ids);
+
+/* saturn_plan_set() for an option on nodes[0..k) (k = the option's node
+ * count, distinct nodes). gpu_ids, when not NULL, holds k x gpus ids node
+ * after node. Returns 0 or -1 (ENOMEM; EINVAL when nodes repeat). */
+int saturn_plan_set_nodes(saturn_plan_t *plan, int i,
+			  const saturn_problem_t *p, int task, int option,
+			  const int *nodes, double start_s, const int *gpu_ids);
 
 /* Give every assignment concrete GPU ids: running tasks keep theirs, busy
  * GPUs are avoided until released, the rest are handed out in start order,

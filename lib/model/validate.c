@@ -130,7 +130,8 @@ oom:
  * several match (one per class, say), prefer one whose runtime equals
  * duration. -1 when none matches. */
 static int find_option(const saturn_problem_t *p, int t, int n,
-		       const char *technique, int gpus, double duration)
+		       const char *technique, int gpus, int nodes,
+		       double duration)
 {
 	const saturn_task_t *task = &p->tasks[t];
 	int first = -1;
@@ -141,7 +142,8 @@ static int find_option(const saturn_problem_t *p, int t, int n,
 		const saturn_option_t *opt = &task->options[o];
 		double rt;
 
-		if (opt->gpus != gpus || strcmp(opt->technique, technique) != 0)
+		if (opt->gpus != gpus || saturn_option_nodes(opt) != nodes ||
+		    strcmp(opt->technique, technique) != 0)
 			continue;
 		if (!saturn_option_fits(p, t, o, n))
 			continue;
@@ -189,9 +191,9 @@ static int resolve_one(const saturn_assign_t *a, int i,
 	}
 	if (o < 0) {
 		o = find_option(p, t, n, a->technique, a->gpus,
-				a->end_s - a->start_s);
+				saturn_assign_nnodes(a), a->end_s - a->start_s);
 		if (o < 0)
-			return saturn_error_set(err, "plan tasks[%d] (%.64s): technique \"%.64s\" on %d GPUs is not an option of the task on node %.64s", i, who, a->technique ? a->technique : "", a->gpus, p->nodes[n].name);
+			return saturn_error_set(err, "plan tasks[%d] (%.64s): technique \"%.64s\" on %d GPUs x %d nodes is not an option of the task on node %.64s", i, who, a->technique ? a->technique : "", a->gpus, saturn_assign_nnodes(a), p->nodes[n].name);
 	} else if (o >= p->tasks[t].noptions) {
 		return saturn_error_set(err, "plan tasks[%d] (%.64s): option index %d out of range", i, who, o);
 	} else if (a->technique &&
@@ -201,6 +203,37 @@ static int resolve_one(const saturn_assign_t *a, int i,
 	*pt = t;
 	*po = o;
 	*pn = n;
+	return 0;
+}
+
+/* The further nodes of a multi-node entry i into more[0..nnodes-1): its
+ * own indices when set (checked against its names), else by name. */
+static int resolve_more(const saturn_assign_t *a, int i,
+			const saturn_problem_t *p, const lookup_t *lk,
+			int *more, saturn_error_t *err)
+{
+	const char *who = assign_label(a);
+	int k = saturn_assign_nnodes(a);
+
+	if (k > SATURN_MAX_TASK_NODES)
+		return saturn_error_set(err, "plan tasks[%d] (%.64s): more than %d nodes", i, who, SATURN_MAX_TASK_NODES);
+	if (k > 1 && (!a->more_nodes || !a->more_names))
+		return saturn_error_set(err, "plan tasks[%d] (%.64s): %d nodes but no list of them", i, who, k);
+	for (int j = 1; j < k; j++) {
+		int n = a->more_nodes[j - 1];
+		const char *name = a->more_names[j - 1];
+
+		if (n < 0) {
+			n = index_find(&lk->nodes, name);
+			if (n < 0)
+				return saturn_error_set(err, "plan tasks[%d] (%.64s).nodes[%d]: unknown node \"%.64s\"", i, who, j, name ? name : "");
+		} else if (n >= p->nnodes) {
+			return saturn_error_set(err, "plan tasks[%d] (%.64s).nodes[%d]: node index %d out of range", i, who, j, n);
+		} else if (name && strcmp(name, p->nodes[n].name) != 0) {
+			return saturn_error_set(err, "plan tasks[%d] (%.64s).nodes[%d]: node index %d names node \"%.64s\", not \"%.64s\"", i, who, j, n, p->nodes[n].name, name);
+		}
+		more[j - 1] = n;
+	}
 	return 0;
 }
 
@@ -219,6 +252,8 @@ int saturn_plan_resolve(saturn_plan_t *plan, const saturn_problem_t *p,
 		int t, o, n;
 
 		rc = resolve_one(a, i, p, &lk, &t, &o, &n, err);
+		if (rc == 0 && saturn_assign_nnodes(a) > 1)
+			rc = resolve_more(a, i, p, &lk, a->more_nodes, err);
 		if (rc == 0) {
 			a->task = t;
 			a->option = o;
@@ -235,6 +270,7 @@ typedef struct ventry {
 	int t, o, n;
 	double start, end;
 	int a; /* index into plan->assign */
+	int j; /* which of the entry's nodes n is (multi-node entries) */
 } ventry_t;
 
 static int cmp_ventry(const void *x, const void *y)
@@ -261,55 +297,54 @@ static bool same_id_set(const int *a, const int *b, int n)
 	return ma == mb;
 }
 
-/* Per-entry checks that need no other entry. */
+/* Per-entry checks that need no other entry; nodes[0..k) are the entry's
+ * nodes (k = its node count). */
 static int check_entry(const saturn_plan_t *plan, const saturn_problem_t *p,
-		       const ventry_t *e, saturn_error_t *err)
+		       const ventry_t *e, const int *nodes, saturn_error_t *err)
 {
 	const saturn_assign_t *a = &plan->assign[e->a];
 	const saturn_task_t *t = &p->tasks[e->t];
 	const saturn_option_t *opt = &t->options[e->o];
-	const saturn_node_t *node = &p->nodes[e->n];
 	const char *id = t->id;
-	unsigned long long seen = 0;
+	int k = saturn_assign_nnodes(a);
 	double rt, dur;
 
 	if (!isfinite(a->start_s) || !isfinite(a->end_s))
 		return saturn_error_set(err, "task %.64s: start_s and end_s must be finite", id);
-	if (!saturn_option_fits(p, e->t, e->o, e->n))
-		return saturn_error_set(err, "task %.64s: option %.64s/%d GPUs does not fit node %.64s (class or GPU count)", id, opt->technique, opt->gpus, node->name);
+	if (k != saturn_option_nodes(opt))
+		return saturn_error_set(err, "task %.64s: planned on %d nodes but option %.64s/%d GPUs spans %d", id, k, opt->technique, opt->gpus, saturn_option_nodes(opt));
 	if (a->gpus != opt->gpus)
 		return saturn_error_set(err, "task %.64s: %d GPUs planned but option %.64s uses %d", id, a->gpus, opt->technique, opt->gpus);
 	if (!a->gpu_ids)
 		return saturn_error_set(err, "task %.64s: no GPU ids assigned", id);
-	for (int g = 0; g < a->gpus; g++) {
-		int gid = a->gpu_ids[g];
-
-		if (gid < 0 || gid >= node->gpus)
-			return saturn_error_set(err, "task %.64s: GPU id %d out of range on node %.64s (0..%d)", id, gid, node->name, node->gpus - 1);
-		if (seen & (1ULL << gid))
-			return saturn_error_set(err, "task %.64s: GPU id %d listed twice", id, gid);
-		seen |= 1ULL << gid;
-	}
 	rt = saturn_task_runtime(t, e->o);
 	dur = a->end_s - a->start_s;
 	if (fabs(dur - rt) > tol(fabs(a->end_s) > rt ? a->end_s : rt))
 		return saturn_error_set(err, "task %.64s: duration %.6g s does not match batches x sec_per_batch = %.6g s", id, dur, rt);
-	if (t->is_running) {
-		const saturn_running_t *r = &t->running;
+	for (int j = 0; j < k; j++) {
+		const saturn_node_t *node = &p->nodes[nodes[j]];
+		const int *ids = a->gpu_ids + (size_t)j * (size_t)a->gpus;
+		unsigned long long seen = 0;
 
-		if (e->n != r->node)
-			return saturn_error_set(err, "task %.64s: running on node %.64s but planned on %.64s", id, p->nodes[r->node].name, node->name);
-		if (e->o != r->option &&
-		    (t->options[r->option].gpus != opt->gpus ||
-		     strcmp(t->options[r->option].technique, opt->technique)))
-			return saturn_error_set(err, "task %.64s: running with %.64s/%d GPUs but planned with %.64s/%d", id, t->options[r->option].technique, t->options[r->option].gpus, opt->technique, opt->gpus);
-		if (r->ngpus != a->gpus || !same_id_set(r->gpu_ids, a->gpu_ids, a->gpus))
-			return saturn_error_set(err, "task %.64s: running task must keep its GPU ids", id);
-		if (fabs(a->start_s) > tol(0))
-			return saturn_error_set(err, "task %.64s: running task must start at 0, not %.6g s", id, a->start_s);
-	} else {
-		if (a->start_s < t->release_s - tol(t->release_s))
-			return saturn_error_set(err, "task %.64s: starts at %.6g s, before its release_s %.6g s", id, a->start_s, t->release_s);
+		if (!saturn_option_fits(p, e->t, e->o, nodes[j]))
+			return saturn_error_set(err, "task %.64s: option %.64s/%d GPUs does not fit node %.64s (class or GPU count)", id, opt->technique, opt->gpus, node->name);
+		for (int m = 0; m < j; m++) {
+			if (nodes[m] == nodes[j])
+				return saturn_error_set(err, "task %.64s: node %.64s listed twice", id, node->name);
+			if (p->nodes[nodes[m]].class_idx != node->class_idx)
+				return saturn_error_set(err, "task %.64s: nodes %.64s and %.64s are of different classes", id, p->nodes[nodes[m]].name, node->name);
+		}
+		for (int g = 0; g < a->gpus; g++) {
+			int gid = ids[g];
+
+			if (gid < 0 || gid >= node->gpus)
+				return saturn_error_set(err, "task %.64s: GPU id %d out of range on node %.64s (0..%d)", id, gid, node->name, node->gpus - 1);
+			if (seen & (1ULL << gid))
+				return saturn_error_set(err, "task %.64s: GPU id %d listed twice", id, gid);
+			seen |= 1ULL << gid;
+		}
+		if (t->is_running)
+			continue;
 		/* Busy GPUs (held by jobs outside the problem) may not be used
 		 * before they are released. Running tasks sit where they sit. */
 		for (int b = 0; b < node->nbusy; b++) {
@@ -323,6 +358,29 @@ static int check_entry(const saturn_plan_t *plan, const saturn_problem_t *p,
 				if (seen & (1ULL << busy->gpu_ids[g]))
 					return saturn_error_set(err, "task %.64s: uses GPU %d of node %.64s at %.6g s, busy until %.6g s", id, busy->gpu_ids[g], node->name, a->start_s, busy->until_s);
 		}
+	}
+	if (t->is_running) {
+		const saturn_running_t *r = &t->running;
+
+		if (saturn_running_nnodes(r) != k)
+			return saturn_error_set(err, "task %.64s: running on %d nodes but planned on %d", id, saturn_running_nnodes(r), k);
+		for (int j = 0; j < k; j++)
+			if (nodes[j] != saturn_running_node_at(r, j))
+				return saturn_error_set(err, "task %.64s: running on node %.64s but planned on %.64s", id, p->nodes[saturn_running_node_at(r, j)].name, p->nodes[nodes[j]].name);
+		if (e->o != r->option &&
+		    (t->options[r->option].gpus != opt->gpus ||
+		     strcmp(t->options[r->option].technique, opt->technique)))
+			return saturn_error_set(err, "task %.64s: running with %.64s/%d GPUs but planned with %.64s/%d", id, t->options[r->option].technique, t->options[r->option].gpus, opt->technique, opt->gpus);
+		if (r->ngpus != a->gpus)
+			return saturn_error_set(err, "task %.64s: running task must keep its GPU ids", id);
+		for (int j = 0; j < k; j++)
+			if (!same_id_set(r->gpu_ids + (size_t)j * (size_t)r->ngpus,
+					 a->gpu_ids + (size_t)j * (size_t)a->gpus, a->gpus))
+				return saturn_error_set(err, "task %.64s: running task must keep its GPU ids", id);
+		if (fabs(a->start_s) > tol(0))
+			return saturn_error_set(err, "task %.64s: running task must start at 0, not %.6g s", id, a->start_s);
+	} else if (a->start_s < t->release_s - tol(t->release_s)) {
+		return saturn_error_set(err, "task %.64s: starts at %.6g s, before its release_s %.6g s", id, a->start_s, t->release_s);
 	}
 	return 0;
 }
@@ -344,7 +402,7 @@ static int sweep_node(const saturn_plan_t *plan, const saturn_problem_t *p,
 		if (v[i].end - v[i].start <= 0)
 			continue; /* occupies no GPU time */
 		for (int g = 0; g < a->gpus; g++) {
-			int gid = a->gpu_ids[g];
+			int gid = a->gpu_ids[(size_t)v[i].j * (size_t)a->gpus + (size_t)g];
 
 			if (holder[gid] >= 0 &&
 			    hold_end[gid] > v[i].start + tol(v[i].start))
@@ -361,7 +419,8 @@ int saturn_plan_validate(const saturn_plan_t *plan, const saturn_problem_t *p,
 {
 	lookup_t lk;
 	ventry_t *v = NULL;
-	int *where = NULL;
+	int *where = NULL, nodes[SATURN_MAX_TASK_NODES];
+	size_t nv = 0, cap = 0;
 	double latest = 0;
 	int rc = -1;
 
@@ -371,7 +430,12 @@ int saturn_plan_validate(const saturn_plan_t *plan, const saturn_problem_t *p,
 		return saturn_error_set(err, "plan: bad assignment array");
 	if (lookup_build(&lk, p, err) < 0)
 		return -1;
-	v = malloc(sizeof(*v) * ((size_t)plan->nassign + 1));
+	for (int i = 0; i < plan->nassign; i++) {
+		int k = saturn_assign_nnodes(&plan->assign[i]);
+
+		cap += k < SATURN_MAX_TASK_NODES ? (size_t)k : SATURN_MAX_TASK_NODES;
+	}
+	v = malloc(sizeof(*v) * (cap + 1));
 	where = malloc(sizeof(*where) * ((size_t)p->ntasks + 1));
 	if (!v || !where) {
 		saturn_error_set(err, "out of memory");
@@ -381,20 +445,30 @@ int saturn_plan_validate(const saturn_plan_t *plan, const saturn_problem_t *p,
 		where[t] = -1;
 	for (int i = 0; i < plan->nassign; i++) {
 		const saturn_assign_t *a = &plan->assign[i];
-		ventry_t *e = &v[i];
+		ventry_t *e = &v[nv];
 
-		if (resolve_one(a, i, p, &lk, &e->t, &e->o, &e->n, err) < 0)
+		if (resolve_one(a, i, p, &lk, &e->t, &e->o, &e->n, err) < 0 ||
+		    resolve_more(a, i, p, &lk, nodes + 1, err) < 0)
 			goto out;
+		nodes[0] = e->n;
 		if (where[e->t] >= 0) {
 			saturn_error_set(err, "task %.64s: planned twice (plan tasks[%d] and [%d])", p->tasks[e->t].id, where[e->t], i);
 			goto out;
 		}
 		where[e->t] = i;
 		e->a = i;
+		e->j = 0;
 		e->start = a->start_s;
 		e->end = a->end_s;
-		if (check_entry(plan, p, e, err) < 0)
+		if (check_entry(plan, p, e, nodes, err) < 0)
 			goto out;
+		/* one sweep entry per node of the entry */
+		for (int j = 1; j < saturn_assign_nnodes(a); j++) {
+			v[nv + (size_t)j] = *e;
+			v[nv + (size_t)j].j = j;
+			v[nv + (size_t)j].n = nodes[j];
+		}
+		nv += (size_t)saturn_assign_nnodes(a);
 		if (a->end_s > latest)
 			latest = a->end_s;
 	}
@@ -408,11 +482,11 @@ int saturn_plan_validate(const saturn_plan_t *plan, const saturn_problem_t *p,
 		saturn_error_set(err, "plan: makespan_s %.6g s but the latest task ends at %.6g s", plan->makespan_s, latest);
 		goto out;
 	}
-	qsort(v, (size_t)plan->nassign, sizeof(*v), cmp_ventry);
-	for (int i = 0, j; i < plan->nassign; i = j) {
-		for (j = i; j < plan->nassign && v[j].n == v[i].n; j++)
+	qsort(v, nv, sizeof(*v), cmp_ventry);
+	for (size_t i = 0, j; i < nv; i = j) {
+		for (j = i; j < nv && v[j].n == v[i].n; j++)
 			;
-		if (sweep_node(plan, p, v + i, j - i, err) < 0)
+		if (sweep_node(plan, p, v + i, (int)(j - i), err) < 0)
 			goto out;
 	}
 	rc = 0;
@@ -427,6 +501,7 @@ out:
 
 typedef struct gentry {
 	int a;
+	int j; /* which of the entry's nodes */
 	int node;
 	double start;
 	int gpus;
@@ -440,7 +515,9 @@ static int cmp_gentry(const void *x, const void *y)
 		return a->start < b->start ? -1 : 1;
 	if (a->gpus != b->gpus)
 		return a->gpus > b->gpus ? -1 : 1; /* wide first: contiguity */
-	return a->a < b->a ? -1 : a->a > b->a;
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	return a->j < b->j ? -1 : a->j > b->j;
 }
 
 static int cmp_int(const void *x, const void *y)
@@ -491,12 +568,22 @@ int saturn_plan_assign_gpus(saturn_plan_t *plan, const saturn_problem_t *p,
 	double *free_at = NULL; /* per node x GPU: time it becomes free */
 	gentry_t *q = NULL;
 	int nq = 0, rc = -1;
+	size_t cap = 0;
 	const int G = SATURN_MAX_GPUS_PER_NODE;
 
 	if (!plan || !p)
 		return saturn_error_set(err, "no plan or problem");
+	for (int i = 0; i < plan->nassign; i++) {
+		const saturn_assign_t *a = &plan->assign[i];
+
+		if (a->task >= 0 && a->task < p->ntasks && a->option >= 0 &&
+		    a->option < p->tasks[a->task].noptions)
+			cap += (size_t)saturn_option_nodes(&p->tasks[a->task].options[a->option]);
+		else
+			cap++;
+	}
 	free_at = calloc((size_t)p->nnodes * (size_t)G + 1, sizeof(double));
-	q = malloc(sizeof(*q) * ((size_t)plan->nassign + 1));
+	q = malloc(sizeof(*q) * (cap + 1));
 	if (!free_at || !q) {
 		saturn_error_set(err, "out of memory");
 		goto out;
@@ -515,6 +602,7 @@ int saturn_plan_assign_gpus(saturn_plan_t *plan, const saturn_problem_t *p,
 	for (int i = 0; i < plan->nassign; i++) {
 		saturn_assign_t *a = &plan->assign[i];
 		const saturn_task_t *t;
+		int k;
 
 		if (a->task < 0 || a->task >= p->ntasks || a->node < 0 ||
 		    a->node >= p->nnodes || a->option < 0 ||
@@ -524,47 +612,75 @@ int saturn_plan_assign_gpus(saturn_plan_t *plan, const saturn_problem_t *p,
 		}
 		t = &p->tasks[a->task];
 		a->gpus = t->options[a->option].gpus;
-		if (a->gpus > p->nodes[a->node].gpus) {
-			saturn_error_set(err, "task %.64s: needs %d GPUs, node %.64s has %d", t->id, a->gpus, p->nodes[a->node].name, p->nodes[a->node].gpus);
+		k = saturn_option_nodes(&t->options[a->option]);
+		if (saturn_assign_nnodes(a) != k) {
+			saturn_error_set(err, "task %.64s: planned on %d nodes but its option spans %d", t->id, saturn_assign_nnodes(a), k);
 			goto out;
 		}
+		for (int j = 0; j < k; j++) {
+			int n = saturn_assign_node_at(a, j);
+
+			if (n < 0 || n >= p->nnodes) {
+				saturn_error_set(err, "plan tasks[%d] (%.64s): not resolved against the problem", i, assign_label(a));
+				goto out;
+			}
+			if (a->gpus > p->nodes[n].gpus) {
+				saturn_error_set(err, "task %.64s: needs %d GPUs, node %.64s has %d", t->id, a->gpus, p->nodes[n].name, p->nodes[n].gpus);
+				goto out;
+			}
+		}
 		if (!a->gpu_ids) {
-			a->gpu_ids = calloc((size_t)a->gpus, sizeof(int));
+			a->gpu_ids = calloc((size_t)a->gpus * (size_t)k, sizeof(int));
 			if (!a->gpu_ids) {
 				saturn_error_set(err, "out of memory");
 				goto out;
 			}
 		}
-		if (t->is_running && t->running.node == a->node &&
-		    t->running.ngpus == a->gpus) {
-			memcpy(a->gpu_ids, t->running.gpu_ids,
-			       sizeof(int) * (size_t)a->gpus);
-			qsort(a->gpu_ids, (size_t)a->gpus, sizeof(int), cmp_int);
-			for (int g = 0; g < a->gpus; g++) {
-				double *f = &free_at[(size_t)a->node * G + a->gpu_ids[g]];
+		if (t->is_running && t->running.ngpus == a->gpus &&
+		    saturn_running_nnodes(&t->running) == k) {
+			int same = 1;
 
-				if (a->end_s > *f)
-					*f = a->end_s;
+			for (int j = 0; j < k; j++)
+				same &= saturn_running_node_at(&t->running, j) ==
+					saturn_assign_node_at(a, j);
+			for (int j = 0; same && j < k; j++) {
+				int *ids = a->gpu_ids + (size_t)j * (size_t)a->gpus;
+				int n = saturn_assign_node_at(a, j);
+
+				memcpy(ids, t->running.gpu_ids + (size_t)j * (size_t)a->gpus,
+				       sizeof(int) * (size_t)a->gpus);
+				qsort(ids, (size_t)a->gpus, sizeof(int), cmp_int);
+				for (int g = 0; g < a->gpus; g++) {
+					double *f = &free_at[(size_t)n * G + ids[g]];
+
+					if (a->end_s > *f)
+						*f = a->end_s;
+				}
 			}
-			continue;
+			if (same)
+				continue;
 		}
-		q[nq].a = i;
-		q[nq].node = a->node;
-		q[nq].start = a->start_s;
-		q[nq].gpus = a->gpus;
-		nq++;
+		for (int j = 0; j < k; j++) {
+			q[nq].a = i;
+			q[nq].j = j;
+			q[nq].node = saturn_assign_node_at(a, j);
+			q[nq].start = a->start_s;
+			q[nq].gpus = a->gpus;
+			nq++;
+		}
 	}
 	qsort(q, (size_t)nq, sizeof(*q), cmp_gentry);
 	for (int i = 0; i < nq; i++) {
 		saturn_assign_t *a = &plan->assign[q[i].a];
-		const saturn_node_t *node = &p->nodes[a->node];
-		double *f = &free_at[(size_t)a->node * G];
+		const saturn_node_t *node = &p->nodes[q[i].node];
+		double *f = &free_at[(size_t)q[i].node * G];
+		int *ids = a->gpu_ids + (size_t)q[i].j * (size_t)a->gpus;
 		bool free_now[SATURN_MAX_GPUS_PER_NODE];
 		bool zero = a->end_s - a->start_s <= 0;
 
 		for (int g = 0; g < node->gpus; g++)
 			free_now[g] = zero || f[g] <= a->start_s + tol(a->start_s);
-		if (pick_gpus(free_now, node->gpus, a->gpus, a->gpu_ids) < 0) {
+		if (pick_gpus(free_now, node->gpus, a->gpus, ids) < 0) {
 			int nfree = 0;
 
 			for (int g = 0; g < node->gpus; g++)
@@ -575,7 +691,7 @@ int saturn_plan_assign_gpus(saturn_plan_t *plan, const saturn_problem_t *p,
 		if (zero)
 			continue;
 		for (int g = 0; g < a->gpus; g++)
-			f[a->gpu_ids[g]] = a->end_s;
+			f[ids[g]] = a->end_s;
 	}
 	rc = 0;
 out:

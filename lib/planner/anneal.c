@@ -57,15 +57,15 @@ static int propose_late(const spase_inst_t *in, spase_sol_t *sol, int lo,
 	if (pos >= in->nt)
 		return 0;
 	if (in->t[t].nopt > 1 && (pos == lo || spase_rand(rng, 2))) {
-		int o = sol->opt[t], g = in->t[t].opt[o].gpus, n = o;
+		int o = sol->opt[t], g = in->t[t].opt[o].width, n = o;
 
 		if (spase_rand(rng, 3)) { /* wider */
-			while (n < in->t[t].nopt && in->t[t].opt[n].gpus == g)
+			while (n < in->t[t].nopt && in->t[t].opt[n].width == g)
 				n++;
 			if (n >= in->t[t].nopt)
 				return 0;
 		} else {
-			while (n >= 0 && in->t[t].opt[n].gpus == g)
+			while (n >= 0 && in->t[t].opt[n].width == g)
 				n--;
 			if (n < 0)
 				return 0;

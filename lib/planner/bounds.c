@@ -17,7 +17,12 @@
  *         can share a node at once - need more than T of sequential time on
  *         each node able to take them; (iv) with two node classes, even
  *         the best fractional split of the tasks between the classes
- *         (each at its cheapest option there) overloads one. Every test only uses facts true of
+ *         (each at its cheapest option there) overloads one.
+ * Multi-node options (a gang of k nodes, g GPUs on each): the area is
+ * k x g x dur, the length the earliest instant k nodes are free at once;
+ * (ii) counts all k x g GPUs and, for the wide test, k parts of g GPUs
+ * that each need a node of their own; (iii) counts k x dur of node time.
+ * Every test only uses facts true of
  *         every schedule of makespan <= T, so the bound is valid; it is
  *         monotone in T, so bisection finds it.
  */
@@ -181,11 +186,14 @@ static int dual_ok(const spase_inst_t *in, double T, dual_scratch_t *s)
 	}
 	for (int t = 0; t < in->nt; t++) {
 		const spase_task_t *tk = &in->t[t];
-		double amin = INFINITY, dmin = INFINITY;
-		int gmin = 1 << 30, k;
+		double amin = INFINITY, dmin = INFINITY, ntmin = INFINITY;
+		int gmin = 1 << 30, gnode = 1 << 30, kmin = 1 << 30, k;
 
 		if (tk->pinned)
 			continue;
+		/* Independent minima over the options ending by T: total GPUs
+		 * (gmin), GPUs per node (gnode), nodes (kmin), node-time
+		 * (ntmin = nodes x dur); each is a fact of every such option. */
 		for (int o = 0; o < tk->nopt; o++) {
 			const spase_opt_t *op = &tk->opt[o];
 
@@ -195,8 +203,14 @@ static int dual_ok(const spase_inst_t *in, double T, dual_scratch_t *s)
 				amin = op->area;
 			if (op->dur < dmin)
 				dmin = op->dur;
-			if (op->gpus < gmin)
-				gmin = op->gpus;
+			if (op->width < gmin)
+				gmin = op->width;
+			if (op->gpus < gnode)
+				gnode = op->gpus;
+			if (op->nodes < kmin)
+				kmin = op->nodes;
+			if (op->nodes * op->dur < ntmin)
+				ntmin = op->nodes * op->dur;
 		}
 		if (!isfinite(amin))
 			return 0;
@@ -208,14 +222,17 @@ static int dual_ok(const spase_inst_t *in, double T, dual_scratch_t *s)
 			long_gpus += gmin;
 			if (k >= 0 && k < nc)
 				s->class_long[k] += gmin;
-			if (2 * gmin > maxfree) {
-				if (nwide >= in->nn)
+			/* each of its >= kmin node parts of >= gnode GPUs
+			 * needs a node of its own at T/2 */
+			if (2 * gnode > maxfree) {
+				if (nwide + kmin > in->nn)
 					return 0;
-				s->wide[nwide++] = gmin;
+				for (int j = 0; j < kmin; j++)
+					s->wide[nwide++] = gnode;
 			}
 		}
-		if (2 * gmin > in->max_gpus)
-			wide_time += dmin;
+		if (2 * gnode > in->max_gpus)
+			wide_time += ntmin;
 	}
 	if (area > capacity(in, T, -1) * (1 + 1e-12))
 		return 0;
@@ -273,6 +290,9 @@ void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b)
 	int nc = in->p->nclasses > 0 ? in->p->nclasses : 1;
 	dual_scratch_t s;
 	double a = 0, lo, hi;
+	char *ok = calloc((size_t)in->nn + 1, 1);
+	double *gs = calloc((size_t)in->nn + 1, sizeof(double));
+	int *gn = calloc((size_t)in->max_nodes + 1, sizeof(int));
 
 	memset(b, 0, sizeof(*b));
 	b->length = in->pinned_end;
@@ -282,7 +302,30 @@ void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b)
 
 		/* Earliest end on an otherwise empty node (busy GPUs and
 		 * running tasks still count). */
-		for (int o = 0; o < tk->nopt && !tk->pinned; o++)
+		for (int o = 0; o < tk->nopt && !tk->pinned; o++) {
+			if (tk->opt[o].nodes > 1 && ok && gs && gn) {
+				/* a gang: the earliest k nodes free at once */
+				double e;
+
+				for (int n = 0; n < in->nn; n++)
+					ok[n] = (char)spase_fits(in, t, o, n);
+				e = spase_gang_earliest(in, in->base, ok,
+							tk->opt[o].gpus,
+							tk->opt[o].nodes,
+							tk->opt[o].dur,
+							tk->release, -1, gs,
+							gn) +
+				    tk->opt[o].dur;
+				if (e < l)
+					l = e;
+				continue;
+			}
+			if (tk->opt[o].nodes > 1) {
+				/* out of memory: a weaker but valid end */
+				if (tk->release + tk->opt[o].dur < l)
+					l = tk->release + tk->opt[o].dur;
+				continue;
+			}
 			for (int n = 0; n < in->nn; n++) {
 				double e;
 
@@ -296,12 +339,16 @@ void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b)
 				if (e < l)
 					l = e;
 			}
+		}
 
 		if (l > b->length)
 			b->length = l;
 		if (!tk->pinned)
 			a += tk->opt[tk->min_area_opt].area;
 	}
+	free(ok);
+	free(gs);
+	free(gn);
 	b->area = area_bound(in, a);
 	lo = b->length > b->area ? b->length : b->area;
 	b->dual = lo;

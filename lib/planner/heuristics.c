@@ -65,7 +65,7 @@ static void rule_keys(const spase_inst_t *in, const spase_sol_t *sol,
 			k2[t] = op->dur;
 			break;
 		case RULE_WIDE:
-			k1[t] = op->gpus;
+			k1[t] = op->width;
 			k2[t] = op->dur;
 			break;
 		case RULE_RELEASE:
@@ -78,7 +78,7 @@ static void rule_keys(const spase_inst_t *in, const spase_sol_t *sol,
 			break;
 		default:
 			k1[t] = op->dur + tk->release;
-			k2[t] = op->gpus;
+			k2[t] = op->width;
 			break;
 		}
 	}
@@ -217,7 +217,7 @@ static int h3_one(hctx_t *h, double T, int *shelf, double *k1, double *k2,
 		if (tk->pinned)
 			continue;
 		if (b < 0) {
-			used += tk->opt[a].gpus;
+			used += tk->opt[a].width;
 			continue;
 		}
 		if (tk->opt[b].area <= tk->opt[a].area) {
@@ -246,7 +246,7 @@ static int h3_one(hctx_t *h, double T, int *shelf, double *k1, double *k2,
 				if (tk->release + tk->opt[o].dur <= T / 2 &&
 				    tk->opt[o].area < b_area)
 					b_area = tk->opt[o].area;
-			wgt = tk->opt[a].gpus;
+			wgt = tk->opt[a].width;
 			val = b_area - tk->opt[a].area;
 			for (int c = C; c >= wgt; c--) {
 				take[(size_t)it * (size_t)(C + 1) + (size_t)c] =
@@ -269,7 +269,7 @@ static int h3_one(hctx_t *h, double T, int *shelf, double *k1, double *k2,
 				if (take[(size_t)it * (size_t)(C + 1) +
 					 (size_t)c]) {
 					shelf[t] = 1;
-					c -= in->t[t].opt[h->cand->opt[t]].gpus;
+					c -= in->t[t].opt[h->cand->opt[t]].width;
 				}
 			}
 		}

@@ -48,8 +48,10 @@ static int opt_cmp(const void *a, const void *b)
 {
 	const spase_opt_t *x = a, *y = b;
 
-	if (x->gpus != y->gpus)
-		return x->gpus < y->gpus ? -1 : 1;
+	if (x->width != y->width)
+		return x->width < y->width ? -1 : 1;
+	if (x->nodes != y->nodes)
+		return x->nodes < y->nodes ? -1 : 1;
 	if (x->dur != y->dur)
 		return x->dur < y->dur ? -1 : 1;
 	return x->orig - y->orig;
@@ -57,27 +59,25 @@ static int opt_cmp(const void *a, const void *b)
 
 /* Whether option a (index ia) makes option b (index ib) useless: no more
  * GPUs, no slower, allowed wherever b is, and strictly better or earlier in
- * the list (so one of two equal options survives). */
+ * the list (so one of two equal options survives). Across node counts only
+ * a one-node option can dominate (it fits on the first node of any gang b
+ * could have); otherwise both must span the same number of nodes. */
 static int dominates(const saturn_option_t *a, int ia, double da,
 		     const saturn_option_t *b, int ib, double db)
 {
+	int ka = saturn_option_nodes(a), kb = saturn_option_nodes(b);
+
+	if (ka != kb && ka != 1)
+		return 0;
 	if (a->gpus > b->gpus || da > db)
 		return 0;
+	if (ka != kb)
+		return a->class_idx < 0 || a->class_idx == b->class_idx;
 	if (a->class_idx >= 0 && a->class_idx != b->class_idx)
 		return 0;
 	if (a->gpus < b->gpus || da < db || a->class_idx != b->class_idx)
 		return 1;
 	return ia < ib;
-}
-
-static int option_fits_some_node(const saturn_problem_t *p,
-				 const saturn_option_t *o)
-{
-	for (int n = 0; n < p->nnodes; n++)
-		if (o->gpus <= p->nodes[n].gpus &&
-		    (o->class_idx < 0 || o->class_idx == p->nodes[n].class_idx))
-			return 1;
-	return 0;
 }
 
 static int build_task(spase_inst_t *in, int ti)
@@ -98,6 +98,8 @@ static int build_task(spase_inst_t *in, int ti)
 		t->release = 0;
 		t->opt[0].orig = o;
 		t->opt[0].gpus = st->options[o].gpus;
+		t->opt[0].nodes = saturn_option_nodes(&st->options[o]);
+		t->opt[0].width = t->opt[0].gpus * t->opt[0].nodes;
 		t->opt[0].klass = st->options[o].class_idx;
 		t->opt[0].dur = saturn_task_runtime(st, o);
 		t->nopt = 1;
@@ -107,11 +109,11 @@ static int build_task(spase_inst_t *in, int ti)
 			double d = saturn_task_runtime(st, o);
 			int dom = 0;
 
-			if (!option_fits_some_node(in->p, so))
+			if (!saturn_option_placeable(in->p, ti, o))
 				continue;
 			for (int q = 0; q < st->noptions && !dom; q++) {
 				if (q == o ||
-				    !option_fits_some_node(in->p, &st->options[q]))
+				    !saturn_option_placeable(in->p, ti, q))
 					continue;
 				dom = dominates(&st->options[q], q,
 						saturn_task_runtime(st, q), so,
@@ -121,6 +123,9 @@ static int build_task(spase_inst_t *in, int ti)
 				continue;
 			t->opt[t->nopt].orig = o;
 			t->opt[t->nopt].gpus = so->gpus;
+			t->opt[t->nopt].nodes = saturn_option_nodes(so);
+			/* the sort below orders by width */
+			t->opt[t->nopt].width = so->gpus * saturn_option_nodes(so);
 			t->opt[t->nopt].klass = so->class_idx;
 			t->opt[t->nopt].dur = d;
 			t->nopt++;
@@ -132,7 +137,8 @@ static int build_task(spase_inst_t *in, int ti)
 	for (int o = 0; o < t->nopt; o++) {
 		spase_opt_t *op = &t->opt[o];
 
-		op->area = op->gpus * op->dur;
+		op->width = op->gpus * op->nodes;
+		op->area = op->width * op->dur;
 		if (op->area < t->opt[t->min_area_opt].area)
 			t->min_area_opt = o;
 		if (op->dur < t->opt[t->fastest_opt].dur)
@@ -176,6 +182,7 @@ spase_inst_t *spase_inst_create(const saturn_problem_t *p)
 	if (!in)
 		return NULL;
 	in->p = p;
+	in->max_nodes = 1;
 	in->nt = p->ntasks;
 	in->nn = p->nnodes;
 	in->t = calloc((size_t)in->nt + 1, sizeof(*in->t));
@@ -196,6 +203,9 @@ spase_inst_t *spase_inst_create(const saturn_problem_t *p)
 	for (int i = 0; i < in->nt; i++) {
 		if (build_task(in, i) < 0)
 			goto fail;
+		for (int o = 0; o < in->t[i].nopt; o++)
+			if (in->t[i].opt[o].nodes > in->max_nodes)
+				in->max_nodes = in->t[i].opt[o].nodes;
 		if (in->t[i].pinned) {
 			if (in->t[i].opt[0].dur > in->pinned_end)
 				in->pinned_end = in->t[i].opt[0].dur;

@@ -64,12 +64,18 @@ double **spase_gpu_free_create(const saturn_problem_t *p)
 		if (!task->is_running || r->node < 0 || r->node >= p->nnodes)
 			continue;
 		end = saturn_task_runtime(task, r->option);
-		for (int i = 0; i < r->ngpus; i++) {
-			int id = r->gpu_ids[i];
+		for (int j = 0; j < saturn_running_nnodes(r); j++) {
+			int n = saturn_running_node_at(r, j);
 
-			if (id >= 0 && id < p->nodes[r->node].gpus &&
-			    end > free_at[r->node][id])
-				free_at[r->node][id] = end;
+			if (n < 0 || n >= p->nnodes)
+				continue;
+			for (int i = 0; i < r->ngpus; i++) {
+				int id = r->gpu_ids[(size_t)j * (size_t)r->ngpus + (size_t)i];
+
+				if (id >= 0 && id < p->nodes[n].gpus &&
+				    end > free_at[n][id])
+					free_at[n][id] = end;
+			}
 		}
 	}
 	return free_at;
@@ -115,27 +121,100 @@ int spase_place_ids(double **free_at, saturn_plan_t *plan,
 		    const saturn_problem_t *p, int t, int o, int n,
 		    double not_before)
 {
-	const saturn_task_t *task = &p->tasks[t];
-	int G = task->options[o].gpus, ids[SATURN_MAX_GPUS_PER_NODE];
-	double start = not_before, ready, end;
+	if (saturn_option_nodes(&p->tasks[t].options[o]) != 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	return spase_place_ids_nodes(free_at, plan, p, t, o, &n, not_before);
+}
 
-	ready = spase_gpu_pick(free_at[n], p->nodes[n].gpus, G, ids);
-	if (ready > start)
-		start = ready;
+int spase_place_ids_nodes(double **free_at, saturn_plan_t *plan,
+			  const saturn_problem_t *p, int t, int o,
+			  const int *nodes, double not_before)
+{
+	const saturn_task_t *task = &p->tasks[t];
+	int G = task->options[o].gpus, k = saturn_option_nodes(&task->options[o]);
+	int *ids = calloc((size_t)k * (size_t)G, sizeof(int)), rc;
+	double start = not_before, end;
+
+	if (!ids)
+		return -1;
+	/* a gang starts when every node has its G GPUs free */
+	for (int j = 0; j < k; j++) {
+		double ready = spase_gpu_pick(free_at[nodes[j]],
+					      p->nodes[nodes[j]].gpus, G,
+					      ids + (size_t)j * (size_t)G);
+
+		if (ready > start)
+			start = ready;
+	}
 	end = start + saturn_task_runtime(task, o);
-	for (int g = 0; g < G; g++)
-		free_at[n][ids[g]] = end;
-	return saturn_plan_set(plan, t, p, t, o, n, start, ids);
+	for (int j = 0; j < k; j++)
+		for (int g = 0; g < G; g++)
+			free_at[nodes[j]][ids[(size_t)j * (size_t)G + (size_t)g]] = end;
+	rc = saturn_plan_set_nodes(plan, t, p, t, o, nodes, start, ids);
+	free(ids);
+	return rc;
+}
+
+double spase_gang_pick(double **free_at, const saturn_problem_t *p, int t,
+		       int o, int *nodes)
+{
+	const saturn_option_t *opt = &p->tasks[t].options[o];
+	int k = saturn_option_nodes(opt), ids[SATURN_MAX_GPUS_PER_NODE];
+	int nc = p->nclasses > 0 ? p->nclasses : 1;
+	double best = INFINITY;
+
+	for (int c = 0; c < nc; c++) {
+		int cnt = 0, sel[SATURN_MAX_TASK_NODES];
+		double rd[SATURN_MAX_TASK_NODES], s = -INFINITY;
+
+		/* the k fitting nodes of class c that are ready first (a sorted
+		 * list of at most k, lower index first on ties) */
+		for (int n = 0; n < p->nnodes; n++) {
+			double r;
+			int i;
+
+			if (p->nodes[n].class_idx != c || !saturn_option_fits(p, t, o, n))
+				continue;
+			r = spase_gpu_pick(free_at[n], p->nodes[n].gpus, opt->gpus, ids);
+			for (i = cnt < k ? cnt : k; i > 0 && rd[i - 1] > r; i--)
+				if (i < k) {
+					rd[i] = rd[i - 1];
+					sel[i] = sel[i - 1];
+				}
+			if (i < k) {
+				rd[i] = r;
+				sel[i] = n;
+				if (cnt < k)
+					cnt++;
+			}
+		}
+		if (cnt < k)
+			continue;
+		for (int j = 0; j < k; j++)
+			if (rd[j] > s)
+				s = rd[j];
+		if (s < best) {
+			best = s;
+			memcpy(nodes, sel, sizeof(int) * (size_t)k);
+		}
+	}
+	return best;
 }
 
 int spase_plan_pin_running(saturn_plan_t *plan, const saturn_problem_t *p)
 {
 	for (int t = 0; t < p->ntasks; t++) {
 		const saturn_running_t *r = &p->tasks[t].running;
+		int nodes[SATURN_MAX_TASK_NODES];
 
-		if (p->tasks[t].is_running &&
-		    saturn_plan_set(plan, t, p, t, r->option, r->node, 0,
-				    r->gpu_ids) < 0)
+		if (!p->tasks[t].is_running)
+			continue;
+		for (int j = 0; j < saturn_running_nnodes(r); j++)
+			nodes[j] = saturn_running_node_at(r, j);
+		if (saturn_plan_set_nodes(plan, t, p, t, r->option, nodes, 0,
+					  r->gpu_ids) < 0)
 			return -1;
 	}
 	return 0;
@@ -345,7 +424,12 @@ spase_work_t *spase_work_create(const spase_inst_t *in)
 	w->node = calloc((size_t)in->nt + 1, sizeof(int));
 	w->start = calloc((size_t)in->nt + 1, sizeof(double));
 	w->node_end = calloc((size_t)in->nn, sizeof(double));
-	if (!w->prof || !w->node || !w->start || !w->node_end)
+	w->gang = calloc(((size_t)in->nt + 1) * (size_t)in->max_nodes,
+			 sizeof(int));
+	w->scratch = calloc((size_t)in->nn + 1, sizeof(double));
+	w->ok = calloc((size_t)in->nn + 1, 1);
+	if (!w->prof || !w->node || !w->start || !w->node_end || !w->gang ||
+	    !w->scratch || !w->ok)
 		goto fail;
 	for (int n = 0; n < in->nn; n++)
 		if (spase_prof_init(&w->prof[n],
@@ -368,7 +452,111 @@ void spase_work_destroy(spase_work_t *w)
 	free(w->node);
 	free(w->start);
 	free(w->node_end);
+	free(w->gang);
+	free(w->scratch);
+	free(w->ok);
 	free(w);
+}
+
+/* Gang search within class c (see spase_gang_earliest()): the fixpoint of
+ * s -> k-th smallest earliest start of the allowed nodes from s. Every
+ * gang start >= s is >= that k-th value (each of its k nodes has its
+ * earliest start from s at or before it), so the iteration never passes
+ * the earliest gang start, and it stops there: k nodes start at s. */
+static double gang_in_class(const spase_inst_t *in, const spase_prof_t *prof,
+			    const char *ok, int c, int g, int k, double d,
+			    double r, double *e)
+{
+	double s = r;
+
+	for (;;) {
+		int cnt = 0, le = 0;
+		double kth = INFINITY;
+
+		for (int n = 0; n < in->nn; n++) {
+			e[n] = INFINITY;
+			if (!ok[n] || in->klass[n] != c)
+				continue;
+			e[n] = spase_prof_earliest(&prof[n], g, d, s, NULL);
+			if (isfinite(e[n]))
+				cnt++;
+			le += e[n] <= s;
+		}
+		if (cnt < k)
+			return INFINITY;
+		if (le >= k)
+			return s;
+		/* k-th smallest of e[] (k is small next to nn: k passes) */
+		{
+			double prev = -INFINITY;
+			int seen = 0;
+
+			while (seen < k) {
+				double m = INFINITY;
+				int mult = 0;
+
+				for (int n = 0; n < in->nn; n++)
+					if (e[n] > prev && e[n] < m) {
+						m = e[n];
+						mult = 1;
+					} else if (e[n] == m) {
+						mult++;
+					}
+				seen += mult;
+				prev = m;
+				kth = m;
+			}
+		}
+		if (!(kth > s))
+			return s; /* cannot happen: le < k means kth > s */
+		s = kth;
+	}
+}
+
+double spase_gang_earliest(const spase_inst_t *in, const spase_prof_t *prof,
+			   const char *ok, int g, int k, double d, double r,
+			   int pref, double *scratch, int *nodes)
+{
+	int nc = in->p->nclasses > 0 ? in->p->nclasses : 1, bc = -1;
+	double bs = INFINITY;
+
+	for (int c = 0; c < nc; c++) {
+		double s = gang_in_class(in, prof, ok, c, g, k, d,
+					 r, scratch);
+
+		if (s < bs) {
+			bs = s;
+			bc = c;
+		}
+	}
+	if (bc < 0)
+		return INFINITY;
+	/* The k nodes free from bs: tightest fit (fewest GPUs left) first,
+	 * the preferred node ahead of its equals, then the lowest index. */
+	for (int j = 0; j < k; j++) {
+		int best = -1, best_left = 0;
+
+		for (int n = 0; n < in->nn; n++) {
+			int fa, used = 0;
+
+			if (!ok[n] || in->klass[n] != bc)
+				continue;
+			for (int m = 0; m < j; m++)
+				used |= nodes[m] == n;
+			if (used || spase_prof_earliest(&prof[n], g, d, bs,
+							&fa) > bs)
+				continue;
+			if (best < 0 || fa - g < best_left ||
+			    (fa - g == best_left && n == pref)) {
+				best = n;
+				best_left = fa - g;
+			}
+		}
+		if (best < 0)
+			return INFINITY; /* cannot happen (gang_in_class) */
+		nodes[j] = best;
+	}
+	return bs;
 }
 
 /* Best node for option o of task t: earliest start, then tightest fit,
@@ -402,8 +590,40 @@ static int best_node(spase_work_t *w, int t, int o, double *start)
 	return best;
 }
 
+/* Earliest gang for multi-node option o of task t into nodes[]. */
+static double best_gang(spase_work_t *w, int t, int o, int *nodes)
+{
+	const spase_inst_t *in = w->in;
+	const spase_opt_t *op = &in->t[t].opt[o];
+	double r = in->t[t].release;
+
+	if (w->not_before && w->not_before[t] > r)
+		r = w->not_before[t];
+	for (int n = 0; n < in->nn; n++)
+		w->ok[n] = (char)spase_fits(in, t, o, n);
+	return spase_gang_earliest(in, w->prof, w->ok, op->gpus, op->nodes,
+				   op->dur, r,
+				   w->pref_node ? w->pref_node[t] : -1,
+				   w->scratch, nodes);
+}
+
+/* Where option o of task t goes: nodes[0..k) and the start (INFINITY and
+ * -1 when nowhere). */
+static int place_opt(spase_work_t *w, int t, int o, double *start,
+		     int *nodes)
+{
+	if (w->in->t[t].opt[o].nodes > 1) {
+		*start = best_gang(w, t, o, nodes);
+		return isfinite(*start) ? nodes[0] : -1;
+	}
+	nodes[0] = best_node(w, t, o, start);
+	return nodes[0];
+}
+
 double spase_decode(spase_work_t *w, spase_sol_t *sol, double alpha)
 {
+	int gq[SATURN_MAX_TASK_NODES];
+
 	const spase_inst_t *in = w->in;
 	double mk = 0;
 
@@ -418,8 +638,13 @@ double spase_decode(spase_work_t *w, spase_sol_t *sol, double alpha)
 		sol->opt[t] = 0;
 		w->node[t] = in->t[t].pin_node;
 		w->start[t] = 0;
-		if (in->t[t].opt[0].dur > w->node_end[w->node[t]])
-			w->node_end[w->node[t]] = in->t[t].opt[0].dur;
+		for (int j = 0; j < in->t[t].opt[0].nodes; j++) {
+			int n = saturn_running_node_at(&in->p->tasks[t].running, j);
+
+			w->gang[(size_t)t * (size_t)in->max_nodes + (size_t)j] = n;
+			if (in->t[t].opt[0].dur > w->node_end[n])
+				w->node_end[n] = in->t[t].opt[0].dur;
+		}
 		if (in->t[t].opt[0].dur > mk)
 			mk = in->t[t].opt[0].dur;
 	}
@@ -427,6 +652,7 @@ double spase_decode(spase_work_t *w, spase_sol_t *sol, double alpha)
 		int t = sol->order[k % in->nt];
 		const spase_task_t *tk = &in->t[t];
 		int o = sol->opt[t], n;
+		int *gang = &w->gang[(size_t)t * (size_t)in->max_nodes];
 		double s, e;
 
 		if (tk->pinned || tk->zero != (k >= in->nt))
@@ -437,24 +663,28 @@ double spase_decode(spase_work_t *w, spase_sol_t *sol, double alpha)
 			 * first, so that the class follows the free nodes. */
 			int q0 = o, q1 = o;
 
-			while (q0 > 0 && tk->opt[q0 - 1].gpus == tk->opt[o].gpus)
+			while (q0 > 0 && tk->opt[q0 - 1].gpus == tk->opt[o].gpus &&
+			       tk->opt[q0 - 1].nodes == tk->opt[o].nodes)
 				q0--;
 			while (q1 + 1 < tk->nopt &&
-			       tk->opt[q1 + 1].gpus == tk->opt[o].gpus)
+			       tk->opt[q1 + 1].gpus == tk->opt[o].gpus &&
+			       tk->opt[q1 + 1].nodes == tk->opt[o].nodes)
 				q1++;
-			n = best_node(w, t, o, &s);
+			n = place_opt(w, t, o, &s, gang);
 			for (int q = q0; q <= q1 && q0 < q1; q++) {
 				double sq;
 				int nq;
 
 				if (q == o)
 					continue;
-				nq = best_node(w, t, q, &sq);
+				nq = place_opt(w, t, q, &sq, gq);
 				if (nq >= 0 && (n < 0 || sq + tk->opt[q].dur <
 								s + tk->opt[o].dur)) {
 					n = nq;
 					s = sq;
 					o = q;
+					memcpy(gang, gq, sizeof(int) *
+					       (size_t)tk->opt[q].nodes);
 				}
 			}
 			sol->opt[t] = o;
@@ -471,7 +701,7 @@ double spase_decode(spase_work_t *w, spase_sol_t *sol, double alpha)
 
 				if (tk->opt[q].area > lim && q != tk->min_area_opt)
 					continue;
-				nq = best_node(w, t, q, &sq);
+				nq = place_opt(w, t, q, &sq, gq);
 				if (nq < 0)
 					continue;
 				if (sq + tk->opt[q].dur < be) {
@@ -479,6 +709,8 @@ double spase_decode(spase_work_t *w, spase_sol_t *sol, double alpha)
 					n = nq;
 					s = sq;
 					o = q;
+					memcpy(gang, gq, sizeof(int) *
+					       (size_t)tk->opt[q].nodes);
 				}
 			}
 			sol->opt[t] = o;
@@ -488,12 +720,18 @@ double spase_decode(spase_work_t *w, spase_sol_t *sol, double alpha)
 			return -1;
 		}
 		e = s + tk->opt[o].dur;
-		if (spase_prof_take(&w->prof[n], s, e, tk->opt[o].gpus) < 0)
-			return -1;
+		gang[0] = n;
+		for (int j = 0; j < tk->opt[o].nodes; j++) {
+			int nj = gang[j];
+
+			if (spase_prof_take(&w->prof[nj], s, e,
+					    tk->opt[o].gpus) < 0)
+				return -1;
+			if (e > w->node_end[nj])
+				w->node_end[nj] = e;
+		}
 		w->node[t] = n;
 		w->start[t] = s;
-		if (e > w->node_end[n])
-			w->node_end[n] = e;
 		if (e > mk)
 			mk = e;
 	}
@@ -522,10 +760,13 @@ int spase_place_arrival(const spase_inst_t *in, const int *opt,
 {
 	const saturn_problem_t *p = in->p;
 	spase_prof_t *prof = calloc((size_t)in->nn + 1, sizeof(*prof));
+	double *scratch = calloc((size_t)in->nn + 1, sizeof(double));
+	char *ok = calloc((size_t)in->nn + 1, 1);
+	int gang[SATURN_MAX_TASK_NODES];
 	double prev = 0;
 	int rc = -1;
 
-	if (!prof)
+	if (!prof || !scratch || !ok)
 		goto nomem;
 	for (int n = 0; n < in->nn; n++)
 		if (spase_prof_init(&prof[n], in->base[n].n + 2 * in->nt + 4) <
@@ -535,22 +776,33 @@ int spase_place_arrival(const spase_inst_t *in, const int *opt,
 	/* Zero-length tasks last (as in spase_decode()), so that no task
 	 * placed after them covers their instant. */
 	for (int k = 0; k < 2 * in->nt; k++) {
-		int t = k % in->nt, o = opt[t], best = -1;
+		int t = k % in->nt, o = opt[t], best = -1, kn;
 		const saturn_task_t *st = &p->tasks[t];
 		double bs = INFINITY, d, r;
 
 		if (in->t[t].zero != (k >= in->nt))
 			continue;
 		if (st->is_running) {
-			if (saturn_plan_set(plan, t, p, t, st->running.option,
-					    st->running.node, 0, NULL) < 0)
+			for (int j = 0; j < saturn_running_nnodes(&st->running); j++)
+				gang[j] = saturn_running_node_at(&st->running, j);
+			if (saturn_plan_set_nodes(plan, t, p, t, st->running.option,
+						  gang, 0, NULL) < 0)
 				goto nomem;
 			continue;
 		}
 		d = saturn_task_runtime(st, o);
 		r = st->release_s > prev || in->t[t].zero ? st->release_s
 							  : prev;
-		for (int n = 0; n < in->nn; n++) {
+		kn = saturn_option_nodes(&st->options[o]);
+		if (kn > 1) {
+			for (int n = 0; n < in->nn; n++)
+				ok[n] = (char)saturn_option_fits(p, t, o, n);
+			bs = spase_gang_earliest(in, prof, ok,
+						 st->options[o].gpus, kn, d, r,
+						 -1, scratch, gang);
+			best = isfinite(bs) ? gang[0] : -1;
+		}
+		for (int n = 0; n < in->nn && kn == 1; n++) {
 			double s;
 
 			if (!saturn_option_fits(p, t, o, n))
@@ -567,9 +819,12 @@ int spase_place_arrival(const spase_inst_t *in, const int *opt,
 					 st->id);
 			goto out;
 		}
-		if (spase_prof_take(&prof[best], bs, bs + d,
-				    st->options[o].gpus) < 0 ||
-		    saturn_plan_set(plan, t, p, t, o, best, bs, NULL) < 0)
+		gang[0] = best;
+		for (int j = 0; j < kn; j++)
+			if (spase_prof_take(&prof[gang[j]], bs, bs + d,
+					    st->options[o].gpus) < 0)
+				goto nomem;
+		if (saturn_plan_set_nodes(plan, t, p, t, o, gang, bs, NULL) < 0)
 			goto nomem;
 		if (!in->t[t].zero)
 			prev = bs;
@@ -583,5 +838,7 @@ out:
 		for (int n = 0; n < in->nn; n++)
 			spase_prof_free(&prof[n]);
 	free(prof);
+	free(scratch);
+	free(ok);
 	return rc;
 }

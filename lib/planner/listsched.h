@@ -49,6 +49,20 @@ int spase_place_ids(double **free_at, saturn_plan_t *plan,
 		    const saturn_problem_t *p, int t, int o, int n,
 		    double not_before);
 
+/* spase_place_ids() for option o on nodes[0..k) (k its node count, a
+ * gang): it starts when all k nodes have their GPUs free, and holds the
+ * spase_gpu_pick() GPUs of each. spase_place_ids() refuses a multi-node
+ * option (-1, EINVAL). Returns 0, or -1 (ENOMEM). */
+int spase_place_ids_nodes(double **free_at, saturn_plan_t *plan,
+			  const saturn_problem_t *p, int t, int o,
+			  const int *nodes, double not_before);
+
+/* The gang of option o of task t (its node count k of nodes of one class
+ * that fit it) whose spase_gpu_pick() GPUs are all free first, into
+ * nodes[0..k); returns that time, or INFINITY when no k nodes fit. */
+double spase_gang_pick(double **free_at, const saturn_problem_t *p, int t,
+		       int o, int *nodes);
+
 /* Record every running task of p in plan, on its node, GPUs and option,
  * starting at 0. Returns 0 or -1 (ENOMEM). */
 int spase_plan_pin_running(saturn_plan_t *plan, const saturn_problem_t *p);

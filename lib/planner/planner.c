@@ -43,7 +43,9 @@ int saturn_planner_bounds(const saturn_problem_t *p, saturn_bounds_t *b,
 	if (!in)
 		return saturn_error_set(err, "planner: out of memory");
 	spase_bounds(in, b);
-	if (in->nfree > 0 && in->nfree <= MILP_BOUND_MAX_TASKS) {
+	/* The MILPs model one node per task: not for multi-node options. */
+	if (in->nfree > 0 && in->nfree <= MILP_BOUND_MAX_TASKS &&
+	    in->max_nodes == 1) {
 		clk.t0 = spase_now();
 		clk.deadline = clk.t0 + 2.0;
 		b->milp = spase_milp_bound(in, b->best, 2.0, &clk, NULL);
@@ -93,9 +95,11 @@ static saturn_plan_t *sol_plan(const spase_inst_t *in, spase_work_t *w,
 		return NULL;
 	}
 	for (int t = 0; t < in->nt; t++)
-		if (saturn_plan_set(plan, t, in->p, t,
-				    in->t[t].opt[sol->opt[t]].orig, w->node[t],
-				    w->start[t], NULL) < 0) {
+		if (saturn_plan_set_nodes(plan, t, in->p, t,
+					  in->t[t].opt[sol->opt[t]].orig,
+					  &w->gang[(size_t)t *
+						   (size_t)in->max_nodes],
+					  w->start[t], NULL) < 0) {
 			saturn_error_set(err, "planner: out of memory");
 			saturn_plan_destroy(plan);
 			return NULL;
@@ -272,7 +276,8 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 	if (use_milp < 0)
 		use_milp = 1;
 	if (!enough && use_milp && mk > target && in->nfree > 0 &&
-	    in->nfree <= MILP_BOUND_MAX_TASKS && !spase_stop(&clk)) {
+	    in->nfree <= MILP_BOUND_MAX_TASKS && in->max_nodes == 1 &&
+	    !spase_stop(&clk)) {
 		double rem = clk.deadline - spase_now();
 		double mb;
 
@@ -306,6 +311,7 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 				     ratio);
 	}
 	if (!enough && use_milp && mk > target && in->nn == 1 &&
+	    in->max_nodes == 1 &&
 	    in->nfree > 0 && in->nfree <= MILP_IMPROVE_MAX_TASKS &&
 	    !spase_stop(&clk)) {
 		double rem = clk.deadline - spase_now();

@@ -13,7 +13,15 @@
 
 #include "planner_int.h"
 
-/* The original option index current practice uses for task t. */
+/* GPUs an option takes in all (per node x nodes). */
+static int width(const saturn_option_t *so)
+{
+	return so->gpus * saturn_option_nodes(so);
+}
+
+/* The original option index current practice uses for task t: the fastest
+ * at the largest total GPU count <= gpus (a model that needs several
+ * nodes: its smallest gang). */
 static int baseline_option(const saturn_problem_t *p, int t, int gpus)
 {
 	const saturn_task_t *st = &p->tasks[t];
@@ -21,16 +29,13 @@ static int baseline_option(const saturn_problem_t *p, int t, int gpus)
 
 	for (int o = 0; o < st->noptions; o++) {
 		const saturn_option_t *so = &st->options[o];
-		int fits = 0;
 
-		for (int n = 0; n < p->nnodes && !fits; n++)
-			fits = saturn_option_fits(p, t, o, n);
-		if (!fits)
+		if (!saturn_option_placeable(p, t, o))
 			continue;
-		if (so->gpus <= gpus && so->gpus > cnt)
-			cnt = so->gpus;
-		if (smallest < 0 || so->gpus < st->options[smallest].gpus ||
-		    (so->gpus == st->options[smallest].gpus &&
+		if (width(so) <= gpus && width(so) > cnt)
+			cnt = width(so);
+		if (smallest < 0 || width(so) < width(&st->options[smallest]) ||
+		    (width(so) == width(&st->options[smallest]) &&
 		     so->sec_per_batch < st->options[smallest].sec_per_batch))
 			smallest = o;
 	}
@@ -38,12 +43,11 @@ static int baseline_option(const saturn_problem_t *p, int t, int gpus)
 		return smallest;
 	for (int o = 0; o < st->noptions; o++) {
 		const saturn_option_t *so = &st->options[o];
-		int fits = 0;
+		int fits;
 
-		if (so->gpus != cnt)
+		if (width(so) != cnt)
 			continue;
-		for (int n = 0; n < p->nnodes && !fits; n++)
-			fits = saturn_option_fits(p, t, o, n);
+		fits = saturn_option_placeable(p, t, o);
 		if (fits && (best < 0 ||
 			     so->sec_per_batch < st->options[best].sec_per_batch))
 			best = o;

@@ -22,10 +22,12 @@
 /* One non-dominated option of a task. */
 typedef struct spase_opt {
 	int orig;     /* index into saturn_task_t.options */
-	int gpus;
+	int gpus;     /* per node */
 	int klass;    /* class index, -1 = any */
 	double dur;   /* runtime in seconds (0 when batches == 0) */
-	double area;  /* gpus * dur */
+	double area;  /* width * dur */
+	int nodes;    /* nodes spanned at once (a gang of one class), >= 1 */
+	int width;    /* GPUs in all: gpus * nodes */
 } spase_opt_t;
 
 typedef struct spase_task {
@@ -45,6 +47,7 @@ typedef struct spase_inst {
 	spase_task_t *t;
 	int *gpus;        /* per node */
 	int *klass;       /* per node class index */
+	int max_nodes;    /* most nodes an option of a free task spans */
 	double **gpu_free; /* per node, per GPU: time it is first free (busy
 			    * entries and running tasks) */
 	spase_prof_t *base; /* per node: capacity with busy GPUs and running
@@ -75,6 +78,12 @@ typedef struct spase_work {
 	 * in start order reproduces that plan. */
 	const double *not_before;
 	const int *pref_node;
+	/* Multi-node options: the decoded nodes of task t are
+	 * gang[t * in->max_nodes + j], j < its option's nodes (node[t] is
+	 * the first); scratch per node for the gang search. */
+	int *gang;
+	double *scratch;
+	char *ok;
 } spase_work_t;
 
 /* Deadline and abort handling shared by every phase. */
@@ -94,7 +103,8 @@ spase_sol_t *spase_sol_create(const spase_inst_t *in);
 void spase_sol_destroy(spase_sol_t *s);
 void spase_sol_copy(const spase_inst_t *in, spase_sol_t *dst,
 		    const spase_sol_t *src);
-/* Whether option o of task t may run on node n. */
+/* Whether option o of task t may run on node n (one of its nodes, for a
+ * multi-node option). */
 int spase_fits(const spase_inst_t *in, int t, int o, int n);
 double spase_now(void);
 /* Returns non-zero when the search must stop (checks the clock and the
@@ -125,6 +135,14 @@ double spase_tiebreak(const spase_work_t *w, const spase_sol_t *sol);
  * fits a task). */
 int spase_place_arrival(const spase_inst_t *in, const int *opt,
 			saturn_plan_t *plan, saturn_error_t *err);
+/* Gang placement: the earliest s >= r at which k distinct nodes of one
+ * class, each allowed by ok[n], have g GPUs free on [s, s + d) in the
+ * profiles prof; those nodes (tightest fit first, pref among them when it
+ * qualifies) go into nodes[0..k). scratch holds in->nn doubles. Returns s,
+ * or INFINITY when no k such nodes exist. */
+double spase_gang_earliest(const spase_inst_t *in, const spase_prof_t *prof,
+			   const char *ok, int g, int k, double d, double r,
+			   int pref, double *scratch, int *nodes);
 
 /* --- bounds.c --- */
 /* Length, area and dual bounds of in (b->milp left 0). */

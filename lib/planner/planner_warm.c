@@ -40,7 +40,9 @@ static int warm_option(const spase_inst_t *in, int t, const saturn_assign_t *a,
 	for (int o = 0; o < tk->nopt; o++) {
 		const saturn_option_t *so = &st->options[tk->opt[o].orig];
 
-		if (so->gpus != a->gpus || !a->technique ||
+		if (so->gpus != a->gpus ||
+		    saturn_option_nodes(so) != saturn_assign_nnodes(a) ||
+		    !a->technique ||
 		    strcmp(so->technique, a->technique) != 0)
 			continue;
 		if (node < 0 || saturn_option_fits(in->p, t, tk->opt[o].orig, node))
@@ -51,7 +53,7 @@ static int warm_option(const spase_inst_t *in, int t, const saturn_assign_t *a,
 	if (any >= 0)
 		return any;
 	for (int o = 0; o < tk->nopt; o++)
-		if (tk->opt[o].gpus <= a->gpus &&
+		if (tk->opt[o].width <= a->gpus * saturn_assign_nnodes(a) &&
 		    (best < 0 || tk->opt[o].dur < tk->opt[best].dur))
 			best = o;
 	return best >= 0 ? best : tk->min_area_opt;
@@ -160,7 +162,7 @@ saturn_plan_t *spase_warm_literal(const spase_inst_t *in,
 		const saturn_task_t *st = &p->tasks[t];
 		name_idx_t k = {st->id, 0}, *hit;
 		const saturn_assign_t *a;
-		int n = -1, o = -1;
+		int n = -1, o = -1, kn, nodes[SATURN_MAX_TASK_NODES];
 
 		hit = bsearch(&k, names, (size_t)warm->nassign, sizeof(*names),
 			      name_cmp);
@@ -170,18 +172,34 @@ saturn_plan_t *spase_warm_literal(const spase_inst_t *in,
 			ok = 0;
 			break;
 		}
-		for (int m = 0; m < p->nnodes && n < 0; m++)
-			if (strcmp(p->nodes[m].name, a->node_name) == 0)
-				n = m;
+		kn = saturn_assign_nnodes(a);
+		if (kn > SATURN_MAX_TASK_NODES || (kn > 1 && !a->more_names)) {
+			ok = 0;
+			break;
+		}
+		/* every node of the entry, by name (the first is n) */
+		for (int j = 0; j < kn; j++) {
+			const char *name = saturn_assign_name_at(a, j);
+
+			nodes[j] = -1;
+			for (int m = 0; name && m < p->nnodes && nodes[j] < 0; m++)
+				if (strcmp(p->nodes[m].name, name) == 0)
+					nodes[j] = m;
+			if (nodes[j] < 0)
+				n = -2;
+		}
+		if (n == -1)
+			n = nodes[0];
 		for (int q = 0; n >= 0 && q < st->noptions; q++)
 			if (st->options[q].gpus == a->gpus &&
+			    saturn_option_nodes(&st->options[q]) == kn &&
 			    strcmp(st->options[q].technique, a->technique) == 0 &&
 			    saturn_option_fits(p, t, q, n) &&
 			    (o < 0 || st->options[q].sec_per_batch <
 					      st->options[o].sec_per_batch))
 				o = q;
-		if (o < 0 || saturn_plan_set(plan, t, p, t, o, n, a->start_s,
-					     NULL) < 0)
+		if (o < 0 || saturn_plan_set_nodes(plan, t, p, t, o, nodes,
+						   a->start_s, NULL) < 0)
 			ok = 0;
 	}
 	free(names);

@@ -31,11 +31,28 @@ saturn_plan_t *saturn_sched_fcfs(const saturn_problem_t *p)
 	for (int t = 0; t < p->ntasks; t++) {
 		const saturn_task_t *task = &p->tasks[t];
 		double best_end = INFINITY;
-		int best_n = -1, best_o = -1;
+		int best_n = -1, best_o = -1, gang[SATURN_MAX_TASK_NODES], g2[SATURN_MAX_TASK_NODES];
 
 		if (task->is_running)
 			continue;
 		for (int o = 0; o < task->noptions; o++) {
+			int k = saturn_option_nodes(&task->options[o]);
+
+			if (k > 1) {
+				/* a gang: the k nodes of one class free first */
+				double start = spase_gang_pick(free_at, p, t, o, g2), end;
+
+				if (start < task->release_s)
+					start = task->release_s;
+				end = start + saturn_task_runtime(task, o);
+				if (isfinite(start) && end < best_end - 1e-9) {
+					best_end = end;
+					best_n = g2[0];
+					best_o = o;
+					memcpy(gang, g2, sizeof(int) * (size_t)k);
+				}
+				continue;
+			}
 			for (int n = 0; n < p->nnodes; n++) {
 				int G = task->options[o].gpus;
 				double start, end;
@@ -55,7 +72,9 @@ saturn_plan_t *saturn_sched_fcfs(const saturn_problem_t *p)
 		}
 		if (best_n < 0)
 			goto fail; /* saturn_problem_check guarantees a fit */
-		if (spase_place_ids(free_at, plan, p, t, best_o, best_n, task->release_s) < 0)
+		if (saturn_option_nodes(&task->options[best_o]) == 1)
+			gang[0] = best_n;
+		if (spase_place_ids_nodes(free_at, plan, p, t, best_o, gang, task->release_s) < 0)
 			goto fail;
 	}
 	spase_plan_set_makespan(plan);
@@ -127,13 +146,27 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 		const saturn_task_t *task = &p->tasks[t];
 		double start;
 
-		for (int k = 0; k < p->nnodes; k++)
-			if (a->node_name && !strcmp(p->nodes[k].name, a->node_name))
-				n = k;
+		int nodes[SATURN_MAX_TASK_NODES], kn = saturn_assign_nnodes(a);
+
+		if (kn > SATURN_MAX_TASK_NODES)
+			goto fail;
+		/* every planned node, by name (a gang: all of them) */
+		for (int j = 0; j < kn; j++) {
+			const char *nm = saturn_assign_name_at(a, j);
+
+			nodes[j] = -1;
+			for (int k = 0; nm && k < p->nnodes; k++)
+				if (!strcmp(p->nodes[k].name, nm))
+					nodes[j] = k;
+			if (nodes[j] < 0)
+				goto fail;
+		}
+		n = nodes[0];
 		/* the option of that technique and count that fits the node
 		 * (one copy per node class when partitions restrict the task) */
 		for (int k = 0; n >= 0 && k < task->noptions && o < 0; k++)
 			if (task->options[k].gpus == a->gpus &&
+			    saturn_option_nodes(&task->options[k]) == kn &&
 			    !strcmp(task->options[k].technique, a->technique ? a->technique : "") &&
 			    saturn_option_fits(p, t, k, n))
 				o = k;
@@ -146,7 +179,7 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 			start = 0;
 		/* Slurm picks the GPU ids itself: take the planned count on the
 		 * planned node, the GPUs that are free earliest */
-		if (spase_place_ids(free_at, plan, p, t, o, n, start) < 0)
+		if (spase_place_ids_nodes(free_at, plan, p, t, o, nodes, start) < 0)
 			goto fail;
 	}
 	spase_plan_set_makespan(plan);

@@ -11,6 +11,15 @@
  *   large    64-128 jobs on 4 nodes x 8 GPUs
  *   classes  64-128 jobs on 2 NVLink + 2 PCIe nodes x 8 GPUs (options per
  *            class: collective bandwidth differs)
+ * and families the planner was never tuned on ("unseen", marked U in the
+ * summary):
+ *   mix      64 jobs on 4 nodes x 8 GPUs: a random mix of five model
+ *            sizes (0.35-6 B) with a wide runtime spread (samples
+ *            log-uniform over 100x)
+ *   mix8     128 jobs on 8 nodes x 8 GPUs, the same mix
+ *   twonode  32-64 jobs on 4 nodes x 8 GPUs: the mix plus 40 B models
+ *            that need two nodes; every model may also span 2 or 4 nodes
+ *            (inter-node bandwidth BW_IB), the 40 B ones only that way
  * Per instance it prints makespan / dual bound, makespan / the planner's
  * best lower bound, makespan / the best current-practice baseline (fixed
  * 1, 2, 4 or 8 GPUs, FCFS), solve time, method and status; then mean, min
@@ -42,6 +51,14 @@
 #include "bench_model.h"
 
 static const model_spec_t models[] = {{"gpt2xl", 1.5e9}, {"gptj", 6.0e9}};
+/* The unseen families' mix; the last one needs two nodes (16 x P bytes of
+ * state over 8 GPUs is past 85% of 80 GB). */
+static const model_spec_t mix_models[] = {
+	{"gpt2m", 0.35e9}, {"gpt2l", 0.77e9}, {"gpt2xl", 1.5e9},
+	{"neo27", 2.7e9},  {"gptj", 6.0e9},   {"big40", 40e9}};
+/* Bus bandwidth of a collective that crosses nodes: one 200 Gb/s NIC per
+ * node, bytes/s. */
+#define BW_IB 25e9
 static const double lrs[] = {1e-5, 3e-5, 1e-4, 3e-4};
 
 /* --- instances ------------------------------------------------------------ */
@@ -109,20 +126,70 @@ static void add_job(saturn_problem_t *p, int idx, int two_classes)
 		exit(2);
 }
 
+/* One job of the unseen families: a model of the mix (big: may be the 40 B
+ * one), samples log-uniform in [500, 50000], options on one node and, with
+ * multinode, on 2 and 4 whole nodes of 8 GPUs or 4 nodes x 4 GPUs (the
+ * collective's bandwidth then the inter-node link's). */
+static void add_mix_job(saturn_problem_t *p, int idx, int multinode)
+{
+	saturn_task_t t = {0};
+	int nm = multinode ? 6 : 5;
+	const model_spec_t *m = &mix_models[irand(nm)];
+	int B = batch_sizes[irand(4)];
+	double samples = 500 * pow(100, unif());
+	int epochs = 1 + irand(3);
+	static const int gang[][2] = {{8, 2}, {8, 4}, {4, 4}};
+	char id[96];
+
+	if (multinode && m->params > 10e9 && irand(2))
+		m = &mix_models[irand(5)]; /* about 1 in 12 jobs is 40 B */
+	snprintf(id, sizeof(id), "%s-bs%d-%d", m->name, B, idx);
+	t.id = xstrdup(id);
+	t.batches = ceil(samples * epochs / B);
+	t.options = calloc(NTECH * 4 + NTECH * 3, sizeof(*t.options));
+	if (!t.options)
+		exit(2);
+	for (int tech = 0; tech < NTECH; tech++) {
+		for (int g = 1; g <= 8; g *= 2) {
+			double s = sec_per_batch(m->params, B, tech, g, BW_NVL);
+
+			if (s > 0)
+				add_option(&t, tech, g, s, NULL);
+		}
+		for (int k = 0; multinode && k < 3; k++) {
+			int g = gang[k][0], n = gang[k][1];
+			double s = sec_per_batch(m->params, B, tech, g * n,
+						 BW_IB);
+
+			if (s > 0) {
+				add_option(&t, tech, g, s, NULL);
+				t.options[t.noptions - 1].nodes = n;
+			}
+		}
+	}
+	if (saturn_problem_add_task(p, &t) < 0)
+		exit(2);
+}
+
 typedef struct family {
 	const char *name;
 	int min_jobs, max_jobs;
 	int min_nodes, max_nodes;
 	int two_classes;
 	double target; /* makespan / dual bound */
+	int mix;       /* 0: the sweep grid; 1: the mix; 2: the mix with
+			* multi-node options (unseen families) */
 } family_t;
 
 static const family_t families[] = {
-	{"sweep1", 8, 32, 1, 1, 0, 1.05},
-	{"sweep2", 16, 32, 2, 2, 0, 1.05},
-	{"multi", 24, 128, 2, 4, 0, 0},
-	{"large", 64, 128, 4, 4, 0, 1.02},
-	{"classes", 64, 128, 4, 4, 1, 1.05},
+	{"sweep1", 8, 32, 1, 1, 0, 1.05, 0},
+	{"sweep2", 16, 32, 2, 2, 0, 1.05, 0},
+	{"multi", 24, 128, 2, 4, 0, 0, 0},
+	{"large", 64, 128, 4, 4, 0, 1.02, 0},
+	{"classes", 64, 128, 4, 4, 1, 1.05, 0},
+	{"mix", 64, 64, 4, 4, 0, 0, 1},
+	{"mix8", 128, 128, 8, 8, 0, 0, 1},
+	{"twonode", 32, 64, 4, 4, 0, 0, 2},
 };
 
 static saturn_problem_t *make_instance(const family_t *f, int run, int runs,
@@ -144,7 +211,10 @@ static saturn_problem_t *make_instance(const family_t *f, int run, int runs,
 			 f->two_classes ? (i < k / 2 ? "nvl" : "pcie") : NULL);
 	}
 	for (int i = 0; i < n; i++)
-		add_job(p, i, f->two_classes);
+		if (f->mix)
+			add_mix_job(p, i, f->mix == 2);
+		else
+			add_job(p, i, f->two_classes);
 	if (saturn_problem_check(p, &err) < 0) {
 		fprintf(stderr, "saturn-bench: bad instance: %s\n", err.text);
 		exit(2);
@@ -357,7 +427,9 @@ int main(int argc, char **argv)
 				fprintf(stderr, "saturn-bench: %s\n", err.text);
 				return 1;
 			}
-			for (int g = 1; g <= 8; g *= 2) {
+			/* uniform requests: 1, 2, 4, 8 GPUs, and whole
+			 * gangs of 2 and 4 nodes where a family has them */
+			for (int g = 1; g <= (f->mix == 2 ? 32 : 8); g *= 2) {
 				saturn_plan_t *x = saturn_planner_baseline(p, g, &err);
 
 				if (!x) {
@@ -388,10 +460,10 @@ int main(int argc, char **argv)
 			saturn_plan_destroy(pl);
 			saturn_problem_destroy(p);
 		}
-		printf("SUMMARY %-8s runs %d  mk/dual mean %.4f min %.4f max "
+		printf("SUMMARY %-8s %s runs %d  mk/dual mean %.4f min %.4f max "
 		       "%.4f  mk/lb mean %.4f max %.4f  mk/base mean %.4f "
 		       "max %.4f  solve_s mean %.2f max %.2f  target %s\n",
-		       f->name, sd.n, sd.sum / sd.n, sd.min, sd.max,
+		       f->name, f->mix ? "U" : "own", sd.n, sd.sum / sd.n, sd.min, sd.max,
 		       sl.sum / sl.n, sl.max, sb.sum / sb.n, sb.max,
 		       st.sum / st.n, st.max,
 		       f->target > 0 ? (sd.max <= f->target ? "met" : "MISSED")

@@ -55,4 +55,21 @@ grep -q "Best baseline: " "$TMP/out" || fail "--compare lacks the best baseline"
 for g in 1 2 4 8; do
 	grep -Eq "^  $g GPUs?" "$TMP/out" || fail "--compare lacks the $g-GPU baseline"
 done
+# a task spanning two nodes (saturn-problem/2): the table lists both nodes
+# and their GPUs, each node's chart shows it, --json writes saturn-plan/2
+cat >"$TMP/two.json" <<'JSON'
+{"format": "saturn-problem/2",
+ "nodes": [{"name": "a", "gpus": 4}, {"name": "b", "gpus": 4}, {"name": "c", "gpus": 4}],
+ "tasks": [{"id": "big", "batches": 100, "options": [{"technique": "fsdp", "gpus": 4, "nodes": 2, "sec_per_batch": 0.5}]},
+	   {"id": "small", "batches": 100, "options": [{"technique": "ddp", "gpus": 2, "sec_per_batch": 0.4}]},
+	   {"id": "long", "batches": 300, "options": [{"technique": "ddp", "gpus": 4, "sec_per_batch": 0.4}]}]}
+JSON
+"$SATURN" plan --time-limit 1 "$TMP/two.json" >"$TMP/out" 2>"$TMP/err" || fail "two nodes: exit $? $(cat "$TMP/err")"
+grep -Eq "^big +fsdp +4 +[abc]\+[abc] +0-3/0-3 +0:00:00 +0:00:50" "$TMP/out" || fail "two nodes: table: $(cat "$TMP/out")"
+[ "$(grep -c '=big' "$TMP/out")" = 2 ] || fail "two nodes: big not on two charts: $(cat "$TMP/out")"
+"$SATURN" plan --json --time-limit 1 "$TMP/two.json" >"$TMP/two-plan.json" || fail "two nodes --json: exit $?"
+grep -q '"saturn-plan/2"' "$TMP/two-plan.json" || fail "two nodes: not saturn-plan/2"
+sed 's#saturn-problem/2#saturn-problem/1#' "$TMP/two.json" >"$TMP/two1.json"
+"$SATURN" plan "$TMP/two1.json" >"$TMP/out" 2>"$TMP/err"
+[ $? = 2 ] && grep -q 'options\[0\].nodes: needs format version 2' "$TMP/err" || fail "nodes in version 1: $(cat "$TMP/err")"
 exit 0

@@ -115,3 +115,13 @@ unit_test_safefile_CPPFLAGS = $(UNIT_CPPFLAGS)
 unit_test_safefile_CFLAGS = $(UNIT_CFLAGS)
 unit_test_safefile_LDADD = $(UNIT_LDADD)
 endif
+
+# multi-node tasks: formats v2, validator, gang placement, bounds
+if HAVE_CHECK
+check_PROGRAMS += unit/test_multinode
+TESTS += unit/test_multinode
+unit_test_multinode_SOURCES = unit/test_multinode.c unit/planner_fixtures.h
+unit_test_multinode_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_multinode_CFLAGS = $(UNIT_CFLAGS)
+unit_test_multinode_LDADD = $(UNIT_LDADD)
+endif

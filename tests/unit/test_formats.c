@@ -90,7 +90,7 @@ static const struct bad_case {
 	{"{\"format\": \"saturn-problem/1\"} trailing", "malformed JSON", ""},
 	{"[1, 2]", "must be a JSON object", ""},
 	{"{\"nodes\": [], \"tasks\": []}", "format: missing", ""},
-	{"{\"format\": \"saturn-problem/2\", \"nodes\": [], \"tasks\": []}", "format: unsupported", "saturn-problem/2"},
+	{"{\"format\": \"saturn-problem/3\", \"nodes\": [], \"tasks\": []}", "format: unsupported", "saturn-problem/2"},
 	{"{\"format\": 1}", "format: must be a string", ""},
 	{"{\"format\": \"saturn-problem/1\", \"tasks\": []}", "nodes: missing", ""},
 	{"{\"format\": \"saturn-problem/1\", \"nodes\": {}, \"tasks\": []}", "nodes: must be an array", ""},
