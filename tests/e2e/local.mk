@@ -28,3 +28,10 @@ e2e_spank_rawtag_la_SOURCES = e2e/spank_rawtag.c
 e2e_spank_rawtag_la_CFLAGS = $(SATURN_CFLAGS)
 e2e_spank_rawtag_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere -Wl,-z,now
 endif
+
+# Accounting on the one-machine cluster (cluster.sh SATURN_ACCOUNTING=1:
+# slurmdbd and MariaDB): the plan record of every task in sacct.
+TESTS += \
+	e2e/sched-accounting.sh
+EXTRA_DIST += \
+	e2e/sched-accounting.sh
