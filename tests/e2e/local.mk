@@ -30,8 +30,11 @@ e2e_spank_rawtag_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere -Wl
 endif
 
 # Accounting on the one-machine cluster (cluster.sh SATURN_ACCOUNTING=1:
-# slurmdbd and MariaDB): the plan record of every task in sacct.
+# slurmdbd and MariaDB): the plan record of every task in sacct; the sweep
+# example of contrib/sweeps/ as a Saturn batch.
 TESTS += \
-	e2e/sched-accounting.sh
+	e2e/sched-accounting.sh \
+	e2e/sweep-example.sh
 EXTRA_DIST += \
-	e2e/sched-accounting.sh
+	e2e/sched-accounting.sh \
+	e2e/sweep-example.sh
