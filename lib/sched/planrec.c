@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +157,87 @@ double saturn_planrec_predicted_spb(const saturn_sched_build_t *b, int job,
 			    !strcmp(task->options[o].technique, technique))
 				return task->options[o].sec_per_batch;
 		return 0;
+	}
+	return 0;
+}
+
+/* v as a whole number in [lo, hi]. 0 or -1. */
+static int parse_int(const char *v, long lo, long hi, int *out)
+{
+	char *end;
+	long x;
+
+	errno = 0;
+	x = strtol(v, &end, 10);
+	if (errno || end == v || *end || x < lo || x > hi)
+		return -1;
+	*out = (int)x;
+	return 0;
+}
+
+static int copy_word(char *dst, size_t len, const char *v)
+{
+	if (!v[0] || strlen(v) >= len)
+		return -1;
+	memcpy(dst, v, strlen(v) + 1);
+	return 0;
+}
+
+int saturn_planrec_parse(const char *text, saturn_planrec_read_t *r, saturn_error_t *err)
+{
+	const char *rec = saturn_planrec_find(text);
+	char word[256];
+
+	memset(r, 0, sizeof(*r));
+	r->task_id = -1;
+	if (!rec) {
+		saturn_error_set(err, "no plan record");
+		return -1;
+	}
+	rec += strlen(SATURN_PLANREC_PREFIX);
+	while (*rec) {
+		size_t n = strcspn(rec, " ");
+		char *v;
+		int bad = 0;
+
+		if (n == 0) {
+			rec++;
+			continue;
+		}
+		if (n >= sizeof(word)) {
+			saturn_error_set(err, "plan record: a word of %zu characters", n);
+			return -1;
+		}
+		memcpy(word, rec, n);
+		word[n] = '\0';
+		rec += n;
+		if (!(v = strchr(word, '=')))
+			continue;
+		*v++ = '\0';
+		if (!strcmp(word, "batch"))
+			bad = copy_word(r->batch, sizeof(r->batch), v);
+		else if (!strcmp(word, "task"))
+			bad = parse_int(v, 0, 2147483647L, &r->task_id);
+		else if (!strcmp(word, "technique"))
+			bad = copy_word(r->technique, sizeof(r->technique), v);
+		else if (!strcmp(word, "gpus"))
+			bad = parse_int(v, 1, 1 << 20, &r->gpus);
+		else if (!strcmp(word, "node"))
+			bad = copy_word(r->node, sizeof(r->node), v);
+		else if (!strcmp(word, "plan"))
+			bad = copy_word(r->plan_id, sizeof(r->plan_id), v);
+		else if (!strcmp(word, "pred_spb"))
+			bad = saturn_setting_num(v, 0, 1e12, &r->pred_spb);
+		else if (!strcmp(word, "obs_spb"))
+			bad = saturn_setting_num(v, 0, 1e12, &r->obs_spb);
+		if (bad) {
+			saturn_error_set(err, "plan record: %s=%s: not a valid value", word, v);
+			return -1;
+		}
+	}
+	if (!r->batch[0]) {
+		saturn_error_set(err, "plan record without batch=");
+		return -1;
 	}
 	return 0;
 }

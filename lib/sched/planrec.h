@@ -82,4 +82,21 @@ char *saturn_planrec_observe(const char *text, double obs_spb);
 double saturn_planrec_predicted_spb(const saturn_sched_build_t *b, int job,
 				   const char *technique, int gpus);
 
+/* A plan record read back (from sacct's AdminComment or Comment). */
+typedef struct saturn_planrec_read {
+	char batch[SATURN_BATCH_NAME_MAX + 1];
+	int task_id; /* -1: none */
+	char technique[SATURN_TECH_LEN];
+	int gpus;    /* 0: none */
+	char node[SATURN_NODE_NAME_MAX + 1];
+	char plan_id[64];
+	double pred_spb, obs_spb; /* 0: none */
+} saturn_planrec_read_t;
+
+/* Parse the plan record inside text (saturn_planrec_find) into r:
+ * key=value words, unknown keys ignored. 0, or -1 when text holds no
+ * record, or with err naming the word when a value is malformed (a number
+ * that is not one, a name over its limit); r is then partly filled. */
+int saturn_planrec_parse(const char *text, saturn_planrec_read_t *r, saturn_error_t *err);
+
 #endif /* SATURN_PLANREC_H */

@@ -6,8 +6,9 @@
 # sacct shows it after the job ended, once per task, matching the GPUs and
 # node Slurm allocated; a user's own Comment stays as it was. With
 # saturn_record=comment (after scontrol reconfigure) the record goes into
-# Comment, after the user's text, and AdminComment stays empty. Every task
-# runs exactly once.
+# Comment, after the user's text, and AdminComment stays empty. `saturn
+# status --sacct` shows the ended batch from sacct. Every task runs exactly
+# once.
 . "$(dirname "$0")/sched-lib.sh"
 [ -x /usr/sbin/slurmdbd ] || skip "slurmdbd not installed (scripts/install-deps.sh)"
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || skip "MariaDB not installed (scripts/install-deps.sh)"
@@ -108,6 +109,19 @@ wait_for 120 queue_empty || fail "batch did not finish"
 assert_each_once 4
 check_batch "$job" 4 e2e-acct AdminComment
 [ "$OTHER" = "user note" ] || fail "the user's Comment became '$OTHER'"
+
+# saturn status --sacct: the ended batch from Slurm's accounting
+out=$("$top_builddir/cli/saturn" status --sacct e2e-acct) || fail "saturn status --sacct: $out"
+note "saturn status --sacct e2e-acct:"
+echo "$out"
+echo "$out" | grep -q '^Batch e2e-acct of root: 4 tasks, 4 ended; first start .*, makespan [0-9:]* ([0-9]* s)$' ||
+	fail "saturn status --sacct: no batch line with its makespan"
+for t in 0 1 2 3; do
+	rec=$(grep "^${job}_$t|" "$SATURN_CLUSTER_DIR/sacct-$job.txt" | cut -d'|' -f7)
+	echo "$out" | grep -Eq "^$t +${job}_$t +COMPLETED .* $(rec_field node "$rec") +$(rec_field gpus "$rec") $(rec_field technique "$rec") +$(rec_field pred_spb "$rec") +0.07\$" ||
+		fail "saturn status --sacct: no row for task $t as sacct has it"
+done
+"$top_builddir/cli/saturn" status --sacct no-such-batch >/dev/null && fail "saturn status --sacct: a batch that does not exist shown"
 
 note "saturn_record=comment"
 n0=$(grep -c 'sched/saturn: interval' "$CTLD_LOG")

@@ -99,7 +99,10 @@ sched_test_fairness_CFLAGS = $(UNIT_CFLAGS)
 sched_test_fairness_LDADD = $(UNIT_LDADD)
 endif
 
-# The plan record in AdminComment/Comment (lib/sched/planrec.c).
+# The plan record in AdminComment/Comment (lib/sched/planrec.c) and
+# `saturn status --sacct` (against a stand-in sacct).
+TESTS += sched/status-sacct.sh
+EXTRA_DIST += sched/status-sacct.sh
 if HAVE_CHECK
 check_PROGRAMS += sched/test_planrec
 TESTS += sched/test_planrec

@@ -125,6 +125,43 @@ START_TEST(test_predicted)
 }
 END_TEST
 
+START_TEST(test_parse)
+{
+	saturn_planrec_read_t r;
+	saturn_error_t err = {{0}};
+	char buf[SATURN_PLANREC_MAX];
+	saturn_planrec_t w = {.batch = "lr-sweep", .task_id = 12, .technique = "fsdp", .gpus = 4,
+			      .node = "n2", .plan_id = "p17-2", .pred_spb = 0.25, .obs_spb = 0.3};
+
+	/* what format writes, parse reads back, behind a user's text */
+	snprintf(buf, sizeof(buf), "my note; ");
+	saturn_planrec_format(&w, buf + strlen(buf), sizeof(buf) - strlen(buf));
+	ck_assert_int_eq(saturn_planrec_parse(buf, &r, &err), 0);
+	ck_assert_str_eq(r.batch, "lr-sweep");
+	ck_assert_int_eq(r.task_id, 12);
+	ck_assert_str_eq(r.technique, "fsdp");
+	ck_assert_int_eq(r.gpus, 4);
+	ck_assert_str_eq(r.node, "n2");
+	ck_assert_str_eq(r.plan_id, "p17-2");
+	ck_assert_double_eq_tol(r.pred_spb, 0.25, 1e-12);
+	ck_assert_double_eq_tol(r.obs_spb, 0.3, 1e-12);
+	/* optional fields absent, unknown keys ignored */
+	ck_assert_int_eq(saturn_planrec_parse("saturn: batch=b technique=ddp gpus=2 future=1", &r, &err), 0);
+	ck_assert_int_eq(r.task_id, -1);
+	ck_assert_double_eq(r.pred_spb, 0);
+	ck_assert_int_eq(saturn_planrec_parse("nothing", &r, &err), -1);
+	ck_assert_int_eq(saturn_planrec_parse(NULL, &r, &err), -1);
+	ck_assert_int_eq(saturn_planrec_parse("saturn: batch=b gpus=x", &r, &err), -1);
+	ck_assert_msg(strstr(err.text, "gpus=x"), "%s", err.text);
+	ck_assert_int_eq(saturn_planrec_parse("saturn: batch=b obs_spb=-1", &r, &err), -1);
+	ck_assert_int_eq(saturn_planrec_parse("saturn: technique=ddp", &r, &err), -1);
+	memset(buf, 'a', sizeof(buf));
+	memcpy(buf, "saturn: batch=", 14);
+	buf[400] = '\0';
+	ck_assert_int_eq(saturn_planrec_parse(buf, &r, &err), -1);
+}
+END_TEST
+
 START_TEST(test_setting)
 {
 	saturn_sched_settings_t ss;
@@ -159,6 +196,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_merge, 0, sizeof(merge_cases) / sizeof(merge_cases[0]));
 	tcase_add_test(tc, test_observe);
 	tcase_add_test(tc, test_predicted);
+	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_setting);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
