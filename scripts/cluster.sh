@@ -58,7 +58,9 @@
 # mariadb-install-db. `stop` stops slurmdbd after slurmctld (which flushes
 # its job records first) and MariaDB last but munged. Ports default inside
 # the instance's block of 10 (slurmctld PORT, slurmd PORT+1..PORT+NODES), so
-# parallel clusters 10 ports apart never collide. Without SATURN_ACCOUNTING
+# parallel clusters 10 ports apart never collide. MariaDB runs small (32 MB
+# buffer pool, 16 MB log): slurmdbd.log says "Database settings not
+# recommended values", harmless at this size. Without SATURN_ACCOUNTING
 # nothing of this runs (AccountingStorageType=accounting_storage/none).
 # Our plugins are used when found in the PluginDir list: spank_saturn.so
 # (plugstack.conf), job_submit_saturn.so (JobSubmitPlugins=saturn) and, with
@@ -494,7 +496,7 @@ start_db() {
 	if [ ! -d "$DB/data/mysql" ]; then
 		rm -rf "$DB/data"
 		# shellcheck disable=SC2046
-		mariadb-install-db $(db_opts) --auth-root-authentication-method=socket \
+		timeout "$DB_TIMEOUT" mariadb-install-db $(db_opts) --auth-root-authentication-method=socket \
 			--skip-test-db >"$D/log/mariadb-install.log" 2>&1 ||
 			die "mariadb-install-db failed (see $D/log/mariadb-install.log)"
 	fi
