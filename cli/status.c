@@ -3,7 +3,8 @@
  * batches, each a (user, name) pair, and which task runs or will run where,
  * with which technique and GPU count, when, as a table and a Gantt chart
  * per node; filtered by batch name and/or user. Read-only; talks to no
- * daemon.
+ * daemon. With --sacct, the tasks in Slurm's accounting instead, ended
+ * ones included (status_sacct.c).
  */
 #include "config.h"
 
@@ -38,6 +39,11 @@ static void status_usage(FILE *out)
 		"                        from $SLURM_CONF or /etc/slurm/slurm.conf)\n"
 		"  -u, --user=USER       only the batches of USER (a user name or uid)\n"
 		"  -j, --json            print the state file as it is\n"
+		"  -a, --sacct           the tasks in Slurm's accounting instead (sacct; ended\n"
+		"                        ones too), from the plan record sched/saturn keeps in\n"
+		"                        each task's AdminComment or Comment: start, end, node,\n"
+		"                        GPUs, technique, predicted and observed s/batch\n"
+		"  -S, --since=TIME      with --sacct: tasks since TIME (sacct -S; now-30days)\n"
 		"  -h, --help            show this help\n\n"
 		"Exit status: 0 shown, 1 no plan, 2 unreadable state, 64 usage error.\n",
 		cli_prog);
@@ -186,11 +192,14 @@ int cmd_status(int argc, char **argv)
 		{"state-dir", required_argument, NULL, 'd'},
 		{"user", required_argument, NULL, 'u'},
 		{"json", no_argument, NULL, 'j'},
+		{"sacct", no_argument, NULL, 'a'},
+		{"since", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	char *dir = NULL, *path = NULL, *buf = NULL, a[32], b[32], lb[32];
-	const char *batch = NULL, *user_arg = NULL;
+	const char *batch = NULL, *user_arg = NULL, *since = NULL;
+	int sacct = 0;
 	char ulabel[64] = "";
 	long user = -1;
 	cli_batch_row_t *rows = NULL;
@@ -206,8 +215,14 @@ int cmd_status(int argc, char **argv)
 	size_t len;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:u:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:u:jaS:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'a':
+			sacct = 1;
+			break;
+		case 'S':
+			since = optarg;
+			break;
 		case 'd':
 			free(dir);
 			dir = strdup(optarg);
@@ -237,6 +252,10 @@ int cmd_status(int argc, char **argv)
 		status_usage(stderr);
 		free(dir);
 		return CLI_EXIT_USAGE;
+	}
+	if (sacct) {
+		free(dir);
+		return cli_status_sacct(batch, user_arg, since);
 	}
 	if (!dir && getenv("SATURN_STATE_DIR"))
 		dir = strdup(getenv("SATURN_STATE_DIR"));

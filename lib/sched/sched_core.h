@@ -44,6 +44,8 @@ typedef struct saturn_sched_settings {
 	int fairness;          /* saturn_fairness: SATURN_FAIR_NONE or _SHARE (fairness.h) */
 	int feedback;          /* saturn_feedback: runtime feedback (feedback.h) corrects
 				* the profile's speeds (1); 0 = the profile only */
+	int record;            /* saturn_record: where a released task's plan record
+				* goes, SATURN_PLANREC_* (planrec.h; admin_comment) */
 } saturn_sched_settings_t;
 
 /* saturn_fairness: none = one plan of every user's tasks (shortest

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planrec.h"
 #include "sched_core.h"
 
 /* --- settings -------------------------------------------------------- */
@@ -26,6 +27,7 @@ void saturn_sched_settings_init(saturn_sched_settings_t *s)
 	s->measure_predicted = 1;
 	s->profile_cache = 1;
 	s->feedback = 1;
+	s->record = SATURN_PLANREC_ADMIN_COMMENT;
 }
 
 void saturn_sched_settings_free(saturn_sched_settings_t *s)
@@ -154,10 +156,13 @@ int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 		} else if (!strcmp(key, "saturn_feedback")) {
 			if (parse_bool(val, &s->feedback) < 0)
 				why = "must be yes or no";
+		} else if (!strcmp(key, "saturn_record")) {
+			if (saturn_planrec_field_parse(val, &s->record) < 0)
+				why = "must be admin_comment, comment or none";
 		} else if (!strncmp(key, "saturn_reconfigure", 18)) {
 			/* reconfig.c: saturn_reconfig_settings_parse */
 		} else {
-			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_fairness, saturn_feedback, saturn_reconfigure*)";
+			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_fairness, saturn_feedback, saturn_record, saturn_reconfigure*)";
 		}
 		if (!why)
 			continue;

@@ -349,6 +349,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		if (!feedback || saturn_sched_feedback(feedback, s, saturn_lookup_profile, NULL) < 0)
 			error("sched/saturn: out of memory keeping the runtime feedback: planning with what it has");
 	}
+	saturn_planrec_observe_pass(s);
 	saturn_profiler_pass(s);
 	saturn_measure_poll();
 	if (s->njobs == 0)

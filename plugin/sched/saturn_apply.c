@@ -296,6 +296,14 @@ void saturn_set_reason(job_record_t *job_ptr, const char *reason, time_t now)
 	last_job_update = now;
 }
 
+/* The record of task j right after its release (split off its array). */
+static job_record_t *released_record(const saturn_snap_job_t *j)
+{
+	if (j->task_id >= 0 && j->array_job_id)
+		return find_job_array_rec(j->array_job_id, j->task_id);
+	return find_job_record(j->job_id);
+}
+
 /* Returns the number of tasks released. */
 static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		 saturn_decision_t *d, int nd, const char *primary, const int *count)
@@ -316,6 +324,7 @@ static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		}
 		if (release_task(j, &d[i]) == 0) {
 			released++;
+			saturn_planrec_release(released_record(j), b, j, &d[i]);
 			s->jobs[d[i].job].state = SATURN_SNAP_RELEASED; /* for the persisted state */
 		}
 	}

@@ -133,6 +133,21 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	       const saturn_plan_t *plan, double *t_lock0, double *t_lock1,
 	       int *released);
 
+/* --- saturn_planrec.c (plan records: AdminComment or Comment) -------- */
+
+/* Caller holds the job write lock: write released task j's plan record
+ * (decision d, the build's predicted speed) into the field saturn_record
+ * names, keeping other text there (lib/sched/planrec.h). job_ptr NULL or
+ * saturn_record=none: nothing. */
+void saturn_planrec_release(job_record_t *job_ptr, const saturn_sched_build_t *b,
+			    const saturn_snap_job_t *j, const saturn_decision_t *d);
+
+/* No locks held (takes the job write lock itself, only when some running
+ * task has a speed): add each running task's observed seconds per batch
+ * (runtime feedback's, else its own last report) to its plan record when
+ * it changed. */
+void saturn_planrec_observe_pass(const saturn_snapshot_t *s);
+
 /* --- saturn_profiles.c (no locks unless said) ------------------------ */
 
 /* A batch is (uid, name) in all of these: two users' batches of the same

@@ -98,3 +98,16 @@ sched_test_fairness_CPPFLAGS = $(UNIT_CPPFLAGS)
 sched_test_fairness_CFLAGS = $(UNIT_CFLAGS)
 sched_test_fairness_LDADD = $(UNIT_LDADD)
 endif
+
+# The plan record in AdminComment/Comment (lib/sched/planrec.c) and
+# `saturn status --sacct` (against a stand-in sacct).
+TESTS += sched/status-sacct.sh
+EXTRA_DIST += sched/status-sacct.sh
+if HAVE_CHECK
+check_PROGRAMS += sched/test_planrec
+TESTS += sched/test_planrec
+sched_test_planrec_SOURCES = sched/test_planrec.c
+sched_test_planrec_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_planrec_CFLAGS = $(UNIT_CFLAGS)
+sched_test_planrec_LDADD = $(UNIT_LDADD)
+endif

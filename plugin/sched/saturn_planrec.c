@@ -1,0 +1,120 @@
+/* saturn_planrec.c - sched/saturn writes each released task's plan record
+ * (lib/sched/planrec.h: batch, task, technique, GPUs, node, plan id,
+ * predicted and observed seconds per batch) into its job's AdminComment
+ * (saturn_record=admin_comment, the default) or Comment
+ * (saturn_record=comment), so that slurmdbd keeps it: sacct -o
+ * JobID,State,Start,End,AllocTRES,AdminComment shows it after the job
+ * ended. Written at release; while the task runs, its observed speed is
+ * added from its progress reports, so the record slurmctld hands slurmdbd
+ * at the job's end carries the last one seen.
+ */
+#include "config.h" /* Slurm's */
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "slurm/slurm.h"
+
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/slurmctld/state_save.h"
+
+#include "planrec.h"
+#include "sched_core.h"
+
+#include "saturn_int.h"
+
+/* The field of job_ptr that holds the record, or NULL for none. */
+static char **planrec_field(job_record_t *job_ptr)
+{
+	switch (saturn_cfg.record) {
+	case SATURN_PLANREC_ADMIN_COMMENT:
+		return &job_ptr->admin_comment;
+	case SATURN_PLANREC_COMMENT:
+		return &job_ptr->comment;
+	default:
+		return NULL;
+	}
+}
+
+/* Put text (malloc'd, taken) into *field as an xmalloc'd string. */
+static void planrec_set(char **field, char *text)
+{
+	xfree(*field);
+	*field = xstrdup(text);
+	free(text);
+}
+
+void saturn_planrec_release(job_record_t *job_ptr, const saturn_sched_build_t *b,
+			    const saturn_snap_job_t *j, const saturn_decision_t *d)
+{
+	char **field = job_ptr ? planrec_field(job_ptr) : NULL;
+	char rec[SATURN_PLANREC_MAX], *text;
+	saturn_planrec_t r = {
+		.batch = j->batch,
+		.task_id = j->array_job_id ? j->task_id : -1,
+		.technique = d->technique,
+		.gpus = d->gpus,
+		.node = d->node,
+		.plan_id = plan_id,
+		.pred_spb = saturn_planrec_predicted_spb(b, d->job, d->technique, d->gpus),
+	};
+
+	if (!field)
+		return;
+	saturn_planrec_format(&r, rec, sizeof(rec));
+	text = saturn_planrec_merge(*field, rec);
+	if (!text) {
+		error("sched/saturn: %pJ: out of memory writing its plan record", job_ptr);
+		return;
+	}
+	planrec_set(field, text);
+}
+
+void saturn_planrec_observe_pass(const saturn_snapshot_t *s)
+{
+	slurmctld_lock_t write_lock = {.job = WRITE_LOCK};
+	int any = 0, n = 0;
+	double t0, t1;
+
+	if (saturn_cfg.record == SATURN_PLANREC_NONE)
+		return;
+	for (int i = 0; i < s->njobs && !any; i++)
+		any = s->jobs[i].state == SATURN_SNAP_RUNNING &&
+		      (s->jobs[i].obs_spb > 0 || s->jobs[i].progress_spb > 0);
+	if (!any)
+		return;
+	lock_slurmctld(write_lock);
+	t0 = now_mono();
+	for (int i = 0; i < s->njobs; i++) {
+		const saturn_snap_job_t *j = &s->jobs[i];
+		/* the smoothed speed (runtime feedback), else the job's own
+		 * last report (saturn_feedback=no) */
+		double spb = j->obs_spb > 0 ? j->obs_spb : j->progress_spb;
+		job_record_t *job_ptr;
+		char **field, *text;
+
+		if (j->state != SATURN_SNAP_RUNNING || !(spb > 0) ||
+		    !(job_ptr = find_job_record(j->job_id)) || !IS_JOB_RUNNING(job_ptr) ||
+		    !(field = planrec_field(job_ptr)))
+			continue;
+		/* NULL: no record of ours there, or the same value */
+		text = saturn_planrec_observe(*field, spb);
+		if (!text)
+			continue;
+		planrec_set(field, text);
+		n++;
+	}
+	t1 = now_mono();
+	unlock_slurmctld(write_lock);
+	if (n) {
+		schedule_job_save();
+		debug("sched/saturn: observed speed added to %d plan record(s), %.3f ms under the job write lock",
+		      n, (t1 - t0) * 1e3);
+	}
+}
