@@ -72,6 +72,39 @@ static const char *job_id_text(const slurm_job_info_t *j, char *buf, size_t sz)
 	return buf;
 }
 
+/* An admin hold is lifted only by an operator: say so on a refusal. */
+static const char *hint(int e)
+{
+	return e == ESLURM_ACCESS_DENIED || e == ESLURM_JOB_HELD ? " (run as root or SlurmUser)" : "";
+}
+
+/* Send one release; the reply of an array expression carries a code per
+ * task range. 0, or -1 after printing what failed. */
+static int release_one(job_desc_msg_t *desc)
+{
+	job_array_resp_msg_t *resp = NULL;
+	int rc = 0;
+
+	if (slurm_update_job2(desc, &resp) != SLURM_SUCCESS) {
+		int e = slurm_get_errno();
+
+		fprintf(stderr, "%s: release: %s: %s%s\n", cli_prog, desc->job_id_str,
+			slurm_strerror(e), hint(e));
+		rc = -1;
+	}
+	for (uint32_t k = 0; resp && k < resp->job_array_count; k++) {
+		if (resp->error_code[k] == SLURM_SUCCESS)
+			continue;
+		fprintf(stderr, "%s: release: %s: %s%s\n", cli_prog,
+			resp->job_array_id[k] ? resp->job_array_id[k] : desc->job_id_str,
+			slurm_strerror((int)resp->error_code[k]), hint((int)resp->error_code[k]));
+		rc = -1;
+	}
+	if (resp)
+		slurm_free_job_array_resp(resp);
+	return rc;
+}
+
 /* Warn about the configuration that would undo or defeat the release. 1
  * when sched/saturn is still the scheduler. */
 static int check_config(void)
@@ -162,12 +195,8 @@ int cmd_release(int argc, char **argv)
 		slurm_init_job_desc_msg(&desc);
 		desc.job_id_str = id;
 		desc.priority = INFINITE; /* what `scontrol release` sends */
-		if (slurm_update_job(&desc) != SLURM_SUCCESS) {
-			int e = slurm_get_errno();
-
+		if (release_one(&desc) < 0) {
 			failed++;
-			fprintf(stderr, "%s: release: %s: %s%s\n", cli_prog, id, slurm_strerror(e),
-				e == ESLURM_ACCESS_DENIED ? " (run as root or SlurmUser)" : "");
 			continue;
 		}
 		released++;
