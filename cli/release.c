@@ -22,6 +22,10 @@
 
 #include "cli.h"
 
+#ifdef HAVE_LIBSLURM
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
 static void release_usage(FILE *out)
 {
 	fprintf(out,
@@ -52,10 +56,6 @@ static int is_saturn_hold(int pending, unsigned priority, int admin_hold,
 	return pending && priority == 0 && admin_hold && reason &&
 	       strncmp(reason, "saturn:", 7) == 0;
 }
-
-#ifdef HAVE_LIBSLURM
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
 
 /* "JOBID", "ARRAY_TASK" or, for an array's meta record of pending tasks,
  * "ARRAY_IDS" (array_task_str in full: SLURM_BITSTR_LEN=0; a throttle
