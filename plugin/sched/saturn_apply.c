@@ -268,8 +268,9 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 	env_unset(job_ptr, "SATURN_PLAN_ID");
 	saturn_set_reason(job_ptr, r->reason, now);
 	last_job_update = now;
-	info("sched/saturn: re-held %pJ (task %d of batch %s, was %s%s): %s", job_ptr, j->task_id,
-	     j->batch, j->pinned[0] ? "pinned to " : "not pinned", j->pinned, r->reason);
+	info("sched/saturn: re-held %pJ (task %d of batch %s, was %s%s): %s; asks for %s again", job_ptr,
+	     j->task_id, j->batch, j->pinned[0] ? "pinned to " : "not pinned", j->pinned, r->reason,
+	     job_ptr->tres_per_node ? job_ptr->tres_per_node : "no GRES");
 	return 1;
 }
 

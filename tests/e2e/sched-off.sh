@@ -1,9 +1,12 @@
 #!/bin/sh
 # sched-off.sh - turning Saturn off with a batch still held, and reading a
 # state file of another format version:
-#   1. a batch of 8 tasks (gpu:8 each, 2 nodes: 2 run at a time) under
-#      sched/saturn; `saturn release --all` refuses while sched/saturn is
-#      the scheduler (it would hold them again) and changes nothing;
+#   1. a batch of 16 tasks (users ask gpu:8; the profile makes the plan run
+#      them on 4 GPUs: 4 at a time on 2 nodes) under sched/saturn; a running
+#      task requeued by an operator is re-held asking for its user's gpu:8
+#      again (SATURN_USER_GRES), not the plan's 4; `saturn release --all`
+#      refuses while sched/saturn is the scheduler (it would hold them
+#      again) and changes nothing;
 #   2. slurmctld restarted with a state.json of format version 99: the
 #      plugin logs that it ignores it and plans afresh;
 #   3. slurm.conf switched to SchedulerType=sched/backfill (JobSubmitPlugins=
@@ -13,10 +16,12 @@
 #      holds new jobs, and a task submitted afterwards is released by a
 #      second run; a third run finds nothing; an ordinary user's run is
 #      refused and releases nothing;
-#   4. every task runs exactly once, each with 8 GPUs.
+#   4. every task runs exactly once: those Saturn released on the plan's 4
+#      GPUs, those `saturn release --all` released on their users' 8.
 . "$(dirname "$0")/sched-lib.sh"
 . "$(dirname "$0")/hostile-lib.sh"
 hostile_users
+export SATURN_CRED_EXPIRE=5 # a requeued task may start again after 6 s
 sched_setup 41
 hostile_dirs
 
@@ -24,7 +29,7 @@ SATURN="$top_builddir/cli/saturn"
 [ -x "$SATURN" ] || skip "cli/saturn not built"
 
 held_count() {
-	squeue -h -t PD -o '%i %Q %r' | awk '$2 == 0 && $3 ~ /^saturn:/' | wc -l
+	squeue -h -r -t PD -o '%i %Q %r' | awk '$2 == 0 && $3 ~ /^saturn:/' | wc -l
 }
 # stop slurmctld (by its pid files) and wait until it is gone
 stop_ctld() {
@@ -36,11 +41,26 @@ stop_ctld() {
 	done
 }
 
-write_task_script "$SATURN_CLUSTER_DIR/task.sh" 12
-job=$(sbatch --parsable --saturn-batch=e2e-off --array=0-7 --gres=gpu:8 --time=2 -o /dev/null "$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch"
+cat >"$(profile_file e2e-off)" <<'EOP'
+{ "format": "saturn-profile/1", "batch": "e2e-off", "created": 1,
+  "tasks": [ { "signature": "m/bs8", "task_ids": "0-16", "batches": 10,
+    "options": [ { "technique": "ddp", "gpus": 4, "sec_per_batch": 1.0, "status": "measured" } ] } ] }
+EOP
+write_task_script "$SATURN_CLUSTER_DIR/task.sh" 10
+job=$(sbatch --parsable --saturn-batch=e2e-off --array=0-15 --gres=gpu:8 --time=2 -o /dev/null "$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch"
 wait_for 30 sh -c "squeue -h -j $job -t R -o %i | grep -q ." || fail "nothing started"
 wait_for 20 sh -c "[ \$(squeue -h -t PD -o '%Q %r' | awk '\$1 == 0 && \$2 ~ /^saturn:/' | wc -l) -ge 1 ]" ||
 	fail "no held tasks with a saturn reason"
+
+# an operator requeues a running task (released on the plan's 4 GPUs): it
+# is re-held with its user's request back
+rq=$(squeue -h -j "$job" -t R -o '%i %b' | awk '$2 == "gres:gpu:4" { print $1; exit }')
+[ -n "$rq" ] || fail "no running task on the plan's 4 GPUs: $(squeue -h -j "$job" -o '%i %T %b')"
+
+scontrol requeue "$rq" || fail "scontrol requeue $rq"
+wait_for 30 grep -aq "re-held JobId=$rq(.*asks for gres:gpu:8 again" "$CTLD_LOG" ||
+	fail "requeued task $rq was not re-held with its user's gpu:8: $(grep -a "re-held JobId=$rq(" "$CTLD_LOG")"
+note "requeued $rq re-held asking for gres:gpu:8 again"
 
 # 1. refused while sched/saturn plans
 before=$(held_count)
@@ -69,7 +89,7 @@ sed -i 's|^SchedulerType=.*|SchedulerType=sched/backfill|' "$SLURM_CONF"
 sh "$CLUSTER" restart-ctld >/dev/null 2>&1 || fail "restart-ctld (backfill)"
 scontrol show config | grep -q 'SchedulerType *= sched/backfill' || fail "SchedulerType is not sched/backfill"
 n=$(held_count)
-note "switched to sched/backfill with $n task record(s) held"
+note "switched to sched/backfill with $n task(s) held"
 sleep 6
 [ "$(held_count)" = "$n" ] || fail "held tasks changed by themselves under sched/backfill"
 # an ordinary user cannot release them (a copy of the program the user can
@@ -89,16 +109,20 @@ echo "$out" | grep -q 'JobSubmitPlugins still has saturn' || fail "no note about
 
 # a task submitted now is still held by job_submit/saturn: a second run
 # releases it, a third finds nothing
-late=$(sbatch --parsable --saturn-batch=e2e-off --array=8 --gres=gpu:8 --time=2 -o /dev/null "$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch (late)"
+late=$(sbatch --parsable --saturn-batch=e2e-off --array=16 --gres=gpu:8 --time=2 -o /dev/null "$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch (late)"
 wait_for 20 sh -c "[ \$(squeue -h -j $late -t PD -o '%Q %r' | awk '\$1 == 0 && \$2 ~ /^saturn:/' | wc -l) = 1 ]" ||
 	fail "late task not held by job_submit/saturn"
 out=$("$SATURN" release --all 2>&1) || fail "second saturn release --all: $out"
 echo "$out" | grep -q '1 held Saturn task record(s): 1 released, 0 failed' || fail "second release: $out"
 
-wait_for 150 queue_empty || fail "the batch did not finish under sched/backfill"
-assert_each_once 9
-bad=$(grep '^task=' "$JOBLOG" | grep -v ' gpus=8 ' || true)
-[ -z "$bad" ] || fail "tasks ran without their users' 8 GPUs: $bad"
+wait_for 200 queue_empty || fail "the batch did not finish under sched/backfill"
+assert_each_once 17
+# released by the plan: 4 GPUs and a plan id; by saturn release: the
+# user's 8 and none
+bad=$(grep '^task=' "$JOBLOG" | grep -v ' gpus=4 .*plan=p' | grep -v ' gpus=8 .*plan= ' || true)
+[ -z "$bad" ] || fail "tasks ran with neither the plan's 4 GPUs nor their users' 8: $bad"
+grep -q ' gpus=8 .*plan= ' "$JOBLOG" || fail "no task ran after saturn release --all"
+
 out=$("$SATURN" release --all 2>&1) || fail "third saturn release --all: $out"
 echo "$out" | grep -q '^0 held Saturn task record(s): 0 released, 0 failed' || fail "third release: $out"
 note "ok"
