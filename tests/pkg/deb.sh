@@ -75,11 +75,18 @@ note "saturn-slurm-plugins Depends: $deps"
 has() {
 	dpkg-deb -c "$1" | awk '{ print $6 }' | grep -qx "./$2" || fail "$(basename "$1") lacks /$2"
 }
-for so in sched_saturn.so job_submit_saturn.so spank_saturn.so; do
+echo "$deps" | grep -q "saturn-slurm (= $ver)" || fail "saturn-slurm-plugins must depend on saturn-slurm (= $ver): $deps"
+tdeps=$(dpkg-deb -f "$TOOLS_DEB" Depends)
+majmin=$(echo "$slurm_version" | cut -d. -f1-2)
+echo "$tdeps" | grep -q "slurm-wlm-basic-plugins (>= $majmin), slurm-wlm-basic-plugins (<< $majmin.99)" ||
+	fail "saturn-slurm (SPANK plugin) must depend on Slurm $majmin: $tdeps"
+note "saturn-slurm Depends: $tdeps"
+for so in sched_saturn.so job_submit_saturn.so; do
 	has "$PLUGINS_DEB" "${plugindir#/}/$so"
 done
+has "$TOOLS_DEB" "${plugindir#/}/spank_saturn.so"
 has "$PLUGINS_DEB" usr/share/man/man8/sched_saturn.8.gz
-has "$PLUGINS_DEB" usr/share/man/man8/saturn-slurm.8.gz
+has "$TOOLS_DEB" usr/share/man/man8/saturn-slurm.8.gz
 for p in saturn saturn-run saturn-profile saturn-emulate; do
 	has "$TOOLS_DEB" "usr/bin/$p"
 done
@@ -89,9 +96,11 @@ done
 has "$TOOLS_DEB" usr/share/doc/saturn-slurm/examples/slurm/slurm.conf.saturn
 has "$TOOLS_DEB" usr/share/doc/saturn-slurm/examples/sweeps/gpt2-sweep.json
 has "$TOOLS_DEB" usr/share/doc/saturn-slurm/examples/demo/sweep.sbatch
-if dpkg-deb -c "$PLUGINS_DEB" | awk '{ print $6 }' | grep -q '\.la$'; then
-	fail "libtool .la files in saturn-slurm-plugins"
-fi
+for d in "$PLUGINS_DEB" "$TOOLS_DEB"; do
+	if dpkg-deb -c "$d" | awk '{ print $6 }' | grep -q '\.la$'; then
+		fail "libtool .la files in $(basename "$d")"
+	fi
+done
 
 # The host could install both (apt resolves every dependency); the same
 # plugins package for another slurmctld version is refused.
@@ -103,7 +112,7 @@ mkdir "$W/other"
 dpkg-deb -R "$PLUGINS_DEB" "$W/other/pkg"
 sed -i 's/slurmctld (= [^)]*)/slurmctld (= 0.0.1-1)/' "$W/other/pkg/DEBIAN/control"
 dpkg-deb -b "$W/other/pkg" "$W/other/other.deb" >/dev/null || fail "dpkg-deb -b"
-if apt-get install --simulate --no-install-recommends "$W/other/other.deb" >"$W/apt-other.log" 2>&1; then
+if apt-get install --simulate --no-install-recommends "$W/other/other.deb" "$TOOLS_DEB" >"$W/apt-other.log" 2>&1; then
 	fail "apt-get would install plugins built for slurmctld 0.0.1-1"
 fi
 grep -q 'slurmctld (= 0.0.1-1)' "$W/apt-other.log" || fail "no clear refusal: $(tail -n 3 "$W/apt-other.log")"
