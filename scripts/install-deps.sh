@@ -15,6 +15,9 @@ build_pkgs="autoconf automake libtool pkg-config make gcc libc6-dev
   libslurm-dev python3"
 run_pkgs="slurmctld slurmd slurm-client munge dpkg-dev clang libclang-rt-14-dev procps psmisc python3-torch
   ca-certificates slurmdbd mariadb-server-core mariadb-client-core"
+# the Debian packages (dpkg-buildpackage -b, which requires build-essential;
+# tests/pkg/deb.sh)
+run_pkgs="$run_pkgs debhelper build-essential"
 
 pkgs="$build_pkgs"
 [ "${SATURN_DEPS_MINIMAL:-0}" = 1 ] || pkgs="$pkgs $run_pkgs"

@@ -27,6 +27,13 @@ __attribute__((format(printf, 3, 4))) void saturn_why(char *why, size_t len, con
  */
 #define SATURN_BATCH_ENV "SATURN_BATCH"
 
+/* The user's own GPU request (tres_per_node as submitted, e.g.
+ * "gres:gpu:2"), which sched/saturn saves in a task's supplemental
+ * environment when it first releases it with the plan's count, and puts
+ * back when it re-holds the task: a held task always asks for what its
+ * user asked (saturn release --all releases it so). */
+#define SATURN_USER_GRES_ENV "SATURN_USER_GRES"
+
 /* The job's --saturn-reconfigure[=yes|no]: SATURN_RECONFIGURE=yes or no in
  * the same environment (sched/saturn may restart the running task with
  * another option; reconfig.h). Absent: saturn_reconfigure decides. */

@@ -442,8 +442,22 @@ typedef struct saturn_sched_state {
 	saturn_fb_corr_t *corr;
 } saturn_sched_state_t;
 
+/* The state's format and its version. A change that an older reader
+ * would misread bumps the version; fields added within a version are
+ * optional (absent in states written before). */
+#define SATURN_SCHED_STATE_VERSION 1
+#define SATURN_SCHED_STATE_FORMAT "saturn-sched-state/1"
+
+/* N of a format string "saturn-sched-state/N"; -1 when format is NULL, of
+ * another document or N is not a plain number. */
+int saturn_sched_state_version(const char *format);
+
 /* Parse (every field saturn_sched_state_to_json writes; unknown keys are
- * ignored); NULL with err naming the field. */
+ * ignored); NULL with err naming the field. A state of another version
+ * than SATURN_SCHED_STATE_VERSION is refused with a message that says
+ * "format: version N ..." (older, or written by a newer sched/saturn):
+ * callers ignore it, since the job records, not the state, say which task
+ * is held, released or running. */
 saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 					       saturn_error_t *err);
 void saturn_sched_state_destroy(saturn_sched_state_t *st);

@@ -114,7 +114,7 @@ char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_
 	json_object *root = json_object_new_object(), *tasks = json_object_new_array();
 	char *out = NULL;
 
-	if (add_str(root, "format", "saturn-sched-state/1") < 0 ||
+	if (add_str(root, "format", SATURN_SCHED_STATE_FORMAT) < 0 ||
 	    add_str(root, "plan_id", plan_id) < 0 ||
 	    sj_put(root, "updated", sj_new_num(now)) < 0)
 		goto done;
@@ -292,6 +292,50 @@ static int corrections_parse(json_object *o, saturn_sched_state_t *st, saturn_er
 	return 0;
 }
 
+int saturn_sched_state_version(const char *format)
+{
+	static const char prefix[] = "saturn-sched-state/";
+	const char *p;
+	long v = 0;
+
+	if (!format || strncmp(format, prefix, sizeof(prefix) - 1) != 0)
+		return -1;
+	p = format + sizeof(prefix) - 1;
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((v = v * 10 + (*p - '0')) > 1000000)
+			return -1;
+	return *p ? -1 : (int)v;
+}
+
+/* The format check with the version spelled out: a state of another
+ * version is not read (an older one has nothing a newer plugin needs: the
+ * job records carry every task's state; a newer one may mean something
+ * this plugin cannot honour), and the message says which, for the log. */
+static int check_version(json_object *o, saturn_error_t *err)
+{
+	json_object *f;
+	int v;
+
+	if (!json_object_is_type(o, json_type_object))
+		return saturn_error_set(err, "the document must be a JSON object");
+	if (!json_object_object_get_ex(o, "format", &f) || !json_object_is_type(f, json_type_string))
+		return saturn_error_set(err, "format: missing or not a string: not a state this version reads (%s)",
+					SATURN_SCHED_STATE_FORMAT);
+	v = saturn_sched_state_version(json_object_get_string(f));
+	if (v < 0)
+		return saturn_error_set(err, "format: \"%.64s\" is not a saturn-sched-state document",
+					json_object_get_string(f));
+	if (v < SATURN_SCHED_STATE_VERSION)
+		return saturn_error_set(err, "format: version %d is older than the version %d this sched/saturn reads",
+					v, SATURN_SCHED_STATE_VERSION);
+	if (v > SATURN_SCHED_STATE_VERSION)
+		return saturn_error_set(err, "format: version %d was written by a newer sched/saturn (this one reads version %d)",
+					v, SATURN_SCHED_STATE_VERSION);
+	return sj_check_format(o, SATURN_SCHED_STATE_FORMAT, err);
+}
+
 saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 					       saturn_error_t *err)
 {
@@ -306,7 +350,7 @@ saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 		goto fail;
 	}
 	if (!(o = sj_parse(buf, len, err)) ||
-	    sj_check_format(o, "saturn-sched-state/1", err) < 0)
+	    check_version(o, err) < 0)
 		goto fail;
 	if (sj_str(o, "", "plan_id", false, false, STR_MAX, &st->plan_id, err) < 0 ||
 	    sj_str(o, "", "method", false, false, STR_MAX, &st->method, err) < 0 ||

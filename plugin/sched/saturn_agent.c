@@ -131,7 +131,14 @@ static void load_prev_state(void)
 		return;
 	}
 	st = saturn_sched_state_parse(buf, len, &err);
-	if (!st) {
+	if (!st && !strncmp(err.text, "format:", 7)) {
+		/* another version (an upgrade or a downgrade of the plugin):
+		 * not read. Nothing is lost: every held task is still held in
+		 * its job record and is planned afresh; released and running
+		 * ones are Slurm's. Only the runtime feedback starts again. */
+		error("sched/saturn: %s: %s: previous state ignored (held tasks are planned afresh from the job records, none is lost or started twice; runtime feedback starts again); it is replaced at the next plan",
+		      path, err.text);
+	} else if (!st) {
 		error("sched/saturn: %s: %s (ignored: the jobs' own state is authoritative)", path, err.text);
 	} else {
 		info("sched/saturn: resuming after restart: previous plan %s with %d task(s), planned end in %.0fs",

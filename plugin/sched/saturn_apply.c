@@ -30,6 +30,7 @@
 #include "src/slurmctld/state_save.h"
 
 #include "envarray.h"
+#include "jobreq.h"
 #include "sched_core.h"
 
 #include "saturn_int.h"
@@ -98,11 +99,22 @@ static int update_as_controller(job_desc_msg_t *desc)
 	return update_job_str(&msg, 0);
 }
 
+/* The user's own GPU request of a held task: SATURN_USER_GRES when an
+ * earlier release saved it, else its tres_per_node (as job_submit/saturn
+ * normalised it). xmalloc'd or NULL. */
+static char *user_gres(job_record_t *job_ptr)
+{
+	const char *saved = saturn_env_value(job_ptr->details->env_sup, job_ptr->details->env_cnt,
+					     SATURN_USER_GRES_ENV);
+
+	return xstrdup(saved ? saved : job_ptr->tres_per_node);
+}
+
 static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 {
 	job_desc_msg_t *desc = xmalloc(sizeof(*desc));
-	job_record_t *job_ptr;
-	char num[32];
+	job_record_t *job_ptr = pending_record(j);
+	char num[32], *orig = job_ptr ? user_gres(job_ptr) : NULL;
 	int rc;
 
 	slurm_init_job_desc_msg(desc);
@@ -118,6 +130,7 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 		error("sched/saturn: JobId=%s: release with %d GPUs on %s failed: %s",
 		      desc->job_id_str, d->gpus, d->node, slurm_strerror(rc));
 		slurm_free_job_desc_msg(desc);
+		xfree(orig);
 		return -1;
 	}
 	if (j->task_id >= 0 && j->array_job_id)
@@ -128,8 +141,15 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 		error("sched/saturn: JobId=%s: not released after update (record %s)",
 		      desc->job_id_str, job_ptr ? "still held" : "missing");
 		slurm_free_job_desc_msg(desc);
+		xfree(orig);
 		return -1;
 	}
+	/* the user's request, which a re-hold puts back (so a task that is
+	 * held, by us or after Saturn is turned off, always asks for what its
+	 * user asked: `saturn release --all`) */
+	if (orig)
+		env_set(job_ptr, SATURN_USER_GRES_ENV, orig);
+	xfree(orig);
 	env_set(job_ptr, "SATURN_BATCH", j->batch);
 	env_set(job_ptr, "SATURN_TECHNIQUE", d->technique);
 	snprintf(num, sizeof(num), "%d", d->gpus);
@@ -175,8 +195,9 @@ static void env_unset(job_record_t *job_ptr, const char *name)
  * SATURN_* variables of the old release, no begin time of Slurm's requeue
  * (kept as SATURN_NOT_BEFORE: the plan counts it as release_s; a begin
  * time on the job would make a later release wait for it, GPUs idle), the
- * reason saying why. The GPUs it was released with stay in tres_per_node
- * until the next release sets them. Returns 1 when re-held, 0 when it
+ * reason saying why, and its user's own GPU request back in tres_per_node
+ * (SATURN_USER_GRES, saved at release), so that a held task always asks
+ * for what its user asked. Returns 1 when re-held, 0 when it
  * already is in our hold, -1 when it changed since the snapshot or Slurm
  * refused. A task still in its array's meta record (an operator released
  * the whole array) is split off and held by itself, like a release. */
@@ -207,6 +228,14 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 	desc->priority = 0;
 	if (job_ptr->details->req_nodes)
 		desc->req_nodes = xstrdup("");
+	{
+		/* back to the user's own request (saved at release) */
+		const char *g = saturn_env_value(job_ptr->details->env_sup,
+						 job_ptr->details->env_cnt, SATURN_USER_GRES_ENV);
+
+		if (g && xstrcmp(g, job_ptr->tres_per_node))
+			desc->tres_per_node = xstrdup(g);
+	}
 	rc = update_as_controller(desc);
 	if (rc != SLURM_SUCCESS) {
 		error("sched/saturn: JobId=%u task %d of batch %s: re-hold failed: %s", j->job_id,
@@ -239,8 +268,9 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 	env_unset(job_ptr, "SATURN_PLAN_ID");
 	saturn_set_reason(job_ptr, r->reason, now);
 	last_job_update = now;
-	info("sched/saturn: re-held %pJ (task %d of batch %s, was %s%s): %s", job_ptr, j->task_id,
-	     j->batch, j->pinned[0] ? "pinned to " : "not pinned", j->pinned, r->reason);
+	info("sched/saturn: re-held %pJ (task %d of batch %s, was %s%s): %s; asks for %s again", job_ptr,
+	     j->task_id, j->batch, j->pinned[0] ? "pinned to " : "not pinned", j->pinned, r->reason,
+	     job_ptr->tres_per_node ? job_ptr->tres_per_node : "no GRES");
 	return 1;
 }
 
