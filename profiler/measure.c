@@ -145,11 +145,13 @@ static double single_time(const saturn_profile_task_t *pt,
 			  const saturn_technique_t *t, int grp,
 			  const saturn_techniques_t *reg)
 {
-	const saturn_technique_t *single = saturn_techniques_find(reg, "single");
+	const saturn_technique_t *single =
+	    saturn_techniques_find(reg, "single");
 
 	if (grp != 0 || !t->source || strcmp(t->source, "builtin") != 0 ||
 	    (strcmp(t->name, "ddp") != 0 && strcmp(t->name, "fsdp") != 0) ||
-	    !single || !single->source || strcmp(single->source, "builtin") != 0)
+	    !single || !single->source ||
+	    strcmp(single->source, "builtin") != 0)
 		return 0;
 	for (int i = 0; i < pt->noptions; i++) {
 		const saturn_profile_option_t *op = &pt->options[i];

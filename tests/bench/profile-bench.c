@@ -181,7 +181,8 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs, const satur
 		active = 0;
 		for (int k = 0; k < nt && k < NTECH; k++) {
 			const saturn_technique_t *t = saturn_techniques_get(reg, k);
-			const saturn_point_t *p1 = single >= 0 ? saturn_sweep_point(sws[single], 1) : NULL;
+			const saturn_point_t *p1 =
+			    single >= 0 ? saturn_sweep_point(sws[single], 1) : NULL;
 
 			if (saturn_sweep_done(sws[k]))
 				continue;
@@ -274,7 +275,7 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs, const satur
 	{
 		double v2[NTECH][MAXG + 1];
 		int done[NTECH][MAXG + 1] = {{0}}, bk = -1, bg = 0, sk = -1, sg = 0, tk = -1,
-		    tg = 0;
+				       tg = 0;
 
 		memcpy(v2, val, sizeof(v2));
 		for (int g = 1; g <= G; g++) {
@@ -290,8 +291,11 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs, const satur
 
 				for (int i = 0; i < 2; i++)
 					if (!done[two[i]][g] && tru[two[i]][g] > 0) {
-						v2[two[i]][g] = (v2[two[i]][g] + tru[two[i]][g] *
-							(1 + noise * gauss_from(&rng_top2))) / 2;
+						v2[two[i]][g] =
+						    (v2[two[i]][g] +
+						     tru[two[i]][g] *
+							 (1 + noise * gauss_from(&rng_top2))) /
+						    2;
 						done[two[i]][g] = 1;
 						A->top2_measured++;
 					}
@@ -320,8 +324,11 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs, const satur
 
 			for (int i = 0; i < 2; i++)
 				if (!done[ks[i]][gs[i]] && tru[ks[i]][gs[i]] > 0) {
-					v2[ks[i]][gs[i]] = (v2[ks[i]][gs[i]] + tru[ks[i]][gs[i]] *
-							   (1 + noise * gauss_from(&rng_top2))) / 2;
+					v2[ks[i]][gs[i]] =
+					    (v2[ks[i]][gs[i]] +
+					     tru[ks[i]][gs[i]] *
+						 (1 + noise * gauss_from(&rng_top2))) /
+					    2;
 					A->top2_measured++;
 				}
 			if (v2[sk][sg] < v2[bk][bg])
@@ -411,8 +418,9 @@ int main(int argc, char **argv)
 		if ((truth == 0 && strcmp(which, "pub") == 0) ||
 		    (truth == 1 && strcmp(which, "emu") == 0))
 			continue;
-		rng = getenv("PROFILE_BENCH_SEED") ? strtoull(getenv("PROFILE_BENCH_SEED"), NULL, 10)
-						   : 12345;
+		rng = getenv("PROFILE_BENCH_SEED")
+			  ? strtoull(getenv("PROFILE_BENCH_SEED"), NULL, 10)
+			  : 12345;
 		rng_ex = 777 + rng - 12345;
 		rng_top2 = 4242 + rng - 12345;
 		for (int run = 0; run < runs; run++)
@@ -436,8 +444,7 @@ int main(int argc, char **argv)
 		printf("profile-bench [truth: %s]: %d runs x 2 links x 7 "
 		       "models x 3 batch sizes x %d techniques, %d GPUs, "
 		       "noise %.0f%%\n",
-		       names[truth], runs, saturn_techniques_count(reg), G,
-		       noise * 100);
+		       names[truth], runs, saturn_techniques_count(reg), G, noise * 100);
 		if (truth)
 			printf("truth's bus bandwidth within +-%.0f%% of the "
 			       "probed table\n",
