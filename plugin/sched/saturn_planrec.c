@@ -57,13 +57,13 @@ void saturn_planrec_release(job_record_t *job_ptr, const saturn_sched_build_t *b
 	char **field = job_ptr ? planrec_field(job_ptr) : NULL;
 	char rec[SATURN_PLANREC_MAX], *text;
 	saturn_planrec_t r = {
-		.batch = j->batch,
-		.task_id = j->array_job_id ? j->task_id : -1,
-		.technique = d->technique,
-		.gpus = d->gpus,
-		.node = d->node,
-		.plan_id = plan_id,
-		.pred_spb = saturn_planrec_predicted_spb(b, d->job, d->technique, d->gpus),
+	    .batch = j->batch,
+	    .task_id = j->array_job_id ? j->task_id : -1,
+	    .technique = d->technique,
+	    .gpus = d->gpus,
+	    .node = d->node,
+	    .plan_id = plan_id,
+	    .pred_spb = saturn_planrec_predicted_spb(b, d->job, d->technique, d->gpus),
 	};
 
 	if (!field)
@@ -128,9 +128,8 @@ void saturn_planrec_observe_pass(const saturn_snapshot_t *s)
 		job_record_t *job_ptr;
 		char **field, *text;
 
-		if (!(spb > 0) ||
-		    !(job_ptr = find_job_record(j->job_id)) || !IS_JOB_RUNNING(job_ptr) ||
-		    !(field = planrec_field(job_ptr)))
+		if (!(spb > 0) || !(job_ptr = find_job_record(j->job_id)) ||
+		    !IS_JOB_RUNNING(job_ptr) || !(field = planrec_field(job_ptr)))
 			continue;
 		/* NULL: no record of ours there, or the same value */
 		text = saturn_planrec_observe(*field, spb);
@@ -143,7 +142,7 @@ void saturn_planrec_observe_pass(const saturn_snapshot_t *s)
 	unlock_slurmctld(write_lock);
 	if (n) {
 		schedule_job_save();
-		debug("sched/saturn: observed speed added to %d plan record(s), %.3f ms under the job write lock",
-		      n, (t1 - t0) * 1e3);
+		debug("sched/saturn: %d plan record(s) updated, %.3f ms under write lock", n,
+		      (t1 - t0) * 1e3);
 	}
 }
