@@ -91,13 +91,15 @@ static char *run_sacct(char *const *args)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (!buf) {
-		cli_fail(CLI_EXIT_FAIL, "sacct's output: out of memory or over %u MiB", SACCT_MAX_OUT >> 20);
+		cli_fail(CLI_EXIT_FAIL, "sacct's output: out of memory or over %u MiB",
+			 SACCT_MAX_OUT >> 20);
 		return NULL;
 	}
 	buf[len] = '\0';
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		free(buf);
-		cli_fail(CLI_EXIT_FAIL, "sacct failed (exit %d): is accounting (slurmdbd) configured?",
+		cli_fail(CLI_EXIT_FAIL,
+			 "sacct failed (exit %d): is accounting (slurmdbd) configured?",
 			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		return NULL;
 	}
@@ -185,8 +187,9 @@ static void print_batch(const row_t *r, int n)
 	       clock_time(last, b, sizeof(b)));
 	if (first > 0 && ended == n)
 		printf(", makespan %s (%.0f s)", cli_hms(last - first, c, sizeof(c)), last - first);
-	printf("\n%-6s %-12s %-10s %-14s %-14s %-9s %-10s %4s %-10s %8s %8s\n", "TASK", "JOB", "STATE",
-	       "START", "END", "ELAPSED", "NODE", "GPUS", "TECHNIQUE", "PRED_SPB", "OBS_SPB");
+	printf("\n%-6s %-12s %-10s %-14s %-14s %-9s %-10s %4s %-10s %8s %8s\n", "TASK", "JOB",
+	       "STATE", "START", "END", "ELAPSED", "NODE", "GPUS", "TECHNIQUE", "PRED_SPB",
+	       "OBS_SPB");
 	for (int i = 0; i < n; i++) {
 		char t[16], s[32], e[32], el[32], p[32], o[32];
 
@@ -200,8 +203,9 @@ static void print_batch(const row_t *r, int n)
 			snprintf(el, sizeof(el), "-");
 		printf("%-6s %-12s %-10s %-14s %-14s %-9s %-10s %4d %-10s %8s %8s\n", t, r[i].job,
 		       r[i].state, clock_time(r[i].start, s, sizeof(s)),
-		       clock_time(r[i].end, e, sizeof(e)), el, r[i].node[0] ? r[i].node : r[i].rec.node,
-		       r[i].rec.gpus, r[i].rec.technique[0] ? r[i].rec.technique : "?",
+		       clock_time(r[i].end, e, sizeof(e)), el,
+		       r[i].node[0] ? r[i].node : r[i].rec.node, r[i].rec.gpus,
+		       r[i].rec.technique[0] ? r[i].rec.technique : "?",
 		       spb(r[i].rec.pred_spb, p, sizeof(p)), spb(r[i].rec.obs_spb, o, sizeof(o)));
 	}
 }

@@ -46,12 +46,12 @@ size_t saturn_planrec_format(const saturn_planrec_t *r, char *buf, size_t len)
 	size_t n = 0;
 	int w;
 
-#define PUT(...)                                                                  \
-	do {                                                                      \
-		if (n < len) {                                                    \
-			w = snprintf(buf + n, len - n, __VA_ARGS__);              \
-			n = w < 0 ? n : (size_t)w >= len - n ? len - 1 : n + (size_t)w; \
-		}                                                                 \
+#define PUT(...)                                                                                   \
+	do {                                                                                       \
+		if (n < len) {                                                                     \
+			w = snprintf(buf + n, len - n, __VA_ARGS__);                               \
+			n = w < 0 ? n : (size_t)w >= len - n ? len - 1 : n + (size_t)w;            \
+		}                                                                                  \
 	} while (0)
 	if (!len)
 		return 0;
@@ -141,8 +141,8 @@ char *saturn_planrec_observe(const char *text, double obs_spb)
 	return out;
 }
 
-double saturn_planrec_predicted_spb(const saturn_sched_build_t *b, int job,
-				   const char *technique, int gpus)
+double saturn_planrec_predicted_spb(const saturn_sched_build_t *b, int job, const char *technique,
+				    int gpus)
 {
 	/* "user": planned from the time limit, no speed behind it */
 	if (!b || !b->problem || !b->job_of_task || !technique || !strcmp(technique, "user"))

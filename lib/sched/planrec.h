@@ -24,11 +24,11 @@
 
 /* saturn_record: which field of the job record holds the plan record. */
 enum {
-	SATURN_PLANREC_NONE = 0,	    /* none: nothing recorded */
+	SATURN_PLANREC_NONE = 0,      /* none: nothing recorded */
 	SATURN_PLANREC_ADMIN_COMMENT, /* admin_comment (default): users cannot change it */
-	SATURN_PLANREC_COMMENT,	    /* comment: stored by slurmdbd only with
-				     * AccountingStoreFlags=job_comment; the job's
-				     * user may rewrite it */
+	SATURN_PLANREC_COMMENT,	      /* comment: stored by slurmdbd only with
+				       * AccountingStoreFlags=job_comment; the job's
+				       * user may rewrite it */
 };
 
 #define SATURN_PLANREC_PREFIX "saturn: "
@@ -79,15 +79,15 @@ char *saturn_planrec_observe(const char *text, double obs_spb);
  * profile's, corrected by runtime feedback), or 0 when the task or the
  * option is not there (e.g. "user": planned from the user's time limit).
  * O(tasks x options). */
-double saturn_planrec_predicted_spb(const saturn_sched_build_t *b, int job,
-				   const char *technique, int gpus);
+double saturn_planrec_predicted_spb(const saturn_sched_build_t *b, int job, const char *technique,
+				    int gpus);
 
 /* A plan record read back (from sacct's AdminComment or Comment). */
 typedef struct saturn_planrec_read {
 	char batch[SATURN_BATCH_NAME_MAX + 1];
 	int task_id; /* -1: none */
 	char technique[SATURN_TECH_LEN];
-	int gpus;    /* 0: none */
+	int gpus; /* 0: none */
 	char node[SATURN_NODE_NAME_MAX + 1];
 	char plan_id[64];
 	double pred_spb, obs_spb; /* 0: none */

@@ -11,6 +11,7 @@
 #include "config.h" /* Slurm's */
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -56,13 +57,13 @@ void saturn_planrec_release(job_record_t *job_ptr, const saturn_sched_build_t *b
 	char **field = job_ptr ? planrec_field(job_ptr) : NULL;
 	char rec[SATURN_PLANREC_MAX], *text;
 	saturn_planrec_t r = {
-		.batch = j->batch,
-		.task_id = j->array_job_id ? j->task_id : -1,
-		.technique = d->technique,
-		.gpus = d->gpus,
-		.node = d->node,
-		.plan_id = plan_id,
-		.pred_spb = saturn_planrec_predicted_spb(b, d->job, d->technique, d->gpus),
+	    .batch = j->batch,
+	    .task_id = j->array_job_id ? j->task_id : -1,
+	    .technique = d->technique,
+	    .gpus = d->gpus,
+	    .node = d->node,
+	    .plan_id = plan_id,
+	    .pred_spb = saturn_planrec_predicted_spb(b, d->job, d->technique, d->gpus),
 	};
 
 	if (!field)
@@ -76,32 +77,59 @@ void saturn_planrec_release(job_record_t *job_ptr, const saturn_sched_build_t *b
 	planrec_set(field, text);
 }
 
+/* The speed a running task's record gets: the smoothed one (runtime
+ * feedback), else its own last report (saturn_feedback=no); 0: none. */
+static double observed_spb(const saturn_snap_job_t *j)
+{
+	if (j->state != SATURN_SNAP_RUNNING)
+		return 0;
+	return j->obs_spb > 0 ? j->obs_spb : j->progress_spb > 0 ? j->progress_spb : 0;
+}
+
+/* FNV-1a over the running tasks' (job id, speed): the last pass's value
+ * means nothing changed, and the write lock is not taken. */
+static uint64_t observed_hash(const saturn_snapshot_t *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (int i = 0; i < s->njobs; i++) {
+		double spb = observed_spb(&s->jobs[i]);
+		unsigned char b[sizeof(uint32_t) + sizeof(double)];
+
+		if (!(spb > 0))
+			continue;
+		memcpy(b, &s->jobs[i].job_id, sizeof(uint32_t));
+		memcpy(b + sizeof(uint32_t), &spb, sizeof(double));
+		for (size_t k = 0; k < sizeof(b); k++)
+			h = (h ^ b[k]) * 1099511628211ULL;
+	}
+	return h;
+}
+
 void saturn_planrec_observe_pass(const saturn_snapshot_t *s)
 {
 	slurmctld_lock_t write_lock = {.job = WRITE_LOCK};
-	int any = 0, n = 0;
+	static uint64_t last_hash;
+	uint64_t h;
+	int n = 0;
 	double t0, t1;
 
 	if (saturn_cfg.record == SATURN_PLANREC_NONE)
 		return;
-	for (int i = 0; i < s->njobs && !any; i++)
-		any = s->jobs[i].state == SATURN_SNAP_RUNNING &&
-		      (s->jobs[i].obs_spb > 0 || s->jobs[i].progress_spb > 0);
-	if (!any)
+	h = observed_hash(s);
+	if (h == last_hash || h == 1469598103934665603ULL) /* same as before, or none */
 		return;
+	last_hash = h;
 	lock_slurmctld(write_lock);
 	t0 = now_mono();
 	for (int i = 0; i < s->njobs; i++) {
 		const saturn_snap_job_t *j = &s->jobs[i];
-		/* the smoothed speed (runtime feedback), else the job's own
-		 * last report (saturn_feedback=no) */
-		double spb = j->obs_spb > 0 ? j->obs_spb : j->progress_spb;
+		double spb = observed_spb(j);
 		job_record_t *job_ptr;
 		char **field, *text;
 
-		if (j->state != SATURN_SNAP_RUNNING || !(spb > 0) ||
-		    !(job_ptr = find_job_record(j->job_id)) || !IS_JOB_RUNNING(job_ptr) ||
-		    !(field = planrec_field(job_ptr)))
+		if (!(spb > 0) || !(job_ptr = find_job_record(j->job_id)) ||
+		    !IS_JOB_RUNNING(job_ptr) || !(field = planrec_field(job_ptr)))
 			continue;
 		/* NULL: no record of ours there, or the same value */
 		text = saturn_planrec_observe(*field, spb);
@@ -114,7 +142,7 @@ void saturn_planrec_observe_pass(const saturn_snapshot_t *s)
 	unlock_slurmctld(write_lock);
 	if (n) {
 		schedule_job_save();
-		debug("sched/saturn: observed speed added to %d plan record(s), %.3f ms under the job write lock",
-		      n, (t1 - t0) * 1e3);
+		debug("sched/saturn: %d plan record(s) updated, %.3f ms under write lock", n,
+		      (t1 - t0) * 1e3);
 	}
 }

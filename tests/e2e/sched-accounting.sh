@@ -8,7 +8,8 @@
 # saturn_record=comment (after scontrol reconfigure) the record goes into
 # Comment, after the user's text, and AdminComment stays empty. `saturn
 # status --sacct` shows the ended batch from sacct. Every task runs exactly
-# once.
+# once. cluster.sh stops slurmdbd and MariaDB, and a new start begins with
+# empty accounting.
 . "$(dirname "$0")/sched-lib.sh"
 [ -x /usr/sbin/slurmdbd ] || skip "slurmdbd not installed (scripts/install-deps.sh)"
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || skip "MariaDB not installed (scripts/install-deps.sh)"
@@ -137,4 +138,19 @@ check_batch "$job2" 2 e2e-acct2 Comment
 [ -z "$OTHER" ] || fail "AdminComment '$OTHER' with saturn_record=comment"
 grep -q "^${job2}_0|.*|user note; saturn: batch=e2e-acct2 " "$SATURN_CLUSTER_DIR/sacct-$job2.txt" ||
 	fail "the user's Comment is not kept in front of the record"
+
+# a clean stop: slurmdbd and MariaDB gone, their ports free; a new start
+# (the database's files reused) begins with empty accounting
+note "stop and start again"
+dbpid=$(cat "$SATURN_CLUSTER_DIR/run/mariadbd.pid") && dbdpid=$(cat "$SATURN_CLUSTER_DIR/run/slurmdbd.pid") ||
+	fail "no pid file of mariadbd or slurmdbd"
+sh "$CLUSTER" stop >"$SATURN_CLUSTER_DIR.stop.log" 2>&1 || { cat "$SATURN_CLUSTER_DIR.stop.log"; fail "cluster stop"; }
+for p in $dbpid $dbdpid; do
+	kill -0 "$p" 2>/dev/null && fail "pid $p ($(cat /proc/$p/comm 2>/dev/null)) still alive after stop"
+done
+sh "$CLUSTER" start >"$SATURN_CLUSTER_DIR.start2.log" 2>&1 || { cat "$SATURN_CLUSTER_DIR.start2.log"; fail "second start"; }
+left=$(sacct -n -X -a -S now-1days -o JobID 2>&1) || fail "sacct after the second start: $left"
+[ -z "$(echo "$left" | tr -d ' \n')" ] || fail "accounting not empty after a new start: $left"
+sacctmgr -n -P show assoc format=account,user | grep -qx 'saturn|root' || fail "no association saturn|root after the second start"
+rm -f "$SATURN_CLUSTER_DIR.stop.log" "$SATURN_CLUSTER_DIR.start2.log"
 note "ok"

@@ -17,16 +17,24 @@
 START_TEST(test_format)
 {
 	char buf[SATURN_PLANREC_MAX];
-	saturn_planrec_t r = {.batch = "lr-sweep", .task_id = 3, .technique = "fsdp", .gpus = 4,
-			      .node = "n2", .plan_id = "p17-2", .pred_spb = 0.25};
+	saturn_planrec_t r = {.batch = "lr-sweep",
+			      .task_id = 3,
+			      .technique = "fsdp",
+			      .gpus = 4,
+			      .node = "n2",
+			      .plan_id = "p17-2",
+			      .pred_spb = 0.25};
 
 	saturn_planrec_format(&r, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "saturn: batch=lr-sweep task=3 technique=fsdp gpus=4 node=n2 plan=p17-2 pred_spb=0.25");
+	ck_assert_str_eq(
+	    buf,
+	    "saturn: batch=lr-sweep task=3 technique=fsdp gpus=4 node=n2 plan=p17-2 pred_spb=0.25");
 	r.task_id = -1;
 	r.pred_spb = 0;
 	r.obs_spb = 1.5;
 	saturn_planrec_format(&r, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "saturn: batch=lr-sweep technique=fsdp gpus=4 node=n2 plan=p17-2 obs_spb=1.5");
+	ck_assert_str_eq(
+	    buf, "saturn: batch=lr-sweep technique=fsdp gpus=4 node=n2 plan=p17-2 obs_spb=1.5");
 	r.obs_spb = NAN;
 	r.plan_id = NULL;
 	saturn_planrec_format(&r, buf, sizeof(buf));
@@ -40,16 +48,16 @@ END_TEST
 static const struct {
 	const char *old, *want;
 } merge_cases[] = {
-	{NULL, "saturn: R2"},
-	{"", "saturn: R2"},
-	{"saturn: R1", "saturn: R2"},
-	{"my run", "my run; saturn: R2"},
-	{"my run  ", "my run; saturn: R2"},
-	{"my run; saturn: R1 obs_spb=3", "my run; saturn: R2"},
-	/* the user's text may mention saturn: only the last segment is ours */
-	{"a; saturn: x; b; saturn: R1", "a; saturn: x; b; saturn: R2"},
-	{"saturnine", "saturnine; saturn: R2"},
-	{"saturn: notes; saturn: R1", "saturn: notes; saturn: R2"},
+    {NULL, "saturn: R2"},
+    {"", "saturn: R2"},
+    {"saturn: R1", "saturn: R2"},
+    {"my run", "my run; saturn: R2"},
+    {"my run  ", "my run; saturn: R2"},
+    {"my run; saturn: R1 obs_spb=3", "my run; saturn: R2"},
+    /* the user's text may mention saturn: only the last segment is ours */
+    {"a; saturn: x; b; saturn: R1", "a; saturn: x; b; saturn: R2"},
+    {"saturnine", "saturnine; saturn: R2"},
+    {"saturn: notes; saturn: R1", "saturn: notes; saturn: R2"},
 };
 
 START_TEST(test_merge)
@@ -130,8 +138,14 @@ START_TEST(test_parse)
 	saturn_planrec_read_t r;
 	saturn_error_t err = {{0}};
 	char buf[SATURN_PLANREC_MAX];
-	saturn_planrec_t w = {.batch = "lr-sweep", .task_id = 12, .technique = "fsdp", .gpus = 4,
-			      .node = "n2", .plan_id = "p17-2", .pred_spb = 0.25, .obs_spb = 0.3};
+	saturn_planrec_t w = {.batch = "lr-sweep",
+			      .task_id = 12,
+			      .technique = "fsdp",
+			      .gpus = 4,
+			      .node = "n2",
+			      .plan_id = "p17-2",
+			      .pred_spb = 0.25,
+			      .obs_spb = 0.3};
 
 	/* what format writes, parse reads back, behind a user's text */
 	snprintf(buf, sizeof(buf), "my note; ");
@@ -146,7 +160,8 @@ START_TEST(test_parse)
 	ck_assert_double_eq_tol(r.pred_spb, 0.25, 1e-12);
 	ck_assert_double_eq_tol(r.obs_spb, 0.3, 1e-12);
 	/* optional fields absent, unknown keys ignored */
-	ck_assert_int_eq(saturn_planrec_parse("saturn: batch=b technique=ddp gpus=2 future=1", &r, &err), 0);
+	ck_assert_int_eq(
+	    saturn_planrec_parse("saturn: batch=b technique=ddp gpus=2 future=1", &r, &err), 0);
 	ck_assert_int_eq(r.task_id, -1);
 	ck_assert_double_eq(r.pred_spb, 0);
 	ck_assert_int_eq(saturn_planrec_parse("nothing", &r, &err), -1);
@@ -173,8 +188,9 @@ START_TEST(test_setting)
 	ck_assert_int_eq(ss.record, SATURN_PLANREC_COMMENT);
 	ck_assert_str_eq(saturn_planrec_field_name(ss.record), "comment");
 	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_record=sacct", &err), 1);
-	ck_assert_msg(strstr(err.text, "saturn_record=sacct: must be admin_comment, comment or none"),
-		      "%s", err.text);
+	ck_assert_msg(
+	    strstr(err.text, "saturn_record=sacct: must be admin_comment, comment or none"), "%s",
+	    err.text);
 	ck_assert_int_eq(ss.record, SATURN_PLANREC_COMMENT);
 	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_record=none", &err), 0);
 	ck_assert_int_eq(ss.record, SATURN_PLANREC_NONE);
