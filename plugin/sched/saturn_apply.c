@@ -98,11 +98,33 @@ static int update_as_controller(job_desc_msg_t *desc)
 	return update_job_str(&msg, 0);
 }
 
+/* The GRES a task is released with: typed (gres:gpu:TYPE:N) with the
+ * type the user asked for or the planned node's only one, else untyped;
+ * xmalloc'd. The user's own request is kept in SATURN_USER_GRES (once:
+ * a re-held task's tres_per_node is a plan's) by keep_user_gres(). */
+static char *typed_gres(const saturn_decision_t *d)
+{
+	char buf[SATURN_GPU_TYPE_MAX + 48];
+
+	if (saturn_gres_string(buf, sizeof(buf), d->gpu_type, d->gpus) < 0)
+		return xstrdup_printf("gres:gpu:%d", d->gpus);
+	return xstrdup(buf);
+}
+
+static void keep_user_gres(job_record_t *job_ptr, const char *before)
+{
+	struct job_details *det = job_ptr->details;
+
+	if (saturn_env_value(det->env_sup, det->env_cnt, SATURN_USER_GRES_ENV))
+		return;
+	env_set(job_ptr, SATURN_USER_GRES_ENV, before ? before : "");
+}
+
 static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 {
 	job_desc_msg_t *desc = xmalloc(sizeof(*desc));
-	job_record_t *job_ptr;
-	char num[32];
+	job_record_t *job_ptr = pending_record(j);
+	char num[32], *before = job_ptr ? xstrdup(job_ptr->tres_per_node) : NULL;
 	int rc;
 
 	slurm_init_job_desc_msg(desc);
@@ -110,7 +132,7 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 		desc->job_id_str = xstrdup_printf("%u_%d", j->array_job_id, j->task_id);
 	else
 		desc->job_id_str = xstrdup_printf("%u", j->job_id);
-	desc->tres_per_node = xstrdup_printf("gres:gpu:%d", d->gpus);
+	desc->tres_per_node = typed_gres(d);
 	desc->req_nodes = xstrdup(d->node);
 	desc->priority = INFINITE;
 	rc = update_as_controller(desc);
@@ -118,6 +140,7 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 		error("sched/saturn: JobId=%s: release with %d GPUs on %s failed: %s",
 		      desc->job_id_str, d->gpus, d->node, slurm_strerror(rc));
 		slurm_free_job_desc_msg(desc);
+		xfree(before);
 		return -1;
 	}
 	if (j->task_id >= 0 && j->array_job_id)
@@ -128,8 +151,11 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 		error("sched/saturn: JobId=%s: not released after update (record %s)",
 		      desc->job_id_str, job_ptr ? "still held" : "missing");
 		slurm_free_job_desc_msg(desc);
+		xfree(before);
 		return -1;
 	}
+	keep_user_gres(job_ptr, before);
+	xfree(before);
 	env_set(job_ptr, "SATURN_BATCH", j->batch);
 	env_set(job_ptr, "SATURN_TECHNIQUE", d->technique);
 	snprintf(num, sizeof(num), "%d", d->gpus);
@@ -145,8 +171,9 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 			env_set(job_ptr, "SATURN_PROGRESS_FILE", pf);
 		xfree(pf);
 	}
-	info("sched/saturn: released %pJ (task %s of batch %s): %d GPU(s) on %s, technique %s, plan %s",
-	     job_ptr, desc->job_id_str, j->batch, d->gpus, d->node, d->technique, plan_id);
+	info("sched/saturn: released %pJ (task %s of batch %s): %d GPU(s) on %s, technique %s, plan %s, %s, class %s",
+	     job_ptr, desc->job_id_str, j->batch, d->gpus, d->node, d->technique, plan_id,
+	     desc->tres_per_node, d->klass[0] ? d->klass : "-");
 	slurm_free_job_desc_msg(desc);
 	return 0;
 }

@@ -18,6 +18,12 @@
 #include "progress.h"
 #include "sched_core.h"
 
+/* In a released task's supplemental environment: the GPU request its
+ * user made (tres_per_node before the release set a typed count), so a
+ * re-held task is planned by what its user asked for, not by the type a
+ * plan gave it. */
+#define SATURN_USER_GRES_ENV "SATURN_USER_GRES"
+
 /* Settings and folders, (re)read at init and reconfigure by the agent
  * thread, which is the only reader afterwards. */
 extern saturn_sched_settings_t saturn_cfg;
