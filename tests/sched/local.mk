@@ -98,3 +98,13 @@ sched_test_fairness_CPPFLAGS = $(UNIT_CPPFLAGS)
 sched_test_fairness_CFLAGS = $(UNIT_CFLAGS)
 sched_test_fairness_LDADD = $(UNIT_LDADD)
 endif
+
+# Node classes of heterogeneous clusters, typed GRES, --constraint (lib/sched/node_class.c).
+if HAVE_CHECK
+check_PROGRAMS += sched/test_node_class
+TESTS += sched/test_node_class
+sched_test_node_class_SOURCES = sched/test_node_class.c
+sched_test_node_class_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_node_class_CFLAGS = $(UNIT_CFLAGS)
+sched_test_node_class_LDADD = $(UNIT_LDADD)
+endif
