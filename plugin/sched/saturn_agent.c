@@ -373,8 +373,13 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		skipped_at = s->now;
 	}
 	skipped_logged = b.nskipped;
-	if (b.problem->ntasks == 0)
+	if (b.problem->ntasks == 0) {
+		/* nothing to plan: the tasks left held still get their reason
+		 * (no plan: apply_plan sets only theirs) */
+		if (b.nskipped)
+			apply_plan(s, &b, NULL, &t4, &t5, &released);
 		goto out;
+	}
 
 	/* Fast path: the previous plan carried over (finished tasks dropped,
 	 * late ones shifted) decides releases now, before the solve, so a

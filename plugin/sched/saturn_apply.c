@@ -98,18 +98,61 @@ static int update_as_controller(job_desc_msg_t *desc)
 	return update_job_str(&msg, 0);
 }
 
-/* The GRES a task is released with: typed (gres:gpu:TYPE:N) with the
- * type the user asked for or the planned node's only one, else untyped;
- * xmalloc'd. The user's own request is kept in SATURN_USER_GRES (once:
- * a re-held task's tres_per_node is a plan's) by keep_user_gres(). */
-static char *typed_gres(const saturn_decision_t *d)
+/* "gres:gpu:TYPE:N", or "gres:gpu:N" when type is "", xmalloc'd. */
+static char *typed_gres(const char *type, int gpus)
 {
 	char buf[SATURN_GPU_TYPE_MAX + 48];
 
-	if (saturn_gres_string(buf, sizeof(buf), d->gpu_type, d->gpus) < 0)
-		return xstrdup_printf("gres:gpu:%d", d->gpus);
+	if (saturn_gres_string(buf, sizeof(buf), type, gpus) < 0)
+		return xstrdup_printf("gres:gpu:%d", gpus);
 	return xstrdup(buf);
 }
+
+/* A task released with what its user asked for (typed or not) whose plan
+ * gives it a type the user did not name (d->gpu_type: the planned node's
+ * only GPU type): set gres:gpu:TYPE:N on the released record job_ptr.
+ * Slurm refuses a typed request beside the untyped one it replaces in a
+ * job's GRES list (ESLURM_INVALID_GRES_TYPE), so the old list is taken
+ * off for the update and put back when Slurm refuses the new one: the
+ * task then runs untyped on its pinned node, whose GPUs are all of that
+ * type. Caller holds the job write lock. Returns 0 or -1 (logged). */
+static int retype_gres(job_record_t *job_ptr, const saturn_snap_job_t *j,
+		       const saturn_decision_t *d)
+{
+	job_desc_msg_t *desc;
+	List saved;
+	int rc;
+
+	if (!d->gpu_type[0] || !strcmp(d->gpu_type, j->gpu_type))
+		return 0;
+	desc = xmalloc(sizeof(*desc));
+	slurm_init_job_desc_msg(desc);
+	/* "A_T" for an array task: the bare id of the array's last task is
+	 * the array's own and would update every task */
+	if (j->task_id >= 0 && j->array_job_id)
+		desc->job_id_str = xstrdup_printf("%u_%d", j->array_job_id, j->task_id);
+	else
+		desc->job_id_str = xstrdup_printf("%u", job_ptr->job_id);
+	desc->tres_per_node = typed_gres(d->gpu_type, d->gpus);
+	saved = job_ptr->gres_list_req;
+	job_ptr->gres_list_req = NULL;
+	rc = update_as_controller(desc);
+	if (rc != SLURM_SUCCESS) {
+		FREE_NULL_LIST(job_ptr->gres_list_req);
+		job_ptr->gres_list_req = saved;
+		error("sched/saturn: %pJ: typed GRES %s refused (%s): runs with %s on %s",
+		      job_ptr, desc->tres_per_node, slurm_strerror(rc), job_ptr->tres_per_node,
+		      d->node);
+		slurm_free_job_desc_msg(desc);
+		return -1;
+	}
+	FREE_NULL_LIST(saved);
+	slurm_free_job_desc_msg(desc);
+	return 0;
+}
+
+/* The user's own request is kept in SATURN_USER_GRES (once: a re-held
+ * task's tres_per_node is a plan's). */
 
 static void keep_user_gres(job_record_t *job_ptr, const char *before)
 {
@@ -132,7 +175,7 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 		desc->job_id_str = xstrdup_printf("%u_%d", j->array_job_id, j->task_id);
 	else
 		desc->job_id_str = xstrdup_printf("%u", j->job_id);
-	desc->tres_per_node = typed_gres(d);
+	desc->tres_per_node = typed_gres(j->gpu_type, d->gpus);
 	desc->req_nodes = xstrdup(d->node);
 	desc->priority = INFINITE;
 	rc = update_as_controller(desc);
@@ -156,6 +199,7 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 	}
 	keep_user_gres(job_ptr, before);
 	xfree(before);
+	retype_gres(job_ptr, j, d);
 	env_set(job_ptr, "SATURN_BATCH", j->batch);
 	env_set(job_ptr, "SATURN_TECHNIQUE", d->technique);
 	snprintf(num, sizeof(num), "%d", d->gpus);
@@ -173,7 +217,7 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 	}
 	info("sched/saturn: released %pJ (task %s of batch %s): %d GPU(s) on %s, technique %s, plan %s, %s, class %s",
 	     job_ptr, desc->job_id_str, j->batch, d->gpus, d->node, d->technique, plan_id,
-	     desc->tres_per_node, d->klass[0] ? d->klass : "-");
+	     job_ptr->tres_per_node, d->klass[0] ? d->klass : "-");
 	slurm_free_job_desc_msg(desc);
 	return 0;
 }
