@@ -201,6 +201,10 @@ static int add_skip(saturn_sched_build_t *out, int job, const char *why)
  * the problem is the same as without them. The partitions are part of a
  * class only when they matter (parts). */
 #define CLASS_LEN (SATURN_CLASS_NAME_MAX + 32)
+/* class_idx of an option from a class's own profile while the build
+ * routes it (restrict_to_partitions sets -1 in the copies). */
+#define CLASS_OWN (-2)
+
 typedef struct part_classes {
 	int n;
 	uint64_t *mask; /* per class: the nodes' part_mask (0 when !parts) */
@@ -347,8 +351,8 @@ static int class_ok(const saturn_snapshot_t *s, const part_classes_t *pc, const 
 }
 
 /* Whether option o applies to class c: measured there (its klass names
- * c's hardware class), or measured on no class the task has options of
- * for c (klass NULL, or the task has no option measured on c: a profile
+ * c's hardware class), or, for an option of the batch's profile (not of
+ * a class's own, CLASS_OWN), when c has no option of its own (a profile
  * measured elsewhere applies everywhere, as before classes). */
 static int option_for_class(const part_classes_t *pc, const saturn_task_t *t, int o, int c)
 {
@@ -356,10 +360,76 @@ static int option_for_class(const part_classes_t *pc, const saturn_task_t *t, in
 
 	if (k && !strcmp(k, pc->hw[c]))
 		return 1;
+	if (t->options[o].class_idx == CLASS_OWN)
+		return 0; /* from another class's own profile */
 	for (int i = 0; i < t->noptions; i++)
 		if (t->options[i].klass && !strcmp(t->options[i].klass, pc->hw[c]))
 			return 0; /* c has options of its own */
 	return 1;
+}
+
+/* Per-class profiles (saturn_snapshot_t.class_profile): for every class
+ * of pc with a profile of its own covering held job j, that profile's
+ * usable options, within the model's limits, appended to t's with klass
+ * the class's hardware name (so they go to that class only). Nothing when
+ * s has no class_profile or pc no classes. 0, or -1 (ENOMEM: t keeps
+ * what it had). */
+static int add_class_options(const saturn_snapshot_t *s, const part_classes_t *pc,
+			     const saturn_snap_job_t *j, saturn_task_t *t)
+{
+	if (!s->class_profile || !pc->n || j->state != SATURN_SNAP_HELD)
+		return 0;
+	for (int c = 0; c < pc->n; c++) {
+		const saturn_profile_t *cp;
+		const saturn_profile_task_t *pt;
+		saturn_option_t *o = NULL, *all;
+		char why[128];
+		int seen = 0, n, k;
+
+		for (int d = 0; d < c && !seen; d++)
+			seen = !strcmp(pc->hw[d], pc->hw[c]);
+		if (seen)
+			continue;
+		cp = s->class_profile(j->batch, j->uid, pc->hw[c], s->class_profile_arg);
+		pt = cp ? saturn_profile_find(cp, j->task_id >= 0 ? j->task_id : 0) : NULL;
+		if (!pt)
+			continue;
+		n = saturn_profile_options(pt, &o);
+		if (n < 0)
+			return -1;
+		k = n ? options_in_limits(pt, o, n, why, sizeof(why)) : 0;
+		if (k == 0)
+			continue; /* options_in_limits freed them */
+		if (t->batches <= 0 || !(pt->batches > 0) || t->noptions + k > SATURN_MAX_OPTIONS) {
+			free_options(o, k);
+			continue;
+		}
+		all = realloc(t->options, (size_t)(t->noptions + k) * sizeof(*all));
+		if (!all) {
+			free_options(o, k);
+			return -1;
+		}
+		t->options = all;
+		for (int i = 0; i < k; i++) {
+			free(o[i].klass);
+			o[i].klass = strdup(pc->hw[c]);
+			o[i].class_idx = CLASS_OWN;
+			/* in the task's unit of work: its batches are the
+			 * batch profile's; the same work at this class's speed */
+			o[i].sec_per_batch *= pt->batches / t->batches;
+			if (!o[i].klass) {
+				for (int r = i; r < k; r++) {
+					free(o[r].technique);
+					free(o[r].klass);
+				}
+				free(o);
+				return -1;
+			}
+			t->options[t->noptions++] = o[i];
+		}
+		free(o);
+	}
+	return 0;
 }
 
 static void clear_klass(saturn_task_t *t)
@@ -545,6 +615,11 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 			double nb = j->begin_time > j->not_before ? j->begin_time : j->not_before;
 
 			t->release_s = nb > s->now ? nb - s->now : 0;
+		}
+		if (*from_profile && add_class_options(s, pc, j, t) < 0) {
+			free_options(t->options, t->noptions);
+			t->options = NULL;
+			return -1;
 		}
 		if (!fits_some_node(s, t->options, t->noptions)) {
 			snprintf(why, whylen, "saturn: no option fits any node (needs %d GPUs on one node)",

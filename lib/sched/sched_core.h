@@ -188,6 +188,15 @@ typedef struct saturn_snapshot {
 	/* The admin's saturn_node_classes rules, or NULL (classes derived
 	 * from the nodes). Not owned; saturn_snapshot_reset leaves it. */
 	const saturn_class_rules_t *class_rules;
+	/* Per-class profiles, or NULL: the profile of batch (batch, uid)
+	 * measured on node class klass (PROFILE_DIR/UID/NAME@CLASS.json),
+	 * NULL when there is none. The build plans a held task's options
+	 * on a class from that class's profile when it has one, else from
+	 * the batch's profile (measured elsewhere, applies everywhere). Not
+	 * owned; saturn_snapshot_reset leaves it. */
+	const saturn_profile_t *(*class_profile)(const char *batch, long uid, const char *klass,
+						 void *arg);
+	void *class_profile_arg;
 } saturn_snapshot_t;
 
 /* Zeroed snapshot, or NULL (ENOMEM). */

@@ -411,6 +411,71 @@ START_TEST(test_build_class_options)
 }
 END_TEST
 
+/* Per-class profiles: the batch's profile (measured on no class) and one
+ * measured on a100x2-pcie (3x slower per batch, over twice the batches'
+ * length unit: 200 batches of 1.5 s = 300 s of work against 100 of 1 s):
+ * the a100 class plans with its own numbers, the h100 class, with none of
+ * its own, with the batch's. */
+static const char main_profile[] =
+	"{\"format\": \"saturn-profile/1\", \"batch\": \"sweep\", \"created\": 1,"
+	" \"tasks\": [ {\"signature\": \"m\", \"task_ids\": \"0-3\", \"batches\": 100,"
+	" \"options\": ["
+	"  {\"technique\": \"fsdp\", \"gpus\": 2, \"sec_per_batch\": 1.0, \"status\": \"measured\"} ] } ] }";
+static const char a100_profile[] =
+	"{\"format\": \"saturn-profile/1\", \"batch\": \"sweep\", \"created\": 1,"
+	" \"tasks\": [ {\"signature\": \"m\", \"task_ids\": \"0-3\", \"batches\": 200,"
+	" \"class\": \"a100x2-pcie\", \"options\": ["
+	"  {\"technique\": \"pipeline\", \"gpus\": 2, \"sec_per_batch\": 1.5, \"status\": \"measured\"} ] } ] }";
+
+static saturn_profile_t *class_pr;
+static int class_asked;
+static const saturn_profile_t *class_lookup(const char *batch, long uid, const char *klass, void *arg)
+{
+	(void)uid;
+	(void)arg;
+	class_asked++;
+	return !strcmp(batch, "sweep") && !strcmp(klass, "a100x2-pcie") ? class_pr : NULL;
+}
+
+START_TEST(test_build_per_class_profiles)
+{
+	saturn_snapshot_t *s = two_classes(4, NULL, NULL);
+	saturn_error_t err = {""};
+	saturn_profile_t *pr = saturn_profile_parse(main_profile, strlen(main_profile), &err);
+	saturn_sched_build_t b;
+	const saturn_task_t *t;
+	int seen_a = 0, seen_h = 0;
+
+	class_pr = saturn_profile_parse(a100_profile, strlen(a100_profile), &err);
+	ck_assert_msg(pr && class_pr, "%s", err.text);
+	s->class_profile = class_lookup;
+	ck_assert_int_eq(saturn_sched_build(s, lookup_one, pr, &b, &err), 0);
+	ck_assert_int_gt(class_asked, 0);
+	t = &b.problem->tasks[0];
+	ck_assert_int_eq(t->noptions, 2);
+	for (int o = 0; o < t->noptions; o++) {
+		const saturn_option_t *op = &t->options[o];
+
+		if (!strcmp(op->klass, "a100x2-pcie")) {
+			seen_a = 1;
+			ck_assert_str_eq(op->technique, "pipeline");
+			/* 300 s of work over the task's 100 batches */
+			ck_assert_double_eq_tol(op->sec_per_batch * t->batches, 300, 1e-9);
+		} else {
+			seen_h = 1;
+			ck_assert_str_eq(op->klass, "h100x2-nvlink");
+			ck_assert_str_eq(op->technique, "fsdp");
+			ck_assert_double_eq_tol(op->sec_per_batch * t->batches, 100, 1e-9);
+		}
+	}
+	ck_assert(seen_a && seen_h);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+	saturn_profile_destroy(pr);
+	saturn_profile_destroy(class_pr);
+}
+END_TEST
+
 START_TEST(test_settings)
 {
 	saturn_sched_settings_t st;
@@ -451,6 +516,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_build_skip, 0, N(skip_cases));
 	tcase_add_test(tc, test_build_rules_one_class);
 	tcase_add_test(tc, test_build_class_options);
+	tcase_add_test(tc, test_build_per_class_profiles);
 	tcase_add_test(tc, test_settings);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
