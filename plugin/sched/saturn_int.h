@@ -151,6 +151,13 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
  * another uid. Owned by the cache. */
 const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void *arg);
 
+/* The profile of batch (uid, name) measured on node class klass,
+ * PROFILE_DIR/UID/NAME@CLASS.json, read and cached as
+ * saturn_lookup_profile() does (a missing one is not logged), or NULL.
+ * For saturn_snapshot_t.class_profile. */
+const saturn_profile_t *saturn_lookup_class_profile(const char *batch, long uid, const char *klass,
+						    void *arg);
+
 /* The profile of batch (uid, name) as last loaded by
  * saturn_lookup_profile() (no file access), or NULL. */
 const saturn_profile_t *saturn_profile_cached(const char *batch, long uid);

@@ -386,6 +386,7 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 	saturn_snapshot_reset(s);
 	s->now = (double)time(NULL);
 	s->class_rules = saturn_cfg.node_classes;
+	s->class_profile = saturn_lookup_class_profile;
 	xrecalloc(*snap_of_node_p, node_record_count ? node_record_count : 1, sizeof(int));
 	snap_of_node = *snap_of_node_p;
 	for (int i = 0; i < node_record_count; i++)

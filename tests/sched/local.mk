@@ -62,7 +62,8 @@ TESTS += \
 	e2e/sched-reconfig.sh \
 	e2e/sched-pytorch-resize.sh \
 	e2e/sched-fairness.sh \
-	e2e/sched-classes.sh
+	e2e/sched-classes.sh \
+	e2e/sched-classes-profile.sh
 EXTRA_DIST += \
 	sched/plugin-deps.sh \
 	sched/status.sh \
@@ -86,7 +87,8 @@ EXTRA_DIST += \
 	e2e/sched-reconfig.sh \
 	e2e/sched-pytorch-resize.sh \
 	e2e/sched-fairness.sh \
-	e2e/sched-classes.sh
+	e2e/sched-classes.sh \
+	e2e/sched-classes-profile.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh

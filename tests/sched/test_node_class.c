@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch_policy.h"
 #include "jobreq.h"
 #include "node_class.h"
 #include "planner.h"
@@ -476,6 +477,33 @@ START_TEST(test_build_per_class_profiles)
 }
 END_TEST
 
+/* Held tasks wait while a class profiler job is pending or running, not
+ * once every one has ended; released ones are not held. */
+START_TEST(test_class_wait)
+{
+	saturn_snapshot_t *s = two_classes(3, NULL, NULL);
+	int m[3] = {0, 1, 2};
+	saturn_companion_t jobs[2] = {{41, SATURN_COMPANION_ENDED, 0}, {42, SATURN_COMPANION_RUNNING, 0}};
+	const char *names[2] = {"a100x2-pcie", "h100x2-nvlink"};
+	saturn_bpol_actions_t out = {0};
+
+	s->jobs[2].state = SATURN_SNAP_RELEASED;
+	ck_assert_int_eq(saturn_bpol_class_wait(s, m, 3, jobs, names, 2, 7, &out), 1);
+	ck_assert_int_eq(out.n, 3); /* LOG, HOLD, DROP */
+	ck_assert_int_eq(out.a[1].kind, SATURN_BPOL_HOLD);
+	ck_assert_int_eq(out.a[1].ntasks, 2);
+	ck_assert_int_eq(out.a[1].tag, 7);
+	ck_assert_str_eq(out.a[1].text, "saturn: profiling class h100x2-nvlink (job 42)");
+	ck_assert_int_eq(out.a[2].kind, SATURN_BPOL_DROP);
+	saturn_bpol_actions_free(&out);
+	jobs[1].state = SATURN_COMPANION_ENDED;
+	ck_assert_int_eq(saturn_bpol_class_wait(s, m, 3, jobs, names, 2, 7, &out), 0);
+	ck_assert_int_eq(out.n, 0);
+	ck_assert_int_eq(saturn_bpol_class_wait(s, m, 3, jobs, names, 0, 7, &out), 0);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 START_TEST(test_settings)
 {
 	saturn_sched_settings_t st;
@@ -517,6 +545,7 @@ int main(void)
 	tcase_add_test(tc, test_build_rules_one_class);
 	tcase_add_test(tc, test_build_class_options);
 	tcase_add_test(tc, test_build_per_class_profiles);
+	tcase_add_test(tc, test_class_wait);
 	tcase_add_test(tc, test_settings);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
