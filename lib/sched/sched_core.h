@@ -305,6 +305,17 @@ typedef struct saturn_sched_build {
  * Running tasks are pinned with klass NULL. When every job may use every
  * node (one partition, or part_mask 0), no class is set: the problem is
  * the same as without partitions.
+ * Hardware (node_class.h): when the nodes are of several classes
+ * (saturn_node_class with s->class_rules, or their klass), or a held or
+ * released job asks for a GPU type or a --constraint, the classes are the
+ * hardware classes (named by them, "CLASS@partitions:0xM" when the
+ * partitions matter too); a job is planned only on classes every node of
+ * which fits its type and constraint (saturn_snap_job_fits_node), else
+ * skipped with a reason naming them ("saturn: no usable GPU node has GPU
+ * type v100"). A profile option measured on a class (the profile task's
+ * klass names it) and the options of a class's own profile
+ * (s->class_profile) go to that class only; the batch profile's other
+ * options go to the classes without options of their own.
  * Fault isolation: one job's bad input costs that job, never the problem.
  * Profile options beyond the model's limits (model.h: runtime batches x
  * sec_per_batch over SATURN_MAX_RUNTIME_S, batches over SATURN_MAX_BATCHES,

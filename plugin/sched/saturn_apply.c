@@ -1,6 +1,7 @@
 /* saturn_apply.c - sched/saturn's hands on slurmctld's job records, under
  * the job write locks: release a planned task (the update RPC's own code
- * path: split the array task, set gres:gpu:N, pin the node, release the
+ * path: split the array task, set gres:gpu:N (gres:gpu:TYPE:N on typed
+ * GPUs), pin the node, release the
  * admin hold, plus the SATURN_* variables in its supplemental environment),
  * put released tasks that left the plan back into the hold (re-hold), and
  * show the plan as the reason of the tasks not due yet. Every decision is
