@@ -204,7 +204,10 @@ int saturn_node_class(const saturn_class_rules_t *r, const char *node_name,
 				return 1;
 			}
 		}
-	saturn_node_class_derive(buf, len, gpu_types, gpus, link, features);
+	/* features stay out of the name: a cluster's many feature sets would
+	 * make as many classes (and profiler jobs); a --constraint splits a
+	 * class by features in the problem only (sched_build.c) */
+	saturn_node_class_derive(buf, len, gpu_types, gpus, link, NULL);
 	return 0;
 }
 

@@ -66,7 +66,11 @@ void saturn_class_rules_free(saturn_class_rules_t *r);
 int saturn_class_rules_count(const saturn_class_rules_t *r);
 
 /* The class of a node: the name of the first rule that matches it (r may
- * be NULL: none does), else the derived name (saturn_node_class_derive).
+ * be NULL: none does), else the name derived from its GPU types, count
+ * and interconnect (saturn_node_class_derive without the features: a
+ * cluster's many feature sets would make as many classes and profiler
+ * jobs; a --constraint splits classes by features inside the planner
+ * problem only).
  * Written into buf[len]. Returns 1 when a rule named it, 0 when derived. */
 int saturn_node_class(const saturn_class_rules_t *r, const char *node_name,
 		      const char *gpu_types, int gpus, const char *link, const char *features,

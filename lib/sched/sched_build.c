@@ -200,7 +200,7 @@ static int add_skip(saturn_sched_build_t *out, int job, const char *why)
  * than one hardware class (node_class.h); n == 0 otherwise: no classes,
  * the problem is the same as without them. The partitions are part of a
  * class only when they matter (parts). */
-#define CLASS_LEN (SATURN_CLASS_NAME_MAX + 32)
+#define CLASS_LEN (SATURN_CLASS_NAME_MAX + 200)
 /* class_idx of an option from a class's own profile while the build
  * routes it (restrict_to_partitions sets -1 in the copies). */
 #define CLASS_OWN (-2)
@@ -212,6 +212,7 @@ typedef struct part_classes {
 	char (*name)[CLASS_LEN]; /* per class: its name in the problem */
 	int *max_gpus;  /* per class: GPUs of its largest node */
 	int *of_node;   /* snapshot node -> class */
+	const char **feat; /* per class: its nodes' features (cons), else "" */
 	int parts;      /* partitions restrict some job */
 } part_classes_t;
 
@@ -222,6 +223,7 @@ static void part_classes_free(part_classes_t *pc)
 	free(pc->name);
 	free(pc->max_gpus);
 	free(pc->of_node);
+	free(pc->feat);
 	memset(pc, 0, sizeof(*pc));
 }
 
@@ -238,7 +240,7 @@ static int job_wants_hw(const saturn_snap_job_t *j)
 static int part_classes_init(part_classes_t *pc, const saturn_snapshot_t *s)
 {
 	uint64_t last = 0, *pmask;
-	int npm = 0, hwneed = 0, nhw = 0;
+	int npm = 0, hwneed = 0, nhw = 0, cons = 0;
 	char (*hw)[SATURN_CLASS_NAME_MAX + 1];
 
 	memset(pc, 0, sizeof(*pc));
@@ -251,7 +253,9 @@ static int part_classes_init(part_classes_t *pc, const saturn_snapshot_t *s)
 	pc->name = calloc((size_t)s->nnodes, sizeof(*pc->name));
 	pc->max_gpus = calloc((size_t)s->nnodes, sizeof(int));
 	pc->of_node = calloc((size_t)s->nnodes, sizeof(int));
-	if (!hw || !pmask || !pc->mask || !pc->hw || !pc->name || !pc->max_gpus || !pc->of_node) {
+	pc->feat = calloc((size_t)s->nnodes, sizeof(*pc->feat));
+	if (!hw || !pmask || !pc->mask || !pc->hw || !pc->name || !pc->max_gpus || !pc->of_node ||
+	    !pc->feat) {
 		free(hw);
 		free(pmask);
 		part_classes_free(pc);
@@ -285,6 +289,8 @@ static int part_classes_init(part_classes_t *pc, const saturn_snapshot_t *s)
 
 		if (job_wants_hw(j))
 			hwneed = 1;
+		if (j->state != SATURN_SNAP_RUNNING && (j->constraint[0] || j->constraint_bad))
+			cons = 1;
 		if (j->state == SATURN_SNAP_RUNNING || !j->part_mask || j->part_mask == last ||
 		    pc->parts)
 			continue;
@@ -303,21 +309,29 @@ static int part_classes_init(part_classes_t *pc, const saturn_snapshot_t *s)
 	}
 	for (int n = 0; n < s->nnodes; n++) {
 		uint64_t m = pc->parts ? s->nodes[n].part_mask : 0;
+		const char *f = cons ? s->nodes[n].features : "";
 		int c = 0;
 
-		while (c < pc->n && (pc->mask[c] != m || strcmp(pc->hw[c], hw[n])))
+		while (c < pc->n && (pc->mask[c] != m || strcmp(pc->hw[c], hw[n]) ||
+				     strcmp(pc->feat[c], f)))
 			c++;
 		if (c == pc->n) {
+			char fs[SATURN_FEATURES_MAX + 3] = "";
+
 			pc->mask[c] = m;
+			pc->feat[c] = f;
 			memcpy(pc->hw[c], hw[n], sizeof(hw[n]));
+			/* a constraint splits a class by its nodes' features */
+			if (f[0])
+				snprintf(fs, sizeof(fs), "{%.120s}", f);
 			if (pc->parts && hwneed)
-				snprintf(pc->name[c], sizeof(pc->name[c]), "%s@partitions:0x%llx",
-					 hw[n], (unsigned long long)m);
+				snprintf(pc->name[c], sizeof(pc->name[c]), "%s%s@partitions:0x%llx",
+					 hw[n], fs, (unsigned long long)m);
 			else if (pc->parts)
 				snprintf(pc->name[c], sizeof(pc->name[c]), "partitions:0x%llx",
 					 (unsigned long long)m);
 			else
-				snprintf(pc->name[c], sizeof(pc->name[c]), "%s", hw[n]);
+				snprintf(pc->name[c], sizeof(pc->name[c]), "%s%s", hw[n], fs);
 			pc->n++;
 		}
 		if (pc->max_gpus[c] < s->nodes[n].gpus)

@@ -324,6 +324,38 @@ START_TEST(test_build_constraint)
 }
 END_TEST
 
+/* Features are not part of a class's name, but a constraint splits a
+ * class by them in the problem: n1 has "ib", n2 not; a job asking for ib
+ * is planned on n1 only, its sibling without a constraint anywhere. */
+START_TEST(test_build_constraint_split)
+{
+	saturn_snapshot_t *s = two_classes(2, NULL, NULL);
+	saturn_sched_build_t b;
+	saturn_error_t err = {""};
+	char line[256];
+
+	snprintf(s->nodes[0].features, sizeof(s->nodes[0].features), "a100,pcie,ib");
+	snprintf(s->jobs[0].constraint, sizeof(s->jobs[0].constraint), "ib");
+	ck_assert_int_eq(saturn_snapshot_classes_line(s, line, sizeof(line)), 2);
+	ck_assert_str_eq(line, "a100x2-pcie: 2 nodes, 4 GPUs; h100x2-nvlink: 2 nodes, 4 GPUs");
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	ck_assert_str_eq(b.problem->nodes[0].klass, "a100x2-pcie{a100,pcie,ib}");
+	ck_assert_str_eq(b.problem->nodes[1].klass, "a100x2-pcie{a100,pcie}");
+	for (int t = 0; t < b.problem->ntasks; t++) {
+		const saturn_task_t *tk = &b.problem->tasks[t];
+
+		if (!strcmp(tk->id, "7_0")) {
+			ck_assert_int_eq(tk->noptions, 1);
+			ck_assert_str_eq(tk->options[0].klass, "a100x2-pcie{a100,pcie,ib}");
+		} else {
+			ck_assert_ptr_null(tk->options[0].klass);
+		}
+	}
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 /* A type no node has, an unreadable constraint, several GPU types: the
  * task is left held with a reason naming what is wrong. */
 static const struct skip_case {
@@ -541,6 +573,7 @@ int main(void)
 	tcase_add_test(tc, test_build_typed);
 	tcase_add_test(tc, test_build_untyped_uses_both);
 	tcase_add_test(tc, test_build_constraint);
+	tcase_add_test(tc, test_build_constraint_split);
 	tcase_add_loop_test(tc, test_build_skip, 0, N(skip_cases));
 	tcase_add_test(tc, test_build_rules_one_class);
 	tcase_add_test(tc, test_build_class_options);
