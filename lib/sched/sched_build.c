@@ -201,6 +201,14 @@ static int add_skip(saturn_sched_build_t *out, int job, const char *why)
  * the problem is the same as without them. The partitions are part of a
  * class only when they matter (parts). */
 #define CLASS_LEN (SATURN_CLASS_NAME_MAX + 200)
+/* The class profiles of the batch being built (one lookup per class and
+ * run of tasks of one batch, as for the batch's profile): asked[c] once
+ * pr[c] was looked up. */
+typedef struct class_cache {
+	const saturn_profile_t **pr;
+	char *asked;
+} class_cache_t;
+
 /* class_idx of an option from a class's own profile while the build
  * routes it (restrict_to_partitions sets -1 in the copies). */
 #define CLASS_OWN (-2)
@@ -389,9 +397,9 @@ static int option_for_class(const part_classes_t *pc, const saturn_task_t *t, in
  * s has no class_profile or pc no classes. 0, or -1 (ENOMEM: t keeps
  * what it had). */
 static int add_class_options(const saturn_snapshot_t *s, const part_classes_t *pc,
-			     const saturn_snap_job_t *j, saturn_task_t *t)
+			     class_cache_t *cc, const saturn_snap_job_t *j, saturn_task_t *t)
 {
-	if (!s->class_profile || !pc->n || j->state != SATURN_SNAP_HELD)
+	if (!s->class_profile || !pc->n || j->state != SATURN_SNAP_HELD || !cc->pr)
 		return 0;
 	for (int c = 0; c < pc->n; c++) {
 		const saturn_profile_t *cp;
@@ -404,7 +412,11 @@ static int add_class_options(const saturn_snapshot_t *s, const part_classes_t *p
 			seen = !strcmp(pc->hw[d], pc->hw[c]);
 		if (seen)
 			continue;
-		cp = s->class_profile(j->batch, j->uid, pc->hw[c], s->class_profile_arg);
+		if (!cc->asked[c]) {
+			cc->pr[c] = s->class_profile(j->batch, j->uid, pc->hw[c], s->class_profile_arg);
+			cc->asked[c] = 1;
+		}
+		cp = cc->pr[c];
 		pt = cp ? saturn_profile_find(cp, j->task_id >= 0 ? j->task_id : 0) : NULL;
 		if (!pt)
 			continue;
@@ -578,7 +590,7 @@ static double corrected_spb(const saturn_snapshot_t *s, const saturn_snap_job_t 
  * running tasks taken so far (updated). Returns 0 with t filled (options
  * owned by t), 1 when the job has to be skipped (why filled), -1 on
  * ENOMEM. */
-static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
+static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_cache_t *cc,
 		    const saturn_snap_job_t *j, const saturn_profile_t *pr, saturn_task_t *t,
 		    uint64_t *run_used, int *from_profile, char *why, size_t whylen)
 {
@@ -630,7 +642,7 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 
 			t->release_s = nb > s->now ? nb - s->now : 0;
 		}
-		if (*from_profile && add_class_options(s, pc, j, t) < 0) {
+		if (*from_profile && add_class_options(s, pc, cc, j, t) < 0) {
 			free_options(t->options, t->noptions);
 			t->options = NULL;
 			return -1;
@@ -874,6 +886,7 @@ int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn look
 	int *order = NULL;
 	uint64_t *run_used = NULL;
 	part_classes_t pc = {0};
+	class_cache_t cc = {0};
 	const saturn_profile_t *pr = NULL;
 
 	memset(out, 0, sizeof(*out));
@@ -883,6 +896,12 @@ int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn look
 	run_used = calloc((size_t)(s->nnodes ? s->nnodes : 1), sizeof(*run_used));
 	if (!p || !out->job_of_task || !order || !run_used || part_classes_init(&pc, s) < 0)
 		goto nomem;
+	if (pc.n && s->class_profile) {
+		cc.pr = calloc((size_t)pc.n, sizeof(*cc.pr));
+		cc.asked = calloc((size_t)pc.n, 1);
+		if (!cc.pr || !cc.asked)
+			goto nomem;
+	}
 
 	for (int n = 0; n < s->nnodes; n++) {
 		saturn_node_t node = {0};
@@ -961,10 +980,13 @@ nomem_node:
 
 		/* one lookup per run of tasks of the same batch and user (an
 		 * array's tasks are adjacent in order) */
-		if (prev < 0 || strcmp(s->jobs[prev].batch, j->batch) || s->jobs[prev].uid != j->uid)
+		if (prev < 0 || strcmp(s->jobs[prev].batch, j->batch) || s->jobs[prev].uid != j->uid) {
 			pr = lookup ? lookup(j->batch, j->uid, arg) : NULL;
+			if (cc.asked)
+				memset(cc.asked, 0, (size_t)pc.n);
+		}
 		prev = i;
-		rc = job_task(s, &pc, j, pr, &t, run_used, &fp, why, sizeof(why));
+		rc = job_task(s, &pc, &cc, j, pr, &t, run_used, &fp, why, sizeof(why));
 		if (rc < 0)
 			goto nomem;
 		if (rc > 0) {
@@ -986,6 +1008,8 @@ nomem_node:
 	}
 	free(order);
 	free(run_used);
+	free(cc.pr);
+	free(cc.asked);
 	part_classes_free(&pc);
 	if (p->nnodes == 0) {
 		saturn_sched_build_free(out);
@@ -999,6 +1023,8 @@ nomem_node:
 nomem:
 	free(order);
 	free(run_used);
+	free(cc.pr);
+	free(cc.asked);
 	part_classes_free(&pc);
 	saturn_sched_build_free(out);
 	return saturn_error_set(err, "out of memory building the problem");

@@ -28,6 +28,8 @@ grep -q '"class":"a100x2-pcie"' "$STATE_DIR/state.json" || fail "no class a100x2
 out=$("$SATURN" status --state-dir "$STATE_DIR" 2>&1) || true
 echo "$out" | grep -q '^Node classes: a100x2-pcie: n1 n2 (4 GPUs); h100x2-nvlink: n3 n4 (4 GPUs)' ||
 	fail "saturn status shows no classes: $(echo "$out" | head -5)"
+grep -q 'sched/saturn: 2 node classes: a100x2-pcie: 2 nodes, 4 GPUs; h100x2-nvlink: 2 nodes, 4 GPUs' "$CTLD_LOG" ||
+	fail "classes not logged: $(grep 'node class' "$CTLD_LOG" | head -2)"
 wait_for 120 queue_empty || fail "untyped batch did not finish"
 assert_each_once 8
 # released typed, with the type of the node it ran on
