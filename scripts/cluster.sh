@@ -35,7 +35,9 @@
 #                         "a100:pcie:2 h100:nvlink:2": n1-n2 get
 #                         Gres=gpu:a100:GPUS, Feature=a100,pcie and gres.conf
 #                         Links= of no NVLink, n3-n4 gpu:h100 linked in
-#                         pairs (Links=...,2,...); replaces SATURN_NODES
+#                         pairs (Links=...,2,...), each node's own lines
+#                         also in etc/gres-nodes/nK.conf (a profiler's
+#                         --gres-conf); replaces SATURN_NODES
 #                         [unset: untyped GPUs, no features, no Links=]
 #   SATURN_PRIORITY       basic or multifactor: PriorityType=priority/NAME;
 #                         multifactor weighs age and job size (no
@@ -283,6 +285,13 @@ gpu_class_conf() {
 			done
 			class_gres="${class_gres}NodeName=$nl Name=gpu Type=$type File=$D/dev/nvidia$g Links=$links
 "
+			# each node's own lines: its recorded topology, for a
+			# profiler on it (saturn-profile --gres-conf FILE)
+			n=$a
+			while [ $n -le $b ]; do
+				echo "NodeName=n$n Name=gpu Type=$type File=$D/dev/nvidia$g Links=$links" >>"$D/etc/gres-nodes/n$n.conf"
+				n=$((n + 1))
+			done
 			g=$((g + 1))
 		done
 		k=$((b + 1))
@@ -396,6 +405,8 @@ PriorityFavorSmall=YES"
 
 	node_lines="NodeName=$nodes NodeAddr=127.0.0.1 Port=$ports CPUs=$CPUS Gres=gpu:$GPUS State=UNKNOWN"
 	if [ -n "$CLASSES" ]; then
+		rm -rf "$D/etc/gres-nodes"
+		mkdir -p "$D/etc/gres-nodes"
 		gpu_class_conf
 		node_lines=$class_nodes
 	fi

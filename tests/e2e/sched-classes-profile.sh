@@ -13,7 +13,10 @@
 wrap="${TMPDIR:-/tmp}/saturn-e2e-clsprofwrap-$$"
 cat >"$wrap" <<EOW
 #!/bin/sh
-exec "$top_builddir/profiler/saturn-profile" --backend cpu --timeout 60 --trial-batches 2 "\$@"
+# the node's recorded topology (cluster.sh: etc/gres-nodes/NODE.conf; the
+# instance folder sched_setup makes)
+g="${TMPDIR:-/tmp}/saturn-e2e-$(basename "$0" .sh)-$$/etc/gres-nodes/\$SLURMD_NODENAME.conf"
+exec "$top_builddir/profiler/saturn-profile" --backend cpu --timeout 60 --trial-batches 2 --gres-conf "\$g" "\$@"
 EOW
 chmod 755 "$wrap"
 export SATURN_GPU_CLASSES="a100:pcie:2 h100:nvlink:2" SATURN_GPUS_PER_NODE=2
@@ -32,6 +35,8 @@ for c in a100x2-pcie h100x2-nvlink; do
 	f="$STATE_DIR/profiles/0/e2e-cls@$c.json"
 	wait_for 150 test -s "$f" || fail "no profile $f"
 	grep -q "\"class\": *\"$c\"" "$f" || fail "$f does not say class $c"
+	# measured on that class's interconnect (its nodes' gres.conf Links=)
+	grep -q "\"interconnect\": *\"${c#*-}\"" "$f" || fail "$f: interconnect not ${c#*-}: $(grep interconnect "$f")"
 	wait_for 30 grep -q "profile $f loaded" "$CTLD_LOG" || fail "$f not loaded"
 done
 wait_for 150 test -s "$STATE_DIR/profiles/0/e2e-cls.json" || fail "no batch profile"
