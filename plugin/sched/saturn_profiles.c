@@ -539,57 +539,61 @@ done:
 }
 
 /* After a batch's profiler job was submitted: one more profiler job per
- * node class (node_class.h) the batch's partitions offer, when they offer
- * more than one, each on that class's GPU type and writing
- * PROFILE_DIR/UID/NAME@CLASS.json (the build plans each class with its
+ * node class (node_class.h) the batch's partitions offer (and its GPU type
+ * and --constraint allow), when they offer more than one, each on that
+ * class's GPU type and writing PROFILE_DIR/UID/NAME@CLASS.json (the build plans each class with its
  * own profile once it is there: saturn_lookup_class_profile). A class
  * whose nodes have no single GPU type cannot be asked for by type and is
  * left to the batch's profile. Not tracked: the batch's tasks wait only
  * for the first job, the class profiles refine the plan as they come. */
+/* Whether the batch of j0 may use snapshot node i: one of its
+ * partitions, its GPU type and --constraint. */
+static int usable(const saturn_snapshot_t *s, const saturn_snap_job_t *j0, int i)
+{
+	const saturn_snap_node_t *n = &s->nodes[i];
+
+	if (j0->part_mask && !(n->part_mask & j0->part_mask))
+		return 0;
+	return saturn_snap_job_fits_node(j0, n) == 1;
+}
+
 static void submit_class_profilers(saturn_snapshot_t *s, const saturn_snap_job_t *j0,
 				   const saturn_batch_owner_t *o, const char *args, int gpus)
 {
-	int nclass = 0;
+	int nclass = 0, w = 0;
 
+	/* a new submission of the batch: the old class jobs are not waited for */
+	for (int i = 0; i < nclass_jobs; i++)
+		if (class_jobs[i].uid != j0->uid || strcmp(class_jobs[i].batch, j0->batch))
+			class_jobs[w++] = class_jobs[i];
+	nclass_jobs = w;
 	saturn_snapshot_classify(s);
 	for (int i = 0; i < s->nnodes; i++) {
 		const saturn_snap_node_t *n = &s->nodes[i];
 		int seen = 0;
 
-		if (j0->part_mask && !(n->part_mask & j0->part_mask))
+		if (!usable(s, j0, i))
 			continue;
 		for (int k = 0; k < i && !seen; k++)
-			seen = (!j0->part_mask || (s->nodes[k].part_mask & j0->part_mask)) &&
-			       !strcmp(s->nodes[k].klass, n->klass);
+			seen = usable(s, j0, k) && !strcmp(s->nodes[k].klass, n->klass);
 		nclass += !seen;
 	}
 	if (nclass < 2)
 		return;
-	{
-		int w = 0;
-
-		/* a new submission of the batch: the old class jobs are not waited for */
-		for (int i = 0; i < nclass_jobs; i++)
-			if (class_jobs[i].uid != j0->uid || strcmp(class_jobs[i].batch, j0->batch))
-				class_jobs[w++] = class_jobs[i];
-		nclass_jobs = w;
-	}
 	for (int i = 0; i < s->nnodes; i++) {
 		const saturn_snap_node_t *n = &s->nodes[i];
 		int seen = 0, maxg = 0, typed = 1;
 
-		if (j0->part_mask && !(n->part_mask & j0->part_mask))
+		if (!usable(s, j0, i))
 			continue;
 		for (int k = 0; k < i && !seen; k++)
-			seen = (!j0->part_mask || (s->nodes[k].part_mask & j0->part_mask)) &&
-			       !strcmp(s->nodes[k].klass, n->klass);
+			seen = usable(s, j0, k) && !strcmp(s->nodes[k].klass, n->klass);
 		if (seen)
 			continue;
 		for (int k = i; k < s->nnodes; k++) {
 			const saturn_snap_node_t *m = &s->nodes[k];
 
-			if (strcmp(m->klass, n->klass) ||
-			    (j0->part_mask && !(m->part_mask & j0->part_mask)))
+			if (strcmp(m->klass, n->klass) || !usable(s, j0, k))
 				continue;
 			if (m->gpus > maxg)
 				maxg = m->gpus;
