@@ -155,6 +155,34 @@ static int batch_rows(const saturn_sched_state_t *st, const char *batch, long us
  * Gantt chart (idle nodes and GPUs shown); NULL when the state has none
  * (written before it recorded them) or a task's node is not among them:
  * the chart then derives nodes and sizes from the plan. */
+/* "Node classes: a100x2-pcie: n1 n2 (4 GPUs); h100x2-nvlink: n3 n4 (4
+ * GPUs)" when the state records the nodes' classes (node_class.h). */
+static void print_classes(const saturn_sched_state_t *st)
+{
+	int any = 0;
+
+	for (int i = 0; i < st->nnodes; i++) {
+		int seen = 0, gpus = 0;
+
+		if (!st->nodes[i].klass)
+			continue;
+		for (int k = 0; k < i && !seen; k++)
+			seen = st->nodes[k].klass && !strcmp(st->nodes[k].klass, st->nodes[i].klass);
+		if (seen)
+			continue;
+		printf("%s%s:", any ? "; " : "Node classes: ", st->nodes[i].klass);
+		any = 1;
+		for (int k = i; k < st->nnodes; k++)
+			if (st->nodes[k].klass && !strcmp(st->nodes[k].klass, st->nodes[i].klass)) {
+				printf(" %s", st->nodes[k].name);
+				gpus += st->nodes[k].gpus;
+			}
+		printf(" (%d GPUs)", gpus);
+	}
+	if (any)
+		printf("\n\n");
+}
+
 static saturn_problem_t *state_nodes(const saturn_sched_state_t *st,
 				     const saturn_plan_t *plan)
 {
@@ -359,6 +387,7 @@ int cmd_status(int argc, char **argv)
 		rc = cli_fail(CLI_EXIT_FAIL, "out of memory");
 		goto out;
 	}
+	print_classes(st);
 	cli_print_batches(stdout, rows, nrows);
 	printf("\n");
 	cli_print_table_speed(stdout, plan, nspeed ? speed : NULL);

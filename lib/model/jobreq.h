@@ -63,6 +63,11 @@ typedef struct saturn_tres_req {
 	int gpus;  /* GPUs asked for ("gres:gpu[:type][:N]"); 0 when none */
 	int other; /* number of non-GPU GRES entries */
 	char first_other[64]; /* the first non-GPU entry, for messages */
+	/* The GPU type asked for ("gres:gpu:a100:2" -> "a100"); "" when the
+	 * GPU entries name none, or name several different types (then
+	 * gpu_types_mixed is 1). A type longer than 63 bytes is cut. */
+	char gpu_type[64];
+	int gpu_types_mixed;
 } saturn_tres_req_t;
 
 /* Parse a Slurm TRES-per-X request string as found in job_desc_msg_t's and

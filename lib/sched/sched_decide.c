@@ -36,6 +36,21 @@ void saturn_sched_reason(char *buf, size_t len, double start_s,
 		 gpus == 1 ? "" : "s", technique);
 }
 
+/* The GPU type a decision releases with and its node's class. */
+static void decision_hw(const saturn_snapshot_t *s, const saturn_snap_job_t *j, saturn_decision_t *d)
+{
+	int n = saturn_snapshot_node_index(s, d->node);
+	const saturn_snap_node_t *nd = n >= 0 ? &s->nodes[n] : NULL;
+	const char *type = saturn_release_type(j->gpu_type, nd ? nd->gpu_types : NULL);
+
+	snprintf(d->gpu_type, sizeof(d->gpu_type), "%s", type ? type : "");
+	if (nd && nd->klass[0])
+		snprintf(d->klass, sizeof(d->klass), "%s", nd->klass);
+	else if (nd)
+		saturn_node_class(s->class_rules, nd->name, nd->gpu_types, nd->gpus, nd->link,
+				  nd->features, d->klass, sizeof(d->klass));
+}
+
 int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			const saturn_plan_t *plan, double slack_s,
 			saturn_decision_t **out)
@@ -63,6 +78,7 @@ int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *
 		d[n].gpus = a->gpus;
 		snprintf(d[n].node, sizeof(d[n].node), "%s", a->node_name ? a->node_name : "");
 		snprintf(d[n].technique, sizeof(d[n].technique), "%s", a->technique ? a->technique : "user");
+		decision_hw(s, &s->jobs[job], &d[n]);
 		d[n].release = a->start_s <= slack_s && b->problem->tasks[t].release_s <= 0;
 		if (!d[n].release)
 			saturn_sched_reason(d[n].reason, sizeof(d[n].reason), a->start_s, d[n].node,

@@ -107,6 +107,25 @@ static void corrections_to_json(json_object *root, const saturn_fb_t *fb)
 		json_object_object_add(root, "corrections", arr);
 }
 
+/* "class": the hardware class of the snapshot node called name
+ * (node_class.h), when the snapshot has it. 0 or -1 (ENOMEM). */
+static int node_class_to_json(json_object *e, const saturn_snapshot_t *s, const char *name)
+{
+	const saturn_snap_node_t *nd;
+	char k[SATURN_CLASS_NAME_MAX + 1];
+	int i;
+
+	if (!s || (i = saturn_snapshot_node_index(s, name)) < 0)
+		return 0;
+	nd = &s->nodes[i];
+	if (nd->klass[0])
+		snprintf(k, sizeof(k), "%s", nd->klass);
+	else
+		saturn_node_class(s->class_rules, nd->name, nd->gpu_types, nd->gpus, nd->link,
+				  nd->features, k, sizeof(k));
+	return add_str(e, "class", k);
+}
+
 char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 				 const saturn_plan_t *plan, const char *plan_id,
 				 double now)
@@ -150,7 +169,8 @@ char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_
 
 			if (sj_append(nodes, e) < 0 ||
 			    add_str(e, "name", b->problem->nodes[n].name) < 0 ||
-			    sj_put(e, "gpus", json_object_new_int(b->problem->nodes[n].gpus)) < 0)
+			    sj_put(e, "gpus", json_object_new_int(b->problem->nodes[n].gpus)) < 0 ||
+			    node_class_to_json(e, s, b->problem->nodes[n].name) < 0)
 				goto done;
 		}
 	}
@@ -182,8 +202,10 @@ void saturn_sched_state_destroy(saturn_sched_state_t *st)
 		free(st->tasks[i].gpu_ids);
 	}
 	free(st->tasks);
-	for (int i = 0; i < st->nnodes; i++)
+	for (int i = 0; i < st->nnodes; i++) {
 		free(st->nodes[i].name);
+		free(st->nodes[i].klass);
+	}
 	free(st->nodes);
 	free(st->corr);
 	free(st->plan_id);
@@ -237,7 +259,8 @@ static int parse_node(json_object *e, const char *ctx, saturn_sched_state_node_t
 	if (!json_object_is_type(e, json_type_object))
 		return saturn_error_set(err, "%s: must be an object", ctx);
 	if (sj_str(e, ctx, "name", true, true, STR_MAX, &nd->name, err) < 0 ||
-	    sj_int(e, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &nd->gpus, err) < 0)
+	    sj_int(e, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &nd->gpus, err) < 0 ||
+	    sj_str(e, ctx, "class", false, true, SATURN_CLASS_NAME_MAX, &nd->klass, err) < 0)
 		return -1;
 	return 0;
 }

@@ -300,6 +300,19 @@ static saturn_plan_t *plan_share(const saturn_snapshot_t *s, const saturn_sched_
 	return plan;
 }
 
+/* The usable nodes' classes (node_class.h), logged when they change. */
+static void log_classes(saturn_snapshot_t *s)
+{
+	static char last[512];
+	char line[512];
+	int n = saturn_snapshot_classes_line(s, line, sizeof(line));
+
+	if (!strcmp(line, last))
+		return;
+	snprintf(last, sizeof(last), "%s", line);
+	info("sched/saturn: %d node class%s: %s", n, n == 1 ? "" : "es", line);
+}
+
 static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 {
 	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK,
@@ -346,6 +359,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		}
 		return;
 	}
+	log_classes(s);
 	saturn_read_progress(s);
 	if (!saturn_cfg.feedback) {
 		/* saturn_feedback=no: the profile only (clears s->feedback) */
@@ -381,8 +395,13 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		skipped_at = s->now;
 	}
 	skipped_logged = b.nskipped;
-	if (b.problem->ntasks == 0)
+	if (b.problem->ntasks == 0) {
+		/* nothing to plan: the tasks left held still get their reason
+		 * (no plan: apply_plan sets only theirs) */
+		if (b.nskipped)
+			apply_plan(s, &b, NULL, &t4, &t5, &released);
 		goto out;
+	}
 
 	/* Fast path: the previous plan carried over (finished tasks dropped,
 	 * late ones shifted) decides releases now, before the solve, so a

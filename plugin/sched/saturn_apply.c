@@ -1,6 +1,7 @@
 /* saturn_apply.c - sched/saturn's hands on slurmctld's job records, under
  * the job write locks: release a planned task (the update RPC's own code
- * path: split the array task, set gres:gpu:N, pin the node, release the
+ * path: split the array task, set gres:gpu:N (gres:gpu:TYPE:N on typed
+ * GPUs), pin the node, release the
  * admin hold, plus the SATURN_* variables in its supplemental environment),
  * put released tasks that left the plan back into the hold (re-hold), and
  * show the plan as the reason of the tasks not due yet. Every decision is
@@ -110,6 +111,59 @@ static char *user_gres(job_record_t *job_ptr)
 	return xstrdup(saved ? saved : job_ptr->tres_per_node);
 }
 
+/* "gres:gpu:TYPE:N", or "gres:gpu:N" when type is "", xmalloc'd. */
+static char *typed_gres(const char *type, int gpus)
+{
+	char buf[SATURN_GPU_TYPE_MAX + 48];
+
+	if (saturn_gres_string(buf, sizeof(buf), type, gpus) < 0)
+		return xstrdup_printf("gres:gpu:%d", gpus);
+	return xstrdup(buf);
+}
+
+/* A task released with what its user asked for (typed or not) whose plan
+ * gives it a type the user did not name (d->gpu_type: the planned node's
+ * only GPU type): set gres:gpu:TYPE:N on the released record job_ptr.
+ * Slurm refuses a typed request beside the untyped one it replaces in a
+ * job's GRES list (ESLURM_INVALID_GRES_TYPE), so the old list is taken
+ * off for the update and put back when Slurm refuses the new one: the
+ * task then runs untyped on its pinned node, whose GPUs are all of that
+ * type. Caller holds the job write lock. Returns 0 or -1 (logged). */
+static int retype_gres(job_record_t *job_ptr, const saturn_snap_job_t *j,
+		       const saturn_decision_t *d)
+{
+	job_desc_msg_t *desc;
+	List saved;
+	int rc;
+
+	if (!d->gpu_type[0] || !strcmp(d->gpu_type, j->gpu_type))
+		return 0;
+	desc = xmalloc(sizeof(*desc));
+	slurm_init_job_desc_msg(desc);
+	/* "A_T" for an array task: the bare id of the array's last task is
+	 * the array's own and would update every task */
+	if (j->task_id >= 0 && j->array_job_id)
+		desc->job_id_str = xstrdup_printf("%u_%d", j->array_job_id, j->task_id);
+	else
+		desc->job_id_str = xstrdup_printf("%u", job_ptr->job_id);
+	desc->tres_per_node = typed_gres(d->gpu_type, d->gpus);
+	saved = job_ptr->gres_list_req;
+	job_ptr->gres_list_req = NULL;
+	rc = update_as_controller(desc);
+	if (rc != SLURM_SUCCESS) {
+		FREE_NULL_LIST(job_ptr->gres_list_req);
+		job_ptr->gres_list_req = saved;
+		error("sched/saturn: %pJ: typed GRES %s refused (%s): runs with %s on %s",
+		      job_ptr, desc->tres_per_node, slurm_strerror(rc), job_ptr->tres_per_node,
+		      d->node);
+		slurm_free_job_desc_msg(desc);
+		return -1;
+	}
+	FREE_NULL_LIST(saved);
+	slurm_free_job_desc_msg(desc);
+	return 0;
+}
+
 static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 {
 	job_desc_msg_t *desc = xmalloc(sizeof(*desc));
@@ -122,7 +176,7 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 		desc->job_id_str = xstrdup_printf("%u_%d", j->array_job_id, j->task_id);
 	else
 		desc->job_id_str = xstrdup_printf("%u", j->job_id);
-	desc->tres_per_node = xstrdup_printf("gres:gpu:%d", d->gpus);
+	desc->tres_per_node = typed_gres(j->gpu_type, d->gpus);
 	desc->req_nodes = xstrdup(d->node);
 	desc->priority = INFINITE;
 	rc = update_as_controller(desc);
@@ -150,6 +204,7 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 	if (orig)
 		env_set(job_ptr, SATURN_USER_GRES_ENV, orig);
 	xfree(orig);
+	retype_gres(job_ptr, j, d);
 	env_set(job_ptr, "SATURN_BATCH", j->batch);
 	env_set(job_ptr, "SATURN_TECHNIQUE", d->technique);
 	snprintf(num, sizeof(num), "%d", d->gpus);
@@ -165,8 +220,9 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 			env_set(job_ptr, "SATURN_PROGRESS_FILE", pf);
 		xfree(pf);
 	}
-	info("sched/saturn: released %pJ (task %s of batch %s): %d GPU(s) on %s, technique %s, plan %s",
-	     job_ptr, desc->job_id_str, j->batch, d->gpus, d->node, d->technique, plan_id);
+	info("sched/saturn: released %pJ (task %s of batch %s): %d GPU(s) on %s, technique %s, plan %s, %s, class %s",
+	     job_ptr, desc->job_id_str, j->batch, d->gpus, d->node, d->technique, plan_id,
+	     job_ptr->tres_per_node, d->klass[0] ? d->klass : "-");
 	slurm_free_job_desc_msg(desc);
 	return 0;
 }

@@ -18,6 +18,10 @@
 #include "progress.h"
 #include "sched_core.h"
 
+/* SATURN_USER_GRES_ENV (the user's own GPU request, kept in a released
+ * task's environment): lib/model/jobreq.h */
+#include "jobreq.h"
+
 /* Settings and folders, (re)read at init and reconfigure by the agent
  * thread, which is the only reader afterwards. */
 extern saturn_sched_settings_t saturn_cfg;
@@ -159,6 +163,13 @@ void saturn_planrec_observe_pass(const saturn_snapshot_t *s);
  * it was rejected (logged once per version). Never a profile loaded for
  * another uid. Owned by the cache. */
 const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void *arg);
+
+/* The profile of batch (uid, name) measured on node class klass,
+ * PROFILE_DIR/UID/NAME@CLASS.json, read and cached as
+ * saturn_lookup_profile() does (a missing one is not logged), or NULL.
+ * For saturn_snapshot_t.class_profile. */
+const saturn_profile_t *saturn_lookup_class_profile(const char *batch, long uid, const char *klass,
+						    void *arg);
 
 /* The profile of batch (uid, name) as last loaded by
  * saturn_lookup_profile() (no file access), or NULL. */
