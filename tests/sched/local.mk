@@ -105,22 +105,25 @@ sched_test_fairness_CFLAGS = $(UNIT_CFLAGS)
 sched_test_fairness_LDADD = $(UNIT_LDADD)
 endif
 
-# The plan record in AdminComment/Comment (lib/sched/planrec.c) and \
-# `saturn status --sacct` (against a stand-in sacct). \
-TESTS += sched/status-sacct.sh \
-EXTRA_DIST += sched/status-sacct.sh \
-if HAVE_CHECK \
-check_PROGRAMS += sched/test_planrec \
-TESTS += sched/test_planrec \
-sched_test_planrec_SOURCES = sched/test_planrec.c \
-sched_test_planrec_CPPFLAGS = $(UNIT_CPPFLAGS) \
-sched_test_planrec_CFLAGS = $(UNIT_CFLAGS) \
-sched_test_planrec_LDADD = $(UNIT_LDADD) \
-# Node classes of heterogeneous clusters, typed GRES, --constraint (lib/sched/node_class.c). \
-check_PROGRAMS += sched/test_node_class \
-TESTS += sched/test_node_class \
-sched_test_node_class_SOURCES = sched/test_node_class.c \
-sched_test_node_class_CPPFLAGS = $(UNIT_CPPFLAGS) \
-sched_test_node_class_CFLAGS = $(UNIT_CFLAGS) \
+# The plan record in AdminComment/Comment (lib/sched/planrec.c) and
+# `saturn status --sacct` (against a stand-in sacct).
+TESTS += sched/status-sacct.sh
+EXTRA_DIST += sched/status-sacct.sh
+if HAVE_CHECK
+check_PROGRAMS += sched/test_planrec
+TESTS += sched/test_planrec
+sched_test_planrec_SOURCES = sched/test_planrec.c
+sched_test_planrec_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_planrec_CFLAGS = $(UNIT_CFLAGS)
+sched_test_planrec_LDADD = $(UNIT_LDADD)
+endif
+
+# Node classes of heterogeneous clusters, typed GRES, --constraint (lib/sched/node_class.c).
+if HAVE_CHECK
+check_PROGRAMS += sched/test_node_class
+TESTS += sched/test_node_class
+sched_test_node_class_SOURCES = sched/test_node_class.c
+sched_test_node_class_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_node_class_CFLAGS = $(UNIT_CFLAGS)
 sched_test_node_class_LDADD = $(UNIT_LDADD)
 endif
