@@ -98,3 +98,14 @@ sched_test_fairness_CPPFLAGS = $(UNIT_CPPFLAGS)
 sched_test_fairness_CFLAGS = $(UNIT_CFLAGS)
 sched_test_fairness_LDADD = $(UNIT_LDADD)
 endif
+
+# Many users' batches: objectives, priorities' weights, limits
+# (lib/sched/multiuser.c).
+if HAVE_CHECK
+check_PROGRAMS += sched/test_multiuser
+TESTS += sched/test_multiuser
+sched_test_multiuser_SOURCES = sched/test_multiuser.c
+sched_test_multiuser_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_multiuser_CFLAGS = $(UNIT_CFLAGS)
+sched_test_multiuser_LDADD = $(UNIT_LDADD)
+endif
