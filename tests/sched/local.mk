@@ -61,7 +61,8 @@ TESTS += \
 	e2e/sched-feedback.sh \
 	e2e/sched-reconfig.sh \
 	e2e/sched-pytorch-resize.sh \
-	e2e/sched-fairness.sh
+	e2e/sched-fairness.sh \
+	e2e/sched-objective.sh
 EXTRA_DIST += \
 	sched/plugin-deps.sh \
 	sched/status.sh \
@@ -84,7 +85,8 @@ EXTRA_DIST += \
 	e2e/sched-feedback.sh \
 	e2e/sched-reconfig.sh \
 	e2e/sched-pytorch-resize.sh \
-	e2e/sched-fairness.sh
+	e2e/sched-fairness.sh \
+	e2e/sched-objective.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh
