@@ -119,6 +119,16 @@ saturn_plan_t *saturn_mu_plan(int objective, const saturn_mu_t *m, const saturn_
  * and b's least GPU-seconds over all the problem's GPUs. */
 double saturn_mu_weighted_bound(const saturn_mu_t *m, const saturn_problem_t *p);
 
+/* The optional "batches" of a saturn-problem/1 document (doc/formats.md)
+ * for p (parsed from the same buf): each batch {"name", "user", "weight",
+ * "submit_s", "tasks": [task ids], "max_gpus", "max_jobs"}; tasks in no
+ * batch form one batch "" of user "". A user's caps are the tightest its
+ * batches give (one limit group per user with a cap). Fills m and returns
+ * 1, or 0 with m holding every task in one batch when there is no
+ * "batches", or -1 with err naming the entry at fault (m emptied). */
+int saturn_mu_parse(const char *buf, size_t len, const saturn_problem_t *p, saturn_mu_t *m,
+		    saturn_error_t *err);
+
 /* The objective's name ("makespan", "share", "weighted", "bounded"). */
 const char *saturn_objective_name(int objective);
 
