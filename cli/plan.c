@@ -172,7 +172,7 @@ static saturn_plan_t *plan_batches(const char *file, int objective, saturn_probl
 			for (int t = 0; t < (*pp)->ntasks; t++)
 				tag[t] = ut[m->user_of_batch[m->batch_of_task[t]]];
 			plan = saturn_fair_plan(*pp, tag, opts, &err);
-			if (plan && saturn_mu_apply_limits(m, *pp, plan, &err) < 0) {
+			if (plan && saturn_mu_compact(m, *pp, plan, &err) < 0) {
 				saturn_plan_destroy(plan);
 				plan = NULL;
 			}

@@ -561,23 +561,32 @@ static int groups_take(const saturn_mu_t *m, spase_prof_t *pg, spase_prof_t *pj,
 	return 0;
 }
 
-int saturn_mu_apply_limits(const saturn_mu_t *m, const saturn_problem_t *p,
-			   saturn_plan_t *plan, saturn_error_t *err)
+/* List scheduling of plan's tasks in their start order, each at the
+ * earliest time >= its release that its node (under caps: any node that
+ * fits, ties to its own) has its GPU count free for its whole run (counts
+ * per node: a gap before a later task is used) and its groups allow. GPU ids are handed out afterwards
+ * (saturn_plan_assign_gpus: counts that fit always get ids). */
+static int relist(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t *plan,
+		  saturn_error_t *err)
 {
-	spase_prof_t *pg = NULL, *pj = NULL;
+	spase_prof_t *pg = NULL, *pj = NULL, *pn = NULL;
 	mu_order_t *ord = NULL;
 	double **free_at = NULL;
-	int nord = 0, over = 0, rc = -1;
-	int ids[SATURN_MAX_GPUS_PER_NODE], best_ids[SATURN_MAX_GPUS_PER_NODE];
+	int nord = 0, over = 0, rc = -1, caps = has_caps(m);
 
-	if (!has_caps(m) || plan->nassign != p->ntasks || m->ntasks != p->ntasks)
+	if (plan->nassign != p->ntasks || m->ntasks != p->ntasks)
 		return 0;
-	pg = calloc((size_t)m->ngroups, sizeof(*pg));
-	pj = calloc((size_t)m->ngroups, sizeof(*pj));
+	pg = calloc((size_t)m->ngroups + 1, sizeof(*pg));
+	pj = calloc((size_t)m->ngroups + 1, sizeof(*pj));
+	pn = calloc((size_t)p->nnodes + 1, sizeof(*pn));
 	ord = calloc((size_t)p->ntasks + 1, sizeof(*ord));
 	free_at = spase_gpu_free_create(p);
-	if (!pg || !pj || !ord || !free_at)
+	if (!pg || !pj || !pn || !ord || !free_at)
 		goto oom;
+	for (int n = 0; n < p->nnodes; n++)
+		if (spase_prof_init(&pn[n], 16) < 0 ||
+		    spase_prof_from_gpus(&pn[n], free_at[n], p->nodes[n].gpus) < 0)
+			goto oom;
 	for (int g = 0; g < m->ngroups; g++) {
 		if (spase_prof_init(&pg[g], 16) < 0 || spase_prof_init(&pj[g], 16) < 0)
 			goto oom;
@@ -600,7 +609,7 @@ int saturn_mu_apply_limits(const saturn_mu_t *m, const saturn_problem_t *p,
 	qsort(ord, (size_t)nord, sizeof(*ord), cmp_order);
 	for (int i = 0; i < nord; i++) {
 		int t = ord[i].task, o = plan->assign[t].option, cap = task_gpu_cap(m, t);
-		int best_n = -1;
+		int best_n = -1, g;
 		const saturn_task_t *task = &p->tasks[t];
 		double best = INFINITY, d;
 
@@ -613,39 +622,45 @@ int saturn_mu_apply_limits(const saturn_mu_t *m, const saturn_problem_t *p,
 				if (task->options[q].gpus <= cap &&
 				    (alt < 0 || saturn_task_runtime(task, q) < saturn_task_runtime(task, alt)))
 					alt = q;
-			if (alt >= 0) {
+			if (alt >= 0)
 				o = alt;
-			} else {
+			else
 				over++;
-			}
 		}
 		d = saturn_task_runtime(task, o);
-		/* its planned node first, then the others (a strictly earlier start) */
-		for (int k = -1; k < p->nnodes; k++) {
+		g = task->options[o].gpus;
+		/* its planned node first, then (under caps only: a task moved to
+		 * another node could delay that node's later tasks) the others,
+		 * for a strictly earlier start */
+		for (int k = -1; k < (caps ? p->nnodes : 0); k++) {
 			int n = k < 0 ? plan->assign[t].node : k;
-			double s;
+			double s = task->release_s;
 
 			if (n < 0 || n >= p->nnodes || (k >= 0 && n == plan->assign[t].node) ||
-			    task->options[o].gpus > p->nodes[n].gpus || !saturn_option_fits(p, t, o, n))
+			    g > p->nodes[n].gpus || !saturn_option_fits(p, t, o, n))
 				continue;
-			s = spase_gpu_pick(free_at[n], p->nodes[n].gpus, task->options[o].gpus, ids);
-			if (s < task->release_s)
-				s = task->release_s;
-			s = groups_earliest(m, pg, pj, t, s, d, task->options[o].gpus);
+			for (int iter = 0; iter < 100000 && isfinite(s); iter++) {
+				double s1 = spase_prof_earliest(&pn[n], g, d, s, NULL);
+
+				s1 = groups_earliest(m, pg, pj, t, s1, d, g);
+				if (s1 == s)
+					break;
+				s = s1;
+			}
 			if (s < best) {
 				best = s;
 				best_n = n;
-				memcpy(best_ids, ids, sizeof(int) * (size_t)task->options[o].gpus);
 			}
 		}
 		if (best_n < 0 || !isfinite(best))
 			continue; /* nowhere else to go: keep the planner's placement */
-		if (saturn_plan_set(plan, t, p, t, o, best_n, best, best_ids) < 0 ||
-		    groups_take(m, pg, pj, t, best, best + d, task->options[o].gpus) < 0)
+		if (saturn_plan_set(plan, t, p, t, o, best_n, best, NULL) < 0 ||
+		    spase_prof_take(&pn[best_n], best, best + d, g) < 0 ||
+		    groups_take(m, pg, pj, t, best, best + d, g) < 0)
 			goto oom;
-		for (int g = 0; g < task->options[o].gpus; g++)
-			free_at[best_n][best_ids[g]] = best + d;
 	}
+	if (saturn_plan_assign_gpus(plan, p, err) < 0)
+		goto out;
 	spase_plan_set_makespan(plan);
 	rc = over;
 	goto out;
@@ -656,11 +671,26 @@ out:
 		spase_prof_free(&pg[g]);
 	for (int g = 0; pj && g < m->ngroups; g++)
 		spase_prof_free(&pj[g]);
+	for (int n = 0; pn && n < p->nnodes; n++)
+		spase_prof_free(&pn[n]);
 	free(pg);
 	free(pj);
+	free(pn);
 	free(ord);
 	spase_gpu_free_destroy(free_at, p->nnodes);
 	return rc;
+}
+
+int saturn_mu_apply_limits(const saturn_mu_t *m, const saturn_problem_t *p,
+			   saturn_plan_t *plan, saturn_error_t *err)
+{
+	return has_caps(m) ? relist(m, p, plan, err) : 0;
+}
+
+int saturn_mu_compact(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t *plan,
+		      saturn_error_t *err)
+{
+	return relist(m, p, plan, err);
 }
 
 /* --- planning ---------------------------------------------------------- */
@@ -708,7 +738,7 @@ saturn_plan_t *saturn_mu_plan(int objective, const saturn_mu_t *m, const saturn_
 		o.time_limit_s /= 2;
 	if (!(best = saturn_planner_solve(p, &o, err)))
 		goto fail;
-	if (saturn_mu_apply_limits(m, p, best, err) < 0)
+	if ((has_caps(m) ? saturn_mu_compact(m, p, best, err) : 0) < 0)
 		goto fail;
 	if (multi && m->nbatches > 1) {
 		saturn_error_t e2 = {{0}};
@@ -721,7 +751,8 @@ saturn_plan_t *saturn_mu_plan(int objective, const saturn_mu_t *m, const saturn_
 		cand = saturn_fair_plan(p, tag, &o, &e2);
 		/* a failed stage plan leaves the joint one */
 		if (cand) {
-			if (saturn_mu_apply_limits(m, p, cand, err) < 0)
+			/* the stages leave gaps: compacted, no task later */
+			if (saturn_mu_compact(m, p, cand, err) < 0)
 				goto fail;
 			snprintf(cand->method, sizeof(cand->method), "%s",
 				 objective == SATURN_FAIR_BOUNDED ? "deadline" : "smith");

@@ -107,6 +107,14 @@ int saturn_mu_limits_check(const saturn_mu_t *m, const saturn_problem_t *p,
 int saturn_mu_apply_limits(const saturn_mu_t *m, const saturn_problem_t *p,
 			   saturn_plan_t *plan, saturn_error_t *err);
 
+/* The same list scheduling with or without caps: without any, no task
+ * starts later than in plan (a task processed in start order finds at
+ * least its old slot), so a plan planned in stages (fairness.c, whose
+ * later stages see a GPU busy from 0 to the end of the earlier ones) gets
+ * its gaps filled. Returns as saturn_mu_apply_limits(). */
+int saturn_mu_compact(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t *plan,
+		      saturn_error_t *err);
+
 /* Plan p for objective (SATURN_FAIR_*): candidates by the planner (opts,
  * its time budget shared between them), limits applied to each, the best
  * by saturn_mu_better() returned (validated; method names the candidate:

@@ -454,7 +454,9 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 								    INFINITY;
 		if (saturn_cfg.fairness == SATURN_FAIR_SHARE) {
 			plan = plan_share(s, &b, &opts);
-			plan_limits(mu, b.problem, plan);
+			/* the stages' gaps filled (no task later), within the limits */
+			if (plan && mu && saturn_mu_compact(mu, b.problem, plan, &err) < 0)
+				error("sched/saturn: %s: fair-share plan kept as it is", err.text);
 		} else if (mu) {
 			/* every objective: limits applied to each candidate */
 			plan = saturn_mu_plan(saturn_cfg.fairness, mu, b.problem, &opts, &err);

@@ -284,6 +284,8 @@ static void replan(job_t *j, int n, int obj, double *done)
 				tag[q] = ut[m.user_of_batch[m.batch_of_task[q]]];
 			o.time_limit_s *= 2;
 			pl = saturn_fair_plan(p, tag, &o, &err);
+			if (pl && saturn_mu_compact(&m, p, pl, &err) < 0)
+				exit(2);
 			free(dl);
 			free(ut);
 			free(tag);

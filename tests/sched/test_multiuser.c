@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fairness.h"
 #include "multiuser.h"
 #include "planner.h"
 #include "sched_core.h"
@@ -417,6 +418,38 @@ START_TEST(test_limits_running)
 }
 END_TEST
 
+/* compaction: a plan in stages gets its gaps filled, no task later */
+START_TEST(test_compact)
+{
+	saturn_mu_t m;
+	saturn_problem_t *p = two_batches(&m, 1);
+	saturn_planner_opts_t o;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan, *before;
+	double *tag = calloc(27, sizeof(double));
+
+	/* B's stage first, then A's: A's tasks see a GPU busy until B's last
+	 * task on it ends */
+	for (int t = 0; t < 27; t++)
+		tag[t] = t < 24 ? 2 : 1;
+	saturn_planner_opts_init(&o);
+	o.time_limit_s = 0.5;
+	plan = saturn_fair_plan(p, tag, &o, &err);
+	ck_assert_msg(plan != NULL, "%s", err.text);
+	before = saturn_plan_copy(plan);
+	ck_assert_int_eq(saturn_mu_compact(&m, p, plan, &err), 0);
+	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
+	for (int t = 0; t < 27; t++)
+		ck_assert_double_le(plan->assign[t].start_s, before->assign[t].start_s + 1e-6);
+	ck_assert_double_le(plan->makespan_s, before->makespan_s + 1e-6);
+	saturn_plan_destroy(before);
+	saturn_plan_destroy(plan);
+	free(tag);
+	saturn_mu_free(&m);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
 /* --- the setting ---------------------------------------------------------- */
 
 START_TEST(test_setting)
@@ -458,6 +491,7 @@ int main(void)
 	tcase_add_test(tc, test_weight_order);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_limits_running);
+	tcase_add_test(tc, test_compact);
 	tcase_add_test(tc, test_setting);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
