@@ -41,6 +41,8 @@ void saturn_mu_free(saturn_mu_t *m)
 	free(m->group_of_task);
 	free(m->max_gpus);
 	free(m->max_jobs);
+	free(m->req_gpus);
+	free(m->deadline);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -58,7 +60,8 @@ int saturn_mu_init(saturn_mu_t *m, int ntasks, int nbatches, int nusers, int ngr
 	m->group_of_task = calloc((size_t)ntasks + 1, sizeof(*m->group_of_task));
 	m->max_gpus = calloc((size_t)ngroups + 1, sizeof(int));
 	m->max_jobs = calloc((size_t)ngroups + 1, sizeof(int));
-	if (!m->batch_of_task || !m->user_of_batch || !m->weight || !m->submit ||
+	m->req_gpus = calloc((size_t)ntasks + 1, sizeof(int));
+	if (!m->req_gpus || !m->batch_of_task || !m->user_of_batch || !m->weight || !m->submit ||
 	    !m->group_of_task || !m->max_gpus || !m->max_jobs) {
 		saturn_mu_free(m);
 		errno = ENOMEM;
@@ -170,6 +173,7 @@ int saturn_mu_from_snapshot(saturn_mu_t *m, const saturn_snapshot_t *s,
 		int k = bt[t], ng = 0;
 
 		m->batch_of_task[t] = k;
+		m->req_gpus[t] = j->req_gpus;
 		if (j->submit_time - s->now < m->submit[k])
 			m->submit[k] = j->submit_time - s->now;
 		if (j->prio > 0 && isfinite(j->prio)) {
@@ -259,11 +263,19 @@ static int total_gpus(const saturn_problem_t *p)
 
 int saturn_mu_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double *dl)
 {
-	double *work = calloc((size_t)m->nbatches + 1, sizeof(double));
-	double *wu = calloc((size_t)m->nusers + 1, sizeof(double));
-	double *fu = calloc((size_t)m->nusers + 1, sizeof(double));
-	int *order = calloc((size_t)m->nbatches + 1, sizeof(int));
-	double G = total_gpus(p), wsum = 0;
+	double *work;
+	double *wu, *fu, G, wsum = 0;
+	int *order;
+
+	if (m->deadline) {
+		memcpy(dl, m->deadline, sizeof(double) * (size_t)m->nbatches);
+		return 0;
+	}
+	work = calloc((size_t)m->nbatches + 1, sizeof(double));
+	wu = calloc((size_t)m->nusers + 1, sizeof(double));
+	fu = calloc((size_t)m->nusers + 1, sizeof(double));
+	order = calloc((size_t)m->nbatches + 1, sizeof(int));
+	G = total_gpus(p);
 
 	if (!work || !wu || !fu || !order) {
 		free(work);
@@ -306,6 +318,83 @@ int saturn_mu_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double 
 	free(fu);
 	free(order);
 	return 0;
+}
+
+typedef struct mu_sub {
+	double submit;
+	int task;
+} mu_sub_t;
+
+static int cmp_sub(const void *a, const void *b)
+{
+	const mu_sub_t *x = a, *y = b;
+
+	if (x->submit != y->submit)
+		return x->submit < y->submit ? -1 : 1;
+	return x->task - y->task;
+}
+
+int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double *dl)
+{
+	saturn_problem_t *q = saturn_problem_copy(p);
+	mu_sub_t *ord = calloc((size_t)p->ntasks + 1, sizeof(*ord));
+	saturn_task_t *tmp = calloc((size_t)p->ntasks + 1, sizeof(*tmp));
+	saturn_plan_t *plan = NULL;
+	int rc = -1;
+
+	if (!q || !ord || !tmp)
+		goto out;
+	/* the users' requests */
+	for (int t = 0; t < q->ntasks; t++) {
+		saturn_task_t *task = &q->tasks[t];
+		int k = 0, want = m->req_gpus ? m->req_gpus[t] : 0, has = 0;
+
+		ord[t] = (mu_sub_t){m->submit[m->batch_of_task[t]], t};
+		if (task->is_running || want <= 0)
+			continue;
+		for (int o = 0; o < task->noptions; o++)
+			has |= task->options[o].gpus == want;
+		if (!has)
+			continue;
+		for (int o = 0; o < task->noptions; o++) {
+			if (task->options[o].gpus == want) {
+				saturn_option_t x = task->options[k];
+
+				task->options[k++] = task->options[o];
+				task->options[o] = x;
+			}
+		}
+		/* the dropped options stay allocated past noptions: freed below */
+		task->noptions = k;
+	}
+	/* first come, first served: tasks in submission order */
+	qsort(ord, (size_t)q->ntasks, sizeof(*ord), cmp_sub);
+	for (int i = 0; i < q->ntasks; i++)
+		tmp[i] = q->tasks[ord[i].task];
+	memcpy(q->tasks, tmp, sizeof(*tmp) * (size_t)q->ntasks);
+	if (!(plan = saturn_sched_fcfs(q)))
+		goto out;
+	for (int b = 0; b < m->nbatches; b++)
+		dl[b] = 0;
+	for (int i = 0; i < q->ntasks; i++) {
+		int b = m->batch_of_task[ord[i].task];
+
+		if (plan->assign[i].end_s > dl[b])
+			dl[b] = plan->assign[i].end_s;
+	}
+	rc = 0;
+out:
+	/* restore the option counts so that destroy frees every option */
+	if (q)
+		for (int i = 0; i < q->ntasks; i++)
+			q->tasks[i].noptions = p->tasks[ord ? ord[i].task : i].noptions;
+	saturn_plan_destroy(plan);
+	saturn_problem_destroy(q);
+	free(ord);
+	free(tmp);
+	if (rc < 0)
+		errno = ENOMEM;
+	return rc;
 }
 
 void saturn_mu_completions(const saturn_mu_t *m, const saturn_plan_t *plan, double *c)

@@ -50,6 +50,13 @@ typedef struct saturn_mu {
 	int (*group_of_task)[SATURN_MU_GROUPS];
 	int *max_gpus;      /* ngroups: GPUs at once, 0 = no cap */
 	int *max_jobs;      /* ngroups: tasks at once, 0 = no cap */
+	/* ntasks: the GPUs the task's user asked for (0 = unknown), for the
+	 * stock-Slurm bound */
+	int *req_gpus;
+	/* nbatches, or NULL: the bound of objective bounded, seconds from now
+	 * (saturn_mu_deadlines returns it when set; saturn_mu_stock_deadlines
+	 * computes one) */
+	double *deadline;
 } saturn_mu_t;
 
 /* Allocate m for ntasks tasks, nbatches batches, ngroups groups: weights
@@ -68,12 +75,21 @@ void saturn_mu_free(saturn_mu_t *m);
 int saturn_mu_from_snapshot(saturn_mu_t *m, const saturn_snapshot_t *s,
 			    const saturn_sched_build_t *b);
 
-/* Per batch, its fair-share deadline in seconds from now: a user's batches
+/* Per batch, its deadline in seconds from now: m->deadline when set, else
+ * the fair-share deadline: a user's batches
  * in submission order, F = max(submit, F) + W / share_u with W the least
  * GPU-seconds of the batch's tasks and share_u = the problem's GPUs x w_u /
  * sum of w (w_u: the largest weight among the user's batches). Returns 0 or
  * -1 (ENOMEM). */
 int saturn_mu_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double *dl);
+
+/* The stock-Slurm bound (saturn_bound=stock): per batch, its completion
+ * when every task runs on the GPU count its user asked for (req_gpus; the
+ * fastest option with that count, all options when none has it or it is
+ * unknown), first come first served in order of the batches' submission
+ * (saturn_sched_fcfs; running tasks keep their place). Returns 0 or -1
+ * (ENOMEM). */
+int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double *dl);
 
 /* Per batch, the latest end of its tasks in plan (seconds from now). */
 void saturn_mu_completions(const saturn_mu_t *m, const saturn_plan_t *plan, double *c);

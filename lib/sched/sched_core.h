@@ -42,6 +42,9 @@ typedef struct saturn_sched_settings {
 				* before releasing a task onto it (1; needs saturn_profiler) */
 	int profile_cache;     /* saturn_profile_cache: profiler jobs reuse PROFILE_DIR/cache/UID (1) */
 	int fairness;          /* saturn_fairness / saturn_objective: SATURN_FAIR_* */
+	int bound;             /* saturn_bound: the no-harm bound of saturn_objective=bounded,
+				* SATURN_BOUND_SHARE (fair-share split) or _STOCK (stock
+				* Slurm with the users' requests) (multiuser.h) */
 	int feedback;          /* saturn_feedback: runtime feedback (feedback.h) corrects
 				* the profile's speeds (1); 0 = the profile only */
 } saturn_sched_settings_t;
@@ -55,6 +58,7 @@ enum { SATURN_FAIR_NONE = 0, SATURN_FAIR_SHARE = 1 };
  * (no batch later than its fair-share deadline where a plan can, then the
  * shortest makespan). */
 enum { SATURN_FAIR_WEIGHTED = 2, SATURN_FAIR_BOUNDED = 3 };
+enum { SATURN_BOUND_SHARE = 0, SATURN_BOUND_STOCK = 1 };
 
 /* Defaults; strings NULL. */
 void saturn_sched_settings_init(saturn_sched_settings_t *s);

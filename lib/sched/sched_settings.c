@@ -162,13 +162,20 @@ int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 				s->fairness = SATURN_FAIR_BOUNDED;
 			else
 				why = "must be makespan, share, weighted or bounded";
+		} else if (!strcmp(key, "saturn_bound")) {
+			if (!strcmp(val, "share"))
+				s->bound = SATURN_BOUND_SHARE;
+			else if (!strcmp(val, "stock"))
+				s->bound = SATURN_BOUND_STOCK;
+			else
+				why = "must be share or stock";
 		} else if (!strcmp(key, "saturn_feedback")) {
 			if (parse_bool(val, &s->feedback) < 0)
 				why = "must be yes or no";
 		} else if (!strncmp(key, "saturn_reconfigure", 18)) {
 			/* reconfig.c: saturn_reconfig_settings_parse */
 		} else {
-			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_fairness, saturn_objective, saturn_feedback, saturn_reconfigure*)";
+			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_fairness, saturn_objective, saturn_bound, saturn_feedback, saturn_reconfigure*)";
 		}
 		if (!why)
 			continue;

@@ -105,7 +105,9 @@ static void load_settings(void)
 	info("sched/saturn: interval %.0fs, solver time %.2fs, min gain %.2f, release slack %.0fs, backfill %s, fairness %s, feedback %s, state %s, profiles %s",
 	     saturn_cfg.interval_s, saturn_cfg.solver_time_s, saturn_cfg.min_gain,
 	     saturn_cfg.release_slack_s, saturn_cfg.backfill ? "yes" : "no",
-	     saturn_objective_name(saturn_cfg.fairness),
+	     saturn_cfg.fairness == SATURN_FAIR_BOUNDED && saturn_cfg.bound == SATURN_BOUND_STOCK ?
+		     "bounded (stock)" :
+		     saturn_objective_name(saturn_cfg.fairness),
 	     saturn_cfg.feedback ? "yes" : "no", saturn_state_dir,
 	     saturn_profile_dir);
 }
@@ -425,9 +427,19 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	if (b.problem->ntasks == 0)
 		goto out;
 	/* the users' batches, weights and limits (multiuser.h) */
-	if (saturn_mu_from_snapshot(&mu_store, s, &b) == 0)
+	if (saturn_mu_from_snapshot(&mu_store, s, &b) == 0) {
 		mu = &mu_store;
-	else
+		/* saturn_bound=stock: no batch later than first come first
+		 * served with its users' own GPU counts */
+		if (saturn_cfg.fairness == SATURN_FAIR_BOUNDED &&
+		    saturn_cfg.bound == SATURN_BOUND_STOCK &&
+		    ((mu->deadline = calloc((size_t)mu->nbatches + 1, sizeof(double))) == NULL ||
+		     saturn_mu_stock_deadlines(mu, b.problem, mu->deadline) < 0)) {
+			free(mu->deadline);
+			mu->deadline = NULL;
+			error("sched/saturn: out of memory computing the stock-Slurm bound: bounding by the fair share");
+		}
+	} else
 		error("sched/saturn: out of memory reading the users' priorities and limits: planning without them");
 
 	/* Fast path: the previous plan carried over (finished tasks dropped,

@@ -18,7 +18,9 @@
  * (saturn_sched_fcfs; no re-planning). "alone": each batch planned by
  * itself on the whole cluster. Slowdown = (completion - submission) /
  * that of the batch alone. All users weigh the same unless weights are
- * given (the priority Slurm would give each user's jobs).
+ * given (the priority Slurm would give each user's jobs). bounded-stock:
+ * saturn_objective=bounded with saturn_bound=stock (the bound: first come
+ * first served with 4 GPUs per task, from the re-planning time).
  *
  * Usage: multi-bench [seeds=3] [time_limit_s=2] [first_seed=1]
  *                    [w1 w2 w3 (weights of users 1-3, default 1)]
@@ -42,7 +44,8 @@
 #define NODES 4
 #define GPUS 8
 #define NB 4
-#define NPOL 5
+#define NPOL 6
+#define OBJ_BOUNDED_STOCK 100
 
 static const double model_params[] = {1.5e9, 6.0e9};
 static const struct {
@@ -50,9 +53,10 @@ static const struct {
 	int user, ntasks;
 	double submit;
 } batches[NB] = {{"a", 0, 40, 0}, {"b", 1, 12, 1800}, {"c", 2, 4, 3600}, {"d", 1, 4, 5400}};
-static const char *pol_names[NPOL] = {"makespan", "share", "weighted", "bounded", "stock"};
-static const int pol_obj[NPOL] = {SATURN_FAIR_NONE, SATURN_FAIR_SHARE, SATURN_FAIR_WEIGHTED,
-				  SATURN_FAIR_BOUNDED, -1};
+static const char *pol_names[NPOL] = {"makespan", "share",		"weighted",
+				      "bounded",  "bounded-stock", "stock"};
+static const int pol_obj[NPOL] = {SATURN_FAIR_NONE,    SATURN_FAIR_SHARE, SATURN_FAIR_WEIGHTED,
+				  SATURN_FAIR_BOUNDED, OBJ_BOUNDED_STOCK, -1};
 static double user_w[3] = {1, 1, 1};
 
 static void *xcalloc(size_t n, size_t s)
@@ -225,11 +229,12 @@ static void stock(job_t *j, int n, double *done)
 }
 
 /* sched/saturn with objective obj: re-planned at every arrival */
-static void replan(job_t *j, int n, int obj, double *done)
+static void replan(job_t *j, int n, int policy, double *done)
 {
 	for (int i = 0; i < n; i++)
 		j[i].planned = 0;
 	for (int k = 0; k < NB; k++) {
+		int obj = policy;
 		double t = batches[k].submit;
 		saturn_problem_t *p = new_problem();
 		saturn_planner_opts_t o = opts();
@@ -270,6 +275,14 @@ static void replan(job_t *j, int n, int obj, double *done)
 			m.user_of_batch[bidx[b]] = uidx[batches[b].user];
 			m.submit[bidx[b]] = batches[b].submit - t;
 			m.weight[bidx[b]] = user_w[batches[b].user];
+			m.req_gpus[q] = 4;
+		}
+		if (obj == OBJ_BOUNDED_STOCK) {
+			/* saturn_bound=stock: as the plugin computes it */
+			m.deadline = xcalloc((size_t)nbt, sizeof(double));
+			if (saturn_mu_stock_deadlines(&m, p, m.deadline) < 0)
+				exit(2);
+			obj = SATURN_FAIR_BOUNDED;
 		}
 		if (obj == SATURN_FAIR_SHARE && nu > 1) {
 			/* each user's tag: the deadline of their last batch */
