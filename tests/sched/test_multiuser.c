@@ -418,6 +418,53 @@ START_TEST(test_limits_running)
 }
 END_TEST
 
+/* the stock-Slurm bound: the users' GPU counts, first come first served */
+START_TEST(test_stock_deadlines)
+{
+	saturn_problem_t *p = saturn_problem_create();
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan;
+	saturn_planner_opts_t o;
+	saturn_mu_t m;
+	int g[2] = {4, 8};
+	double spb[2] = {2, 1}, dl[2];
+
+	add_node(p, "n1", 8);
+	/* batch 0 (submitted -100): 2 tasks asking for 4 GPUs (2000 s each
+	 * there, 1000 s on 8); batch 1 (submitted -50): 1 task asking for 8 */
+	add_task(p, "a0", 1000, 2, g, spb);
+	add_task(p, "a1", 1000, 2, g, spb);
+	add_task(p, "b0", 1000, 2, g, spb);
+	ck_assert_int_eq(saturn_problem_check(p, &err), 0);
+	ck_assert_int_eq(saturn_mu_init(&m, 3, 2, 2, 0), 0);
+	m.batch_of_task[2] = m.user_of_batch[1] = 1;
+	m.submit[0] = -100;
+	m.submit[1] = -50;
+	m.req_gpus[0] = m.req_gpus[1] = 4;
+	m.req_gpus[2] = 8;
+	ck_assert_int_eq(saturn_mu_stock_deadlines(&m, p, dl), 0);
+	/* a0 and a1 side by side on 4 GPUs each until 2000, then b0: 3000 */
+	ck_assert_double_eq_tol(dl[0], 2000, 1e-6);
+	ck_assert_double_eq_tol(dl[1], 3000, 1e-6);
+	/* the problem is left as it was */
+	ck_assert_int_eq(p->tasks[0].noptions, 2);
+	ck_assert_int_eq(p->tasks[0].options[0].gpus, 4);
+	/* bounded by it: every batch by its stock completion, the makespan
+	 * shorter (8 GPUs each: 3000 s in all at most) */
+	m.deadline = calloc(2, sizeof(double));
+	memcpy(m.deadline, dl, sizeof(dl));
+	saturn_planner_opts_init(&o);
+	o.time_limit_s = 0.2;
+	plan = saturn_mu_plan(SATURN_FAIR_BOUNDED, &m, p, &o, &err);
+	ck_assert_msg(plan != NULL, "%s", err.text);
+	ck_assert_double_le(saturn_mu_value(SATURN_FAIR_BOUNDED, &m, plan, dl), 1 + 1e-9);
+	ck_assert_double_le(plan->makespan_s, 3000 + 1e-6);
+	saturn_plan_destroy(plan);
+	saturn_mu_free(&m);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
 /* compaction: a plan in stages gets its gaps filled, no task later */
 START_TEST(test_compact)
 {
@@ -469,6 +516,13 @@ START_TEST(test_setting)
 	ck_assert_msg(strstr(err.text, "saturn_objective=fast: must be makespan, share, weighted or bounded"),
 		      "%s", err.text);
 	ck_assert_int_eq(ss.fairness, SATURN_FAIR_SHARE);
+	ck_assert_int_eq(ss.bound, SATURN_BOUND_SHARE);
+	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_bound=stock", &err), 0);
+	ck_assert_int_eq(ss.bound, SATURN_BOUND_STOCK);
+	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_bound=slurm", &err), 1);
+	ck_assert_msg(strstr(err.text, "saturn_bound=slurm: must be share or stock"), "%s", err.text);
+	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_bound=share", &err), 0);
+	ck_assert_int_eq(ss.bound, SATURN_BOUND_SHARE);
 	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_objective=makespan", &err), 0);
 	ck_assert_int_eq(ss.fairness, SATURN_FAIR_NONE);
 	ck_assert_str_eq(saturn_objective_name(ss.fairness), "makespan");
@@ -492,6 +546,7 @@ int main(void)
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_limits_running);
 	tcase_add_test(tc, test_compact);
+	tcase_add_test(tc, test_stock_deadlines);
 	tcase_add_test(tc, test_setting);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
