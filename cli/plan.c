@@ -37,6 +37,9 @@ static void plan_usage(FILE *out)
 		"  -o, --objective=NAME  several batches (the problem's \"batches\"): makespan\n"
 		"                        (default), share, weighted or bounded; prints each\n"
 		"                        batch's completion and fair-share deadline\n"
+		"  -b, --bound=NAME      the deadlines of bounded: share (the fair-share\n"
+		"                        split, default) or stock (first come first served\n"
+		"                        with the batches' request_gpus)\n"
 		"  -h, --help            show this help\n\n"
 		"Exit status: 0 planned, 1 planning failed, 2 bad input, 64 usage error.\n",
 		cli_prog);
@@ -136,8 +139,9 @@ static int parse_objective(const char *v)
 
 /* --objective: plan the batches of the problem (doc/formats.md "batches")
  * and print each batch's completion against its fair-share deadline. */
-static saturn_plan_t *plan_batches(const char *file, int objective, saturn_problem_t **pp,
-				   const saturn_planner_opts_t *opts, saturn_mu_t *m, int *rc)
+static saturn_plan_t *plan_batches(const char *file, int objective, int stock,
+				   saturn_problem_t **pp, const saturn_planner_opts_t *opts,
+				   saturn_mu_t *m, int *rc)
 {
 	saturn_error_t err = {{0}};
 	const char *name = strcmp(file, "-") ? file : "stdin";
@@ -157,6 +161,11 @@ static saturn_plan_t *plan_batches(const char *file, int objective, saturn_probl
 	}
 	free(buf);
 	*rc = CLI_EXIT_FAIL;
+	if (stock && (!(m->deadline = calloc((size_t)m->nbatches + 1, sizeof(double))) ||
+		      saturn_mu_stock_deadlines(m, *pp, m->deadline) < 0)) {
+		cli_fail(CLI_EXIT_FAIL, "out of memory");
+		return NULL;
+	}
 	if (objective == SATURN_FAIR_SHARE && m->nusers > 1) {
 		/* each user's tag: the deadline of their last batch */
 		double *dl = calloc((size_t)m->nbatches + 1, sizeof(double));
@@ -204,9 +213,11 @@ static void print_batches(const saturn_problem_t *p, const saturn_plan_t *plan, 
 	}
 	saturn_mu_completions(m, plan, c);
 	printf("\nObjective %s: %d batch(es) of %d user(s); completion from now, the\n"
-	       "fair-share deadline (GPUs split by the users' weights), stretch =\n"
+	       "%s, stretch =\n"
 	       "(completion - submission) / (deadline - submission):\n",
-	       saturn_objective_name(objective), m->nbatches, m->nusers);
+	       saturn_objective_name(objective), m->nbatches, m->nusers,
+	       m->deadline ? "stock deadline (first come first served, request_gpus)" :
+			     "fair-share deadline (GPUs split by the users' weights)");
 	for (int b = 0; b < m->nbatches; b++)
 		printf("  batch %d (user %d, weight %g, submitted %+.0fs): done at %.0fs, deadline %.0fs, stretch %.2f%s\n",
 		       b, m->user_of_batch[b], m->weight[b], m->submit[b], c[b], dl[b],
@@ -227,6 +238,7 @@ int cmd_plan(int argc, char **argv)
 		{"compare", no_argument, NULL, 'c'},
 		{"seed", required_argument, NULL, 's'},
 		{"objective", required_argument, NULL, 'o'},
+		{"bound", required_argument, NULL, 'b'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -236,13 +248,13 @@ int cmd_plan(int argc, char **argv)
 	saturn_plan_t *plan;
 	bool json = false, cmp = false;
 	const char *file;
-	int c, objective = -1;
+	int c, objective = -1, stock = 0;
 	saturn_mu_t mu = {0};
 
 	saturn_planner_opts_init(&opts);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jt:cs:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jt:cs:o:b:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -267,6 +279,11 @@ int cmd_plan(int argc, char **argv)
 			if ((objective = parse_objective(optarg)) < 0)
 				return cli_fail(CLI_EXIT_USAGE, "plan: --objective=%s: must be makespan, share, weighted or bounded", optarg);
 			break;
+		case 'b':
+			if (strcmp(optarg, "share") && strcmp(optarg, "stock"))
+				return cli_fail(CLI_EXIT_USAGE, "plan: --bound=%s: must be share or stock", optarg);
+			stock = !strcmp(optarg, "stock");
+			break;
 		case 'h':
 			plan_usage(stdout);
 			return CLI_EXIT_OK;
@@ -285,7 +302,7 @@ int cmd_plan(int argc, char **argv)
 		int rc;
 
 		p = NULL;
-		plan = plan_batches(file, objective, &p, &opts, &mu, &rc);
+		plan = plan_batches(file, objective, stock, &p, &opts, &mu, &rc);
 		if (!plan) {
 			saturn_mu_free(&mu);
 			saturn_problem_destroy(p);

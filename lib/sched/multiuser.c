@@ -927,7 +927,7 @@ int saturn_mu_parse(const char *buf, size_t len, const saturn_problem_t *p, satu
 		json_object *b = json_object_array_get_idx(arr, i), *tasks;
 		char ctx[48], *user = NULL;
 		double w = 1, sub = 0;
-		int mg = 0, mj = 0, u;
+		int mg = 0, mj = 0, rg = 0, u;
 
 		snprintf(ctx, sizeof(ctx), "batches[%zu]", i);
 		if (!json_object_is_type(b, json_type_object)) {
@@ -940,6 +940,7 @@ int saturn_mu_parse(const char *buf, size_t len, const saturn_problem_t *p, satu
 		    sj_num(b, ctx, "submit_s", false, -1e12, false, &sub, err) < 0 ||
 		    sj_int(b, ctx, "max_gpus", false, 0, 1000000, &mg, err) < 0 ||
 		    sj_int(b, ctx, "max_jobs", false, 0, 1000000, &mj, err) < 0 ||
+		    sj_int(b, ctx, "request_gpus", false, 0, SATURN_MAX_GPUS_PER_NODE, &rg, err) < 0 ||
 		    sj_get(b, ctx, "tasks", true, json_type_array, &tasks, err) < 0) {
 			free(user);
 			goto out;
@@ -986,6 +987,7 @@ int saturn_mu_parse(const char *buf, size_t len, const saturn_problem_t *p, satu
 				goto out;
 			}
 			m->batch_of_task[f->task] = nb;
+			m->req_gpus[f->task] = rg;
 		}
 		nb++;
 	}

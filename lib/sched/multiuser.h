@@ -145,7 +145,7 @@ double saturn_mu_weighted_bound(const saturn_mu_t *m, const saturn_problem_t *p)
 
 /* The optional "batches" of a saturn-problem/1 document (doc/formats.md)
  * for p (parsed from the same buf): each batch {"name", "user", "weight",
- * "submit_s", "tasks": [task ids], "max_gpus", "max_jobs"}; tasks in no
+ * "submit_s", "tasks": [task ids], "max_gpus", "max_jobs", "request_gpus"}; tasks in no
  * batch form one batch "" of user "". A user's caps are the tightest its
  * batches give (one limit group per user with a cap). Fills m and returns
  * 1, or 0 with m holding every task in one batch when there is no

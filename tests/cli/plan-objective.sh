@@ -55,6 +55,16 @@ assert len(x) == 3 and all(x[i][1] <= x[i + 1][0] + 1e-6 for i in range(2)), x
 PY
 done
 
+# --bound=stock: y asks for 8 GPUs, x for 8: first come first served puts x
+# (listed first) before y: deadlines 3000 s and 7000 s, both met
+mk 1 0 | sed 's/"max_jobs": 0}/"max_jobs": 0, "request_gpus": 8}/; s/"weight": 1, /"weight": 1, "request_gpus": 8, /' >"$TMP/p.json"
+"$SATURN" plan --objective=bounded --bound=stock --time-limit 1 "$TMP/p.json" >"$TMP/out" 2>&1 || fail "stock: exit $?"
+grep -q "stock deadline" "$TMP/out" || fail "stock: deadlines not named: $(cat "$TMP/out")"
+grep -q "batch 0 (user 0, weight 1, submitted +0s): done at 3000s, deadline 3000s" "$TMP/out" || fail "stock: x: $(cat "$TMP/out")"
+grep -q "batch 1 (user 1, weight 1, submitted +0s): done at 7000s, deadline 7000s" "$TMP/out" || fail "stock: y: $(cat "$TMP/out")"
+"$SATURN" plan --objective=bounded --bound=fifo "$TMP/p.json" >"$TMP/out" 2>&1
+[ $? = 64 ] || fail "bad bound: not a usage error"
+
 # refused input, by name
 mk 1 0 | sed 's/"tasks": \["y1"\]/"tasks": ["y9"]/' >"$TMP/bad.json"
 "$SATURN" plan --objective=weighted "$TMP/bad.json" >"$TMP/out" 2>&1 && fail "unknown task accepted"
