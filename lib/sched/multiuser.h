@@ -106,6 +106,9 @@ double saturn_mu_value(int objective, const saturn_mu_t *m, const saturn_plan_t 
 int saturn_mu_better(int objective, const saturn_mu_t *m, const saturn_plan_t *a,
 		     const saturn_plan_t *b, const double *dl);
 
+/* 1 when some limit group of m has a cap. */
+int saturn_mu_has_caps(const saturn_mu_t *m);
+
 /* Check that no limit group is over its caps at any time of plan (the
  * validator's half for limits). Returns 0, or -1 with err naming the
  * group, time and count. Groups whose cap no single task can meet (a task
