@@ -260,6 +260,56 @@ static int total_gpus(const saturn_problem_t *p)
 	return g;
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* When user u's share of GPUs (share, rounded up) is first free of the
+ * GPUs other jobs hold: busy entries and the running tasks of the other
+ * users (its own count as its share). buf: G entries. */
+static double share_start(const saturn_mu_t *m, const saturn_problem_t *p, int u, double share,
+			  double *buf, int G)
+{
+	int k = 0, need;
+
+	for (int n = 0; n < p->nnodes; n++) {
+		for (int g = 0; g < p->nodes[n].gpus; g++)
+			buf[k + g] = 0;
+		for (int e = 0; e < p->nodes[n].nbusy; e++) {
+			const saturn_busy_t *b = &p->nodes[n].busy[e];
+
+			for (int g = 0; g < b->ngpus; g++)
+				if (b->gpu_ids[g] >= 0 && b->gpu_ids[g] < p->nodes[n].gpus &&
+				    b->until_s > buf[k + b->gpu_ids[g]])
+					buf[k + b->gpu_ids[g]] = b->until_s;
+		}
+		for (int t = 0; t < p->ntasks && t < m->ntasks; t++) {
+			const saturn_task_t *task = &p->tasks[t];
+			double end;
+
+			if (!task->is_running || task->running.node != n ||
+			    m->user_of_batch[m->batch_of_task[t]] == u)
+				continue;
+			end = saturn_task_runtime(task, task->running.option);
+			for (int g = 0; g < task->running.ngpus; g++)
+				if (task->running.gpu_ids[g] >= 0 &&
+				    task->running.gpu_ids[g] < p->nodes[n].gpus &&
+				    end > buf[k + task->running.gpu_ids[g]])
+					buf[k + task->running.gpu_ids[g]] = end;
+		}
+		k += p->nodes[n].gpus;
+	}
+	if (G <= 0)
+		return 0;
+	qsort(buf, (size_t)G, sizeof(double), cmp_dbl);
+	need = (int)ceil(share - 1e-9);
+	need = need < 1 ? 1 : need > G ? G : need;
+	return buf[need - 1];
+}
+
 int saturn_mu_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double *dl)
 {
 	double *work;
@@ -293,9 +343,29 @@ int saturn_mu_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double 
 			wu[u] = m->weight[b];
 		order[b] = b;
 	}
-	for (int u = 0; u < m->nusers; u++) {
+	for (int u = 0; u < m->nusers; u++)
 		wsum += wu[u];
-		fu[u] = -INFINITY;
+	{
+		/* a user's share starts once that many GPUs are free of other
+		 * jobs (running tasks are not stopped for it); before, the
+		 * batches' past counts (their waiting since submission) */
+		double *buf = calloc((size_t)G + 1, sizeof(double));
+
+		if (!buf) {
+			free(work);
+			free(wu);
+			free(fu);
+			free(order);
+			errno = ENOMEM;
+			return -1;
+		}
+		for (int u = 0; u < m->nusers; u++) {
+			double st = share_start(m, p, u, wsum > 0 && G > 0 ? G * wu[u] / wsum : 1,
+						buf, (int)G);
+
+			fu[u] = st > 0 ? st : -INFINITY;
+		}
+		free(buf);
 	}
 	/* batches by submission (insertion sort: few batches) */
 	for (int i = 1; i < m->nbatches; i++)

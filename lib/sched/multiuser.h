@@ -76,11 +76,13 @@ int saturn_mu_from_snapshot(saturn_mu_t *m, const saturn_snapshot_t *s,
 			    const saturn_sched_build_t *b);
 
 /* Per batch, its deadline in seconds from now: m->deadline when set, else
- * the fair-share deadline: a user's batches
- * in submission order, F = max(submit, F) + W / share_u with W the least
- * GPU-seconds of the batch's tasks and share_u = the problem's GPUs x w_u /
- * sum of w (w_u: the largest weight among the user's batches). Returns 0 or
- * -1 (ENOMEM). */
+ * the fair-share deadline. share_u = the problem's GPUs x w_u / sum of w
+ * (w_u: the largest weight among the user's batches); the share starts at
+ * S_u, when ceil(share_u) GPUs are free of busy entries and the other
+ * users' running tasks (they are not stopped for it; -inf when that is
+ * now); a user's batches in submission order, F = max(submit, F) + W /
+ * share_u from F = S_u, W the least GPU-seconds of the batch's tasks.
+ * Returns 0 or -1 (ENOMEM). */
 int saturn_mu_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double *dl);
 
 /* The stock-Slurm bound (saturn_bound=stock): per batch, its completion

@@ -153,6 +153,22 @@ START_TEST(test_deadlines)
 	ck_assert_double_eq_tol(dl[0], 100, 1e-9);
 	ck_assert_double_eq_tol(dl[1], 200, 1e-9);
 	ck_assert_double_eq_tol(dl[2], 200, 1e-9);
+	/* a1 of user 0 runs on GPUs 0-5 for 600 s (3600 GPU-s now): user 1's
+	 * share (2 GPUs) is free now (GPUs 6, 7): the same; user 0's own
+	 * running task does not delay its share: -100 + 4200 / 6 = 600 */
+	p->tasks[0].is_running = true;
+	p->tasks[0].running.ngpus = 6;
+	p->tasks[0].running.gpu_ids = calloc(6, sizeof(int));
+	for (int g = 0; g < 6; g++)
+		p->tasks[0].running.gpu_ids[g] = g;
+	ck_assert_int_eq(saturn_mu_deadlines(&m, p, dl), 0);
+	ck_assert_double_eq_tol(dl[2], 200, 1e-9);
+	ck_assert_double_eq_tol(dl[0], 600, 1e-9);
+	/* with user 1 weighing 3 as well: 4 GPUs each; user 1's 4 GPUs are
+	 * free once a1 ends (600 s): 600 + 400 / 4 = 700 */
+	m.weight[2] = 3;
+	ck_assert_int_eq(saturn_mu_deadlines(&m, p, dl), 0);
+	ck_assert_double_eq_tol(dl[2], 700, 1e-9);
 	saturn_mu_free(&m);
 	saturn_problem_destroy(p);
 }
