@@ -571,7 +571,7 @@ double saturn_mu_weighted_bound(const saturn_mu_t *m, const saturn_problem_t *p)
 /* --- planning ---------------------------------------------------------- */
 
 /* Batch order keys per task: Smith's ratio (work / weight) or deadline. */
-static int order_tags(int objective, const saturn_mu_t *m, const saturn_problem_t *p,
+static int order_tags(int by_deadline, const saturn_mu_t *m, const saturn_problem_t *p,
 		      const double *dl, double *tag)
 {
 	double *work = calloc((size_t)m->nbatches + 1, sizeof(double));
@@ -583,7 +583,7 @@ static int order_tags(int objective, const saturn_mu_t *m, const saturn_problem_
 	for (int t = 0; t < p->ntasks; t++) {
 		int b = m->batch_of_task[t];
 
-		if (objective == SATURN_FAIR_BOUNDED)
+		if (by_deadline)
 			tag[t] = dl[b];
 		else
 			tag[t] = (m->submit[b] > 0 ? m->submit[b] : 0) + work[b] / m->weight[b];
@@ -609,34 +609,38 @@ saturn_plan_t *saturn_mu_plan(int objective, const saturn_mu_t *m, const saturn_
 		saturn_error_set(err, "out of memory planning the batches");
 		goto fail;
 	}
+	/* three candidates: the budget split between them */
 	if (multi && m->nbatches > 1 && o.time_limit_s > 0)
-		o.time_limit_s /= 2;
+		o.time_limit_s /= 3;
 	if (!(best = saturn_planner_solve(p, &o, err)))
 		goto fail;
 	if ((saturn_mu_has_caps(m) ? saturn_mu_compact(m, p, best, err) : 0) < 0)
 		goto fail;
-	if (multi && m->nbatches > 1) {
+	/* the batches in stages: by Smith's rule (work / weight), and by
+	 * deadline (the bound of bounded, else the fair-share one) */
+	for (int by_deadline = 0; multi && m->nbatches > 1 && by_deadline < 2; by_deadline++) {
 		saturn_error_t e2 = {{0}};
 
-		if (order_tags(objective, m, p, dl, tag) < 0) {
+		if (order_tags(by_deadline, m, p, dl, tag) < 0) {
 			saturn_error_set(err, "out of memory planning the batches");
 			goto fail;
 		}
 		o.warm = NULL;
 		cand = saturn_fair_plan(p, tag, &o, &e2);
-		/* a failed stage plan leaves the joint one */
-		if (cand) {
-			/* the stages leave gaps: compacted, no task later */
-			if (saturn_mu_compact(m, p, cand, err) < 0)
-				goto fail;
-			snprintf(cand->method, sizeof(cand->method), "%s",
-				 objective == SATURN_FAIR_BOUNDED ? "deadline" : "smith");
-			if (saturn_mu_better(objective, m, cand, best, dl)) {
-				saturn_plan_destroy(best);
-				best = cand;
-				cand = NULL;
-			}
+		/* a failed stage plan leaves the others */
+		if (!cand)
+			continue;
+		/* the stages leave gaps: compacted, no task later */
+		if (saturn_mu_compact(m, p, cand, err) < 0)
+			goto fail;
+		snprintf(cand->method, sizeof(cand->method), "%s", by_deadline ? "deadline" : "smith");
+		if (saturn_mu_better(objective, m, cand, best, dl)) {
+			saturn_plan_destroy(best);
+			best = cand;
+		} else {
+			saturn_plan_destroy(cand);
 		}
+		cand = NULL;
 	}
 	if (saturn_plan_validate(best, p, err) < 0 || saturn_mu_limits_check(m, p, best, err) < 0) {
 		/* limits a task cannot meet on its own are not checked; anything

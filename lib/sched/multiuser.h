@@ -15,9 +15,9 @@
  *             proportion to the users' priorities) is kept as low as any
  *             candidate plan reaches (at most 1 when one meets every
  *             deadline), and among those the shortest makespan wins.
- * saturn_mu_plan() builds a few candidate plans (the joint plan of the
+ * saturn_mu_plan() builds three candidate plans (the joint plan of the
  * planner; the batches planned one after the other by Smith's ratio work /
- * weight, or by deadline) and keeps the best one by the objective.
+ * weight; and by deadline) and keeps the best one by the objective.
  *
  * Limits: tasks belong to limit groups (a user's association, a QOS per
  * user, a QOS as a whole), each with a cap on the GPUs its running tasks

@@ -69,7 +69,7 @@ blast=$(starts "$B" high | tail -n 1)
 early=$(starts "$A" low | awk -v tb="$tb" -v bl="$blast" '$1 > tb && $1 < bl { n++ } END { print n + 0 }')
 note "B's last task started at $blast; A's tasks started between B's submission and then: $early"
 [ "$early" -le 1 ] || fail "$early of A's low-priority tasks started before B's last task (at most 1: the one already released)"
-grep -aq 'sched/saturn: plan .*method smith/' "$CTLD_LOG" || fail "no plan with method smith logged"
+grep -aEq 'sched/saturn: plan .*method (smith|deadline)/' "$CTLD_LOG" || fail "no staged plan (method smith or deadline) logged"
 
 # --- 2. a higher-priority plain job is not held back by A's tasks -----------
 as_attacker sbatch --parsable -J low2 --saturn-batch=low2 --nice=5000 --array=0-3 --gres=gpu:8 --time=2 \
