@@ -513,6 +513,67 @@ START_TEST(test_compact)
 }
 END_TEST
 
+/* --- batches in saturn-problem/1 ------------------------------------------ */
+
+static const struct parse_case {
+	const char *batches; /* the "batches" value, NULL = none */
+	int rc;
+	const char *want; /* error text part, or for rc 1 "" */
+} parse_cases[] = {
+    /* clang-format off */
+	{NULL, 0, ""},
+	{"[]", 1, ""},
+	{"[{\"name\": \"x\", \"tasks\": [\"t0\"]}]", 1, ""},
+	{"{}", -1, "batches: "},
+	{"[1]", -1, "batches[0]: must be an object"},
+	{"[{\"tasks\": []}]", -1, "batches[0]"},
+	{"[{\"name\": \"\", \"tasks\": []}]", -1, "batches[0].name"},
+	{"[{\"name\": \"x\"}]", -1, "batches[0]"},
+	{"[{\"name\": \"x\", \"tasks\": [3]}]", -1, "batches[0].tasks[0]: must be a task id"},
+	{"[{\"name\": \"x\", \"tasks\": [\"t9\"]}]", -1, "no task \"t9\" in the problem"},
+	{"[{\"name\": \"x\", \"tasks\": [\"t0\"]}, {\"name\": \"x\", \"tasks\": []}]", -1,
+	 "batches[1].name: \"x\" is batches[0]'s name too"},
+	{"[{\"name\": \"x\", \"tasks\": [\"t0\", \"t0\"]}]", -1, "is in two batches"},
+	{"[{\"name\": \"x\", \"tasks\": [], \"weight\": 0}]", -1, "batches[0].weight"},
+	{"[{\"name\": \"x\", \"tasks\": [], \"max_gpus\": -1}]", -1, "batches[0].max_gpus"},
+	{"[{\"name\": \"x\", \"tasks\": [], \"request_gpus\": 65}]", -1, "batches[0].request_gpus"},
+	{"[{\"name\": \"x\", \"tasks\": [], \"submit_s\": \"now\"}]", -1, "batches[0].submit_s"},
+    /* clang-format on */
+};
+
+START_TEST(test_parse)
+{
+	const struct parse_case *c = &parse_cases[_i];
+	char buf[1024];
+	saturn_problem_t *p = saturn_problem_create();
+	saturn_error_t err = {{0}};
+	saturn_mu_t m;
+	int one = 1, rc;
+	double spb = 1;
+
+	add_node(p, "n1", 8);
+	add_task(p, "t0", 10, 1, &one, &spb);
+	add_task(p, "t1", 10, 1, &one, &spb);
+	snprintf(buf, sizeof(buf), "{\"format\": \"saturn-problem/1\"%s%s}",
+		 c->batches ? ", \"batches\": " : "", c->batches ? c->batches : "");
+	rc = saturn_mu_parse(buf, strlen(buf), p, &m, &err);
+	ck_assert_msg(rc == c->rc, "%s: rc %d (%s)", buf, rc, err.text);
+	if (rc < 0) {
+		ck_assert_msg(strstr(err.text, c->want), "%s: %s", buf, err.text);
+		ck_assert_ptr_null(m.batch_of_task);
+	} else {
+		/* every task in a batch of a known user */
+		for (int t = 0; t < 2; t++) {
+			ck_assert_int_ge(m.batch_of_task[t], 0);
+			ck_assert_int_lt(m.batch_of_task[t], m.nbatches);
+			ck_assert_int_lt(m.user_of_batch[m.batch_of_task[t]], m.nusers);
+		}
+		saturn_mu_free(&m);
+	}
+	saturn_problem_destroy(p);
+}
+END_TEST
+
 /* --- the setting ---------------------------------------------------------- */
 
 START_TEST(test_setting)
@@ -563,6 +624,7 @@ int main(void)
 	tcase_add_test(tc, test_limits_running);
 	tcase_add_test(tc, test_compact);
 	tcase_add_test(tc, test_stock_deadlines);
+	tcase_add_loop_test(tc, test_parse, 0, sizeof(parse_cases) / sizeof(parse_cases[0]));
 	tcase_add_test(tc, test_setting);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
