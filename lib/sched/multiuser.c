@@ -443,6 +443,24 @@ int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, d
 	memcpy(q->tasks, tmp, sizeof(*tmp) * (size_t)q->ntasks);
 	if (!(plan = saturn_sched_fcfs(q)))
 		goto out;
+	/* Slurm holds a task its limits do not allow yet: the same caps
+	 * (m's groups, in q's order of the tasks) */
+	if (saturn_mu_has_caps(m)) {
+		saturn_mu_t mq = *m;
+		saturn_error_t e = {{0}};
+		int lim;
+
+		mq.group_of_task = calloc((size_t)q->ntasks + 1, sizeof(*mq.group_of_task));
+		if (!mq.group_of_task)
+			goto out;
+		for (int i = 0; i < q->ntasks; i++)
+			memcpy(mq.group_of_task[i], m->group_of_task[ord[i].task],
+			       sizeof(mq.group_of_task[i]));
+		lim = saturn_mu_apply_limits(&mq, q, plan, &e);
+		free(mq.group_of_task);
+		if (lim < 0)
+			goto out;
+	}
 	for (int b = 0; b < m->nbatches; b++)
 		dl[b] = 0;
 	for (int i = 0; i < q->ntasks; i++) {

@@ -89,8 +89,8 @@ int saturn_mu_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double 
  * when every task runs on the GPU count its user asked for (req_gpus; the
  * fastest option with that count, all options when none has it or it is
  * unknown), first come first served in order of the batches' submission
- * (saturn_sched_fcfs; running tasks keep their place). Returns 0 or -1
- * (ENOMEM). */
+ * (saturn_sched_fcfs; running tasks keep their place), within the limit
+ * groups' caps (saturn_mu_apply_limits). Returns 0 or -1 (ENOMEM). */
 int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double *dl);
 
 /* Per batch, the latest end of its tasks in plan (seconds from now). */

@@ -465,6 +465,25 @@ START_TEST(test_stock_deadlines)
 	/* the problem is left as it was */
 	ck_assert_int_eq(p->tasks[0].noptions, 2);
 	ck_assert_int_eq(p->tasks[0].options[0].gpus, 4);
+	/* within the limits: batch 0's user runs one task at a time, so a1
+	 * waits for a0 (2000-4000 s) and b0 for a1's GPUs (4000-5000 s) */
+	{
+		saturn_mu_t c;
+		double dc[2];
+
+		ck_assert_int_eq(saturn_mu_init(&c, 3, 2, 2, 1), 0);
+		memcpy(c.batch_of_task, m.batch_of_task, 3 * sizeof(int));
+		memcpy(c.req_gpus, m.req_gpus, 3 * sizeof(int));
+		c.user_of_batch[1] = 1;
+		c.submit[0] = -100;
+		c.submit[1] = -50;
+		c.group_of_task[0][0] = c.group_of_task[1][0] = 0;
+		c.max_jobs[0] = 1;
+		ck_assert_int_eq(saturn_mu_stock_deadlines(&c, p, dc), 0);
+		ck_assert_double_eq_tol(dc[0], 4000, 1e-6);
+		ck_assert_double_eq_tol(dc[1], 5000, 1e-6);
+		saturn_mu_free(&c);
+	}
 	/* bounded by it: every batch by its stock completion, the makespan
 	 * shorter (8 GPUs each: 3000 s in all at most) */
 	m.deadline = calloc(2, sizeof(double));
