@@ -14,9 +14,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fairness.h"
 #include "formats.h"
+#include "multiuser.h"
 #include "numparse.h"
 #include "planner.h"
+#include "safefile.h"
 
 #define GANTT_WIDTH 64
 
@@ -32,6 +35,12 @@ static void plan_usage(FILE *out)
 		"  -c, --compare         also plan current practice (fixed 1, 2, 4, 8 GPUs,\n"
 		"                        first come first served) and print the time saved\n"
 		"  -s, --seed=N          random seed of the planner's search (default 0)\n"
+		"  -o, --objective=NAME  several batches (the problem's \"batches\"): makespan\n"
+		"                        (default), share, weighted or bounded; prints each\n"
+		"                        batch's completion and fair-share deadline\n"
+		"  -b, --bound=NAME      the deadlines of bounded: share (the fair-share\n"
+		"                        split, default) or stock (first come first served\n"
+		"                        with the batches' request_gpus)\n"
 		"  -h, --help            show this help\n\n"
 		"Exit status: 0 planned, 1 planning failed, 2 bad input, 64 usage error.\n",
 		cli_prog);
@@ -117,6 +126,111 @@ static void print_human(const char *file, const saturn_problem_t *p,
 	       plan->status[0] ? plan->status : "?", plan->solve_s);
 }
 
+static int parse_objective(const char *v)
+{
+	static const char *names[] = {"makespan", "share", "weighted", "bounded"};
+	static const int objs[] = {SATURN_FAIR_NONE, SATURN_FAIR_SHARE, SATURN_FAIR_WEIGHTED,
+				   SATURN_FAIR_BOUNDED};
+
+	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
+		if (!strcmp(v, names[i]))
+			return objs[i];
+	return -1;
+}
+
+/* --objective: plan the batches of the problem (doc/formats.md "batches")
+ * and print each batch's completion against its fair-share deadline. */
+static saturn_plan_t *plan_batches(const char *file, int objective, int stock,
+				   saturn_problem_t **pp, const saturn_planner_opts_t *opts,
+				   saturn_mu_t *m, int *rc)
+{
+	saturn_error_t err = {{0}};
+	const char *name = strcmp(file, "-") ? file : "stdin";
+	size_t len;
+	char *buf = saturn_read_file(file, 1UL << 30, &len, &err);
+	saturn_plan_t *plan = NULL;
+
+	*rc = CLI_EXIT_INPUT;
+	if (!buf) {
+		cli_fail(CLI_EXIT_INPUT, "%s: %s", name, err.text);
+		return NULL;
+	}
+	if (!(*pp = saturn_problem_parse(buf, len, &err)) || saturn_mu_parse(buf, len, *pp, m, &err) < 0) {
+		free(buf);
+		cli_fail(CLI_EXIT_INPUT, "%s: %s", name, err.text);
+		return NULL;
+	}
+	free(buf);
+	*rc = CLI_EXIT_FAIL;
+	if (stock && (!(m->deadline = calloc((size_t)m->nbatches + 1, sizeof(double))) ||
+		      saturn_mu_stock_deadlines(m, *pp, m->deadline) < 0)) {
+		cli_fail(CLI_EXIT_FAIL, "out of memory");
+		return NULL;
+	}
+	if (objective == SATURN_FAIR_SHARE && m->nusers > 1) {
+		/* each user's tag: the deadline of their last batch */
+		double *dl = calloc((size_t)m->nbatches + 1, sizeof(double));
+		double *ut = calloc((size_t)m->nusers + 1, sizeof(double));
+		double *tag = calloc((size_t)(*pp)->ntasks + 1, sizeof(double));
+
+		if (dl && ut && tag && saturn_mu_deadlines(m, *pp, dl) == 0) {
+			for (int u = 0; u < m->nusers; u++)
+				ut[u] = -INFINITY;
+			for (int b = 0; b < m->nbatches; b++)
+				if (dl[b] > ut[m->user_of_batch[b]])
+					ut[m->user_of_batch[b]] = dl[b];
+			for (int t = 0; t < (*pp)->ntasks; t++)
+				tag[t] = ut[m->user_of_batch[m->batch_of_task[t]]];
+			plan = saturn_fair_plan(*pp, tag, opts, &err);
+			if (plan && saturn_mu_compact(m, *pp, plan, &err) < 0) {
+				saturn_plan_destroy(plan);
+				plan = NULL;
+			}
+		} else {
+			saturn_error_set(&err, "out of memory");
+		}
+		free(dl);
+		free(ut);
+		free(tag);
+	} else {
+		plan = saturn_mu_plan(objective == SATURN_FAIR_SHARE ? SATURN_FAIR_NONE : objective, m,
+				      *pp, opts, &err);
+	}
+	if (!plan)
+		cli_fail(CLI_EXIT_FAIL, "%s: planning failed: %s", name, err.text);
+	return plan;
+}
+
+static void print_batches(const saturn_problem_t *p, const saturn_plan_t *plan, const saturn_mu_t *m,
+			  int objective)
+{
+	double *dl = calloc((size_t)m->nbatches + 1, sizeof(double));
+	double *c = calloc((size_t)m->nbatches + 1, sizeof(double));
+
+	if (!dl || !c || saturn_mu_deadlines(m, p, dl) < 0) {
+		free(dl);
+		free(c);
+		return;
+	}
+	saturn_mu_completions(m, plan, c);
+	printf("\nObjective %s: %d batch(es) of %d user(s); completion from now, the\n"
+	       "%s, stretch =\n"
+	       "(completion - submission) / (deadline - submission):\n",
+	       saturn_objective_name(objective), m->nbatches, m->nusers,
+	       m->deadline ? "stock deadline (first come first served, request_gpus)" :
+			     "fair-share deadline (GPUs split by the users' weights)");
+	for (int b = 0; b < m->nbatches; b++)
+		printf("  batch %d (user %d, weight %g, submitted %+.0fs): done at %.0fs, deadline %.0fs, stretch %.2f%s\n",
+		       b, m->user_of_batch[b], m->weight[b], m->submit[b], c[b], dl[b],
+		       dl[b] - m->submit[b] > 0 ? (c[b] - m->submit[b]) / (dl[b] - m->submit[b]) : 0,
+		       c[b] <= dl[b] * (1 + 1e-9) + 1e-6 ? "" : " (late)");
+	printf("  weighted flow time %.0f (lower bound %.0f), largest stretch %.2f, makespan %.0fs\n",
+	       saturn_mu_value(SATURN_FAIR_WEIGHTED, m, plan, dl), saturn_mu_weighted_bound(m, p),
+	       saturn_mu_value(SATURN_FAIR_BOUNDED, m, plan, dl), plan->makespan_s);
+	free(dl);
+	free(c);
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -124,6 +238,8 @@ int cmd_plan(int argc, char **argv)
 		{"time-limit", required_argument, NULL, 't'},
 		{"compare", no_argument, NULL, 'c'},
 		{"seed", required_argument, NULL, 's'},
+		{"objective", required_argument, NULL, 'o'},
+		{"bound", required_argument, NULL, 'b'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -133,12 +249,13 @@ int cmd_plan(int argc, char **argv)
 	saturn_plan_t *plan;
 	bool json = false, cmp = false;
 	const char *file;
-	int c;
+	int c, objective = -1, stock = 0;
+	saturn_mu_t mu = {0};
 
 	saturn_planner_opts_init(&opts);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jt:cs:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jt:cs:o:b:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -159,6 +276,15 @@ int cmd_plan(int argc, char **argv)
 			opts.seed = (unsigned)v;
 			break;
 		}
+		case 'o':
+			if ((objective = parse_objective(optarg)) < 0)
+				return cli_fail(CLI_EXIT_USAGE, "plan: --objective=%s: must be makespan, share, weighted or bounded", optarg);
+			break;
+		case 'b':
+			if (strcmp(optarg, "share") && strcmp(optarg, "stock"))
+				return cli_fail(CLI_EXIT_USAGE, "plan: --bound=%s: must be share or stock", optarg);
+			stock = !strcmp(optarg, "stock");
+			break;
 		case 'h':
 			plan_usage(stdout);
 			return CLI_EXIT_OK;
@@ -173,10 +299,22 @@ int cmd_plan(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	file = argv[optind];
-	p = saturn_problem_load(file, &err);
-	if (!p)
-		return cli_fail(CLI_EXIT_INPUT, "%s", err.text);
-	plan = saturn_planner_solve(p, &opts, &err);
+	if (objective >= 0) {
+		int rc;
+
+		p = NULL;
+		plan = plan_batches(file, objective, stock, &p, &opts, &mu, &rc);
+		if (!plan) {
+			saturn_mu_free(&mu);
+			saturn_problem_destroy(p);
+			return rc;
+		}
+	} else {
+		p = saturn_problem_load(file, &err);
+		if (!p)
+			return cli_fail(CLI_EXIT_INPUT, "%s", err.text);
+		plan = saturn_planner_solve(p, &opts, &err);
+	}
 	if (!plan) {
 		saturn_problem_destroy(p);
 		return cli_fail(CLI_EXIT_FAIL, "%s: planning failed: %s",
@@ -200,11 +338,14 @@ int cmd_plan(int argc, char **argv)
 		free(s);
 	} else {
 		print_human(file, p, plan);
+		if (objective >= 0)
+			print_batches(p, plan, &mu, objective);
 		if (cmp) {
 			printf("\n");
 			compare(p, plan);
 		}
 	}
+	saturn_mu_free(&mu);
 	saturn_plan_destroy(plan);
 	saturn_problem_destroy(p);
 	if (fflush(stdout) != 0 || ferror(stdout))

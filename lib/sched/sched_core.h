@@ -42,7 +42,10 @@ typedef struct saturn_sched_settings {
 	int measure_predicted; /* saturn_measure_predicted: re-measure a predicted option
 				* before releasing a task onto it (1; needs saturn_profiler) */
 	int profile_cache;     /* saturn_profile_cache: profiler jobs reuse PROFILE_DIR/cache/UID (1) */
-	int fairness;          /* saturn_fairness: SATURN_FAIR_NONE or _SHARE (fairness.h) */
+	int fairness;          /* saturn_fairness / saturn_objective: SATURN_FAIR_* */
+	int bound;             /* saturn_bound: the no-harm bound of saturn_objective=bounded,
+				* SATURN_BOUND_SHARE (fair-share split) or _STOCK (stock
+				* Slurm with the users' requests) (multiuser.h) */
 	int feedback;          /* saturn_feedback: runtime feedback (feedback.h) corrects
 				* the profile's speeds (1); 0 = the profile only */
 	int record;            /* saturn_record: where a released task's plan record
@@ -56,6 +59,12 @@ typedef struct saturn_sched_settings {
  * makespan of all); share = users planned one after the other in order of
  * their fair-share finish tags (fairness.h). */
 enum { SATURN_FAIR_NONE = 0, SATURN_FAIR_SHARE = 1 };
+/* saturn_objective (multiuser.h) selects the same field: makespan (= none),
+ * share, weighted (flow times weighted by Slurm's priorities) or bounded
+ * (no batch later than its fair-share deadline where a plan can, then the
+ * shortest makespan). */
+enum { SATURN_FAIR_WEIGHTED = 2, SATURN_FAIR_BOUNDED = 3 };
+enum { SATURN_BOUND_SHARE = 0, SATURN_BOUND_STOCK = 1 };
 
 /* Defaults; strings NULL. */
 void saturn_sched_settings_init(saturn_sched_settings_t *s);
@@ -84,6 +93,17 @@ typedef enum saturn_snap_state {
 	SATURN_SNAP_RELEASED,  /* pending, released by us, not started yet */
 	SATURN_SNAP_RUNNING,   /* running (or completing) */
 } saturn_snap_state_t;
+
+/* A Slurm limit on a job: its scope (key: the same for every job it
+ * covers, never 0), the caps (0 = none) on GPUs held and jobs running at
+ * once in the scope, and Slurm's own counts of what runs in it now (every
+ * job, Saturn's included). */
+#define SATURN_SNAP_LIMITS 4
+typedef struct saturn_snap_limit {
+	uint64_t key;
+	int max_gpus, max_jobs;
+	int used_gpus, used_jobs;
+} saturn_snap_limit_t;
 
 typedef struct saturn_snap_job {
 	uint32_t job_id;       /* job record: for an unsplit task, the array's meta record */
@@ -143,6 +163,12 @@ typedef struct saturn_snap_job {
 	char constraint[SATURN_CONSTRAINT_MAX + 1]; /* the job's --constraint, "" = none */
 	int constraint_bad;    /* the constraint is longer than the buffer, or the
 				* user asked for several GPU types: planned nowhere */
+	/* Several users (multiuser.h): the priority Slurm's priority plugin
+	 * would give the job were it not held (priority/multifactor's
+	 * weighted factors, >= 1; 0 = unknown), and the QOS and association
+	 * limits on it (slots with key 0 unused). */
+	double prio;
+	saturn_snap_limit_t limits[SATURN_SNAP_LIMITS];
 } saturn_snap_job_t;
 
 /* The plugin numbers the distinct partitions of the Saturn jobs of one

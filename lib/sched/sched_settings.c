@@ -189,6 +189,24 @@ int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 				s->fairness = SATURN_FAIR_SHARE;
 			else
 				why = "must be none or share";
+		} else if (!strcmp(key, "saturn_objective")) {
+			if (!strcmp(val, "makespan"))
+				s->fairness = SATURN_FAIR_NONE;
+			else if (!strcmp(val, "share"))
+				s->fairness = SATURN_FAIR_SHARE;
+			else if (!strcmp(val, "weighted"))
+				s->fairness = SATURN_FAIR_WEIGHTED;
+			else if (!strcmp(val, "bounded"))
+				s->fairness = SATURN_FAIR_BOUNDED;
+			else
+				why = "must be makespan, share, weighted or bounded";
+		} else if (!strcmp(key, "saturn_bound")) {
+			if (!strcmp(val, "share"))
+				s->bound = SATURN_BOUND_SHARE;
+			else if (!strcmp(val, "stock"))
+				s->bound = SATURN_BOUND_STOCK;
+			else
+				why = "must be share or stock";
 		} else if (!strcmp(key, "saturn_feedback")) {
 			if (parse_bool(val, &s->feedback) < 0)
 				why = "must be yes or no";
@@ -201,7 +219,7 @@ int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 		} else if (!strncmp(key, "saturn_reconfigure", 18)) {
 			/* reconfig.c: saturn_reconfig_settings_parse */
 		} else {
-			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_fairness, saturn_feedback, saturn_record, saturn_node_classes, saturn_reconfigure*)";
+			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_fairness, saturn_objective, saturn_bound, saturn_feedback, saturn_record, saturn_node_classes, saturn_reconfigure*)";
 		}
 		if (!why)
 			continue;

@@ -12,6 +12,7 @@ sched_saturn_la_SOURCES = \
 	sched/saturn_agent.h \
 	sched/saturn_int.h \
 	sched/saturn_snapshot.c \
+	sched/saturn_priority.c \
 	sched/saturn_files.c \
 	sched/saturn_profiles.c \
 	sched/saturn_measure.c \

@@ -42,6 +42,7 @@
 #include "envarray.h"
 #include "fairness.h"
 #include "formats.h"
+#include "multiuser.h"
 #include "planner.h"
 #include "profile.h"
 #include "progress.h"
@@ -104,7 +105,9 @@ static void load_settings(void)
 	info("sched/saturn: interval %.0fs, solver time %.2fs, min gain %.2f, release slack %.0fs, backfill %s, fairness %s, feedback %s, state %s, profiles %s",
 	     saturn_cfg.interval_s, saturn_cfg.solver_time_s, saturn_cfg.min_gain,
 	     saturn_cfg.release_slack_s, saturn_cfg.backfill ? "yes" : "no",
-	     saturn_cfg.fairness == SATURN_FAIR_SHARE ? "share" : "none",
+	     saturn_cfg.fairness == SATURN_FAIR_BOUNDED && saturn_cfg.bound == SATURN_BOUND_STOCK ?
+		     "bounded (stock)" :
+		     saturn_objective_name(saturn_cfg.fairness),
 	     saturn_cfg.feedback ? "yes" : "no", saturn_state_dir,
 	     saturn_profile_dir);
 }
@@ -313,8 +316,56 @@ static void log_classes(saturn_snapshot_t *s)
 	info("sched/saturn: %d node class%s: %s", n, n == 1 ? "" : "es", line);
 }
 
+/* The users' limits on a plan (multiuser.h): tasks moved so that no QOS
+ * or association cap is exceeded at any time of the plan. */
+static void plan_limits(const saturn_mu_t *mu, const saturn_problem_t *p, saturn_plan_t *plan)
+{
+	saturn_error_t err = {{0}};
+	int over;
+
+	if (!mu || !plan)
+		return;
+	over = saturn_mu_apply_limits(mu, p, plan, &err);
+	if (over < 0)
+		error("sched/saturn: %s: plan kept as it is", err.text);
+	else if (over > 0)
+		debug("sched/saturn: %d task(s) need more GPUs than their QOS or association allows at once: Slurm will keep them pending",
+		      over);
+}
+
+/* saturn_objective=weighted|bounded: keep the carried plan unless the new
+ * one is better by the objective, by min_gain (bounded: a lower stretch
+ * over the fair-share deadlines by min_gain, or within the bound a
+ * makespan shorter by min_gain). */
+static int mu_switch(const saturn_mu_t *mu, const saturn_problem_t *p, const saturn_plan_t *plan,
+		     const saturn_plan_t *carried)
+{
+	double *dl = calloc((size_t)mu->nbatches + 1, sizeof(double)), vn, vc;
+	int obj = saturn_cfg.fairness, sw;
+
+	if (!dl || saturn_mu_deadlines(mu, p, dl) < 0) {
+		free(dl);
+		return saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,
+						  saturn_cfg.min_gain);
+	}
+	vn = saturn_mu_value(obj, mu, plan, dl);
+	vc = saturn_mu_value(obj, mu, carried, dl);
+	if (obj == SATURN_FAIR_WEIGHTED)
+		sw = vn < vc * (1 - saturn_cfg.min_gain);
+	else if (vc > 1 && vn < vc * (1 - saturn_cfg.min_gain))
+		sw = 1;
+	else if (vn <= (vc > 1 ? vc : 1))
+		sw = saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,
+						saturn_cfg.min_gain);
+	else
+		sw = 0;
+	free(dl);
+	return sw;
+}
+
 static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 {
+	saturn_mu_t mu_store, *mu = NULL;
 	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK,
 				      .part = READ_LOCK, .fed = NO_LOCK};
 	saturn_sched_build_t b;
@@ -402,11 +453,27 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 			apply_plan(s, &b, NULL, &t4, &t5, &released);
 		goto out;
 	}
+	/* the users' batches, weights and limits (multiuser.h) */
+	if (saturn_mu_from_snapshot(&mu_store, s, &b) == 0) {
+		mu = &mu_store;
+		/* saturn_bound=stock: no batch later than first come first
+		 * served with its users' own GPU counts */
+		if (saturn_cfg.fairness == SATURN_FAIR_BOUNDED &&
+		    saturn_cfg.bound == SATURN_BOUND_STOCK &&
+		    ((mu->deadline = calloc((size_t)mu->nbatches + 1, sizeof(double))) == NULL ||
+		     saturn_mu_stock_deadlines(mu, b.problem, mu->deadline) < 0)) {
+			free(mu->deadline);
+			mu->deadline = NULL;
+			error("sched/saturn: out of memory computing the stock-Slurm bound: bounding by the fair share");
+		}
+	} else
+		error("sched/saturn: out of memory reading the users' priorities and limits: planning without them");
 
 	/* Fast path: the previous plan carried over (finished tasks dropped,
 	 * late ones shifted) decides releases now, before the solve, so a
 	 * task due when another ends starts without waiting for the solver. */
 	carried = saturn_sched_carry(prev_plan, s->now - prev_now, b.problem);
+	plan_limits(mu, b.problem, carried);
 	if (carried && apply_plan(s, &b, carried, &t4, &t5, &released) < 0)
 		goto out;
 
@@ -424,10 +491,22 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		if (carried)
 			opts.stop_ratio = saturn_cfg.min_gain < 1 ? 1.0 / (1.0 - saturn_cfg.min_gain) :
 								    INFINITY;
-		if (saturn_cfg.fairness == SATURN_FAIR_SHARE)
+		if (saturn_cfg.fairness == SATURN_FAIR_SHARE) {
 			plan = plan_share(s, &b, &opts);
-		if (!plan)
+			/* the stages' gaps filled (no task later), within the limits */
+			if (plan && mu && saturn_mu_compact(mu, b.problem, plan, &err) < 0)
+				error("sched/saturn: %s: fair-share plan kept as it is", err.text);
+		} else if (mu) {
+			/* every objective: limits applied to each candidate */
+			plan = saturn_mu_plan(saturn_cfg.fairness, mu, b.problem, &opts, &err);
+			if (!plan)
+				error("sched/saturn: %s plan failed (%s): planning the makespan",
+				      saturn_objective_name(saturn_cfg.fairness), err.text);
+		}
+		if (!plan) {
 			plan = saturn_planner_solve(b.problem, &opts, &err);
+			plan_limits(mu, b.problem, plan);
+		}
 		if (!plan)
 			error("sched/saturn: planner failed (%s): using first-come-first-served", err.text);
 		else if (carried && plan->lower_bound_s > 0 && !strcmp(plan->status, "good-enough"))
@@ -435,8 +514,10 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 			      plan->method, plan->makespan_s,
 			      100.0 * (plan->makespan_s / plan->lower_bound_s - 1), plan->lower_bound_s);
 	}
-	if (!plan)
+	if (!plan) {
 		plan = saturn_sched_fcfs(b.problem);
+		plan_limits(mu, b.problem, plan);
+	}
 	if (!plan) {
 		error("sched/saturn: out of memory planning: cycle skipped");
 		goto out;
@@ -444,8 +525,11 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	t3 = now_mono();
 
 	/* keep the carried plan unless the new one is better by min_gain */
-	if (carried && !saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,
-						   saturn_cfg.min_gain)) {
+	if (carried && !(mu && (saturn_cfg.fairness == SATURN_FAIR_WEIGHTED ||
+				saturn_cfg.fairness == SATURN_FAIR_BOUNDED) ?
+				 mu_switch(mu, b.problem, plan, carried) :
+				 saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,
+							    saturn_cfg.min_gain))) {
 		saturn_plan_destroy(plan);
 		plan = carried;
 		carried = NULL;
@@ -490,6 +574,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	prev_now = s->now;
 	plan = NULL;
 out:
+	saturn_mu_free(mu);
 	saturn_plan_destroy(carried);
 	saturn_plan_destroy(plan);
 	saturn_sched_build_free(&b);

@@ -92,6 +92,12 @@ void saturn_reconfig_fini(void);
  * (snapshot incomplete: skip the cycle). */
 int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p);
 
+/* saturn_priority.c, under the read locks: j->prio (the priority Slurm's
+ * priority/multifactor would give job_ptr were it not held; 0 under
+ * another priority plugin) and j->limits (its QOS and association limits
+ * on GPUs and running jobs, when AccountingStorageEnforce has limits). */
+void saturn_snap_prio_limits(saturn_snap_job_t *j, job_record_t *job_ptr, double now);
+
 /* No locks: set batches_left of running jobs from their progress files. */
 void saturn_read_progress(saturn_snapshot_t *s);
 

@@ -255,6 +255,7 @@ static saturn_snap_job_t *add_job(saturn_snapshot_t *s, job_record_t *job_ptr, c
 		snprintf(j->technique, sizeof(j->technique), "%s", tech ? tech : "user");
 		j->gpus = g ? atoi(g) : j->req_gpus;
 	}
+	saturn_snap_prio_limits(j, job_ptr, s->now);
 	return j;
 }
 

@@ -11,6 +11,9 @@
 # compressed by FAIR_SCALE. Cases, each on a fresh 2 x 8-GPU cluster:
 #   saturn-AB   sched/saturn, both batches          saturn-A / saturn-B: alone
 #   share-AB    sched/saturn with saturn_fairness=share
+#   weighted-AB, bounded-AB, stock-AB   sched/saturn with priority/multifactor
+#               and saturn_objective=weighted, =bounded (saturn_bound=share),
+#               =bounded with saturn_bound=stock (not in the default cases)
 #   basic-AB    sched/backfill, priority/basic      basic-A / basic-B: alone
 #   multi-AB    sched/backfill, priority/multifactor (age + job size; no
 #               fair-share factor: it needs slurmdbd, which is not here)
@@ -91,6 +94,12 @@ for c in $CASES; do
 		SATURN_SCHED_PARAMS="saturn_interval=3,saturn_solver_time=1,saturn_release_slack=10,saturn_fairness=none" ;;
 	share-*) export SATURN_SCHED=saturn SATURN_PRIORITY=basic \
 		SATURN_SCHED_PARAMS="saturn_interval=3,saturn_solver_time=1,saturn_release_slack=10,saturn_fairness=share" ;;
+	weighted-*) export SATURN_SCHED=saturn SATURN_PRIORITY=multifactor \
+		SATURN_SCHED_PARAMS="saturn_interval=3,saturn_solver_time=1,saturn_release_slack=10,saturn_objective=weighted" ;;
+	bounded-*) export SATURN_SCHED=saturn SATURN_PRIORITY=multifactor \
+		SATURN_SCHED_PARAMS="saturn_interval=3,saturn_solver_time=1,saturn_release_slack=10,saturn_objective=bounded" ;;
+	stock-*) export SATURN_SCHED=saturn SATURN_PRIORITY=multifactor \
+		SATURN_SCHED_PARAMS="saturn_interval=3,saturn_solver_time=1,saturn_release_slack=10,saturn_objective=bounded,saturn_bound=stock" ;;
 	basic-*) export SATURN_SCHED=backfill SATURN_PRIORITY=basic SATURN_SCHED_PARAMS= ;;
 	multi-*) export SATURN_SCHED=backfill SATURN_PRIORITY=multifactor SATURN_SCHED_PARAMS= ;;
 	*) echo "fair-cluster: unknown case $c" >&2; exit 1 ;;

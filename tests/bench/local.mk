@@ -50,3 +50,10 @@ bench_class_bench_SOURCES = bench/class-bench.c bench/bench_model.h
 bench_class_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_class_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_class_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la
+
+# tests/bench/multi-bench [seeds] [time_limit_s] [first_seed] [w1 w2 w3]
+noinst_PROGRAMS += bench/multi-bench
+bench_multi_bench_SOURCES = bench/multi-bench.c bench/bench_model.h
+bench_multi_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
+bench_multi_bench_CFLAGS = $(SATURN_CFLAGS)
+bench_multi_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm

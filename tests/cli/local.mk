@@ -2,9 +2,11 @@
 TESTS += \
 	cli/help.sh \
 	cli/bad-input.sh \
-	cli/plan.sh
+	cli/plan.sh \
+	cli/plan-objective.sh
 EXTRA_DIST += \
 	cli/common.sh \
 	cli/help.sh \
 	cli/bad-input.sh \
-	cli/plan.sh
+	cli/plan.sh \
+	cli/plan-objective.sh

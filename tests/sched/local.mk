@@ -64,7 +64,8 @@ TESTS += \
 	e2e/sched-fairness.sh \
 	e2e/sched-off.sh \
 	e2e/sched-classes.sh \
-	e2e/sched-classes-profile.sh
+	e2e/sched-classes-profile.sh \
+	e2e/sched-objective.sh
 EXTRA_DIST += \
 	sched/plugin-deps.sh \
 	sched/status.sh \
@@ -90,7 +91,8 @@ EXTRA_DIST += \
 	e2e/sched-fairness.sh \
 	e2e/sched-off.sh \
 	e2e/sched-classes.sh \
-	e2e/sched-classes-profile.sh
+	e2e/sched-classes-profile.sh \
+	e2e/sched-objective.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh
@@ -126,4 +128,15 @@ sched_test_node_class_SOURCES = sched/test_node_class.c
 sched_test_node_class_CPPFLAGS = $(UNIT_CPPFLAGS)
 sched_test_node_class_CFLAGS = $(UNIT_CFLAGS)
 sched_test_node_class_LDADD = $(UNIT_LDADD)
+endif
+
+# Many users' batches: objectives, priorities' weights, limits
+# (lib/sched/multiuser.c).
+if HAVE_CHECK
+check_PROGRAMS += sched/test_multiuser
+TESTS += sched/test_multiuser
+sched_test_multiuser_SOURCES = sched/test_multiuser.c
+sched_test_multiuser_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_multiuser_CFLAGS = $(UNIT_CFLAGS)
+sched_test_multiuser_LDADD = $(UNIT_LDADD)
 endif

@@ -1,0 +1,297 @@
+/* mu_limits.c - the users' QOS and association limits on a plan
+ * (multiuser.h): checking them, and list rescheduling within them (which
+ * also fills the gaps of a plan made in stages).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "listsched.h"
+#include "multiuser.h"
+
+/* --- limits ------------------------------------------------------------ */
+
+int saturn_mu_has_caps(const saturn_mu_t *m)
+{
+	for (int g = 0; g < m->ngroups; g++)
+		if (m->max_gpus[g] > 0 || m->max_jobs[g] > 0)
+			return 1;
+	return 0;
+}
+
+typedef struct mu_ev {
+	double t;
+	int dg, dj;
+} mu_ev_t;
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const mu_ev_t *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	/* ends before starts at the same time */
+	return (x->dj > y->dj) - (x->dj < y->dj);
+}
+
+int saturn_mu_limits_check(const saturn_mu_t *m, const saturn_problem_t *p,
+			   const saturn_plan_t *plan, saturn_error_t *err)
+{
+	mu_ev_t *ev = calloc((size_t)plan->nassign * 2 + 2, sizeof(*ev));
+
+	if (!ev) {
+		saturn_error_set(err, "out of memory checking the limits");
+		return -1;
+	}
+	for (int g = 0; g < m->ngroups; g++) {
+		int n = 0, gpus = 0, jobs = 0;
+
+		if (!m->max_gpus[g] && !m->max_jobs[g])
+			continue;
+		for (int i = 0; i < plan->nassign; i++) {
+			const saturn_assign_t *a = &plan->assign[i];
+			int t = a->task >= 0 ? a->task : i, in = 0, dg;
+
+			if (t >= m->ntasks || !(a->end_s > a->start_s))
+				continue;
+			for (int k = 0; k < SATURN_MU_GROUPS; k++)
+				in |= m->group_of_task[t][k] == g;
+			if (!in)
+				continue;
+			/* a task over the cap on its own cannot meet it */
+			dg = m->max_gpus[g] && a->gpus > m->max_gpus[g] ? 0 : a->gpus;
+			ev[n++] = (mu_ev_t){a->start_s, dg, 1};
+			ev[n++] = (mu_ev_t){a->end_s, -dg, -1};
+		}
+		qsort(ev, (size_t)n, sizeof(*ev), cmp_ev);
+		for (int i = 0; i < n; i++) {
+			gpus += ev[i].dg;
+			jobs += ev[i].dj;
+			if ((m->max_gpus[g] && gpus > m->max_gpus[g]) ||
+			    (m->max_jobs[g] && jobs > m->max_jobs[g])) {
+				saturn_error_set(err,
+						 "limit group %d over its caps at %.0fs: %d GPUs (cap %d), %d tasks (cap %d)",
+						 g, ev[i].t, gpus, m->max_gpus[g], jobs, m->max_jobs[g]);
+				free(ev);
+				return -1;
+			}
+		}
+	}
+	(void)p;
+	free(ev);
+	return 0;
+}
+
+typedef struct mu_order {
+	double start;
+	int task;
+} mu_order_t;
+
+static int cmp_order(const void *a, const void *b)
+{
+	const mu_order_t *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->task - y->task;
+}
+
+/* the smallest GPU cap among t's groups (0: none) */
+static int task_gpu_cap(const saturn_mu_t *m, int t)
+{
+	int cap = 0;
+
+	for (int k = 0; k < SATURN_MU_GROUPS; k++) {
+		int g = m->group_of_task[t][k];
+
+		if (g >= 0 && m->max_gpus[g] > 0 && (!cap || m->max_gpus[g] < cap))
+			cap = m->max_gpus[g];
+	}
+	return cap;
+}
+
+/* a group's GPU cap applies to a task it can hold at all (as in the check) */
+static int gpu_capped(const saturn_mu_t *m, int q, int g)
+{
+	return m->max_gpus[q] > 0 && g <= m->max_gpus[q];
+}
+
+/* earliest s >= r where every group of t has g GPUs and a task slot free
+ * on [s, s + d) */
+static double groups_earliest(const saturn_mu_t *m, spase_prof_t *pg, spase_prof_t *pj, int t,
+			      double r, double d, int g)
+{
+	double s = r;
+
+	for (int iter = 0; iter < 100000 && isfinite(s); iter++) {
+		double s1 = s;
+
+		for (int k = 0; k < SATURN_MU_GROUPS; k++) {
+			int q = m->group_of_task[t][k];
+			double x;
+
+			if (q < 0)
+				continue;
+			if (gpu_capped(m, q, g) && (x = spase_prof_earliest(&pg[q], g, d, s1, NULL)) > s1)
+				s1 = x;
+			if (m->max_jobs[q] > 0 && (x = spase_prof_earliest(&pj[q], 1, d, s1, NULL)) > s1)
+				s1 = x;
+		}
+		if (s1 == s)
+			return s;
+		s = s1;
+	}
+	return s;
+}
+
+static int groups_take(const saturn_mu_t *m, spase_prof_t *pg, spase_prof_t *pj, int t, double s,
+		       double e, int g)
+{
+	for (int k = 0; k < SATURN_MU_GROUPS; k++) {
+		int q = m->group_of_task[t][k];
+
+		if (q < 0)
+			continue;
+		if (gpu_capped(m, q, g) && spase_prof_take(&pg[q], s, e, g) < 0)
+			return -1;
+		if (m->max_jobs[q] > 0 && spase_prof_take(&pj[q], s, e, 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* List scheduling of plan's tasks in their start order, each at the
+ * earliest time >= its release that its node (under caps: any node that
+ * fits, ties to its own) has its GPU count free for its whole run (counts
+ * per node: a gap before a later task is used) and its groups allow. GPU ids are handed out afterwards
+ * (saturn_plan_assign_gpus: counts that fit always get ids). */
+static int relist(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t *plan,
+		  saturn_error_t *err)
+{
+	spase_prof_t *pg = NULL, *pj = NULL, *pn = NULL;
+	mu_order_t *ord = NULL;
+	double **free_at = NULL;
+	int nord = 0, over = 0, rc = -1, caps = saturn_mu_has_caps(m);
+
+	if (plan->nassign != p->ntasks || m->ntasks != p->ntasks)
+		return 0;
+	pg = calloc((size_t)m->ngroups + 1, sizeof(*pg));
+	pj = calloc((size_t)m->ngroups + 1, sizeof(*pj));
+	pn = calloc((size_t)p->nnodes + 1, sizeof(*pn));
+	ord = calloc((size_t)p->ntasks + 1, sizeof(*ord));
+	free_at = spase_gpu_free_create(p);
+	if (!pg || !pj || !pn || !ord || !free_at)
+		goto oom;
+	for (int n = 0; n < p->nnodes; n++)
+		if (spase_prof_init(&pn[n], 16) < 0 ||
+		    spase_prof_from_gpus(&pn[n], free_at[n], p->nodes[n].gpus) < 0)
+			goto oom;
+	for (int g = 0; g < m->ngroups; g++) {
+		if (spase_prof_init(&pg[g], 16) < 0 || spase_prof_init(&pj[g], 16) < 0)
+			goto oom;
+		pg[g].t[0] = pj[g].t[0] = 0;
+		pg[g].free[0] = m->max_gpus[g] > 0 ? m->max_gpus[g] : 1 << 20;
+		pj[g].free[0] = m->max_jobs[g] > 0 ? m->max_jobs[g] : 1 << 20;
+	}
+	/* running tasks hold their share of the caps until they end */
+	for (int t = 0; t < p->ntasks; t++) {
+		const saturn_task_t *task = &p->tasks[t];
+
+		if (!task->is_running) {
+			ord[nord++] = (mu_order_t){plan->assign[t].start_s, t};
+			continue;
+		}
+		if (groups_take(m, pg, pj, t, 0, saturn_task_runtime(task, task->running.option),
+				task->running.ngpus) < 0)
+			goto oom;
+	}
+	qsort(ord, (size_t)nord, sizeof(*ord), cmp_order);
+	for (int i = 0; i < nord; i++) {
+		int t = ord[i].task, o = plan->assign[t].option, cap = task_gpu_cap(m, t);
+		int best_n = -1, g;
+		const saturn_task_t *task = &p->tasks[t];
+		double best = INFINITY, d;
+
+		if (o < 0 || o >= task->noptions)
+			o = 0;
+		if (cap && task->options[o].gpus > cap) {
+			int alt = -1;
+
+			for (int q = 0; q < task->noptions; q++)
+				if (task->options[q].gpus <= cap &&
+				    (alt < 0 || saturn_task_runtime(task, q) < saturn_task_runtime(task, alt)))
+					alt = q;
+			if (alt >= 0)
+				o = alt;
+			else
+				over++;
+		}
+		d = saturn_task_runtime(task, o);
+		g = task->options[o].gpus;
+		/* its planned node first, then (under caps only: a task moved to
+		 * another node could delay that node's later tasks) the others,
+		 * for a strictly earlier start */
+		for (int k = -1; k < (caps ? p->nnodes : 0); k++) {
+			int n = k < 0 ? plan->assign[t].node : k;
+			double s = task->release_s;
+
+			if (n < 0 || n >= p->nnodes || (k >= 0 && n == plan->assign[t].node) ||
+			    g > p->nodes[n].gpus || !saturn_option_fits(p, t, o, n))
+				continue;
+			for (int iter = 0; iter < 100000 && isfinite(s); iter++) {
+				double s1 = spase_prof_earliest(&pn[n], g, d, s, NULL);
+
+				s1 = groups_earliest(m, pg, pj, t, s1, d, g);
+				if (s1 == s)
+					break;
+				s = s1;
+			}
+			if (s < best) {
+				best = s;
+				best_n = n;
+			}
+		}
+		if (best_n < 0 || !isfinite(best))
+			continue; /* nowhere else to go: keep the planner's placement */
+		if (saturn_plan_set(plan, t, p, t, o, best_n, best, NULL) < 0 ||
+		    spase_prof_take(&pn[best_n], best, best + d, g) < 0 ||
+		    groups_take(m, pg, pj, t, best, best + d, g) < 0)
+			goto oom;
+	}
+	if (saturn_plan_assign_gpus(plan, p, err) < 0)
+		goto out;
+	spase_plan_set_makespan(plan);
+	rc = over;
+	goto out;
+oom:
+	saturn_error_set(err, "out of memory applying the users' limits");
+out:
+	for (int g = 0; pg && g < m->ngroups; g++)
+		spase_prof_free(&pg[g]);
+	for (int g = 0; pj && g < m->ngroups; g++)
+		spase_prof_free(&pj[g]);
+	for (int n = 0; pn && n < p->nnodes; n++)
+		spase_prof_free(&pn[n]);
+	free(pg);
+	free(pj);
+	free(pn);
+	free(ord);
+	spase_gpu_free_destroy(free_at, p->nnodes);
+	return rc;
+}
+
+int saturn_mu_apply_limits(const saturn_mu_t *m, const saturn_problem_t *p,
+			   saturn_plan_t *plan, saturn_error_t *err)
+{
+	return saturn_mu_has_caps(m) ? relist(m, p, plan, err) : 0;
+}
+
+int saturn_mu_compact(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t *plan,
+		      saturn_error_t *err)
+{
+	return relist(m, p, plan, err);
+}
