@@ -167,13 +167,51 @@ static double running_left(const saturn_snapshot_t *s, const saturn_snap_job_t *
 	return left;
 }
 
+/* Whether some option fits: as many snapshot nodes with its GPU count as
+ * it spans. */
 static int fits_some_node(const saturn_snapshot_t *s, const saturn_option_t *o, int n)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		int found = 0;
+
 		for (int k = 0; k < s->nnodes; k++)
 			if (o[i].gpus <= s->nodes[k].gpus)
-				return 1;
+				found++;
+		if (found >= saturn_option_nodes(&o[i]))
+			return 1;
+	}
 	return 0;
+}
+
+/* Multi-node options of a held task (sched_core.h, req_nodes): the user's
+ * --nodes=k means k nodes' worth at least, so options on fewer nodes are
+ * dropped; a predicted option on several nodes is dropped too (the
+ * measurement job runs on one node and cannot check it). Keeps the order;
+ * returns the count kept (the others freed). */
+static int options_for_nodes(const saturn_profile_task_t *pt, const saturn_snap_job_t *j,
+			     saturn_option_t *o, int n)
+{
+	int k = 0, need = j->req_nodes > 1 ? j->req_nodes : 1;
+
+	for (int i = 0; i < n; i++) {
+		int nodes = saturn_option_nodes(&o[i]), predicted = 0;
+
+		for (int q = 0; pt && q < pt->noptions; q++)
+			if (pt->options[q].gpus == o[i].gpus &&
+			    saturn_profile_option_nodes(&pt->options[q]) == nodes &&
+			    pt->options[q].technique && o[i].technique &&
+			    !strcmp(pt->options[q].technique, o[i].technique))
+				predicted = pt->options[q].status == SATURN_OPT_PREDICTED;
+		if (nodes < need || (nodes > 1 && predicted)) {
+			free(o[i].technique);
+			free(o[i].klass);
+			continue;
+		}
+		o[k++] = o[i];
+	}
+	if (k == 0)
+		free(o);
+	return k;
 }
 
 static int add_skip(saturn_sched_build_t *out, int job, const char *why)
@@ -202,6 +240,8 @@ typedef struct part_classes {
 	uint64_t *mask; /* per class: the nodes' part_mask */
 	int *max_gpus;  /* per class: GPUs of its largest node */
 	int *of_node;   /* snapshot node -> class */
+	int nnodes;     /* snapshot nodes */
+	int *node_gpus; /* per snapshot node: its GPUs */
 } part_classes_t;
 
 static void part_classes_free(part_classes_t *pc)
@@ -209,6 +249,7 @@ static void part_classes_free(part_classes_t *pc)
 	free(pc->mask);
 	free(pc->max_gpus);
 	free(pc->of_node);
+	free(pc->node_gpus);
 	memset(pc, 0, sizeof(*pc));
 }
 
@@ -233,7 +274,8 @@ static int part_classes_init(part_classes_t *pc, const saturn_snapshot_t *s)
 	pc->mask = calloc((size_t)s->nnodes, sizeof(*pc->mask));
 	pc->max_gpus = calloc((size_t)s->nnodes, sizeof(int));
 	pc->of_node = calloc((size_t)s->nnodes, sizeof(int));
-	if (!pc->mask || !pc->max_gpus || !pc->of_node) {
+	pc->node_gpus = calloc((size_t)s->nnodes, sizeof(int));
+	if (!pc->mask || !pc->max_gpus || !pc->of_node || !pc->node_gpus) {
 		part_classes_free(pc);
 		return -1;
 	}
@@ -247,7 +289,9 @@ static int part_classes_init(part_classes_t *pc, const saturn_snapshot_t *s)
 		if (pc->max_gpus[c] < s->nodes[n].gpus)
 			pc->max_gpus[c] = s->nodes[n].gpus;
 		pc->of_node[n] = c;
+		pc->node_gpus[n] = s->nodes[n].gpus;
 	}
+	pc->nnodes = s->nnodes;
 	/* classes only when some held or released job may not use some node
 	 * (an array's tasks share their mask: checked once) */
 	for (int i = 0; i < s->njobs && !need; i++) {
@@ -263,6 +307,17 @@ static int part_classes_init(part_classes_t *pc, const saturn_snapshot_t *s)
 	if (!need)
 		part_classes_free(pc);
 	return 0;
+}
+
+/* Nodes of class c with at least gpus GPUs. */
+static int class_nodes(const part_classes_t *pc, int c, int gpus)
+{
+	int n = 0;
+
+	for (int k = 0; k < pc->nnodes; k++)
+		if (pc->of_node[k] == c && pc->node_gpus[k] >= gpus)
+			n++;
+	return n;
 }
 
 /* Restrict the options of a held or released job to the node classes of
@@ -298,7 +353,8 @@ static int restrict_to_partitions(const part_classes_t *pc, const saturn_snap_jo
 				continue;
 			if (pc->max_gpus[c] > maxg)
 				maxg = pc->max_gpus[c];
-			if (t->options[o].gpus > pc->max_gpus[c])
+			if (t->options[o].gpus > pc->max_gpus[c] ||
+			    class_nodes(pc, c, t->options[o].gpus) < saturn_option_nodes(&t->options[o]))
 				continue;
 			part_class_name(name, sizeof(name), pc->mask[c]);
 			no[nn] = t->options[o];
@@ -346,6 +402,81 @@ static double corrected_spb(const saturn_snapshot_t *s, const saturn_snap_job_t 
 	return spb;
 }
 
+/* A running task on several nodes (j->nnodes > 1; first node's ids in
+ * mask, already checked): pinned on every node with its GPU ids there, the
+ * same count on each (the model's gang). Returns 0, 1 when the snapshot
+ * contradicts itself (why filled, options freed), -1 on ENOMEM. */
+static int running_gang(const saturn_snapshot_t *s, const saturn_snap_job_t *j, uint64_t mask,
+			saturn_task_t *t, uint64_t *run_used, char *why, size_t whylen)
+{
+	int k = j->nnodes > SATURN_SNAP_MAX_NODES ? SATURN_SNAP_MAX_NODES : j->nnodes;
+	int per = __builtin_popcountll(mask), *ids;
+	uint64_t m[SATURN_SNAP_MAX_NODES];
+	int node[SATURN_SNAP_MAX_NODES];
+
+	m[0] = mask;
+	node[0] = j->node;
+	for (int q = 1; q < k; q++) {
+		int n = j->more_node[q - 1];
+
+		node[q] = n;
+		m[q] = j->more_mask[q - 1];
+		if (n < 0 || n >= s->nnodes) {
+			snprintf(why, whylen, "saturn: running on a node that is not usable");
+			goto skip;
+		}
+		for (int r = 0; r < q; r++)
+			if (node[r] == n) {
+				snprintf(why, whylen, "saturn: running on %.64s twice", s->nodes[n].name);
+				goto skip;
+			}
+		if (s->nodes[n].gpus < 64)
+			m[q] &= (1ULL << s->nodes[n].gpus) - 1;
+		if (m[q] & run_used[n]) {
+			snprintf(why, whylen, "saturn: running on GPUs another running task holds on %.64s",
+				 s->nodes[n].name);
+			goto skip;
+		}
+		if (__builtin_popcountll(m[q]) != per) {
+			snprintf(why, whylen, "saturn: running with different GPU counts on its nodes");
+			goto skip;
+		}
+	}
+	if (per == 0) {
+		snprintf(why, whylen, "saturn: running without GPUs");
+		goto skip;
+	}
+	ids = calloc((size_t)k * (size_t)per, sizeof(int));
+	t->running.more_nodes = calloc((size_t)k, sizeof(int));
+	if (!ids || !t->running.more_nodes) {
+		free(ids);
+		free(t->running.more_nodes);
+		t->running.more_nodes = NULL;
+		return -1;
+	}
+	for (int q = 0, x = 0; q < k; q++)
+		for (int g = 0; g < 64; g++)
+			if (m[q] & (1ULL << g))
+				ids[x++] = g;
+	for (int q = 1; q < k; q++)
+		t->running.more_nodes[q - 1] = node[q];
+	for (int q = 0; q < k; q++)
+		run_used[node[q]] |= m[q];
+	t->options[0].gpus = per;
+	t->options[0].nodes = k;
+	t->is_running = true;
+	t->running.node = node[0];
+	t->running.nnodes = k;
+	t->running.gpu_ids = ids;
+	t->running.ngpus = per;
+	t->running.option = 0;
+	return 0;
+skip:
+	free_options(t->options, 1);
+	t->options = NULL;
+	return 1;
+}
+
 /* Options and work of one job, within the model's limits: a bad profile
  * option is dropped, a bad remaining time clamped, and what cannot be
  * mended skips this job only. run_used: per snapshot node, the GPUs of the
@@ -374,6 +505,10 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 		if (nraw > 0 && nopts == 0 && j->state == SATURN_SNAP_HELD)
 			return 1; /* why: the option beyond the limits */
 		why[0] = '\0';
+		/* none on the user's node count: the user's request */
+		if (nopts > 0 && j->state == SATURN_SNAP_HELD &&
+		    (nopts = options_for_nodes(pt, j, opts, nopts)) == 0)
+			opts = NULL;
 		/* A profile's class says where it was measured and applies to
 		 * every node; the node classes here are partitions (below). */
 		for (int i = 0; i < nopts; i++) {
@@ -397,6 +532,7 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 			t->options = one_option("user", j->req_gpus > 0 ? j->req_gpus : 1, 1.0);
 			if (!t->options)
 				return -1;
+			t->options[0].nodes = j->req_nodes > 1 ? j->req_nodes : 1;
 			t->noptions = 1;
 			t->batches = fallback_runtime(j);
 		}
@@ -406,8 +542,12 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 			t->release_s = nb > s->now ? nb - s->now : 0;
 		}
 		if (!fits_some_node(s, t->options, t->noptions)) {
-			snprintf(why, whylen, "saturn: no option fits any node (needs %d GPUs on one node)",
-				 t->options[0].gpus);
+			if (saturn_option_nodes(&t->options[0]) > 1)
+				snprintf(why, whylen, "saturn: no option fits any node (needs %d nodes with %d GPUs each)",
+					 saturn_option_nodes(&t->options[0]), t->options[0].gpus);
+			else
+				snprintf(why, whylen, "saturn: no option fits any node (needs %d GPUs on one node)",
+					 t->options[0].gpus);
 			free_options(t->options, t->noptions);
 			t->options = NULL;
 			return 1;
@@ -426,7 +566,8 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 		double spb = 0, total, left;
 
 		for (int i = 0; i < nopts; i++)
-			if (opts[i].gpus == j->gpus && !strcmp(opts[i].technique, j->technique))
+			if (opts[i].gpus == j->gpus && !strcmp(opts[i].technique, j->technique) &&
+			    saturn_option_nodes(&opts[i]) == (j->nnodes > 1 ? j->nnodes : 1))
 				spb = opts[i].sec_per_batch;
 		/* not started yet, or the prior of a running one's speed */
 		if (spb > 0)
@@ -445,6 +586,7 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 		t->options = one_option(j->technique, j->gpus > 0 ? j->gpus : 1, 1.0);
 		if (!t->options)
 			return -1;
+		t->options[0].nodes = j->nnodes > 1 ? j->nnodes : 1;
 		t->noptions = 1;
 		t->batches = left;
 		/* a running task's count is its allocation's (below) */
@@ -489,6 +631,8 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 			t->options = NULL;
 			return 1;
 		}
+		if (j->nnodes > 1)
+			return running_gang(s, j, mask, t, run_used, why, whylen);
 		n = mask_ids(mask, &t->running.gpu_ids);
 		if (n < 0)
 			return -1;
@@ -601,6 +745,7 @@ static void task_free(saturn_task_t *t)
 	free(t->id);
 	free_options(t->options, t->noptions);
 	free(t->running.gpu_ids);
+	free(t->running.more_nodes);
 }
 
 /* saturn_problem_check() refused the built problem: the checks while
@@ -751,6 +896,7 @@ nomem_node:
 			free(t.id);
 			free_options(t.options, t.noptions);
 			free(t.running.gpu_ids);
+			free(t.running.more_nodes);
 			goto nomem;
 		}
 		out->job_of_task[p->ntasks - 1] = i;

@@ -79,6 +79,14 @@ typedef enum saturn_snap_state {
 	SATURN_SNAP_RUNNING,   /* running (or completing) */
 } saturn_snap_state_t;
 
+/* Nodes of one running task the snapshot records (the rest of a larger
+ * allocation is busy GPUs to the planner). */
+#define SATURN_SNAP_MAX_NODES 16
+
+/* Longest comma-separated node list a decision releases onto (+ NUL); a
+ * plan entry whose list is longer stays held with a reason. */
+#define SATURN_NODELIST_LEN 1024
+
 typedef struct saturn_snap_job {
 	uint32_t job_id;       /* job record: for an unsplit task, the array's meta record */
 	uint32_t array_job_id; /* 0 when not part of an array */
@@ -131,6 +139,17 @@ typedef struct saturn_snap_job {
 				* 0 not given (saturn_reconfigure decides) */
 	int requeue;           /* Slurm may requeue it (--requeue, JobRequeue) */
 	int restarts;          /* Slurm's restart count (requeues so far) */
+	/* Several nodes (multi-node tasks; 0 reads as 1 everywhere): */
+	int req_nodes;         /* held/released: the nodes the user asked for
+				* (--nodes=k): the task needs at least k nodes' worth,
+				* so options on fewer nodes are left out */
+	int nnodes;            /* released: the node count it was released with;
+				* running: nodes of its allocation kept here, node
+				* being the first and the others in more_node[]
+				* (at most SATURN_SNAP_MAX_NODES; the plugin turns
+				* the GPUs of any further node into busy entries) */
+	int more_node[SATURN_SNAP_MAX_NODES - 1];
+	uint64_t more_mask[SATURN_SNAP_MAX_NODES - 1]; /* GPU ids there */
 } saturn_snap_job_t;
 
 /* The plugin numbers the distinct partitions of the Saturn jobs of one
@@ -298,6 +317,11 @@ typedef struct saturn_decision {
 	char technique[SATURN_TECH_LEN];
 	double start_s; /* planned start, relative to the snapshot */
 	char reason[160]; /* held: "saturn: starts in ~2h10m on n2, 4 GPUs, fsdp" */
+	/* Nodes of the entry (1 for one node; then nodelist is node). gpus
+	 * is per node. A multi-node task is released onto exactly these
+	 * nodes (ReqNodeList, NumNodes=nnodes) and never onto fewer. */
+	int nnodes;
+	char nodelist[SATURN_NODELIST_LEN]; /* "n1,n2", in the plan's order */
 } saturn_decision_t;
 
 /* For every held task in the plan: release when its start is within
@@ -415,7 +439,10 @@ typedef struct saturn_sched_state_task {
 	long uid; /* the batch's user; -1 in states written before it was recorded */
 	long job_id; /* the Slurm job; 0 when absent */
 	int gpus;
-	int *gpu_ids; /* gpus ids, or NULL when absent (the plan named none) */
+	int *gpu_ids; /* gpus ids per node (nnodes x gpus, node after node), or
+		       * NULL when absent (the plan named none) */
+	int nnodes;   /* nodes it spans ("nodes"); 0 reads as 1 */
+	char **more_nodes; /* the nodes after node (nnodes - 1), or NULL */
 	double start, end; /* epochs */
 	/* running tasks: the profile's and the observed sec_per_batch
 	 * (runtime feedback); 0 when unknown or absent */

@@ -36,6 +36,27 @@ void saturn_sched_reason(char *buf, size_t len, double start_s,
 		 gpus == 1 ? "" : "s", technique);
 }
 
+/* The comma-separated node names of plan entry a into buf. 0, or -1 when
+ * the list does not fit (or a name is missing). */
+static int entry_nodelist(const saturn_assign_t *a, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < saturn_assign_nnodes(a); k++) {
+		const char *nm = saturn_assign_name_at(a, k);
+		int w;
+
+		if (!nm || !nm[0])
+			return -1;
+		w = snprintf(buf + used, len - used, "%s%s", k ? "," : "", nm);
+		if (w < 0 || (size_t)w >= len - used)
+			return -1;
+		used += (size_t)w;
+	}
+	return 0;
+}
+
 int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			const saturn_plan_t *plan, double slack_s,
 			saturn_decision_t **out)
@@ -63,10 +84,24 @@ int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *
 		d[n].gpus = a->gpus;
 		snprintf(d[n].node, sizeof(d[n].node), "%s", a->node_name ? a->node_name : "");
 		snprintf(d[n].technique, sizeof(d[n].technique), "%s", a->technique ? a->technique : "user");
+		d[n].nnodes = saturn_assign_nnodes(a);
 		d[n].release = a->start_s <= slack_s && b->problem->tasks[t].release_s <= 0;
-		if (!d[n].release)
+		if (entry_nodelist(a, d[n].nodelist, sizeof(d[n].nodelist)) < 0) {
+			/* never released onto part of its nodes */
+			d[n].release = 0;
+			snprintf(d[n].reason, sizeof(d[n].reason),
+				 "saturn: planned on %d nodes, a node list longer than %d characters: held",
+				 d[n].nnodes, SATURN_NODELIST_LEN - 1);
+		} else if (!d[n].release && d[n].nnodes > 1) {
+			char where[SATURN_NODELIST_LEN + 32];
+
+			snprintf(where, sizeof(where), "%d nodes (%s)", d[n].nnodes, d[n].nodelist);
+			saturn_sched_reason(d[n].reason, sizeof(d[n].reason), a->start_s, where,
+					    d[n].gpus, d[n].technique);
+		} else if (!d[n].release) {
 			saturn_sched_reason(d[n].reason, sizeof(d[n].reason), a->start_s, d[n].node,
 					    d[n].gpus, d[n].technique);
+		}
 		n++;
 	}
 	if (!n) {

@@ -98,6 +98,51 @@ static int update_as_controller(job_desc_msg_t *desc)
 	return update_job_str(&msg, 0);
 }
 
+/* The nodes of a release (desc not yet sent): exactly the planned ones,
+ * all of them required (ReqNodeList) and NumNodes=k..k, so Slurm can start
+ * the task only when every one is free and never on a subset; gres:gpu:N
+ * is per node. The job's own count before the release goes into the
+ * environment the first time a release changes it (release_note_nodes). */
+static void release_nodes(job_desc_msg_t *desc, const saturn_decision_t *d)
+{
+	int k = d->nnodes > 1 ? d->nnodes : 1;
+
+	desc->req_nodes = xstrdup(k > 1 ? d->nodelist : d->node);
+	desc->min_nodes = (uint32_t)k;
+	desc->max_nodes = (uint32_t)k;
+}
+
+/* After a release: remember the user's node count (SATURN_REQ_NODES) when
+ * it differs from the planned one, and the planned one (SATURN_NODES) for
+ * the job's programs. */
+static void release_note_nodes(job_record_t *job_ptr, const saturn_snap_job_t *j,
+			       const saturn_decision_t *d)
+{
+	struct job_details *det = job_ptr->details;
+	int k = d->nnodes > 1 ? d->nnodes : 1, own = j->req_nodes > 1 ? j->req_nodes : 1;
+	char num[32];
+
+	if (own != k && !saturn_env_value(det->env_sup, det->env_cnt, SATURN_REQ_NODES_ENV)) {
+		snprintf(num, sizeof(num), "%d", own);
+		env_set(job_ptr, SATURN_REQ_NODES_ENV, num);
+	}
+	snprintf(num, sizeof(num), "%d", k);
+	env_set(job_ptr, "SATURN_NODES", num);
+}
+
+/* Slurm's record after the update still has the planned node count and
+ * nodes? (A multi-node task released onto fewer would run wrongly.) */
+static int release_nodes_kept(job_record_t *job_ptr, const saturn_decision_t *d)
+{
+	int k = d->nnodes > 1 ? d->nnodes : 1;
+
+	if (k == 1)
+		return 1;
+	return job_ptr->details->min_nodes == (uint32_t)k && job_ptr->details->req_nodes &&
+	       job_ptr->details->req_node_bitmap &&
+	       bit_set_count(job_ptr->details->req_node_bitmap) == k;
+}
+
 static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 {
 	job_desc_msg_t *desc = xmalloc(sizeof(*desc));
@@ -111,12 +156,12 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 	else
 		desc->job_id_str = xstrdup_printf("%u", j->job_id);
 	desc->tres_per_node = xstrdup_printf("gres:gpu:%d", d->gpus);
-	desc->req_nodes = xstrdup(d->node);
+	release_nodes(desc, d);
 	desc->priority = INFINITE;
 	rc = update_as_controller(desc);
 	if (rc != SLURM_SUCCESS) {
 		error("sched/saturn: JobId=%s: release with %d GPUs on %s failed: %s",
-		      desc->job_id_str, d->gpus, d->node, slurm_strerror(rc));
+		      desc->job_id_str, d->gpus, desc->req_nodes, slurm_strerror(rc));
 		slurm_free_job_desc_msg(desc);
 		return -1;
 	}
@@ -130,6 +175,16 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 		slurm_free_job_desc_msg(desc);
 		return -1;
 	}
+	if (!release_nodes_kept(job_ptr, d)) {
+		/* never let it start on fewer nodes than planned */
+		error("sched/saturn: JobId=%s: released on %d nodes (%s) but Slurm's record differs: held again",
+		      desc->job_id_str, d->nnodes, d->nodelist);
+		job_ptr->priority = 0;
+		job_ptr->state_reason = WAIT_HELD;
+		slurm_free_job_desc_msg(desc);
+		return -1;
+	}
+	release_note_nodes(job_ptr, j, d);
 	env_set(job_ptr, "SATURN_BATCH", j->batch);
 	env_set(job_ptr, "SATURN_TECHNIQUE", d->technique);
 	snprintf(num, sizeof(num), "%d", d->gpus);
@@ -145,8 +200,9 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 			env_set(job_ptr, "SATURN_PROGRESS_FILE", pf);
 		xfree(pf);
 	}
-	info("sched/saturn: released %pJ (task %s of batch %s): %d GPU(s) on %s, technique %s, plan %s",
-	     job_ptr, desc->job_id_str, j->batch, d->gpus, d->node, d->technique, plan_id);
+	info("sched/saturn: released %pJ (task %s of batch %s): %d GPU(s)%s on %s, technique %s, plan %s",
+	     job_ptr, desc->job_id_str, j->batch, d->gpus, d->nnodes > 1 ? " per node" : "",
+	     desc->req_nodes, d->technique, plan_id);
 	slurm_free_job_desc_msg(desc);
 	return 0;
 }
@@ -236,6 +292,7 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 	env_unset(job_ptr, "SATURN_TECHNIQUE");
 	env_unset(job_ptr, "SATURN_TECHNIQUE_PARAMS");
 	env_unset(job_ptr, "SATURN_GPUS");
+	env_unset(job_ptr, "SATURN_NODES");
 	env_unset(job_ptr, "SATURN_PLAN_ID");
 	saturn_set_reason(job_ptr, r->reason, now);
 	last_job_update = now;
@@ -418,7 +475,8 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	for (int i = 0; i < nd; i++)
 		debug2("sched/saturn: plan %s (%s): task %u_%d %s at %.1fs on %s, %d GPUs",
 		       plan_id, plan->status, s->jobs[d[i].job].array_job_id, s->jobs[d[i].job].task_id,
-		       d[i].release ? "release" : "hold", d[i].start_s, d[i].node, d[i].gpus);
+		       d[i].release ? "release" : "hold", d[i].start_s,
+		       d[i].nnodes > 1 ? d[i].nodelist : d[i].node, d[i].gpus);
 	if (nd == 0 && b->nskipped == 0)
 		return 0;
 	primary = xcalloc(nd ? nd : 1, 1);
