@@ -244,6 +244,40 @@ static int parse_task_nodes(json_object *e, const char *ctx, saturn_sched_state_
 	return 0;
 }
 
+/* gpu_ids of a task on nnodes > 1 nodes: gpus ids per node, node after
+ * node, distinct within each node. Absent is fine. */
+static int parse_gang_ids(json_object *e, const char *ctx, saturn_sched_state_task_t *t,
+			  saturn_error_t *err)
+{
+	json_object *arr;
+	size_t n;
+	int rc;
+
+	if ((rc = sj_get(e, ctx, "gpu_ids", false, json_type_array, &arr, err)) < 0)
+		return -1;
+	if (!rc || !arr)
+		return 0;
+	n = json_object_array_length(arr);
+	if (t->gpus < 1 || n != (size_t)t->gpus * (size_t)t->nnodes)
+		return saturn_error_set(err, "%s.gpu_ids: must list gpus (%d) ids per node on %d nodes, not %zu",
+					ctx, t->gpus, t->nnodes, n);
+	if (!(t->gpu_ids = calloc(n, sizeof(int))))
+		return saturn_error_set(err, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		char what[SATURN_ERROR_LEN / 2];
+
+		snprintf(what, sizeof(what), "%s.gpu_ids[%zu]", ctx, i);
+		if (sj_as_int(json_object_array_get_idx(arr, i), what, 0,
+			      SATURN_MAX_GPUS_PER_NODE - 1, &t->gpu_ids[i], err) < 0)
+			return -1;
+		for (size_t k = i - i % (size_t)t->gpus; k < i; k++)
+			if (t->gpu_ids[k] == t->gpu_ids[i])
+				return saturn_error_set(err, "%s.gpu_ids: %d listed twice on one node", ctx,
+							t->gpu_ids[i]);
+	}
+	return 0;
+}
+
 /* One entry of tasks[]. */
 static int parse_task(json_object *e, const char *ctx, saturn_sched_state_task_t *t,
 		      saturn_error_t *err)
@@ -276,13 +310,14 @@ static int parse_task(json_object *e, const char *ctx, saturn_sched_state_task_t
 		t->job_id = (long)v;
 	if (parse_task_nodes(e, ctx, t, err) < 0)
 		return -1;
+	if (t->nnodes > 1)
+		return parse_gang_ids(e, ctx, t, err);
 	if ((rc = sj_int_array(e, ctx, "gpu_ids", false, 0, SATURN_MAX_GPUS_PER_NODE - 1,
-			       SATURN_MAX_GPUS_PER_NODE * SATURN_MAX_TASK_NODES, &t->gpu_ids, &n,
-			       err)) < 0)
+			       SATURN_MAX_GPUS_PER_NODE, &t->gpu_ids, &n, err)) < 0)
 		return -1;
-	if (rc && n != t->gpus * (t->nnodes > 1 ? t->nnodes : 1))
-		return saturn_error_set(err, "%s.gpu_ids: must list gpus (%d) ids per node, not %d in all",
-					ctx, t->gpus, n);
+	if (rc && n != t->gpus)
+		return saturn_error_set(err, "%s.gpu_ids: must list gpus (%d) ids, not %d", ctx,
+					t->gpus, n);
 	return 0;
 }
 
