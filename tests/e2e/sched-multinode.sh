@@ -68,9 +68,11 @@ while [ $i -lt 240 ] && ! queue_empty; do
 		[ "$g" = 2 ] || fail "$id: $want GPUs on $g node(s), not on each of its 2: $(echo "$sj" | grep 'GRES=')"
 		echo "$sj" | grep -q 'NumNodes=2 ' || fail "$id: NumNodes is not 2: $(echo "$sj" | grep NumNodes)"
 		# saturn status draws it on both nodes
-		status=$("$SATURN" status --state-dir "$STATE_DIR" 2>&1)
-		note "status while $id runs:"
-		echo "$status" | tail -12
+		status=$("$SATURN" status --state-dir "$STATE_DIR" 2>&1) || fail "saturn status: $status"
+		drawn=$(echo "$status" | awk -v id="$id" '/^Node /{ n = $2 }
+			{ for (i = 1; i <= NF; i++) if ($i ~ ("^[A-Za-z0-9]=" id "$")) print n }' | sort -u | tr '\n' ' ')
+		[ "$drawn" = "$planned" ] || fail "saturn status draws $id on '$drawn', planned on '$planned': $status"
+		note "saturn status draws $id on $drawn"
 		checked="$checked $id"
 	done
 	sleep 0.5

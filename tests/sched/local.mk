@@ -7,6 +7,14 @@ sched_test_sched_SOURCES = sched/test_sched.c
 sched_test_sched_CPPFLAGS = $(UNIT_CPPFLAGS)
 sched_test_sched_CFLAGS = $(UNIT_CFLAGS)
 sched_test_sched_LDADD = $(UNIT_LDADD)
+
+# Tasks on several nodes in the controller's half (sched_core.h).
+check_PROGRAMS += sched/test_sched_multinode
+TESTS += sched/test_sched_multinode
+sched_test_sched_multinode_SOURCES = sched/test_sched_multinode.c
+sched_test_sched_multinode_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_sched_multinode_CFLAGS = $(UNIT_CFLAGS)
+sched_test_sched_multinode_LDADD = $(UNIT_LDADD)
 endif
 
 # Runtime feedback (lib/sched/feedback.c) and how the build and the state use it.
