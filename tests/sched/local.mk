@@ -70,7 +70,8 @@ TESTS += \
 	e2e/sched-reconfig.sh \
 	e2e/sched-pytorch-resize.sh \
 	e2e/sched-fairness.sh \
-	e2e/sched-multinode.sh
+	e2e/sched-multinode.sh \
+	e2e/sched-multinode-ddp.sh
 EXTRA_DIST += \
 	sched/plugin-deps.sh \
 	sched/status.sh \
@@ -94,6 +95,7 @@ EXTRA_DIST += \
 	e2e/sched-reconfig.sh \
 	e2e/sched-pytorch-resize.sh \
 	e2e/sched-multinode.sh \
+	e2e/sched-multinode-ddp.sh \
 	e2e/sched-fairness.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
