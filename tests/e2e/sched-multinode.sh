@@ -6,9 +6,10 @@
 # Each multi-node task must start on exactly the nodes the plan named
 # (SLURM_JOB_NODELIST, scontrol show job), with the planned GPUs on every
 # one of them, `saturn status` must draw it on each of its nodes, and every
-# task runs exactly once. --nodes as a range is refused.
+# task runs exactly once. --nodes as a range is refused. Then a two-node
+# task requeued by Slurm is re-held, re-planned and runs again on two nodes.
 . "$(dirname "$0")/sched-lib.sh"
-export SATURN_NODES=4 SATURN_GPUS_PER_NODE=4
+export SATURN_NODES=4 SATURN_GPUS_PER_NODE=4 SATURN_CRED_EXPIRE=10
 sched_setup 91
 SATURN="$top_builddir/cli/saturn"
 
@@ -105,4 +106,20 @@ for t in 2 3; do
 	[ "$(field per "$line" | tr ',' '\n' | grep -c ':4$')" = 1 ] || fail "task $t: GPUs $(field per "$line")"
 done
 grep -q "released .* per node on n[0-9],n[0-9]" "$CTLD_LOG" || fail "no multi-node release in the log"
+
+# A running two-node task requeued by Slurm comes back pending, pinned to
+# its two nodes with a begin time ahead: sched/saturn re-holds it, plans it
+# again and releases it onto two nodes once more; it completes once.
+rq=$(sbatch --parsable --saturn-batch=e2e-mn-user --array=5 -N 2 --requeue --gres=gpu:1 --time=3 -o /dev/null "$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch requeue task"
+wait_for 60 sh -c "squeue -h -j $rq -t R -o %i | grep -q ." || fail "task $rq did not start"
+first=$(squeue -h -j "$rq" -t R -o %N)
+[ "$(scontrol show hostnames "$first" | wc -l)" = 2 ] || fail "task $rq started on $first, not 2 nodes"
+scontrol requeue "$rq" || fail "scontrol requeue $rq"
+wait_for 60 grep -aq "re-held JobId=$rq.*requeued after running on n" "$CTLD_LOG" || fail "the requeued two-node task was not re-held"
+wait_for 120 queue_empty || fail "the requeued task did not finish"
+[ "$(grep -c "^task=5 " "$JOBLOG")" = 1 ] || fail "the requeued task completed $(grep -c "^task=5 " "$JOBLOG") times"
+line=$(grep "^task=5 " "$JOBLOG")
+[ "$(field nnodes "$line")" = 2 ] || fail "the requeued task ran again on $(field nnodes "$line") node(s)"
+[ "$(field per "$line" | tr ',' '\n' | grep -c ':1$')" = 2 ] || fail "the requeued task: GPUs $(field per "$line")"
+[ "$(grep -ac "released JobId=$rq.* per node on n[0-9],n[0-9]" "$CTLD_LOG")" = 2 ] || fail "task $rq not released twice on two nodes"
 note "ok"
