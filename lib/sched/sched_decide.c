@@ -14,16 +14,18 @@
 
 /* --- decisions ------------------------------------------------------- */
 
-void saturn_sched_reason(char *buf, size_t len, double start_s,
-			 const char *node, int gpus, const char *technique)
+/* saturn_sched_reason(), with "GPUs per node" after the count when per
+ * is set (a task on several nodes: node is then "2 nodes (n1,n2)"). */
+static void reason_text(char *buf, size_t len, double start_s, const char *node, int gpus,
+			const char *technique, int per)
 {
 	long s = start_s < 0 ? 0 : lround(start_s);
 	char when[32];
 
 	if (s > 7 * 86400) {
 		/* behind jobs without a time limit: no meaningful ETA */
-		snprintf(buf, len, "saturn: waits for GPUs held by other jobs; then %s, %d GPU%s, %s",
-			 node, gpus, gpus == 1 ? "" : "s", technique);
+		snprintf(buf, len, "saturn: waits for GPUs held by other jobs; then %s, %d GPU%s%s, %s",
+			 node, gpus, gpus == 1 ? "" : "s", per ? " per node" : "", technique);
 		return;
 	}
 	if (s < 60)
@@ -32,8 +34,14 @@ void saturn_sched_reason(char *buf, size_t len, double start_s,
 		snprintf(when, sizeof(when), "~%ldm", (s + 30) / 60);
 	else
 		snprintf(when, sizeof(when), "~%ldh%02ldm", s / 3600, (s % 3600) / 60);
-	snprintf(buf, len, "saturn: starts in %s on %s, %d GPU%s, %s", when, node, gpus,
-		 gpus == 1 ? "" : "s", technique);
+	snprintf(buf, len, "saturn: starts in %s on %s, %d GPU%s%s, %s", when, node, gpus,
+		 gpus == 1 ? "" : "s", per ? " per node" : "", technique);
+}
+
+void saturn_sched_reason(char *buf, size_t len, double start_s,
+			 const char *node, int gpus, const char *technique)
+{
+	reason_text(buf, len, start_s, node, gpus, technique, 0);
 }
 
 /* The comma-separated node names of plan entry a into buf. 0, or -1 when
@@ -96,8 +104,8 @@ int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *
 			char where[SATURN_NODELIST_LEN + 32];
 
 			snprintf(where, sizeof(where), "%d nodes (%s)", d[n].nnodes, d[n].nodelist);
-			saturn_sched_reason(d[n].reason, sizeof(d[n].reason), a->start_s, where,
-					    d[n].gpus, d[n].technique);
+			reason_text(d[n].reason, sizeof(d[n].reason), a->start_s, where, d[n].gpus,
+				    d[n].technique, 1);
 		} else if (!d[n].release) {
 			saturn_sched_reason(d[n].reason, sizeof(d[n].reason), a->start_s, d[n].node,
 					    d[n].gpus, d[n].technique);

@@ -204,7 +204,9 @@ START_TEST(test_decide_and_state)
 	ck_assert_int_eq(d[0].release + d[1].release, 1);
 	for (int i = 0; i < nd; i++)
 		if (!d[i].release)
-			ck_assert_msg(strstr(d[i].reason, "on 2 nodes (n"), "%s", d[i].reason);
+			ck_assert_msg(strstr(d[i].reason, "on 2 nodes (n") &&
+					      strstr(d[i].reason, ", 4 GPUs per node, user"),
+				      "%s", d[i].reason);
 	json = saturn_sched_state_to_json(s, &b, plan, "p1", 1000);
 	ck_assert_ptr_nonnull(json);
 	st = saturn_sched_state_parse(json, strlen(json), &err);
