@@ -83,10 +83,6 @@ typedef enum saturn_snap_state {
  * allocation is busy GPUs to the planner). */
 #define SATURN_SNAP_MAX_NODES 16
 
-/* Longest comma-separated node list a decision releases onto (+ NUL); a
- * plan entry whose list is longer stays held with a reason. */
-#define SATURN_NODELIST_LEN 1024
-
 typedef struct saturn_snap_job {
 	uint32_t job_id;       /* job record: for an unsplit task, the array's meta record */
 	uint32_t array_job_id; /* 0 when not part of an array */
@@ -317,12 +313,21 @@ typedef struct saturn_decision {
 	char technique[SATURN_TECH_LEN];
 	double start_s; /* planned start, relative to the snapshot */
 	char reason[160]; /* held: "saturn: starts in ~2h10m on n2, 4 GPUs, fsdp" */
-	/* Nodes of the entry (1 for one node; then nodelist is node). gpus
-	 * is per node. A multi-node task is released onto exactly these
-	 * nodes (ReqNodeList, NumNodes=nnodes) and never onto fewer. */
+	/* Nodes of the plan entry (1 for one node: node). gpus is per node.
+	 * A multi-node task is released onto exactly these nodes
+	 * (saturn_sched_nodelist: ReqNodeList, NumNodes=nnodes), never onto
+	 * fewer. */
 	int nnodes;
-	char nodelist[SATURN_NODELIST_LEN]; /* "n1,n2", in the plan's order */
+	int assign; /* index of the entry in the plan it was decided from */
 } saturn_decision_t;
+
+/* The comma-separated node names ("n1,n2", in the plan's order) of
+ * decision d's plan entry; plan is the one d was decided from. Returns 0,
+ * or -1 (buf "") when a name is missing or the list does not fit len; a
+ * buffer of d->nnodes x (SATURN_NODE_NAME_MAX + 1) + 1 bytes always fits
+ * a plan of checked names. */
+int saturn_sched_nodelist(const saturn_plan_t *plan, const saturn_decision_t *d, char *buf,
+			  size_t len);
 
 /* For every held task in the plan: release when its start is within
  * slack_s (and its release_s has passed), otherwise a reason text. Returns the number of decisions written

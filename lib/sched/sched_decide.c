@@ -65,6 +65,22 @@ static int entry_nodelist(const saturn_assign_t *a, char *buf, size_t len)
 	return 0;
 }
 
+int saturn_sched_nodelist(const saturn_plan_t *plan, const saturn_decision_t *d, char *buf,
+			  size_t len)
+{
+	if (!len)
+		return -1;
+	buf[0] = '\0';
+	if (!plan || d->assign < 0 || d->assign >= plan->nassign ||
+	    saturn_assign_nnodes(&plan->assign[d->assign]) != (d->nnodes > 1 ? d->nnodes : 1))
+		return -1;
+	if (entry_nodelist(&plan->assign[d->assign], buf, len) < 0) {
+		buf[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
 int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			const saturn_plan_t *plan, double slack_s,
 			saturn_decision_t **out)
@@ -93,17 +109,16 @@ int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *
 		snprintf(d[n].node, sizeof(d[n].node), "%s", a->node_name ? a->node_name : "");
 		snprintf(d[n].technique, sizeof(d[n].technique), "%s", a->technique ? a->technique : "user");
 		d[n].nnodes = saturn_assign_nnodes(a);
+		d[n].assign = i;
 		d[n].release = a->start_s <= slack_s && b->problem->tasks[t].release_s <= 0;
-		if (entry_nodelist(a, d[n].nodelist, sizeof(d[n].nodelist)) < 0) {
-			/* never released onto part of its nodes */
-			d[n].release = 0;
-			snprintf(d[n].reason, sizeof(d[n].reason),
-				 "saturn: planned on %d nodes, a node list longer than %d characters: held",
-				 d[n].nnodes, SATURN_NODELIST_LEN - 1);
-		} else if (!d[n].release && d[n].nnodes > 1) {
-			char where[SATURN_NODELIST_LEN + 32];
+		if (!d[n].release && d[n].nnodes > 1) {
+			char list[256], where[300];
 
-			snprintf(where, sizeof(where), "%d nodes (%s)", d[n].nnodes, d[n].nodelist);
+			/* the reason is a summary: a list too long for it is left out */
+			if (entry_nodelist(a, list, sizeof(list)) == 0)
+				snprintf(where, sizeof(where), "%d nodes (%s)", d[n].nnodes, list);
+			else
+				snprintf(where, sizeof(where), "%d nodes", d[n].nnodes);
 			reason_text(d[n].reason, sizeof(d[n].reason), a->start_s, where, d[n].gpus,
 				    d[n].technique, 1);
 		} else if (!d[n].release) {

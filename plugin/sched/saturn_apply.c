@@ -103,11 +103,11 @@ static int update_as_controller(job_desc_msg_t *desc)
  * the task only when every one is free and never on a subset; gres:gpu:N
  * is per node. The job's own count before the release goes into the
  * environment the first time a release changes it (release_note_nodes). */
-static void release_nodes(job_desc_msg_t *desc, const saturn_decision_t *d)
+static void release_nodes(job_desc_msg_t *desc, const saturn_decision_t *d, const char *nodelist)
 {
 	int k = d->nnodes > 1 ? d->nnodes : 1;
 
-	desc->req_nodes = xstrdup(k > 1 ? d->nodelist : d->node);
+	desc->req_nodes = xstrdup(k > 1 ? nodelist : d->node);
 	desc->min_nodes = (uint32_t)k;
 	desc->max_nodes = (uint32_t)k;
 }
@@ -143,7 +143,8 @@ static int release_nodes_kept(job_record_t *job_ptr, const saturn_decision_t *d)
 	       bit_set_count(job_ptr->details->req_node_bitmap) == k;
 }
 
-static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
+static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
+			const char *nodelist)
 {
 	job_desc_msg_t *desc = xmalloc(sizeof(*desc));
 	job_record_t *job_ptr;
@@ -156,7 +157,7 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 	else
 		desc->job_id_str = xstrdup_printf("%u", j->job_id);
 	desc->tres_per_node = xstrdup_printf("gres:gpu:%d", d->gpus);
-	release_nodes(desc, d);
+	release_nodes(desc, d, nodelist);
 	desc->priority = INFINITE;
 	rc = update_as_controller(desc);
 	if (rc != SLURM_SUCCESS) {
@@ -178,7 +179,8 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 	if (!release_nodes_kept(job_ptr, d)) {
 		/* never let it start on fewer nodes than planned */
 		error("sched/saturn: JobId=%s: released on %d nodes (%s) but Slurm's record differs: held again",
-		      desc->job_id_str, d->nnodes, d->nodelist);
+		      desc->job_id_str, d->nnodes, desc->req_nodes);
+		last_job_update = time(NULL);
 		job_ptr->priority = 0;
 		job_ptr->state_reason = WAIT_HELD;
 		slurm_free_job_desc_msg(desc);
@@ -355,7 +357,8 @@ void saturn_set_reason(job_record_t *job_ptr, const char *reason, time_t now)
 
 /* Returns the number of tasks released. */
 static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
-		 saturn_decision_t *d, int nd, const char *primary, const int *count)
+		 saturn_decision_t *d, int nd, const char *primary, const int *count,
+		 char **nodelists)
 {
 	time_t now = time(NULL);
 	int released = 0;
@@ -371,7 +374,7 @@ static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			      j->job_id, j->task_id);
 			continue;
 		}
-		if (release_task(j, &d[i]) == 0) {
+		if (release_task(j, &d[i], nodelists[i]) == 0) {
 			released++;
 			s->jobs[d[i].job].state = SATURN_SNAP_RELEASED; /* for the persisted state */
 		}
@@ -453,6 +456,33 @@ static void group_records(const saturn_snapshot_t *s, const saturn_decision_t *d
 	xfree(idx);
 }
 
+/* Before the locks: the node list of each multi-node release (NULL for
+ * the others), from the plan. A list that cannot be made keeps its task
+ * held (logged): never released onto part of its nodes. */
+static char **release_nodelists(const saturn_snapshot_t *s, const saturn_plan_t *plan,
+				saturn_decision_t *d, int nd)
+{
+	char **l = xcalloc(nd ? nd : 1, sizeof(char *));
+
+	for (int i = 0; i < nd; i++) {
+		size_t len;
+
+		if (!d[i].release || d[i].nnodes <= 1)
+			continue;
+		len = (size_t)d[i].nnodes * (SATURN_NODE_NAME_MAX + 1) + 1;
+		l[i] = xmalloc(len);
+		if (saturn_sched_nodelist(plan, &d[i], l[i], len) < 0) {
+			error("sched/saturn: JobId=%u task %d: no node list for its %d nodes in plan %s: held",
+			      s->jobs[d[i].job].job_id, s->jobs[d[i].job].task_id, d[i].nnodes, plan_id);
+			xfree(l[i]);
+			d[i].release = 0;
+			snprintf(d[i].reason, sizeof(d[i].reason),
+				 "saturn: held: no node list for its %d nodes", d[i].nnodes);
+		}
+	}
+	return l;
+}
+
 /* Decide from plan and apply under the job write locks. Adds the time
  * under the locks to *t_lock0..*t_lock1 (the last apply's bounds) and the
  * releases to *released. -1 on ENOMEM. */
@@ -463,7 +493,7 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
 				       .part = READ_LOCK, .fed = READ_LOCK};
 	saturn_decision_t *d = NULL;
-	char *primary;
+	char *primary, **nodelists;
 	int *count;
 	int nd = saturn_sched_decide(s, b, plan, saturn_cfg.release_slack_s, &d);
 
@@ -475,12 +505,12 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	for (int i = 0; i < nd; i++)
 		debug2("sched/saturn: plan %s (%s): task %u_%d %s at %.1fs on %s, %d GPUs",
 		       plan_id, plan->status, s->jobs[d[i].job].array_job_id, s->jobs[d[i].job].task_id,
-		       d[i].release ? "release" : "hold", d[i].start_s,
-		       d[i].nnodes > 1 ? d[i].nodelist : d[i].node, d[i].gpus);
+		       d[i].release ? "release" : "hold", d[i].start_s, d[i].node, d[i].gpus);
 	if (nd == 0 && b->nskipped == 0)
 		return 0;
 	primary = xcalloc(nd ? nd : 1, 1);
 	count = xcalloc(nd ? nd : 1, sizeof(int));
+	nodelists = release_nodelists(s, plan, d, nd);
 	group_records(s, d, nd, primary, count);
 	/* progress folders of the tasks about to be released, before the locks */
 	for (int i = 0; i < nd; i++)
@@ -488,7 +518,7 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			saturn_progress_prepare(s->jobs[d[i].job].uid);
 	lock_slurmctld(write_lock);
 	*t_lock0 = now_mono();
-	*released = apply(s, b, d, nd, primary, count);
+	*released = apply(s, b, d, nd, primary, count, nodelists);
 	*t_lock1 = now_mono();
 	own_update = last_job_update;
 	unlock_slurmctld(write_lock);
@@ -502,6 +532,9 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	}
 	xfree(primary);
 	xfree(count);
+	for (int i = 0; i < nd; i++)
+		xfree(nodelists[i]);
+	xfree(nodelists);
 	free(d);
 	return 0;
 }

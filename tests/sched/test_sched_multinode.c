@@ -196,10 +196,18 @@ START_TEST(test_decide_and_state)
 	nd = saturn_sched_decide(s, &b, plan, 5, &d);
 	ck_assert_int_eq(nd, 2);
 	for (int i = 0; i < nd; i++) {
+		char list[2 * (SATURN_NODE_NAME_MAX + 1) + 1], tiny[4];
+
 		ck_assert_int_eq(d[i].nnodes, 2);
 		ck_assert_int_eq(d[i].gpus, 4);
-		ck_assert_msg(!strcmp(d[i].nodelist, "n1,n2") || !strcmp(d[i].nodelist, "n2,n1"), "%s",
-			      d[i].nodelist);
+		ck_assert_int_eq(saturn_sched_nodelist(plan, &d[i], list, sizeof(list)), 0);
+		ck_assert_msg(!strcmp(list, "n1,n2") || !strcmp(list, "n2,n1"), "%s", list);
+		/* too small a buffer, or a plan it was not decided from: refused */
+		ck_assert_int_eq(saturn_sched_nodelist(plan, &d[i], tiny, sizeof(tiny)), -1);
+		ck_assert_str_eq(tiny, "");
+		d[i].nnodes = 1;
+		ck_assert_int_eq(saturn_sched_nodelist(plan, &d[i], list, sizeof(list)), -1);
+		d[i].nnodes = 2;
 	}
 	ck_assert_int_eq(d[0].release + d[1].release, 1);
 	for (int i = 0; i < nd; i++)
