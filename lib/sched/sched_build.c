@@ -385,12 +385,14 @@ static int restrict_to_partitions(const part_classes_t *pc, const saturn_snap_jo
  * within the model's limit. */
 static double corrected_spb(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
 			    const saturn_profile_task_t *pt, const char *technique, int gpus,
-			    double spb)
+			    int nodes, double spb)
 {
 	saturn_fb_key_t key;
 	double r;
 
-	if (!s->feedback || !pt)
+	/* the feedback's keys are one-node options (feedback.c records
+	 * none for a task on several nodes) */
+	if (!s->feedback || !pt || nodes > 1)
 		return spb;
 	saturn_fb_key_set(&key, j->uid, j->batch, pt->signature, technique, gpus, pt->klass);
 	r = saturn_fb_correction(s->feedback, &key, NULL);
@@ -518,6 +520,7 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 			if (j->state == SATURN_SNAP_HELD)
 				opts[i].sec_per_batch = corrected_spb(s, j, pt, opts[i].technique,
 								      opts[i].gpus,
+								      saturn_option_nodes(&opts[i]),
 								      opts[i].sec_per_batch);
 		}
 	}
@@ -571,7 +574,8 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 				spb = opts[i].sec_per_batch;
 		/* not started yet, or the prior of a running one's speed */
 		if (spb > 0)
-			spb = corrected_spb(s, j, pt, j->technique, j->gpus, spb);
+			spb = corrected_spb(s, j, pt, j->technique, j->gpus,
+					    j->nnodes > 1 ? j->nnodes : 1, spb);
 		if (spb > 0) {
 			*from_profile = 1;
 			total = pt->batches * spb; /* within the limit: options_in_limits */

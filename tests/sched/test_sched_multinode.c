@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "feedback.h"
 #include "planner.h"
 #include "profile.h"
 #include "sched_core.h"
@@ -309,6 +310,51 @@ START_TEST(test_running_gang)
 }
 END_TEST
 
+/* Runtime feedback: a running task on 2 nodes takes its prior from the
+ * two-node option (0.55), not the one-node one of its technique and
+ * count (1.0), and records no correction (the key has no node count):
+ * the held task's one-node option keeps its profile speed. */
+START_TEST(test_feedback_gang)
+{
+	saturn_profile_t *pr = profile();
+	saturn_snapshot_t *s = cluster(4, 2, "mn", 1);
+	saturn_fb_t *fb = saturn_fb_create();
+	saturn_error_t err = {{0}};
+	saturn_sched_build_t b;
+	saturn_snap_job_t *r = &s->jobs[0];
+
+	ck_assert_ptr_nonnull(fb);
+	r->state = SATURN_SNAP_RUNNING;
+	r->start_time = 900;
+	r->node = 0;
+	r->gpu_mask = 0xf;
+	r->nnodes = 2;
+	r->more_node[0] = 1;
+	r->more_mask[0] = 0xf;
+	r->gpus = 4;
+	snprintf(r->technique, sizeof(r->technique), "ddp");
+	r->batches_done = 50;
+	r->batches_left = 50;
+	r->progress_spb = 2.0; /* much slower than its profile */
+	r->progress_updated = 999;
+	ck_assert_int_eq(saturn_sched_feedback(fb, s, lookup, pr), 0);
+	ck_assert_double_eq_tol(r->prior_spb, 0.55, 1e-9);
+	ck_assert_int_eq(fb->ncorr, 0);
+	ck_assert_int_eq(saturn_sched_build(s, lookup, pr, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, 2);
+	for (int t = 0; t < 2; t++)
+		if (!b.problem->tasks[t].is_running)
+			for (int o = 0; o < b.problem->tasks[t].noptions; o++)
+				ck_assert_double_eq_tol(b.problem->tasks[t].options[o].sec_per_batch,
+							saturn_option_nodes(&b.problem->tasks[t].options[o]) > 1 ? 0.55 : 1.0,
+							1e-9);
+	saturn_sched_build_free(&b);
+	saturn_fb_destroy(fb);
+	saturn_snapshot_destroy(s);
+	saturn_profile_destroy(pr);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("sched_multinode");
@@ -322,6 +368,7 @@ int main(void)
 	tcase_add_test(tc, test_decide_and_state);
 	tcase_add_loop_test(tc, test_state_bad, 0, sizeof(bad_states) / sizeof(bad_states[0]));
 	tcase_add_test(tc, test_running_gang);
+	tcase_add_test(tc, test_feedback_gang);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);
