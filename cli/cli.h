@@ -61,4 +61,10 @@ void cli_print_batches(FILE *out, const cli_batch_row_t *rows, int n);
 void cli_print_gantt(FILE *out, const saturn_plan_t *plan,
 		     const saturn_problem_t *p, int width);
 
+/* `saturn status --sacct`: the Saturn tasks in Slurm's accounting since
+ * `since` (sacct -S; NULL: now-30days), of batch `batch` (NULL: all) and
+ * user `user_arg` (NULL: all users sacct shows), from their plan records
+ * (status_sacct.c). Returns an exit status. */
+int cli_status_sacct(const char *batch, const char *user_arg, const char *since);
+
 #endif /* SATURN_CLI_H */

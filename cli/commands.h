@@ -8,3 +8,4 @@
 SATURN_CMD(plan, "plan a batch offline: read saturn-problem/1, print the plan")
 SATURN_CMD(status, "show the plan sched/saturn follows (its persisted state)")
 SATURN_CMD(techniques, "list the parallelism techniques and where they come from")
+SATURN_CMD(release, "admin: release every task sched/saturn holds (turning Saturn off)")

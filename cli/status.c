@@ -3,7 +3,8 @@
  * batches, each a (user, name) pair, and which task runs or will run where,
  * with which technique and GPU count, when, as a table and a Gantt chart
  * per node; filtered by batch name and/or user. Read-only; talks to no
- * daemon.
+ * daemon. With --sacct, the tasks in Slurm's accounting instead, ended
+ * ones included (status_sacct.c).
  */
 #include "config.h"
 
@@ -38,6 +39,11 @@ static void status_usage(FILE *out)
 		"                        from $SLURM_CONF or /etc/slurm/slurm.conf)\n"
 		"  -u, --user=USER       only the batches of USER (a user name or uid)\n"
 		"  -j, --json            print the state file as it is\n"
+		"  -a, --sacct           the tasks in Slurm's accounting instead (sacct; ended\n"
+		"                        ones too), from the plan record sched/saturn keeps in\n"
+		"                        each task's AdminComment or Comment: start, end, node,\n"
+		"                        GPUs, technique, predicted and observed s/batch\n"
+		"  -S, --since=TIME      with --sacct: tasks since TIME (sacct -S; now-30days)\n"
 		"  -h, --help            show this help\n\n"
 		"Exit status: 0 shown, 1 no plan, 2 unreadable state, 64 usage error.\n",
 		cli_prog);
@@ -168,6 +174,34 @@ static int entry_more_nodes(saturn_assign_t *as, const saturn_sched_state_task_t
  * Gantt chart (idle nodes and GPUs shown); NULL when the state has none
  * (written before it recorded them) or a task's node is not among them:
  * the chart then derives nodes and sizes from the plan. */
+/* "Node classes: a100x2-pcie: n1 n2 (4 GPUs); h100x2-nvlink: n3 n4 (4
+ * GPUs)" when the state records the nodes' classes (node_class.h). */
+static void print_classes(const saturn_sched_state_t *st)
+{
+	int any = 0;
+
+	for (int i = 0; i < st->nnodes; i++) {
+		int seen = 0, gpus = 0;
+
+		if (!st->nodes[i].klass)
+			continue;
+		for (int k = 0; k < i && !seen; k++)
+			seen = st->nodes[k].klass && !strcmp(st->nodes[k].klass, st->nodes[i].klass);
+		if (seen)
+			continue;
+		printf("%s%s:", any ? "; " : "Node classes: ", st->nodes[i].klass);
+		any = 1;
+		for (int k = i; k < st->nnodes; k++)
+			if (st->nodes[k].klass && !strcmp(st->nodes[k].klass, st->nodes[i].klass)) {
+				printf(" %s", st->nodes[k].name);
+				gpus += st->nodes[k].gpus;
+			}
+		printf(" (%d GPUs)", gpus);
+	}
+	if (any)
+		printf("\n\n");
+}
+
 static saturn_problem_t *state_nodes(const saturn_sched_state_t *st,
 				     const saturn_plan_t *plan)
 {
@@ -210,11 +244,14 @@ int cmd_status(int argc, char **argv)
 		{"state-dir", required_argument, NULL, 'd'},
 		{"user", required_argument, NULL, 'u'},
 		{"json", no_argument, NULL, 'j'},
+		{"sacct", no_argument, NULL, 'a'},
+		{"since", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	char *dir = NULL, *path = NULL, *buf = NULL, a[32], b[32], lb[32];
-	const char *batch = NULL, *user_arg = NULL;
+	const char *batch = NULL, *user_arg = NULL, *since = NULL;
+	int sacct = 0;
 	char ulabel[64] = "";
 	long user = -1;
 	cli_batch_row_t *rows = NULL;
@@ -230,8 +267,14 @@ int cmd_status(int argc, char **argv)
 	size_t len;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:u:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:u:jaS:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'a':
+			sacct = 1;
+			break;
+		case 'S':
+			since = optarg;
+			break;
 		case 'd':
 			free(dir);
 			dir = strdup(optarg);
@@ -261,6 +304,10 @@ int cmd_status(int argc, char **argv)
 		status_usage(stderr);
 		free(dir);
 		return CLI_EXIT_USAGE;
+	}
+	if (sacct) {
+		free(dir);
+		return cli_status_sacct(batch, user_arg, since);
 	}
 	if (!dir && getenv("SATURN_STATE_DIR"))
 		dir = strdup(getenv("SATURN_STATE_DIR"));
@@ -366,6 +413,7 @@ int cmd_status(int argc, char **argv)
 		rc = cli_fail(CLI_EXIT_FAIL, "out of memory");
 		goto out;
 	}
+	print_classes(st);
 	cli_print_batches(stdout, rows, nrows);
 	printf("\n");
 	cli_print_table_speed(stdout, plan, nspeed ? speed : NULL);

@@ -140,15 +140,44 @@ static void set_reason(saturn_profile_option_t *op, const char *why)
 	op->reason = why && *why ? xstrdup(why) : NULL;
 }
 
+/* The measured one-GPU time of the built-in single technique in pt, when t
+ * is the built-in ddp or fsdp with its default parameters (candidate grp
+ * 0): on one GPU they run the same program, and saturn-profile lent that
+ * time to their one-GPU count. 0 otherwise. */
+static double single_time(const saturn_profile_task_t *pt,
+			  const saturn_technique_t *t, int grp,
+			  const saturn_techniques_t *reg)
+{
+	const saturn_technique_t *single =
+	    saturn_techniques_find(reg, "single");
+
+	if (grp != 0 || !t->source || strcmp(t->source, "builtin") != 0 ||
+	    (strcmp(t->name, "ddp") != 0 && strcmp(t->name, "fsdp") != 0) ||
+	    !single || !single->source ||
+	    strcmp(single->source, "builtin") != 0)
+		return 0;
+	for (int i = 0; i < pt->noptions; i++) {
+		const saturn_profile_option_t *op = &pt->options[i];
+
+		if (op->gpus == 1 && strcmp(op->technique, "single") == 0 &&
+		    op->status == SATURN_OPT_MEASURED && op->sec_per_batch > 0)
+			return op->sec_per_batch;
+	}
+	return 0;
+}
+
 /* Re-predict the still-predicted counts of it's technique (same parameter
- * candidate) from all its measured counts; counts below an OOM become oom. */
-static void refit(const struct item *it, const saturn_bw_table_t *bw, int quiet)
+ * candidate) from all its measured counts, with single's one-GPU time
+ * where saturn-profile lent it (single_time); counts below an OOM become
+ * oom. */
+static void refit(const struct item *it, const saturn_bw_table_t *bw,
+		  const saturn_techniques_t *reg, int quiet)
 {
 	saturn_profile_task_t *pt = it->pt;
 	const char *sig = pt->signature;
 	int grp = candidate_of(it->t, sig, it->op), n = 0, g[MAX_GPUS + 1],
 	    changed = 0, micro_g[MAX_GPUS + 1] = {0};
-	double t[MAX_GPUS + 1];
+	double t[MAX_GPUS + 1], lent;
 	saturn_scale_fit_t fit;
 	char why[160];
 
@@ -179,6 +208,14 @@ static void refit(const struct item *it, const saturn_bw_table_t *bw, int quiet)
 			changed++;
 		}
 	}
+	lent = single_time(pt, it->t, grp, reg);
+	for (int i = 0; lent > 0 && i < n; i++)
+		if (g[i] == 1)
+			lent = 0; /* measured itself */
+	if (lent > 0 && n <= MAX_GPUS) {
+		g[n] = 1;
+		t[n++] = lent;
+	}
 	if (n > 0 && saturn_scale_fit_micro(
 			 saturn_scale_kind(it->t->name),
 			 (int)saturn_technique_param(it->op->params,
@@ -194,7 +231,8 @@ static void refit(const struct item *it, const saturn_bw_table_t *bw, int quiet)
 
 			if (op->status != SATURN_OPT_PREDICTED ||
 			    strcmp(op->technique, it->t->name) != 0 ||
-			    candidate_of(it->t, sig, op) != grp)
+			    candidate_of(it->t, sig, op) != grp ||
+			    (lent > 0 && op->gpus == 1))
 				continue;
 			v = saturn_scale_predict(&fit, op->gpus, bw);
 			if (!(v > 0) || !isfinite(v))
@@ -451,7 +489,7 @@ int measure_run(const struct opts *o, const saturn_techniques_t *reg,
 							.allgather_busbw_gbs;
 					}
 			report_item(&items[i]);
-			refit(&items[i], &bw, o->quiet);
+			refit(&items[i], &bw, reg, o->quiet);
 		}
 		json = saturn_profile_to_json(pr);
 		if (!json || saturn_write_file_atomic(o->output, json,

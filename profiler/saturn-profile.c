@@ -150,6 +150,41 @@ static void set_micro(const struct sig *s, struct tsweep *ts)
 	}
 }
 
+/* ddp and fsdp with their default parameters on one GPU run the
+ * single-GPU program with nothing to communicate: lend them the `single`
+ * technique's measurement of the same task (measured in the first round)
+ * instead of a trial of their own. Only the built-in techniques: one of
+ * the configuration file or a plugin under these names runs what its
+ * author wrote. */
+static int builtin_named(const saturn_technique_t *t, const char *name)
+{
+	return t && strcmp(t->name, name) == 0 && t->source &&
+	       strcmp(t->source, "builtin") == 0;
+}
+
+static void lend_single(const struct sig *s, struct tsweep *ts)
+{
+	const saturn_point_t *p = NULL;
+	char why[160];
+
+	if (ts->cand != 0 || ts->lo != 1 ||
+	    (!builtin_named(ts->t, "ddp") && !builtin_named(ts->t, "fsdp")))
+		return;
+	for (int k = 0; k < s->ntech && !p; k++) {
+		const struct tsweep *o = &s->ts[k * MAX_CAND];
+
+		if (o->sw && builtin_named(o->t, "single"))
+			p = saturn_sweep_point(o->sw, 1);
+	}
+	if (!p || p->state != SATURN_PT_MEASURED)
+		return;
+	snprintf(why, sizeof(why),
+		 "the measured time of single on 1 GPU: %s on 1 GPU runs the "
+		 "same program with nothing to communicate",
+		 ts->t->name);
+	saturn_sweep_lend(ts->sw, 1, p->sec_per_batch, p->peak_mem_mb, why);
+}
+
 /* Run every sweep of every signature to completion, in rounds of
  * independent trials. 0, or -1 (printed). */
 static int run_sweeps(struct trial_pool *pool, struct sig *sigs, int nsigs,
@@ -178,6 +213,7 @@ static int run_sweeps(struct trial_pool *pool, struct sig *sigs, int nsigs,
 						goto nomem;
 					set_micro(s, ts);
 				}
+				lend_single(s, ts);
 				if (queue_sweep(s, ts, &q, &nq) < 0)
 					goto nomem;
 			}

@@ -30,9 +30,47 @@
 #   SATURN_PARTITIONS     partitions, space-separated NAME:NODES (Slurm node
 #                         lists, e.g. "a:n1 b:n[2-3]"); the first is the
 #                         default [one partition gpu with all nodes]
+#   SATURN_GPU_CLASSES    typed fake GPUs in node classes, space-separated
+#                         TYPE:LINK:COUNT (LINK nvlink or pcie), e.g.
+#                         "a100:pcie:2 h100:nvlink:2": n1-n2 get
+#                         Gres=gpu:a100:GPUS, Feature=a100,pcie and gres.conf
+#                         Links= of no NVLink, n3-n4 gpu:h100 linked in
+#                         pairs (Links=...,2,...), each node's own lines
+#                         also in etc/gres-nodes/nK.conf (a profiler's
+#                         --gres-conf); replaces SATURN_NODES
+#                         [unset: untyped GPUs, no features, no Links=]
 #   SATURN_PRIORITY       basic or multifactor: PriorityType=priority/NAME;
-#                         multifactor weighs age and job size (no
-#                         fair-share factor: there is no slurmdbd) [basic]
+#                         multifactor weighs age and job size (and
+#                         fair-share only with SATURN_ACCOUNTING=1) [basic]
+#   SATURN_ACCOUNTING     1: job accounting (sacct, sacctmgr): a private
+#                         MariaDB and a slurmdbd, see ACCOUNTING below [0]
+#   SATURN_ACCOUNTING_USERS  users added to account "saturn" with sacctmgr
+#                         (those that exist here) [root saturnuser]
+#   SATURN_ACCOUNTING_ENFORCE  AccountingStorageEnforce (e.g.
+#                         associations,limits,qos) [none]
+#   SATURN_DBD_PORT       slurmdbd's port [SATURN_PORT_BASE + 8]
+#   SATURN_DB_PORT        MariaDB's port, on 127.0.0.1 [SATURN_PORT_BASE + 9]
+#   SATURN_DB_TIMEOUT     seconds to wait for MariaDB and slurmdbd [180]
+#
+# ACCOUNTING (SATURN_ACCOUNTING=1; packages mariadb-server-core,
+# mariadb-client-core and slurmdbd from Debian, see scripts/install-deps.sh):
+# `start` runs a MariaDB server of the instance's own (datadir $D/db/data,
+# socket $D/db/mysqld.sock, TCP on 127.0.0.1:SATURN_DB_PORT only, running as
+# root; no system service is started or touched), then slurmdbd on
+# SATURN_DBD_PORT (StorageType=accounting_storage/mysql, database
+# slurm_acct_db, a database user of its own with a random password in the
+# 0600 $D/etc/slurmdbd.conf), adds cluster "saturn", account "saturn" and
+# SATURN_ACCOUNTING_USERS with sacctmgr, and only then slurmctld with
+# AccountingStorageType=accounting_storage/slurmdbd and
+# AccountingStoreFlags=job_comment. The database is emptied at each start
+# (like the rest of the instance) but its files are kept, so later starts skip
+# mariadb-install-db. `stop` stops slurmdbd after slurmctld (which flushes
+# its job records first) and MariaDB last but munged. Ports default inside
+# the instance's block of 10 (slurmctld PORT, slurmd PORT+1..PORT+NODES), so
+# parallel clusters 10 ports apart never collide. MariaDB runs small (32 MB
+# buffer pool, 16 MB log): slurmdbd.log says "Database settings not
+# recommended values", harmless at this size. Without SATURN_ACCOUNTING
+# nothing of this runs (AccountingStorageType=accounting_storage/none).
 # Our plugins are used when found in the PluginDir list: spank_saturn.so
 # (plugstack.conf), job_submit_saturn.so (JobSubmitPlugins=saturn) and, with
 # SATURN_SCHED=saturn, sched_saturn.so (required).
@@ -47,6 +85,22 @@ AUTH=${SATURN_AUTH:-munge}
 DEBUG=${SATURN_DEBUG:-info}
 TIMEOUT=${SATURN_TIMEOUT:-60}
 SBIN=${SATURN_SLURM_BIN:-/usr/sbin}
+ACCT=${SATURN_ACCOUNTING:-0}
+DB_TIMEOUT=${SATURN_DB_TIMEOUT:-180}
+CLASSES=${SATURN_GPU_CLASSES:-}
+if [ -n "$CLASSES" ]; then
+	NODES=0
+	for spec in $CLASSES; do
+		case "$spec" in
+		*[!A-Za-z0-9_.:-]* | *:*:*:* | :* | *::*) echo "cluster.sh: error: SATURN_GPU_CLASSES: '$spec' is not TYPE:LINK:COUNT" >&2; exit 1 ;;
+		*:nvlink:[1-9]* | *:pcie:[1-9]*) ;;
+		*) echo "cluster.sh: error: SATURN_GPU_CLASSES: '$spec' is not TYPE:LINK:COUNT (LINK nvlink or pcie)" >&2; exit 1 ;;
+		esac
+		cnt=${spec##*:}
+		case "$cnt" in *[!0-9]*) echo "cluster.sh: error: SATURN_GPU_CLASSES: '$spec': COUNT must be a number" >&2; exit 1 ;; esac
+		NODES=$((NODES + cnt))
+	done
+fi
 if [ -n "${SATURN_CPUS_PER_NODE:-}" ]; then
 	CPUS=$SATURN_CPUS_PER_NODE
 else
@@ -100,12 +154,12 @@ instance_pids() {
 	for e in $(grep -slzxF "SLURM_CONF=$CONF" /proc/[0-9]*/environ 2>/dev/null || true); do
 		p=${e#/proc/}
 		p=${p%/environ}
-		# Only daemons of ours: slurmctld, slurmd, slurmstepd,
-		# slurmscriptd (their comm), not a user's shell that sourced
+		# Only daemons of ours: slurmctld, slurmd (and slurmdbd), slurmstepd,
+		# slurmscriptd, mariadbd (their comm), not a user's shell that sourced
 		# the env file.
 		c=$(cat "/proc/$p/comm" 2>/dev/null || true)
 		case "$c" in
-		slurmctld* | slurmd* | slurmstepd* | slurmscriptd*) echo "$p" ;;
+		slurmctld* | slurmd* | slurmstepd* | slurmscriptd* | mariadbd*) echo "$p" ;;
 		esac
 	done
 	return 0
@@ -220,10 +274,66 @@ wait_queue_empty() {
 	return 1
 }
 
+# SATURN_GPU_CLASSES: the NodeName lines (class_nodes) and the gres.conf
+# lines (class_gres) of the typed classes, nodes numbered in order.
+gpu_class_conf() {
+	class_nodes=
+	class_gres=
+	k=1
+	for spec in $CLASSES; do
+		type=${spec%%:*}
+		rest=${spec#*:}
+		link=${rest%%:*}
+		cnt=${rest#*:}
+		a=$k
+		b=$((k + cnt - 1))
+		if [ "$a" = "$b" ]; then
+			nl=n$a
+			pl=$((PORT + a))
+		else
+			nl="n[$a-$b]"
+			pl="[$((PORT + a))-$((PORT + b))]"
+		fi
+		class_nodes="${class_nodes}NodeName=$nl NodeAddr=127.0.0.1 Port=$pl CPUs=$CPUS Gres=gpu:$type:$GPUS Feature=$type,$link State=UNKNOWN
+"
+		# one line per GPU: Links= counts to every GPU (-1 itself); NVLink
+		# nodes link GPUs in pairs (0-1, 2-3, ...) with 2 links, PCIe ones
+		# have none
+		g=0
+		while [ $g -lt "$GPUS" ]; do
+			links=
+			h=0
+			while [ $h -lt "$GPUS" ]; do
+				if [ $h = $g ]; then
+					l=-1
+				elif [ "$link" = nvlink ] && [ $((h / 2)) = $((g / 2)) ]; then
+					l=2
+				else
+					l=0
+				fi
+				links="$links${links:+,}$l"
+				h=$((h + 1))
+			done
+			class_gres="${class_gres}NodeName=$nl Name=gpu Type=$type File=$D/dev/nvidia$g Links=$links
+"
+			# each node's own lines: its recorded topology, for a
+			# profiler on it (saturn-profile --gres-conf FILE)
+			n=$a
+			while [ $n -le $b ]; do
+				echo "NodeName=n$n Name=gpu Type=$type File=$D/dev/nvidia$g Links=$links" >>"$D/etc/gres-nodes/n$n.conf"
+				n=$((n + 1))
+			done
+			g=$((g + 1))
+		done
+		k=$((b + 1))
+	done
+}
+
 write_conf() {
 	is_int "$PORT" && is_int "$NODES" && is_int "$GPUS" && is_int "$CPUS" ||
 		die "SATURN_PORT_BASE, SATURN_NODES, SATURN_GPUS_PER_NODE and SATURN_CPUS_PER_NODE must be integers"
 	[ "$NODES" -ge 1 ] || die "SATURN_NODES must be at least 1"
+	acct_settings
 	first=$((PORT + 1))
 	last=$((PORT + NODES))
 	if [ "$NODES" = 1 ]; then
@@ -325,6 +435,14 @@ PriorityFavorSmall=YES"
 	fi
 	spank=$(find_plugin spank_saturn.so || true)
 
+	node_lines="NodeName=$nodes NodeAddr=127.0.0.1 Port=$ports CPUs=$CPUS Gres=gpu:$GPUS State=UNKNOWN"
+	if [ -n "$CLASSES" ]; then
+		rm -rf "$D/etc/gres-nodes"
+		mkdir -p "$D/etc/gres-nodes"
+		gpu_class_conf
+		node_lines=$class_nodes
+	fi
+
 	cat >"$D/etc/slurm.conf" <<EOF
 # Generated by saturn-slurm scripts/cluster.sh for instance $D
 ClusterName=saturn
@@ -354,7 +472,7 @@ GresTypes=gpu
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
+$(acct_conf)
 JobCompType=jobcomp/none
 MpiDefault=none
 SwitchType=switch/none
@@ -367,14 +485,16 @@ $requeue_exit
 InactiveLimit=0
 Waittime=0
 MessageTimeout=10
-NodeName=$nodes NodeAddr=127.0.0.1 Port=$ports CPUs=$CPUS Gres=gpu:$GPUS State=UNKNOWN
+$node_lines
 $partitions
 EOF
 
 	{
 		echo "# Generated by saturn-slurm scripts/cluster.sh (fake GPUs: /dev/null clones)"
 		echo "AutoDetect=off"
-		if [ "$GPUS" -gt 0 ]; then
+		if [ -n "$CLASSES" ]; then
+			printf '%s' "$class_gres"
+		elif [ "$GPUS" -gt 0 ]; then
 			last_gpu=$((GPUS - 1))
 			if [ "$GPUS" = 1 ]; then
 				echo "NodeName=$nodes Name=gpu File=$D/dev/nvidia0"
@@ -389,6 +509,163 @@ EOF
 		[ -n "$spank" ] && echo "required $spank"
 	} >"$D/etc/plugstack.conf"
 	return 0
+}
+
+# ---- accounting (SATURN_ACCOUNTING=1): private MariaDB + slurmdbd ----------
+
+DB="$D/db"
+DB_SOCK="$DB/mysqld.sock"
+
+# Check the accounting settings and set DBD_PORT, DB_PORT; nothing when
+# accounting is off.
+acct_settings() {
+	case "$ACCT" in
+	0 | '') ACCT=0 ;;
+	1) ;;
+	*) die "SATURN_ACCOUNTING must be 0 or 1, not '$ACCT'" ;;
+	esac
+	[ "$ACCT" = 1 ] || return 0
+	DBD_PORT=${SATURN_DBD_PORT:-$((PORT + 8))}
+	DB_PORT=${SATURN_DB_PORT:-$((PORT + 9))}
+	is_int "$DBD_PORT" && is_int "$DB_PORT" && is_int "$DB_TIMEOUT" ||
+		die "SATURN_DBD_PORT, SATURN_DB_PORT and SATURN_DB_TIMEOUT must be integers"
+	for p in "$DBD_PORT" "$DB_PORT"; do
+		if [ "$p" -ge "$PORT" ] && [ "$p" -le $((PORT + NODES)) ]; then
+			die "port $p (slurmdbd or MariaDB) is one of slurmctld's and slurmd's ports $PORT-$((PORT + NODES)); set SATURN_DBD_PORT and SATURN_DB_PORT"
+		fi
+	done
+	[ "$DBD_PORT" != "$DB_PORT" ] || die "SATURN_DBD_PORT and SATURN_DB_PORT are both $DB_PORT"
+	case "${SATURN_ACCOUNTING_ENFORCE:-}" in
+	*[!a-z,]*) die "SATURN_ACCOUNTING_ENFORCE must be a comma-separated list such as associations,limits,qos" ;;
+	esac
+	for b in "$SBIN/slurmdbd" "$(command -v mariadbd || echo /usr/sbin/mariadbd)"; do
+		[ -x "$b" ] || die "SATURN_ACCOUNTING=1 but $b is not installed (apt-get install slurmdbd mariadb-server-core mariadb-client-core)"
+	done
+	for b in mariadb-install-db mariadb sacctmgr; do
+		command -v "$b" >/dev/null 2>&1 ||
+			die "SATURN_ACCOUNTING=1 but $b is not installed (apt-get install slurmdbd mariadb-server-core mariadb-client-core slurm-client)"
+	done
+}
+
+# slurm.conf lines for accounting.
+acct_conf() {
+	if [ "$ACCT" = 1 ]; then
+		echo "AccountingStorageType=accounting_storage/slurmdbd"
+		echo "AccountingStorageHost=127.0.0.1"
+		echo "AccountingStoragePort=$DBD_PORT"
+		# Clients and slurmctld find this instance's munged for
+		# slurmdbd through AccountingStoragePass, not AuthInfo.
+		[ "$AUTH" = munge ] && echo "AccountingStoragePass=socket=$D/munge/munge.socket.2"
+		echo "AccountingStorageTRES=gres/gpu"
+		echo "AccountingStoreFlags=job_comment"
+		[ -z "${SATURN_ACCOUNTING_ENFORCE:-}" ] ||
+			echo "AccountingStorageEnforce=$SATURN_ACCOUNTING_ENFORCE"
+	else
+		echo "AccountingStorageType=accounting_storage/none"
+	fi
+}
+
+# The instance's MariaDB options: its own files, TCP on 127.0.0.1 only,
+# small (a test cluster's accounting fits in a few MB).
+db_opts() {
+	echo "--no-defaults --datadir=$DB/data --socket=$DB_SOCK --port=$DB_PORT"
+	echo "--bind-address=127.0.0.1 --skip-name-resolve --user=root"
+	echo "--innodb-buffer-pool-size=32M --innodb-log-file-size=16M"
+	echo "--innodb-lock-wait-timeout=900 --skip-log-bin --performance-schema=OFF"
+}
+
+db_sql() {
+	mariadb --no-defaults --socket="$DB_SOCK" -u root --batch "$@"
+}
+
+start_db() {
+	mkdir -p "$DB"
+	chmod 700 "$DB"
+	if [ ! -d "$DB/data/mysql" ]; then
+		rm -rf "$DB/data"
+		# shellcheck disable=SC2046
+		timeout "$DB_TIMEOUT" mariadb-install-db $(db_opts) --auth-root-authentication-method=socket \
+			--skip-test-db >"$D/log/mariadb-install.log" 2>&1 ||
+			die "mariadb-install-db failed (see $D/log/mariadb-install.log)"
+	fi
+	rm -f "$DB_SOCK" "$D/run/mariadbd.pid"
+	# shellcheck disable=SC2046
+	setsid mariadbd $(db_opts) --pid-file="$D/run/mariadbd.pid" \
+		--log-error="$D/log/mariadbd.log" >"$D/log/mariadbd.out" 2>&1 </dev/null &
+	echo $! >"$D/run/mariadbd.started.pid"
+	n=0
+	until db_sql -e 'SELECT 1' >/dev/null 2>&1; do
+		alive "$(pid_of "$D/run/mariadbd.started.pid")" || {
+			tail -n 20 "$D/log/mariadbd.log" >&2 2>/dev/null || true
+			die "mariadbd exited at startup (see $D/log/mariadbd.log; port $DB_PORT taken?)"
+		}
+		[ $n -lt $((DB_TIMEOUT * 5)) ] || die "MariaDB does not answer after ${DB_TIMEOUT}s (see $D/log/mariadbd.log)"
+		sleep 0.2
+		n=$((n + 1))
+	done
+	# A fresh database each start (job ids start again at 1), and a
+	# password of its own for slurmdbd's user.
+	pass=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+	db_sql <<EOF || die "cannot prepare the accounting database (see $D/log/mariadbd.log)"
+DROP DATABASE IF EXISTS slurm_acct_db;
+CREATE DATABASE slurm_acct_db;
+CREATE OR REPLACE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$pass';
+GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';
+EOF
+	umask_old=$(umask)
+	umask 077
+	cat >"$D/etc/slurmdbd.conf" <<EOF
+# Generated by saturn-slurm scripts/cluster.sh for instance $D
+AuthType=auth/$AUTH
+$([ "$AUTH" = munge ] && echo "AuthInfo=socket=$D/munge/munge.socket.2")
+DbdAddr=127.0.0.1
+DbdHost=$(hostname -s)
+DbdPort=$DBD_PORT
+SlurmUser=root
+DebugLevel=$DEBUG
+LogFile=$D/log/slurmdbd.log
+PidFile=$D/run/slurmdbd.pid
+PluginDir=$DEBIAN_PLUGIN_DIR
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$DB_PORT
+StorageUser=slurm
+StoragePass=$pass
+StorageLoc=slurm_acct_db
+EOF
+	umask "$umask_old"
+	chmod 600 "$D/etc/slurmdbd.conf"
+}
+
+# slurmdbd, then the cluster, account and users (before slurmctld starts, so
+# it registers at once).
+start_dbd() {
+	setsid "$SBIN/slurmdbd" -D >"$D/log/slurmdbd.out" 2>&1 </dev/null &
+	echo $! >"$D/run/slurmdbd.started.pid"
+	# slurmdbd creates its tables first: tens of seconds on a loaded
+	# machine. A deadline on the clock: each sacctmgr try may take seconds.
+	end=$(($(date +%s) + DB_TIMEOUT))
+	until sq sacctmgr -i add cluster saturn >"$D/log/sacctmgr.out" 2>&1; do
+		alive "$(pid_of "$D/run/slurmdbd.started.pid")" || {
+			tail -n 20 "$D/log/slurmdbd.log" "$D/log/slurmdbd.out" >&2 2>/dev/null || true
+			die "slurmdbd exited at startup (see $D/log/slurmdbd.log)"
+		}
+		[ "$(date +%s)" -lt "$end" ] || {
+			tail -n 5 "$D/log/sacctmgr.out" >&2 2>/dev/null || true
+			die "slurmdbd does not answer after ${DB_TIMEOUT}s (see $D/log/slurmdbd.log, $D/log/sacctmgr.out)"
+		}
+		sleep 1
+	done
+	sq sacctmgr -i add account saturn Description=saturn Organization=saturn \
+		>>"$D/log/sacctmgr.out" 2>&1 || die "sacctmgr add account failed (see $D/log/sacctmgr.out)"
+	users=
+	for u in ${SATURN_ACCOUNTING_USERS-root saturnuser}; do
+		id "$u" >/dev/null 2>&1 && users="$users${users:+,}$u"
+	done
+	if [ -n "$users" ]; then
+		sq sacctmgr -i add user "$users" Account=saturn >>"$D/log/sacctmgr.out" 2>&1 ||
+			die "sacctmgr add user $users failed (see $D/log/sacctmgr.out)"
+	fi
 }
 
 start_munged() {
@@ -444,6 +721,10 @@ start() {
 	start_munged
 
 	export SLURM_CONF="$CONF"
+	if [ "$ACCT" = 1 ]; then
+		start_db
+		start_dbd
+	fi
 	setsid "$SBIN/slurmctld" -D -i >"$D/log/slurmctld.out" 2>&1 </dev/null &
 	echo $! >"$D/run/slurmctld.started.pid"
 	n=0
@@ -467,7 +748,9 @@ start() {
 		tail -n 20 "$D"/log/slurmd-n1.log >&2 2>/dev/null || true
 		die "nodes did not become idle (see $D/log/)"
 	}
-	note "up: $NODES nodes x $GPUS GPUs, $SCHED, port $PORT, instance $D (. $D/env)"
+	acct_note=
+	[ "$ACCT" = 1 ] && acct_note=", accounting (slurmdbd $DBD_PORT, MariaDB $DB_PORT)"
+	note "up: $NODES nodes x $GPUS GPUs, $SCHED, port $PORT$acct_note, instance $D (. $D/env)"
 }
 
 stop() {
@@ -488,6 +771,12 @@ stop() {
 	stop_pids 10 $(pids_of_files "$D"/run/slurmd-*.pid)
 	# shellcheck disable=SC2046
 	stop_pids 20 $(pids_of_files "$D"/run/slurmctld*.pid)
+	# Accounting: slurmdbd once slurmctld has handed it its records, then
+	# MariaDB (an InnoDB shutdown may take a while on a loaded machine).
+	# shellcheck disable=SC2046
+	stop_pids 20 $(pids_of_files "$D"/run/slurmdbd*.pid)
+	# shellcheck disable=SC2046
+	stop_pids 60 $(pids_of_files "$D"/run/mariadbd*.pid)
 	# Anything left (slurmstepd of a job that would not die, slurmscriptd).
 	# shellcheck disable=SC2046
 	stop_pids 5 $(instance_pids | grep -vx "$(pid_of "$D/run/munged.pid")" || true)

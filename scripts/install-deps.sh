@@ -4,13 +4,20 @@
 #
 #   scripts/install-deps.sh            everything (build, tests, one-machine cluster)
 #   SATURN_DEPS_MINIMAL=1 ...          build only (no Slurm daemons, no fuzzing tools)
+#
+# slurmdbd, mariadb-server-core and mariadb-client-core are for accounting on
+# the one-machine cluster (SATURN_ACCOUNTING=1 scripts/cluster.sh): the MariaDB
+# server binaries only, no system service (the cluster runs its own instance).
 set -eu
 
 build_pkgs="autoconf automake libtool pkg-config make gcc libc6-dev
   liblpsolve55-dev libsuitesparse-dev libhwloc-dev hwloc libjson-c-dev check
   libslurm-dev python3"
 run_pkgs="slurmctld slurmd slurm-client munge dpkg-dev clang libclang-rt-14-dev procps psmisc python3-torch
-  ca-certificates"
+  ca-certificates slurmdbd mariadb-server-core mariadb-client-core"
+# the Debian packages (dpkg-buildpackage -b, which requires build-essential;
+# tests/pkg/deb.sh)
+run_pkgs="$run_pkgs debhelper build-essential"
 
 pkgs="$build_pkgs"
 [ "${SATURN_DEPS_MINIMAL:-0}" = 1 ] || pkgs="$pkgs $run_pkgs"

@@ -246,6 +246,8 @@ struct saturn_sweep {
 	double *ar, *ag;
 	saturn_bw_table_t bw;
 	saturn_point_t *pts; /* indexed by g, 0..hi */
+	saturn_point_t *loan; /* lent by another technique, by g */
+	char *borrowed; /* pts[g] is loan[g]: reported as predicted */
 	int have_fit;
 	saturn_scale_fit_t fit;
 };
@@ -268,9 +270,12 @@ saturn_sweep_t *saturn_sweep_create(saturn_scale_kind_t kind, int micro, int lo,
 	sw->exhaustive = exhaustive;
 	sw->pts = calloc(hi + 1, sizeof(*sw->pts));
 	sw->micro_g = calloc(hi + 1, sizeof(int));
+	sw->loan = calloc(hi + 1, sizeof(*sw->loan));
+	sw->borrowed = calloc(hi + 1, 1);
 	sw->ar = calloc(max + 1, sizeof(double));
 	sw->ag = calloc(max + 1, sizeof(double));
-	if (!sw->pts || !sw->micro_g || !sw->ar || !sw->ag) {
+	if (!sw->pts || !sw->micro_g || !sw->loan || !sw->borrowed || !sw->ar ||
+	    !sw->ag) {
 		saturn_sweep_destroy(sw);
 		return NULL;
 	}
@@ -290,6 +295,8 @@ void saturn_sweep_destroy(saturn_sweep_t *sw)
 		return;
 	free(sw->pts);
 	free(sw->micro_g);
+	free(sw->loan);
+	free(sw->borrowed);
 	free(sw->ar);
 	free(sw->ag);
 	free(sw);
@@ -301,16 +308,43 @@ void saturn_sweep_set_micro(saturn_sweep_t *sw, int g, int micro)
 		sw->micro_g[g] = micro;
 }
 
+void saturn_sweep_lend(saturn_sweep_t *sw, int g, double sec_per_batch,
+		       double peak_mem_mb, const char *from)
+{
+	saturn_point_t *l;
+
+	if (!sw || sw->exhaustive || g < sw->lo || g > sw->hi ||
+	    !(sec_per_batch > 0) || !isfinite(sec_per_batch))
+		return;
+	l = &sw->loan[g];
+	l->state = SATURN_PT_MEASURED;
+	l->sec_per_batch = sec_per_batch;
+	l->peak_mem_mb = peak_mem_mb;
+	snprintf(l->reason, sizeof(l->reason), "%s", from ? from : "");
+}
+
+int saturn_sweep_borrowed(const saturn_sweep_t *sw, int g)
+{
+	return sw && g >= sw->lo && g <= sw->hi && sw->borrowed[g];
+}
+
 static int is_oom(const saturn_point_t *p)
 {
 	return p->state == SATURN_PT_OOM || p->state == SATURN_PT_OOM_PRED;
 }
 
+/* Hand out g to measure; but take another technique's measurement of the
+ * same run when one was lent (then 0: nothing to wait for). */
 static int push(saturn_sweep_t *sw, int g, int *gpus, int *n, int max)
 {
 	if (*n >= max || g < sw->lo || g > sw->hi ||
 	    sw->pts[g].state != SATURN_PT_UNKNOWN)
 		return 0;
+	if (sw->loan[g].state == SATURN_PT_MEASURED) {
+		sw->pts[g] = sw->loan[g];
+		sw->borrowed[g] = 1;
+		return 0;
+	}
 	sw->pts[g].state = SATURN_PT_PENDING;
 	gpus[(*n)++] = g;
 	return 1;
@@ -350,7 +384,24 @@ static double local_predict(const saturn_sweep_t *sw, int g1, int g2, int g)
 	}
 }
 
+/* A lent count fitted as measured is reported as what it is: a prediction
+ * for this technique. */
+static void settle_loans(saturn_sweep_t *sw)
+{
+	for (int g = sw->lo; g <= sw->hi; g++)
+		if (sw->borrowed[g] && sw->pts[g].state == SATURN_PT_MEASURED)
+			sw->pts[g].state = SATURN_PT_PREDICTED;
+}
+
+static void fill(saturn_sweep_t *sw);
+
 static void finish(saturn_sweep_t *sw)
+{
+	fill(sw);
+	settle_loans(sw);
+}
+
+static void fill(saturn_sweep_t *sw)
 {
 	int gs[256], n = 0, koom = 0;
 	double ts[256];

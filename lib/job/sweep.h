@@ -119,6 +119,20 @@ void saturn_sweep_destroy(saturn_sweep_t *sw);
  * sweep's micro (the trial's resolved parameters); before any result. */
 void saturn_sweep_set_micro(saturn_sweep_t *sw, int g, int micro);
 
+/* A measurement of the same work on g GPUs by another technique that runs
+ * the same program there: ddp and fsdp (default parameters) on one GPU run
+ * the single-GPU program with no communication, so the sweep uses the
+ * `single` technique's measurement instead of a trial of its own. The
+ * sweep takes it where it would measure g (only when lent before that),
+ * fits with it, and reports g as PREDICTED with reason `from` (the option
+ * is then re-measured before a plan relies on it, like any prediction).
+ * Ignored outside lo..hi, for a non-positive time, or with exhaustive. */
+void saturn_sweep_lend(saturn_sweep_t *sw, int g, double sec_per_batch,
+		       double peak_mem_mb, const char *from);
+
+/* 1 when count g's result is the lent measurement (saturn_sweep_lend). */
+int saturn_sweep_borrowed(const saturn_sweep_t *sw, int g);
+
 /* GPU counts to measure now (their results do not depend on each other):
  * up to max written to gpus[]. Returns how many; 0 with nothing pending
  * means the sweep is complete (then predictions are filled in). */

@@ -158,6 +158,39 @@ static int tres_count(const char *s, size_t n, long long *out)
 									    : 0;
 }
 
+/* Note the type of one gpu entry (NAME at e, head bytes before '=' or the
+ * end; c1/c2 its colons, eq its '=') in req: the first type seen, or
+ * mixed when a later entry names another one or none. */
+static void tres_gpu_type(saturn_tres_req_t *req, const char *c1, const char *c2,
+			  const char *eq, const char *e, size_t head)
+{
+	char t[sizeof(req->gpu_type)] = "";
+	const char *te = NULL;
+
+	if (c1 && c2)
+		te = c2; /* gpu:TYPE:COUNT */
+	else if (c1 && eq)
+		te = e + head; /* gpu:TYPE=COUNT */
+	else if (c1 && !count_shaped(c1 + 1, (size_t)(e + head - c1 - 1)))
+		te = e + head; /* gpu:TYPE */
+	if (te) {
+		size_t n = (size_t)(te - c1 - 1);
+
+		if (n >= sizeof(t))
+			n = sizeof(t) - 1;
+		memcpy(t, c1 + 1, n);
+		t[n] = '\0';
+	}
+	if (req->gpus == 0 && !req->gpu_types_mixed) {
+		snprintf(req->gpu_type, sizeof(req->gpu_type), "%s", t);
+		return;
+	}
+	if (strcmp(req->gpu_type, t)) {
+		req->gpu_type[0] = '\0';
+		req->gpu_types_mixed = 1;
+	}
+}
+
 int saturn_tres_parse(const char *tres, saturn_tres_req_t *req, char *why,
 		      size_t len)
 {
@@ -228,6 +261,7 @@ int saturn_tres_parse(const char *tres, saturn_tres_req_t *req, char *why,
 			count = 1;
 		}
 		if (name_len == 3 && !strncmp(e, "gpu", 3)) {
+			tres_gpu_type(req, c1, c2, eq, e, head);
 			if (req->gpus + count > TRES_COUNT_MAX) {
 				saturn_why(why, len, "too many GPUs in '%s'",
 					tres);

@@ -27,6 +27,13 @@ __attribute__((format(printf, 3, 4))) void saturn_why(char *why, size_t len, con
  */
 #define SATURN_BATCH_ENV "SATURN_BATCH"
 
+/* The user's own GPU request (tres_per_node as submitted, e.g.
+ * "gres:gpu:2"), which sched/saturn saves in a task's supplemental
+ * environment when it first releases it with the plan's count, and puts
+ * back when it re-holds the task: a held task always asks for what its
+ * user asked (saturn release --all releases it so). */
+#define SATURN_USER_GRES_ENV "SATURN_USER_GRES"
+
 /* The job's --saturn-reconfigure[=yes|no]: SATURN_RECONFIGURE=yes or no in
  * the same environment (sched/saturn may restart the running task with
  * another option; reconfig.h). Absent: saturn_reconfigure decides. */
@@ -56,6 +63,11 @@ typedef struct saturn_tres_req {
 	int gpus;  /* GPUs asked for ("gres:gpu[:type][:N]"); 0 when none */
 	int other; /* number of non-GPU GRES entries */
 	char first_other[64]; /* the first non-GPU entry, for messages */
+	/* The GPU type asked for ("gres:gpu:a100:2" -> "a100"); "" when the
+	 * GPU entries name none, or name several different types (then
+	 * gpu_types_mixed is 1). A type longer than 63 bytes is cut. */
+	char gpu_type[64];
+	int gpu_types_mixed;
 } saturn_tres_req_t;
 
 /* Parse a Slurm TRES-per-X request string as found in job_desc_msg_t's and

@@ -217,6 +217,38 @@ nomem:
 	return -1;
 }
 
+int saturn_bpol_class_wait(const saturn_snapshot_t *s, const int *m, int n,
+			   const saturn_companion_t *jobs, const char *const *classes, int njobs,
+			   int tag, saturn_bpol_actions_t *out)
+{
+	int n0 = out->n, nheld = 0, *held, k;
+
+	for (k = 0; k < njobs; k++)
+		if (jobs[k].state != SATURN_COMPANION_ENDED)
+			break;
+	if (k == njobs)
+		return 0;
+	if (!(held = malloc((size_t)(n ? n : 1) * sizeof(int)))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		if (s->jobs[m[i]].state == SATURN_SNAP_HELD)
+			held[nheld++] = m[i];
+	if (push(out, SATURN_BPOL_LOG, tag, SATURN_BPOL_DEBUG, 0, NULL, 0,
+		 "waiting for profiler job %u of class %s", jobs[k].job_id, classes[k]) < 0 ||
+	    (nheld && (push(out, SATURN_BPOL_HOLD, tag, 0, 0, held, nheld,
+			    "saturn: profiling class %.64s (job %u)", classes[k], jobs[k].job_id) < 0 ||
+		       push(out, SATURN_BPOL_DROP, tag, 0, 0, held, nheld, NULL) < 0))) {
+		truncate_to(out, n0);
+		free(held);
+		errno = ENOMEM;
+		return -1;
+	}
+	free(held);
+	return 1;
+}
+
 int saturn_bpol_profiler_submitted(saturn_bpol_actions_t *out, int i, uint32_t job_id,
 				   saturn_prof_rec_t *rec)
 {

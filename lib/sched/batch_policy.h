@@ -181,6 +181,19 @@ int saturn_bpol_profiler(const saturn_snapshot_t *s, const int *m, int n, int pr
 			 saturn_prof_rec_t *rec, const saturn_companion_t *job, int tag,
 			 saturn_bpol_actions_t *out);
 
+/* Per-class profiler jobs (one per node class the batch's partitions
+ * offer, besides its profiler job): while one of them is pending or
+ * running (or not looked up), the held tasks of s->jobs[m[0..n-1]] (one
+ * batch) wait for it like for the profiler job: HOLD "saturn: profiling
+ * class CLASS (job N)" and DROP, with tag. jobs[k] and classes[k]: the
+ * k-th class job as the plugin found it and its class; an ended one (it
+ * wrote NAME@CLASS.json or not) is not waited for: the class is then
+ * planned from the batch's profile. Returns 1 when the tasks wait, 0 when
+ * not, -1 (ENOMEM: out unchanged). */
+int saturn_bpol_class_wait(const saturn_snapshot_t *s, const int *m, int n,
+			   const saturn_companion_t *jobs, const char *const *classes, int njobs,
+			   int tag, saturn_bpol_actions_t *out);
+
 /* The outcome of carrying out the SUBMIT_PROFILER out->a[i] for the batch
  * of rec: job_id the profiler job, 0 when it could not be submitted.
  * Updates rec and appends (with the action's tag) SAVE, HOLD and DROP of

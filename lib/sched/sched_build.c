@@ -232,141 +232,376 @@ static int add_skip(saturn_sched_build_t *out, int job, const char *why)
 	return 0;
 }
 
-/* Node classes from partitions: one per distinct node part_mask, set only
- * when some held or released job may not use some node (n == 0 otherwise:
- * no classes, the problem is the same as without partitions). */
+/* Node classes: one per distinct (partitions, hardware class) of the
+ * nodes, set only when some held or released job may not use some node
+ * (partitions, its GPU type or --constraint) or the nodes are of more
+ * than one hardware class (node_class.h); n == 0 otherwise: no classes,
+ * the problem is the same as without them. The partitions are part of a
+ * class only when they matter (parts). */
+#define CLASS_LEN (SATURN_CLASS_NAME_MAX + 200)
+/* The class profiles of the batch being built (one lookup per class and
+ * run of tasks of one batch, as for the batch's profile): asked[c] once
+ * pr[c] was looked up. */
+typedef struct class_cache {
+	const saturn_profile_t **pr;
+	char *asked;
+} class_cache_t;
+
+/* class_idx of an option from a class's own profile while the build
+ * routes it (restrict_to_partitions sets -1 in the copies). */
+#define CLASS_OWN (-2)
+
 typedef struct part_classes {
 	int n;
-	uint64_t *mask; /* per class: the nodes' part_mask */
+	uint64_t *mask; /* per class: the nodes' part_mask (0 when !parts) */
+	char (*hw)[SATURN_CLASS_NAME_MAX + 1]; /* per class: hardware class */
+	char (*name)[CLASS_LEN]; /* per class: its name in the problem */
 	int *max_gpus;  /* per class: GPUs of its largest node */
 	int *of_node;   /* snapshot node -> class */
-	int nnodes;     /* snapshot nodes */
-	int *node_gpus; /* per snapshot node: its GPUs */
+	const char **feat; /* per class: its nodes' features (cons), else "" */
+	int parts;      /* partitions restrict some job */
 } part_classes_t;
 
 static void part_classes_free(part_classes_t *pc)
 {
 	free(pc->mask);
+	free(pc->hw);
+	free(pc->name);
 	free(pc->max_gpus);
 	free(pc->of_node);
-	free(pc->node_gpus);
+	free(pc->feat);
 	memset(pc, 0, sizeof(*pc));
 }
 
-static void part_class_name(char *buf, size_t len, uint64_t mask)
+/* Whether a held or released job asks for hardware (a GPU type, a
+ * --constraint) that not every node may have. */
+static int job_wants_hw(const saturn_snap_job_t *j)
 {
-	snprintf(buf, len, "partitions:0x%llx", (unsigned long long)mask);
+	return j->state != SATURN_SNAP_RUNNING &&
+	       (j->gpu_type[0] || j->constraint[0] || j->constraint_bad);
 }
 
 /* Fill pc from s. O(nodes x classes + jobs x classes). Returns 0 or -1
  * (ENOMEM). */
 static int part_classes_init(part_classes_t *pc, const saturn_snapshot_t *s)
 {
-	uint64_t last = 0;
-	int need = 0, any = 0;
+	uint64_t last = 0, *pmask;
+	int npm = 0, hwneed = 0, nhw = 0, cons = 0;
+	char (*hw)[SATURN_CLASS_NAME_MAX + 1];
 
 	memset(pc, 0, sizeof(*pc));
-	for (int i = 0; i < s->njobs && !any; i++)
-		if (s->jobs[i].state != SATURN_SNAP_RUNNING && s->jobs[i].part_mask)
-			any = 1;
-	if (!any || s->nnodes == 0)
+	if (s->nnodes == 0)
 		return 0;
+	hw = calloc((size_t)s->nnodes, sizeof(*hw));
+	pmask = calloc((size_t)s->nnodes, sizeof(*pmask));
 	pc->mask = calloc((size_t)s->nnodes, sizeof(*pc->mask));
+	pc->hw = calloc((size_t)s->nnodes, sizeof(*pc->hw));
+	pc->name = calloc((size_t)s->nnodes, sizeof(*pc->name));
 	pc->max_gpus = calloc((size_t)s->nnodes, sizeof(int));
 	pc->of_node = calloc((size_t)s->nnodes, sizeof(int));
-	pc->node_gpus = calloc((size_t)s->nnodes, sizeof(int));
-	if (!pc->mask || !pc->max_gpus || !pc->of_node || !pc->node_gpus) {
+	pc->feat = calloc((size_t)s->nnodes, sizeof(*pc->feat));
+	if (!hw || !pmask || !pc->mask || !pc->hw || !pc->name || !pc->max_gpus || !pc->of_node ||
+	    !pc->feat) {
+		free(hw);
+		free(pmask);
 		part_classes_free(pc);
 		return -1;
 	}
+	/* each node's hardware class; the distinct ones and part_masks */
 	for (int n = 0; n < s->nnodes; n++) {
+		const saturn_snap_node_t *nd = &s->nodes[n];
 		int c = 0;
 
-		while (c < pc->n && pc->mask[c] != s->nodes[n].part_mask)
+		if (nd->klass[0])
+			snprintf(hw[n], sizeof(hw[n]), "%s", nd->klass);
+		else
+			saturn_node_class(s->class_rules, nd->name, nd->gpu_types, nd->gpus, nd->link,
+					  nd->features, hw[n], sizeof(hw[n]));
+		while (c < n && strcmp(hw[c], hw[n]))
 			c++;
-		if (c == pc->n)
-			pc->mask[pc->n++] = s->nodes[n].part_mask;
+		nhw += c == n;
+		c = 0;
+		while (c < npm && pmask[c] != nd->part_mask)
+			c++;
+		if (c == npm)
+			pmask[npm++] = nd->part_mask;
+	}
+	/* partitions matter when some held or released job may not use some
+	 * node's partitions (an array's tasks share their mask: checked
+	 * once); hardware when there are several classes or some job asks
+	 * for a type or constraint */
+	for (int i = 0; i < s->njobs; i++) {
+		const saturn_snap_job_t *j = &s->jobs[i];
+
+		if (job_wants_hw(j))
+			hwneed = 1;
+		if (j->state != SATURN_SNAP_RUNNING && (j->constraint[0] || j->constraint_bad))
+			cons = 1;
+		if (j->state == SATURN_SNAP_RUNNING || !j->part_mask || j->part_mask == last ||
+		    pc->parts)
+			continue;
+		last = j->part_mask;
+		for (int c = 0; c < npm && !pc->parts; c++)
+			if (!(j->part_mask & pmask[c]))
+				pc->parts = 1;
+	}
+	if (nhw > 1)
+		hwneed = 1;
+	free(pmask);
+	if (!pc->parts && !hwneed) {
+		free(hw);
+		part_classes_free(pc);
+		return 0;
+	}
+	for (int n = 0; n < s->nnodes; n++) {
+		uint64_t m = pc->parts ? s->nodes[n].part_mask : 0;
+		const char *f = cons ? s->nodes[n].features : "";
+		int c = 0;
+
+		while (c < pc->n && (pc->mask[c] != m || strcmp(pc->hw[c], hw[n]) ||
+				     strcmp(pc->feat[c], f)))
+			c++;
+		if (c == pc->n) {
+			char fs[SATURN_FEATURES_MAX + 3] = "";
+
+			pc->mask[c] = m;
+			pc->feat[c] = f;
+			memcpy(pc->hw[c], hw[n], sizeof(hw[n]));
+			/* a constraint splits a class by its nodes' features */
+			if (f[0])
+				snprintf(fs, sizeof(fs), "{%.120s}", f);
+			if (pc->parts && hwneed)
+				snprintf(pc->name[c], sizeof(pc->name[c]), "%s%s@partitions:0x%llx",
+					 hw[n], fs, (unsigned long long)m);
+			else if (pc->parts)
+				snprintf(pc->name[c], sizeof(pc->name[c]), "partitions:0x%llx",
+					 (unsigned long long)m);
+			else
+				snprintf(pc->name[c], sizeof(pc->name[c]), "%s%s", hw[n], fs);
+			pc->n++;
+		}
 		if (pc->max_gpus[c] < s->nodes[n].gpus)
 			pc->max_gpus[c] = s->nodes[n].gpus;
 		pc->of_node[n] = c;
-		pc->node_gpus[n] = s->nodes[n].gpus;
 	}
-	pc->nnodes = s->nnodes;
-	/* classes only when some held or released job may not use some node
-	 * (an array's tasks share their mask: checked once) */
-	for (int i = 0; i < s->njobs && !need; i++) {
-		const saturn_snap_job_t *j = &s->jobs[i];
-
-		if (j->state == SATURN_SNAP_RUNNING || !j->part_mask || j->part_mask == last)
-			continue;
-		last = j->part_mask;
-		for (int c = 0; c < pc->n && !need; c++)
-			if (!(j->part_mask & pc->mask[c]))
-				need = 1;
-	}
-	if (!need)
-		part_classes_free(pc);
+	free(hw);
 	return 0;
 }
 
-/* Nodes of class c with at least gpus GPUs. */
-static int class_nodes(const part_classes_t *pc, int c, int gpus)
+/* Whether job j may use class c: it shares a partition with it (when
+ * partitions matter) and every node of it has the GPU type and features
+ * the job asks for. 1 yes, 0 no, -1 the job's constraint cannot be read. */
+static int class_ok(const saturn_snapshot_t *s, const part_classes_t *pc, const saturn_snap_job_t *j,
+		    int c)
+{
+	if (pc->parts && j->part_mask && !(pc->mask[c] & j->part_mask))
+		return 0;
+	if (!job_wants_hw(j))
+		return 1;
+	for (int n = 0; n < s->nnodes; n++) {
+		int f;
+
+		if (pc->of_node[n] != c)
+			continue;
+		f = saturn_snap_job_fits_node(j, &s->nodes[n]);
+		if (f <= 0)
+			return f;
+	}
+	return 1;
+}
+
+/* Whether option o applies to class c: measured there (its klass names
+ * c's hardware class), or, for an option of the batch's profile (not of
+ * a class's own, CLASS_OWN), when c has no option of its own (a profile
+ * measured elsewhere applies everywhere, as before classes). */
+static int option_for_class(const part_classes_t *pc, const saturn_task_t *t, int o, int c)
+{
+	const char *k = t->options[o].klass;
+
+	if (k && !strcmp(k, pc->hw[c]))
+		return 1;
+	if (t->options[o].class_idx == CLASS_OWN)
+		return 0; /* from another class's own profile */
+	for (int i = 0; i < t->noptions; i++)
+		if (t->options[i].klass && !strcmp(t->options[i].klass, pc->hw[c]))
+			return 0; /* c has options of its own */
+	return 1;
+}
+
+/* Per-class profiles (saturn_snapshot_t.class_profile): for every class
+ * of pc with a profile of its own covering held job j, that profile's
+ * usable options, within the model's limits, appended to t's with klass
+ * the class's hardware name (so they go to that class only). Nothing when
+ * s has no class_profile or pc no classes. 0, or -1 (ENOMEM: t keeps
+ * what it had). */
+static int add_class_options(const saturn_snapshot_t *s, const part_classes_t *pc,
+			     class_cache_t *cc, const saturn_snap_job_t *j, saturn_task_t *t)
+{
+	if (!s->class_profile || !pc->n || j->state != SATURN_SNAP_HELD || !cc->pr)
+		return 0;
+	for (int c = 0; c < pc->n; c++) {
+		const saturn_profile_t *cp;
+		const saturn_profile_task_t *pt;
+		saturn_option_t *o = NULL, *all;
+		char why[128];
+		int seen = 0, n, k;
+
+		for (int d = 0; d < c && !seen; d++)
+			seen = !strcmp(pc->hw[d], pc->hw[c]);
+		if (seen)
+			continue;
+		if (!cc->asked[c]) {
+			cc->pr[c] = s->class_profile(j->batch, j->uid, pc->hw[c], s->class_profile_arg);
+			cc->asked[c] = 1;
+		}
+		cp = cc->pr[c];
+		pt = cp ? saturn_profile_find(cp, j->task_id >= 0 ? j->task_id : 0) : NULL;
+		if (!pt)
+			continue;
+		n = saturn_profile_options(pt, &o);
+		if (n < 0)
+			return -1;
+		k = n ? options_in_limits(pt, o, n, why, sizeof(why)) : 0;
+		if (k > 0)
+			k = options_for_nodes(pt, j, o, k); /* the user's --nodes */
+		if (k == 0)
+			continue; /* options_in_limits / options_for_nodes freed them */
+		if (t->batches <= 0 || !(pt->batches > 0) || t->noptions + k > SATURN_MAX_OPTIONS) {
+			free_options(o, k);
+			continue;
+		}
+		all = realloc(t->options, (size_t)(t->noptions + k) * sizeof(*all));
+		if (!all) {
+			free_options(o, k);
+			return -1;
+		}
+		t->options = all;
+		for (int i = 0; i < k; i++) {
+			free(o[i].klass);
+			o[i].klass = strdup(pc->hw[c]);
+			o[i].class_idx = CLASS_OWN;
+			/* in the task's unit of work: its batches are the
+			 * batch profile's; the same work at this class's speed */
+			o[i].sec_per_batch *= pt->batches / t->batches;
+			if (!o[i].klass) {
+				for (int r = i; r < k; r++) {
+					free(o[r].technique);
+					free(o[r].klass);
+				}
+				free(o);
+				return -1;
+			}
+			t->options[t->noptions++] = o[i];
+		}
+		free(o);
+	}
+	return 0;
+}
+
+static void clear_klass(saturn_task_t *t)
+{
+	for (int i = 0; i < t->noptions; i++) {
+		free(t->options[i].klass);
+		t->options[i].klass = NULL;
+		t->options[i].class_idx = -1;
+	}
+}
+
+/* Nodes of class c with at least gpus GPUs (a multi-node option needs
+ * its node count of them in one class). */
+static int class_nodes(const saturn_snapshot_t *s, const part_classes_t *pc, int c, int gpus)
 {
 	int n = 0;
 
-	for (int k = 0; k < pc->nnodes; k++)
-		if (pc->of_node[k] == c && pc->node_gpus[k] >= gpus)
+	for (int k = 0; k < s->nnodes; k++)
+		if (pc->of_node[k] == c && s->nodes[k].gpus >= gpus)
 			n++;
 	return n;
 }
 
-/* Restrict the options of a held or released job to the node classes of
- * its partitions: one copy of each option per class that shares a
- * partition with the job and has a node with enough GPUs (at most
- * SATURN_MAX_OPTIONS copies). Nothing changes when the job may use every
- * class. Returns 0 (t->options replaced or unchanged), 1 when no node of
- * the job's partitions fits (why filled, t unchanged), -1 on ENOMEM. */
-static int restrict_to_partitions(const part_classes_t *pc, const saturn_snap_job_t *j,
-				  saturn_task_t *t, char *why, size_t whylen)
+/* Restrict the options of a held or released job to the node classes it
+ * may use (its partitions, GPU type and --constraint): one copy of each
+ * option per such class that has a node with enough GPUs, the options
+ * measured on a class (the profile's klass) going to that class only (at
+ * most SATURN_MAX_OPTIONS copies). Nothing changes when the job may use
+ * every class and no option is measured on one of them. The options'
+ * klass is the problem's class name afterwards, or NULL. Returns 0
+ * (t->options replaced or unchanged), 1 when no node the job may use fits
+ * (why filled, t unchanged), -1 on ENOMEM. */
+static int restrict_to_partitions(const saturn_snapshot_t *s, const part_classes_t *pc,
+				  const saturn_snap_job_t *j, saturn_task_t *t, char *why,
+				  size_t whylen)
 {
 	saturn_option_t *no;
-	int neligible = 0, nn = 0, maxg = 0;
-	char name[64];
+	int neligible = 0, nn = 0, maxg = 0, specific = 0, unreadable = 0, partok = 0;
+	char *ok;
 
-	if (!pc->n || !j->part_mask)
+	if (!pc->n) {
+		clear_klass(t);
 		return 0;
-	for (int c = 0; c < pc->n; c++)
-		if (pc->mask[c] & j->part_mask)
-			neligible++;
-	if (neligible == pc->n)
+	}
+	ok = calloc((size_t)pc->n, 1);
+	if (!ok)
+		return -1;
+	for (int c = 0; c < pc->n; c++) {
+		int r = class_ok(s, pc, j, c);
+
+		ok[c] = r > 0;
+		unreadable |= r < 0;
+		neligible += r > 0;
+		if (!pc->parts || !j->part_mask || (pc->mask[c] & j->part_mask))
+			partok = 1;
+		for (int o = 0; o < t->noptions && !specific; o++)
+			if (t->options[o].klass && !strcmp(t->options[o].klass, pc->hw[c]))
+				specific = 1;
+	}
+	if (neligible == pc->n && !specific) {
+		free(ok);
+		clear_klass(t);
 		return 0;
+	}
 	if (neligible == 0) {
-		snprintf(why, whylen, "saturn: no usable GPU node in partition(s) of this job");
+		free(ok);
+		if (!partok)
+			snprintf(why, whylen, "saturn: no usable GPU node in partition(s) of this job");
+		else if (unreadable)
+			snprintf(why, whylen,
+				 "saturn: --constraint '%.60s' cannot be planned (use FEATURE, & and |)",
+				 j->constraint_bad ? "(too long, or several GPU types)" : j->constraint);
+		else
+			snprintf(why, whylen,
+				 "saturn: no usable GPU node has%s%.40s%s%s%.60s",
+				 j->gpu_type[0] ? " GPU type " : "", j->gpu_type,
+				 j->gpu_type[0] && j->constraint[0] ? " and" : "",
+				 j->constraint[0] ? " features " : "", j->constraint);
 		return 1;
 	}
 	no = calloc((size_t)t->noptions * (size_t)neligible, sizeof(*no));
-	if (!no)
+	if (!no) {
+		free(ok);
 		return -1;
+	}
 	for (int o = 0; o < t->noptions; o++)
 		for (int c = 0; c < pc->n && nn < SATURN_MAX_OPTIONS; c++) {
-			if (!(pc->mask[c] & j->part_mask))
+			if (!ok[c])
 				continue;
 			if (pc->max_gpus[c] > maxg)
 				maxg = pc->max_gpus[c];
-			if (t->options[o].gpus > pc->max_gpus[c] ||
-			    class_nodes(pc, c, t->options[o].gpus) < saturn_option_nodes(&t->options[o]))
+			if (t->options[o].gpus > pc->max_gpus[c] || !option_for_class(pc, t, o, c) ||
+			    class_nodes(s, pc, c, t->options[o].gpus) < saturn_option_nodes(&t->options[o]))
 				continue;
-			part_class_name(name, sizeof(name), pc->mask[c]);
 			no[nn] = t->options[o];
 			no[nn].class_idx = -1;
 			no[nn].technique = strdup(t->options[o].technique);
-			no[nn].klass = strdup(name);
+			no[nn].klass = strdup(pc->name[c]);
 			if (!no[nn].technique || !no[nn].klass) {
+				free(ok);
 				free_options(no, nn + 1);
 				return -1;
 			}
 			nn++;
 		}
+	free(ok);
 	if (nn == 0) {
 		free(no);
 		snprintf(why, whylen,
@@ -485,7 +720,7 @@ skip:
  * running tasks taken so far (updated). Returns 0 with t filled (options
  * owned by t), 1 when the job has to be skipped (why filled), -1 on
  * ENOMEM. */
-static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
+static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_cache_t *cc,
 		    const saturn_snap_job_t *j, const saturn_profile_t *pr, saturn_task_t *t,
 		    uint64_t *run_used, int *from_profile, char *why, size_t whylen)
 {
@@ -511,11 +746,10 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 		if (nopts > 0 && j->state == SATURN_SNAP_HELD &&
 		    (nopts = options_for_nodes(pt, j, opts, nopts)) == 0)
 			opts = NULL;
-		/* A profile's class says where it was measured and applies to
-		 * every node; the node classes here are partitions (below). */
+		/* A profile's class says where it was measured: the options
+		 * go to that class (restrict_to_partitions), or everywhere
+		 * when the nodes have no classes. */
 		for (int i = 0; i < nopts; i++) {
-			free(opts[i].klass);
-			opts[i].klass = NULL;
 			opts[i].class_idx = -1;
 			if (j->state == SATURN_SNAP_HELD)
 				opts[i].sec_per_batch = corrected_spb(s, j, pt, opts[i].technique,
@@ -544,6 +778,11 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 
 			t->release_s = nb > s->now ? nb - s->now : 0;
 		}
+		if (*from_profile && add_class_options(s, pc, cc, j, t) < 0) {
+			free_options(t->options, t->noptions);
+			t->options = NULL;
+			return -1;
+		}
 		if (!fits_some_node(s, t->options, t->noptions)) {
 			if (saturn_option_nodes(&t->options[0]) > 1)
 				snprintf(why, whylen, "saturn: no option fits any node (needs %d nodes with %d GPUs each)",
@@ -555,7 +794,7 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 			t->options = NULL;
 			return 1;
 		}
-		rc = restrict_to_partitions(pc, j, t, why, whylen);
+		rc = restrict_to_partitions(s, pc, j, t, why, whylen);
 		if (rc != 0) {
 			free_options(t->options, t->noptions);
 			t->options = NULL;
@@ -606,7 +845,7 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 		if (j->state == SATURN_SNAP_RELEASED) {
 			char ignored[128];
 
-			rc = restrict_to_partitions(pc, j, t, ignored, sizeof(ignored));
+			rc = restrict_to_partitions(s, pc, j, t, ignored, sizeof(ignored));
 			if (rc < 0)
 				return -1;
 		}
@@ -793,6 +1032,7 @@ int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn look
 	int *order = NULL;
 	uint64_t *run_used = NULL;
 	part_classes_t pc = {0};
+	class_cache_t cc = {0};
 	const saturn_profile_t *pr = NULL;
 
 	memset(out, 0, sizeof(*out));
@@ -802,6 +1042,12 @@ int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn look
 	run_used = calloc((size_t)(s->nnodes ? s->nnodes : 1), sizeof(*run_used));
 	if (!p || !out->job_of_task || !order || !run_used || part_classes_init(&pc, s) < 0)
 		goto nomem;
+	if (pc.n && s->class_profile) {
+		cc.pr = calloc((size_t)pc.n, sizeof(*cc.pr));
+		cc.asked = calloc((size_t)pc.n, 1);
+		if (!cc.pr || !cc.asked)
+			goto nomem;
+	}
 
 	for (int n = 0; n < s->nnodes; n++) {
 		saturn_node_t node = {0};
@@ -816,10 +1062,7 @@ int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn look
 		if (!node.name)
 			goto nomem;
 		if (pc.n) {
-			char cname[64];
-
-			part_class_name(cname, sizeof(cname), pc.mask[pc.of_node[n]]);
-			if (!(node.klass = strdup(cname))) {
+			if (!(node.klass = strdup(pc.name[pc.of_node[n]]))) {
 				free(node.name);
 				goto nomem;
 			}
@@ -883,10 +1126,13 @@ nomem_node:
 
 		/* one lookup per run of tasks of the same batch and user (an
 		 * array's tasks are adjacent in order) */
-		if (prev < 0 || strcmp(s->jobs[prev].batch, j->batch) || s->jobs[prev].uid != j->uid)
+		if (prev < 0 || strcmp(s->jobs[prev].batch, j->batch) || s->jobs[prev].uid != j->uid) {
 			pr = lookup ? lookup(j->batch, j->uid, arg) : NULL;
+			if (cc.asked)
+				memset(cc.asked, 0, (size_t)pc.n);
+		}
 		prev = i;
-		rc = job_task(s, &pc, j, pr, &t, run_used, &fp, why, sizeof(why));
+		rc = job_task(s, &pc, &cc, j, pr, &t, run_used, &fp, why, sizeof(why));
 		if (rc < 0)
 			goto nomem;
 		if (rc > 0) {
@@ -909,6 +1155,8 @@ nomem_node:
 	}
 	free(order);
 	free(run_used);
+	free(cc.pr);
+	free(cc.asked);
 	part_classes_free(&pc);
 	if (p->nnodes == 0) {
 		saturn_sched_build_free(out);
@@ -922,6 +1170,8 @@ nomem_node:
 nomem:
 	free(order);
 	free(run_used);
+	free(cc.pr);
+	free(cc.asked);
 	part_classes_free(&pc);
 	saturn_sched_build_free(out);
 	return saturn_error_set(err, "out of memory building the problem");

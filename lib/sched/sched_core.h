@@ -17,6 +17,7 @@
 
 #include "feedback.h"
 #include "model.h"
+#include "node_class.h"
 #include "profile.h"
 #include "saturn_limits.h"
 
@@ -44,6 +45,11 @@ typedef struct saturn_sched_settings {
 	int fairness;          /* saturn_fairness: SATURN_FAIR_NONE or _SHARE (fairness.h) */
 	int feedback;          /* saturn_feedback: runtime feedback (feedback.h) corrects
 				* the profile's speeds (1); 0 = the profile only */
+	int record;            /* saturn_record: where a released task's plan record
+				* goes, SATURN_PLANREC_* (planrec.h; admin_comment) */
+	saturn_class_rules_t *node_classes; /* saturn_node_classes: the admin's
+					     * classes (node_class.h), NULL = derived */
+	char *node_classes_text; /* the setting as given, NULL = none */
 } saturn_sched_settings_t;
 
 /* saturn_fairness: none = one plan of every user's tasks (shortest
@@ -146,6 +152,12 @@ typedef struct saturn_snap_job {
 				* the GPUs of any further node into busy entries) */
 	int more_node[SATURN_SNAP_MAX_NODES - 1];
 	uint64_t more_mask[SATURN_SNAP_MAX_NODES - 1]; /* GPU ids there */
+	/* Node classes (node_class.h), held and released jobs: */
+	char gpu_type[SATURN_GPU_TYPE_MAX + 1]; /* GPU type the user asked for
+						 * (--gres=gpu:a100:2), "" = any */
+	char constraint[SATURN_CONSTRAINT_MAX + 1]; /* the job's --constraint, "" = none */
+	int constraint_bad;    /* the constraint is longer than the buffer, or the
+				* user asked for several GPU types: planned nowhere */
 } saturn_snap_job_t;
 
 /* The plugin numbers the distinct partitions of the Saturn jobs of one
@@ -160,6 +172,15 @@ typedef struct saturn_snap_node {
 	 * node. A held or released job with a non-zero part_mask is planned
 	 * only on nodes whose part_mask shares a bit with it. */
 	uint64_t part_mask;
+	/* Hardware (node_class.h): the GPU type(s) of the node's gres
+	 * ("a100"; "a100,h100" for several; "" untyped), the interconnect
+	 * its gres Links= record (SATURN_LINK_*), its features
+	 * (comma-separated) and its class: set by the plugin, or derived by
+	 * saturn_snapshot_classify() when left "". */
+	char gpu_types[SATURN_GPU_TYPE_MAX + 1];
+	char link[8];
+	char features[SATURN_FEATURES_MAX + 1];
+	char klass[SATURN_CLASS_NAME_MAX + 1];
 } saturn_snap_node_t;
 
 /* GPUs held by a job that is not a Saturn task. */
@@ -181,6 +202,18 @@ typedef struct saturn_snapshot {
 	 * build corrects the speeds of tasks not started yet with it. Not
 	 * owned; saturn_snapshot_reset leaves it. */
 	const saturn_fb_t *feedback;
+	/* The admin's saturn_node_classes rules, or NULL (classes derived
+	 * from the nodes). Not owned; saturn_snapshot_reset leaves it. */
+	const saturn_class_rules_t *class_rules;
+	/* Per-class profiles, or NULL: the profile of batch (batch, uid)
+	 * measured on node class klass (PROFILE_DIR/UID/NAME@CLASS.json),
+	 * NULL when there is none. The build plans a held task's options
+	 * on a class from that class's profile when it has one, else from
+	 * the batch's profile (measured elsewhere, applies everywhere). Not
+	 * owned; saturn_snapshot_reset leaves it. */
+	const saturn_profile_t *(*class_profile)(const char *batch, long uid, const char *klass,
+						 void *arg);
+	void *class_profile_arg;
 } saturn_snapshot_t;
 
 /* Zeroed snapshot, or NULL (ENOMEM). */
@@ -200,6 +233,22 @@ int saturn_snapshot_node_index(const saturn_snapshot_t *s, const char *name);
  * node when part_mask is 0); 0 when there is none. For the one-node
  * companion jobs (profiler, measurement) of a batch. */
 int saturn_snapshot_max_gpus(const saturn_snapshot_t *s, uint64_t part_mask);
+
+/* Give every node whose klass is "" its class (saturn_node_class with
+ * s->class_rules). Idempotent; the build calls it too. */
+void saturn_snapshot_classify(saturn_snapshot_t *s);
+
+/* Whether held or released job j may run on node n as far as its typed
+ * GPU request and its --constraint go (partitions aside): 1 yes, 0 no,
+ * -1 when its constraint cannot be read (saturn_constraint_match) or
+ * constraint_bad is set. */
+int saturn_snap_job_fits_node(const saturn_snap_job_t *j, const saturn_snap_node_t *n);
+
+/* The distinct classes of the snapshot's nodes (after classify), in order
+ * of first appearance, with their node and GPU counts, as one line
+ * "a100x2-pcie: 2 nodes, 4 GPUs; h100x2-nvlink: 2 nodes, 4 GPUs" into
+ * buf (for `saturn status` and the log). Returns the class count. */
+int saturn_snapshot_classes_line(saturn_snapshot_t *s, char *buf, size_t len);
 
 /* --- batches: identity (uid, name) ----------------------------------- */
 
@@ -273,6 +322,17 @@ typedef struct saturn_sched_build {
  * Running tasks are pinned with klass NULL. When every job may use every
  * node (one partition, or part_mask 0), no class is set: the problem is
  * the same as without partitions.
+ * Hardware (node_class.h): when the nodes are of several classes
+ * (saturn_node_class with s->class_rules, or their klass), or a held or
+ * released job asks for a GPU type or a --constraint, the classes are the
+ * hardware classes (named by them, "CLASS@partitions:0xM" when the
+ * partitions matter too); a job is planned only on classes every node of
+ * which fits its type and constraint (saturn_snap_job_fits_node), else
+ * skipped with a reason naming them ("saturn: no usable GPU node has GPU
+ * type v100"). A profile option measured on a class (the profile task's
+ * klass names it) and the options of a class's own profile
+ * (s->class_profile) go to that class only; the batch profile's other
+ * options go to the classes without options of their own.
  * Fault isolation: one job's bad input costs that job, never the problem.
  * Profile options beyond the model's limits (model.h: runtime batches x
  * sec_per_batch over SATURN_MAX_RUNTIME_S, batches over SATURN_MAX_BATCHES,
@@ -319,6 +379,11 @@ typedef struct saturn_decision {
 	 * fewer. */
 	int nnodes;
 	int assign; /* index of the entry in the plan it was decided from */
+	/* release: the GPU type to release it with (saturn_release_type:
+	 * the user's, else the node's only one; "" = untyped) and the
+	 * node's class (node_class.h) */
+	char gpu_type[SATURN_GPU_TYPE_MAX + 1];
+	char klass[SATURN_CLASS_NAME_MAX + 1];
 } saturn_decision_t;
 
 /* The comma-separated node names ("n1,n2", in the plan's order) of
@@ -457,6 +522,7 @@ typedef struct saturn_sched_state_task {
 typedef struct saturn_sched_state_node {
 	char *name;
 	int gpus;
+	char *klass; /* its node class (node_class.h); NULL in states written before */
 } saturn_sched_state_node_t;
 
 typedef struct saturn_sched_state {
@@ -472,8 +538,22 @@ typedef struct saturn_sched_state {
 	saturn_fb_corr_t *corr;
 } saturn_sched_state_t;
 
+/* The state's format and its version. A change that an older reader
+ * would misread bumps the version; fields added within a version are
+ * optional (absent in states written before). */
+#define SATURN_SCHED_STATE_VERSION 1
+#define SATURN_SCHED_STATE_FORMAT "saturn-sched-state/1"
+
+/* N of a format string "saturn-sched-state/N"; -1 when format is NULL, of
+ * another document or N is not a plain number. */
+int saturn_sched_state_version(const char *format);
+
 /* Parse (every field saturn_sched_state_to_json writes; unknown keys are
- * ignored); NULL with err naming the field. */
+ * ignored); NULL with err naming the field. A state of another version
+ * than SATURN_SCHED_STATE_VERSION is refused with a message that says
+ * "format: version N ..." (older, or written by a newer sched/saturn):
+ * callers ignore it, since the job records, not the state, say which task
+ * is held, released or running. */
 saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 					       saturn_error_t *err);
 void saturn_sched_state_destroy(saturn_sched_state_t *st);

@@ -81,6 +81,21 @@ int saturn_sched_nodelist(const saturn_plan_t *plan, const saturn_decision_t *d,
 	return 0;
 }
 
+/* The GPU type a decision releases with and its node's class. */
+static void decision_hw(const saturn_snapshot_t *s, const saturn_snap_job_t *j, saturn_decision_t *d)
+{
+	int n = saturn_snapshot_node_index(s, d->node);
+	const saturn_snap_node_t *nd = n >= 0 ? &s->nodes[n] : NULL;
+	const char *type = saturn_release_type(j->gpu_type, nd ? nd->gpu_types : NULL);
+
+	snprintf(d->gpu_type, sizeof(d->gpu_type), "%s", type ? type : "");
+	if (nd && nd->klass[0])
+		snprintf(d->klass, sizeof(d->klass), "%s", nd->klass);
+	else if (nd)
+		saturn_node_class(s->class_rules, nd->name, nd->gpu_types, nd->gpus, nd->link,
+				  nd->features, d->klass, sizeof(d->klass));
+}
+
 int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			const saturn_plan_t *plan, double slack_s,
 			saturn_decision_t **out)
@@ -110,6 +125,7 @@ int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *
 		snprintf(d[n].technique, sizeof(d[n].technique), "%s", a->technique ? a->technique : "user");
 		d[n].nnodes = saturn_assign_nnodes(a);
 		d[n].assign = i;
+		decision_hw(s, &s->jobs[job], &d[n]);
 		d[n].release = a->start_s <= slack_s && b->problem->tasks[t].release_s <= 0;
 		if (!d[n].release && d[n].nnodes > 1) {
 			char list[256], where[300];

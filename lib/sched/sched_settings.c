@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planrec.h"
 #include "sched_core.h"
 
 /* --- settings -------------------------------------------------------- */
@@ -26,6 +27,7 @@ void saturn_sched_settings_init(saturn_sched_settings_t *s)
 	s->measure_predicted = 1;
 	s->profile_cache = 1;
 	s->feedback = 1;
+	s->record = SATURN_PLANREC_ADMIN_COMMENT;
 }
 
 void saturn_sched_settings_free(saturn_sched_settings_t *s)
@@ -36,6 +38,10 @@ void saturn_sched_settings_free(saturn_sched_settings_t *s)
 	free(s->profile_dir);
 	free(s->profiler);
 	s->state_dir = s->profile_dir = s->profiler = NULL;
+	saturn_class_rules_free(s->node_classes);
+	s->node_classes = NULL;
+	free(s->node_classes_text);
+	s->node_classes_text = NULL;
 }
 
 int saturn_setting_num(const char *v, double lo, double hi, double *out)
@@ -78,6 +84,37 @@ static int parse_path(const char *v, char **out)
 	return 0;
 }
 
+/* saturn_node_classes=NAME:MATCH[+MATCH...][;...] (node_class.h); "none"
+ * clears it. why gets the rules parser's message. */
+static int parse_classes(saturn_sched_settings_t *s, const char *v, char *why, size_t len)
+{
+	saturn_class_rules_t *r;
+	saturn_error_t e = {""};
+	char *text;
+
+	if (!strcmp(v, "none")) {
+		saturn_class_rules_free(s->node_classes);
+		free(s->node_classes_text);
+		s->node_classes = NULL;
+		s->node_classes_text = NULL;
+		return 0;
+	}
+	r = saturn_class_rules_parse(v, &e);
+	text = strdup(v);
+	if (!r || !text || saturn_class_rules_count(r) == 0) {
+		snprintf(why, len, "%s", !r ? e.text + (strncmp(e.text, "saturn_node_classes: ", 21) ? 0 : 21)
+				       : "must be NAME:MATCH[+MATCH...][;NAME:...] or none");
+		saturn_class_rules_free(r);
+		free(text);
+		return -1;
+	}
+	saturn_class_rules_free(s->node_classes);
+	free(s->node_classes_text);
+	s->node_classes = r;
+	s->node_classes_text = text;
+	return 0;
+}
+
 int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 				saturn_error_t *err)
 {
@@ -94,6 +131,7 @@ int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
 		const char *key = tok, *val, *why = NULL;
+		char err_classes[SATURN_ERROR_LEN];
 
 		if (strncmp(tok, "saturn_", 7) != 0)
 			continue;
@@ -154,10 +192,16 @@ int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 		} else if (!strcmp(key, "saturn_feedback")) {
 			if (parse_bool(val, &s->feedback) < 0)
 				why = "must be yes or no";
+		} else if (!strcmp(key, "saturn_record")) {
+			if (saturn_planrec_field_parse(val, &s->record) < 0)
+				why = "must be admin_comment, comment or none";
+		} else if (!strcmp(key, "saturn_node_classes")) {
+			if (parse_classes(s, val, err_classes, sizeof(err_classes)) < 0)
+				why = err_classes;
 		} else if (!strncmp(key, "saturn_reconfigure", 18)) {
 			/* reconfig.c: saturn_reconfig_settings_parse */
 		} else {
-			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_fairness, saturn_feedback, saturn_reconfigure*)";
+			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_fairness, saturn_feedback, saturn_record, saturn_node_classes, saturn_reconfigure*)";
 		}
 		if (!why)
 			continue;

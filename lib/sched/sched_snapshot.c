@@ -84,6 +84,57 @@ int saturn_snapshot_node_index(const saturn_snapshot_t *s, const char *name)
 	return -1;
 }
 
+void saturn_snapshot_classify(saturn_snapshot_t *s)
+{
+	for (int i = 0; i < s->nnodes; i++) {
+		saturn_snap_node_t *n = &s->nodes[i];
+
+		if (!n->klass[0])
+			saturn_node_class(s->class_rules, n->name, n->gpu_types, n->gpus, n->link,
+					  n->features, n->klass, sizeof(n->klass));
+	}
+}
+
+int saturn_snap_job_fits_node(const saturn_snap_job_t *j, const saturn_snap_node_t *n)
+{
+	if (j->constraint_bad)
+		return -1;
+	if (!saturn_gpu_type_match(j->gpu_type, n->gpu_types))
+		return 0;
+	return saturn_constraint_match(j->constraint, n->features);
+}
+
+int saturn_snapshot_classes_line(saturn_snapshot_t *s, char *buf, size_t len)
+{
+	int nc = 0;
+	size_t at = 0;
+
+	saturn_snapshot_classify(s);
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < s->nnodes; i++) {
+		int seen = 0, nodes = 0, gpus = 0;
+
+		for (int k = 0; k < i && !seen; k++)
+			seen = !strcmp(s->nodes[k].klass, s->nodes[i].klass);
+		if (seen)
+			continue;
+		for (int k = i; k < s->nnodes; k++)
+			if (!strcmp(s->nodes[k].klass, s->nodes[i].klass)) {
+				nodes++;
+				gpus += s->nodes[k].gpus;
+			}
+		nc++;
+		if (at < len) {
+			int w = snprintf(buf + at, len - at, "%s%s: %d node%s, %d GPUs", nc > 1 ? "; " : "",
+					 s->nodes[i].klass, nodes, nodes == 1 ? "" : "s", gpus);
+
+			at += w > 0 ? (size_t)w : 0;
+		}
+	}
+	return nc;
+}
+
 int saturn_snap_same_batch(const saturn_snap_job_t *a, const saturn_snap_job_t *b)
 {
 	return a->uid == b->uid && !strcmp(a->batch, b->batch);

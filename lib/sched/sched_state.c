@@ -119,6 +119,25 @@ static void corrections_to_json(json_object *root, const saturn_fb_t *fb)
 		json_object_object_add(root, "corrections", arr);
 }
 
+/* "class": the hardware class of the snapshot node called name
+ * (node_class.h), when the snapshot has it. 0 or -1 (ENOMEM). */
+static int node_class_to_json(json_object *e, const saturn_snapshot_t *s, const char *name)
+{
+	const saturn_snap_node_t *nd;
+	char k[SATURN_CLASS_NAME_MAX + 1];
+	int i;
+
+	if (!s || (i = saturn_snapshot_node_index(s, name)) < 0)
+		return 0;
+	nd = &s->nodes[i];
+	if (nd->klass[0])
+		snprintf(k, sizeof(k), "%s", nd->klass);
+	else
+		saturn_node_class(s->class_rules, nd->name, nd->gpu_types, nd->gpus, nd->link,
+				  nd->features, k, sizeof(k));
+	return add_str(e, "class", k);
+}
+
 char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 				 const saturn_plan_t *plan, const char *plan_id,
 				 double now)
@@ -126,7 +145,7 @@ char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_
 	json_object *root = json_object_new_object(), *tasks = json_object_new_array();
 	char *out = NULL;
 
-	if (add_str(root, "format", "saturn-sched-state/1") < 0 ||
+	if (add_str(root, "format", SATURN_SCHED_STATE_FORMAT) < 0 ||
 	    add_str(root, "plan_id", plan_id) < 0 ||
 	    sj_put(root, "updated", sj_new_num(now)) < 0)
 		goto done;
@@ -162,7 +181,8 @@ char *saturn_sched_state_to_json(const saturn_snapshot_t *s, const saturn_sched_
 
 			if (sj_append(nodes, e) < 0 ||
 			    add_str(e, "name", b->problem->nodes[n].name) < 0 ||
-			    sj_put(e, "gpus", json_object_new_int(b->problem->nodes[n].gpus)) < 0)
+			    sj_put(e, "gpus", json_object_new_int(b->problem->nodes[n].gpus)) < 0 ||
+			    node_class_to_json(e, s, b->problem->nodes[n].name) < 0)
 				goto done;
 		}
 	}
@@ -197,8 +217,10 @@ void saturn_sched_state_destroy(saturn_sched_state_t *st)
 		free(st->tasks[i].more_nodes);
 	}
 	free(st->tasks);
-	for (int i = 0; i < st->nnodes; i++)
+	for (int i = 0; i < st->nnodes; i++) {
 		free(st->nodes[i].name);
+		free(st->nodes[i].klass);
+	}
 	free(st->nodes);
 	free(st->corr);
 	free(st->plan_id);
@@ -328,7 +350,8 @@ static int parse_node(json_object *e, const char *ctx, saturn_sched_state_node_t
 	if (!json_object_is_type(e, json_type_object))
 		return saturn_error_set(err, "%s: must be an object", ctx);
 	if (sj_str(e, ctx, "name", true, true, STR_MAX, &nd->name, err) < 0 ||
-	    sj_int(e, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &nd->gpus, err) < 0)
+	    sj_int(e, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &nd->gpus, err) < 0 ||
+	    sj_str(e, ctx, "class", false, true, SATURN_CLASS_NAME_MAX, &nd->klass, err) < 0)
 		return -1;
 	return 0;
 }
@@ -383,6 +406,50 @@ static int corrections_parse(json_object *o, saturn_sched_state_t *st, saturn_er
 	return 0;
 }
 
+int saturn_sched_state_version(const char *format)
+{
+	static const char prefix[] = "saturn-sched-state/";
+	const char *p;
+	long v = 0;
+
+	if (!format || strncmp(format, prefix, sizeof(prefix) - 1) != 0)
+		return -1;
+	p = format + sizeof(prefix) - 1;
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((v = v * 10 + (*p - '0')) > 1000000)
+			return -1;
+	return *p ? -1 : (int)v;
+}
+
+/* The format check with the version spelled out: a state of another
+ * version is not read (an older one has nothing a newer plugin needs: the
+ * job records carry every task's state; a newer one may mean something
+ * this plugin cannot honour), and the message says which, for the log. */
+static int check_version(json_object *o, saturn_error_t *err)
+{
+	json_object *f;
+	int v;
+
+	if (!json_object_is_type(o, json_type_object))
+		return saturn_error_set(err, "the document must be a JSON object");
+	if (!json_object_object_get_ex(o, "format", &f) || !json_object_is_type(f, json_type_string))
+		return saturn_error_set(err, "format: missing or not a string: not a state this version reads (%s)",
+					SATURN_SCHED_STATE_FORMAT);
+	v = saturn_sched_state_version(json_object_get_string(f));
+	if (v < 0)
+		return saturn_error_set(err, "format: \"%.64s\" is not a saturn-sched-state document",
+					json_object_get_string(f));
+	if (v < SATURN_SCHED_STATE_VERSION)
+		return saturn_error_set(err, "format: version %d is older than the version %d this sched/saturn reads",
+					v, SATURN_SCHED_STATE_VERSION);
+	if (v > SATURN_SCHED_STATE_VERSION)
+		return saturn_error_set(err, "format: version %d was written by a newer sched/saturn (this one reads version %d)",
+					v, SATURN_SCHED_STATE_VERSION);
+	return sj_check_format(o, SATURN_SCHED_STATE_FORMAT, err);
+}
+
 saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 					       saturn_error_t *err)
 {
@@ -397,7 +464,7 @@ saturn_sched_state_t *saturn_sched_state_parse(const char *buf, size_t len,
 		goto fail;
 	}
 	if (!(o = sj_parse(buf, len, err)) ||
-	    sj_check_format(o, "saturn-sched-state/1", err) < 0)
+	    check_version(o, err) < 0)
 		goto fail;
 	if (sj_str(o, "", "plan_id", false, false, STR_MAX, &st->plan_id, err) < 0 ||
 	    sj_str(o, "", "method", false, false, STR_MAX, &st->method, err) < 0 ||

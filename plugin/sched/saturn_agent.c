@@ -131,7 +131,14 @@ static void load_prev_state(void)
 		return;
 	}
 	st = saturn_sched_state_parse(buf, len, &err);
-	if (!st) {
+	if (!st && !strncmp(err.text, "format:", 7)) {
+		/* another version (an upgrade or a downgrade of the plugin):
+		 * not read. Nothing is lost: every held task is still held in
+		 * its job record and is planned afresh; released and running
+		 * ones are Slurm's. Only the runtime feedback starts again. */
+		error("sched/saturn: %s: %s: previous state ignored (held tasks are planned afresh from the job records, none is lost or started twice; runtime feedback starts again); it is replaced at the next plan",
+		      path, err.text);
+	} else if (!st) {
 		error("sched/saturn: %s: %s (ignored: the jobs' own state is authoritative)", path, err.text);
 	} else {
 		info("sched/saturn: resuming after restart: previous plan %s with %d task(s), planned end in %.0fs",
@@ -307,6 +314,19 @@ static saturn_plan_t *plan_share(const saturn_snapshot_t *s, const saturn_sched_
 	return plan;
 }
 
+/* The usable nodes' classes (node_class.h), logged when they change. */
+static void log_classes(saturn_snapshot_t *s)
+{
+	static char last[512];
+	char line[512];
+	int n = saturn_snapshot_classes_line(s, line, sizeof(line));
+
+	if (!strcmp(line, last))
+		return;
+	snprintf(last, sizeof(last), "%s", line);
+	info("sched/saturn: %d node class%s: %s", n, n == 1 ? "" : "es", line);
+}
+
 static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 {
 	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK,
@@ -353,6 +373,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		}
 		return;
 	}
+	log_classes(s);
 	saturn_read_progress(s);
 	if (!saturn_cfg.feedback) {
 		/* saturn_feedback=no: the profile only (clears s->feedback) */
@@ -363,6 +384,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		if (!feedback || saturn_sched_feedback(feedback, s, saturn_lookup_profile, NULL) < 0)
 			error("sched/saturn: out of memory keeping the runtime feedback: planning with what it has");
 	}
+	saturn_planrec_observe_pass(s);
 	saturn_profiler_pass(s);
 	saturn_measure_poll();
 	if (s->njobs == 0)
@@ -387,8 +409,13 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		skipped_at = s->now;
 	}
 	skipped_logged = b.nskipped;
-	if (b.problem->ntasks == 0)
+	if (b.problem->ntasks == 0) {
+		/* nothing to plan: the tasks left held still get their reason
+		 * (no plan: apply_plan sets only theirs) */
+		if (b.nskipped)
+			apply_plan(s, &b, NULL, &t4, &t5, &released);
 		goto out;
+	}
 
 	/* Fast path: the previous plan carried over (finished tasks dropped,
 	 * late ones shifted) decides releases now, before the solve, so a

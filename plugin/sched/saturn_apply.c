@@ -1,6 +1,7 @@
 /* saturn_apply.c - sched/saturn's hands on slurmctld's job records, under
  * the job write locks: release a planned task (the update RPC's own code
- * path: split the array task, set gres:gpu:N, pin the node, release the
+ * path: split the array task, set gres:gpu:N (gres:gpu:TYPE:N on typed
+ * GPUs), pin the node, release the
  * admin hold, plus the SATURN_* variables in its supplemental environment),
  * put released tasks that left the plan back into the hold (re-hold), and
  * show the plan as the reason of the tasks not due yet. Every decision is
@@ -30,6 +31,7 @@
 #include "src/slurmctld/state_save.h"
 
 #include "envarray.h"
+#include "jobreq.h"
 #include "sched_core.h"
 
 #include "saturn_int.h"
@@ -98,6 +100,70 @@ static int update_as_controller(job_desc_msg_t *desc)
 	return update_job_str(&msg, 0);
 }
 
+/* The user's own GPU request of a held task: SATURN_USER_GRES when an
+ * earlier release saved it, else its tres_per_node (as job_submit/saturn
+ * normalised it). xmalloc'd or NULL. */
+static char *user_gres(job_record_t *job_ptr)
+{
+	const char *saved = saturn_env_value(job_ptr->details->env_sup, job_ptr->details->env_cnt,
+					     SATURN_USER_GRES_ENV);
+
+	return xstrdup(saved ? saved : job_ptr->tres_per_node);
+}
+
+/* "gres:gpu:TYPE:N", or "gres:gpu:N" when type is "", xmalloc'd. */
+static char *typed_gres(const char *type, int gpus)
+{
+	char buf[SATURN_GPU_TYPE_MAX + 48];
+
+	if (saturn_gres_string(buf, sizeof(buf), type, gpus) < 0)
+		return xstrdup_printf("gres:gpu:%d", gpus);
+	return xstrdup(buf);
+}
+
+/* A task released with what its user asked for (typed or not) whose plan
+ * gives it a type the user did not name (d->gpu_type: the planned node's
+ * only GPU type): set gres:gpu:TYPE:N on the released record job_ptr.
+ * Slurm refuses a typed request beside the untyped one it replaces in a
+ * job's GRES list (ESLURM_INVALID_GRES_TYPE), so the old list is taken
+ * off for the update and put back when Slurm refuses the new one: the
+ * task then runs untyped on its pinned node, whose GPUs are all of that
+ * type. Caller holds the job write lock. Returns 0 or -1 (logged). */
+static int retype_gres(job_record_t *job_ptr, const saturn_snap_job_t *j,
+		       const saturn_decision_t *d)
+{
+	job_desc_msg_t *desc;
+	List saved;
+	int rc;
+
+	if (!d->gpu_type[0] || !strcmp(d->gpu_type, j->gpu_type))
+		return 0;
+	desc = xmalloc(sizeof(*desc));
+	slurm_init_job_desc_msg(desc);
+	/* "A_T" for an array task: the bare id of the array's last task is
+	 * the array's own and would update every task */
+	if (j->task_id >= 0 && j->array_job_id)
+		desc->job_id_str = xstrdup_printf("%u_%d", j->array_job_id, j->task_id);
+	else
+		desc->job_id_str = xstrdup_printf("%u", job_ptr->job_id);
+	desc->tres_per_node = typed_gres(d->gpu_type, d->gpus);
+	saved = job_ptr->gres_list_req;
+	job_ptr->gres_list_req = NULL;
+	rc = update_as_controller(desc);
+	if (rc != SLURM_SUCCESS) {
+		FREE_NULL_LIST(job_ptr->gres_list_req);
+		job_ptr->gres_list_req = saved;
+		error("sched/saturn: %pJ: typed GRES %s refused (%s): runs with %s on %s",
+		      job_ptr, desc->tres_per_node, slurm_strerror(rc), job_ptr->tres_per_node,
+		      d->node);
+		slurm_free_job_desc_msg(desc);
+		return -1;
+	}
+	FREE_NULL_LIST(saved);
+	slurm_free_job_desc_msg(desc);
+	return 0;
+}
+
 /* The nodes of a release (desc not yet sent): exactly the planned ones,
  * all of them required (ReqNodeList) and NumNodes=k..k, so Slurm can start
  * the task only when every one is free and never on a subset; gres:gpu:N
@@ -147,8 +213,8 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
 			const char *nodelist)
 {
 	job_desc_msg_t *desc = xmalloc(sizeof(*desc));
-	job_record_t *job_ptr;
-	char num[32];
+	job_record_t *job_ptr = pending_record(j);
+	char num[32], *orig = job_ptr ? user_gres(job_ptr) : NULL;
 	int rc;
 
 	slurm_init_job_desc_msg(desc);
@@ -156,7 +222,7 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
 		desc->job_id_str = xstrdup_printf("%u_%d", j->array_job_id, j->task_id);
 	else
 		desc->job_id_str = xstrdup_printf("%u", j->job_id);
-	desc->tres_per_node = xstrdup_printf("gres:gpu:%d", d->gpus);
+	desc->tres_per_node = typed_gres(j->gpu_type, d->gpus);
 	release_nodes(desc, d, nodelist);
 	desc->priority = INFINITE;
 	rc = update_as_controller(desc);
@@ -164,6 +230,7 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
 		error("sched/saturn: JobId=%s: release with %d GPUs on %s failed: %s",
 		      desc->job_id_str, d->gpus, desc->req_nodes, slurm_strerror(rc));
 		slurm_free_job_desc_msg(desc);
+		xfree(orig);
 		return -1;
 	}
 	if (j->task_id >= 0 && j->array_job_id)
@@ -174,6 +241,7 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
 		error("sched/saturn: JobId=%s: not released after update (record %s)",
 		      desc->job_id_str, job_ptr ? "still held" : "missing");
 		slurm_free_job_desc_msg(desc);
+		xfree(orig);
 		return -1;
 	}
 	if (!release_nodes_kept(job_ptr, d)) {
@@ -187,6 +255,13 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
 		return -1;
 	}
 	release_note_nodes(job_ptr, j, d);
+	/* the user's request, which a re-hold puts back (so a task that is
+	 * held, by us or after Saturn is turned off, always asks for what its
+	 * user asked: `saturn release --all`) */
+	if (orig)
+		env_set(job_ptr, SATURN_USER_GRES_ENV, orig);
+	xfree(orig);
+	retype_gres(job_ptr, j, d);
 	env_set(job_ptr, "SATURN_BATCH", j->batch);
 	env_set(job_ptr, "SATURN_TECHNIQUE", d->technique);
 	snprintf(num, sizeof(num), "%d", d->gpus);
@@ -202,9 +277,10 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
 			env_set(job_ptr, "SATURN_PROGRESS_FILE", pf);
 		xfree(pf);
 	}
-	info("sched/saturn: released %pJ (task %s of batch %s): %d GPU(s)%s on %s, technique %s, plan %s",
+	info("sched/saturn: released %pJ (task %s of batch %s): %d GPU(s)%s on %s, technique %s, plan %s, %s, class %s",
 	     job_ptr, desc->job_id_str, j->batch, d->gpus, d->nnodes > 1 ? " per node" : "",
-	     desc->req_nodes, d->technique, plan_id);
+	     desc->req_nodes, d->technique, plan_id, job_ptr->tres_per_node,
+	     d->klass[0] ? d->klass : "-");
 	slurm_free_job_desc_msg(desc);
 	return 0;
 }
@@ -227,14 +303,29 @@ static void env_unset(job_record_t *job_ptr, const char *name)
 	}
 }
 
+/* A re-hold gives the task back its user's node count (SATURN_REQ_NODES,
+ * saved by the release that changed it), as it does the GPU request. */
+static void rehold_nodes(job_desc_msg_t *desc, job_record_t *job_ptr)
+{
+	const char *own = saturn_env_value(job_ptr->details->env_sup, job_ptr->details->env_cnt,
+					   SATURN_REQ_NODES_ENV);
+	long k = own ? strtol(own, NULL, 10) : 0;
+
+	if (k < 1 || k > SATURN_MAX_TASK_NODES || job_ptr->details->min_nodes == (uint32_t)k)
+		return;
+	desc->min_nodes = (uint32_t)k;
+	desc->max_nodes = (uint32_t)k;
+}
+
 /* Put a released (or exit-held) task back into the admin hold, as
  * job_submit/saturn holds a new one: priority 0 and WAIT_HELD through the
  * update RPC's code (as an operator: an admin hold), no pinned node, no
  * SATURN_* variables of the old release, no begin time of Slurm's requeue
  * (kept as SATURN_NOT_BEFORE: the plan counts it as release_s; a begin
  * time on the job would make a later release wait for it, GPUs idle), the
- * reason saying why. The GPUs it was released with stay in tres_per_node
- * until the next release sets them. Returns 1 when re-held, 0 when it
+ * reason saying why, and its user's own GPU request back in tres_per_node
+ * (SATURN_USER_GRES, saved at release), so that a held task always asks
+ * for what its user asked. Returns 1 when re-held, 0 when it
  * already is in our hold, -1 when it changed since the snapshot or Slurm
  * refused. A task still in its array's meta record (an operator released
  * the whole array) is split off and held by itself, like a release. */
@@ -265,6 +356,15 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 	desc->priority = 0;
 	if (job_ptr->details->req_nodes)
 		desc->req_nodes = xstrdup("");
+	{
+		/* back to the user's own request (saved at release) */
+		const char *g = saturn_env_value(job_ptr->details->env_sup,
+						 job_ptr->details->env_cnt, SATURN_USER_GRES_ENV);
+
+		if (g && xstrcmp(g, job_ptr->tres_per_node))
+			desc->tres_per_node = xstrdup(g);
+	}
+	rehold_nodes(desc, job_ptr);
 	rc = update_as_controller(desc);
 	if (rc != SLURM_SUCCESS) {
 		error("sched/saturn: JobId=%u task %d of batch %s: re-hold failed: %s", j->job_id,
@@ -298,8 +398,9 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 	env_unset(job_ptr, "SATURN_PLAN_ID");
 	saturn_set_reason(job_ptr, r->reason, now);
 	last_job_update = now;
-	info("sched/saturn: re-held %pJ (task %d of batch %s, was %s%s): %s", job_ptr, j->task_id,
-	     j->batch, j->pinned[0] ? "pinned to " : "not pinned", j->pinned, r->reason);
+	info("sched/saturn: re-held %pJ (task %d of batch %s, was %s%s): %s; asks for %s again", job_ptr,
+	     j->task_id, j->batch, j->pinned[0] ? "pinned to " : "not pinned", j->pinned, r->reason,
+	     job_ptr->tres_per_node ? job_ptr->tres_per_node : "no GRES");
 	return 1;
 }
 
@@ -355,6 +456,14 @@ void saturn_set_reason(job_record_t *job_ptr, const char *reason, time_t now)
 	last_job_update = now;
 }
 
+/* The record of task j right after its release (split off its array). */
+static job_record_t *released_record(const saturn_snap_job_t *j)
+{
+	if (j->task_id >= 0 && j->array_job_id)
+		return find_job_array_rec(j->array_job_id, j->task_id);
+	return find_job_record(j->job_id);
+}
+
 /* Returns the number of tasks released. */
 static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		 saturn_decision_t *d, int nd, const char *primary, const int *count,
@@ -376,6 +485,7 @@ static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		}
 		if (release_task(j, &d[i], nodelists[i]) == 0) {
 			released++;
+			saturn_planrec_release(released_record(j), b, j, &d[i]);
 			s->jobs[d[i].job].state = SATURN_SNAP_RELEASED; /* for the persisted state */
 		}
 	}

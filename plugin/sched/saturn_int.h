@@ -18,6 +18,10 @@
 #include "progress.h"
 #include "sched_core.h"
 
+/* SATURN_USER_GRES_ENV (the user's own GPU request, kept in a released
+ * task's environment): lib/model/jobreq.h */
+#include "jobreq.h"
+
 /* Settings and folders, (re)read at init and reconfigure by the agent
  * thread, which is the only reader afterwards. */
 extern saturn_sched_settings_t saturn_cfg;
@@ -138,6 +142,21 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	       const saturn_plan_t *plan, double *t_lock0, double *t_lock1,
 	       int *released);
 
+/* --- saturn_planrec.c (plan records: AdminComment or Comment) -------- */
+
+/* Caller holds the job write lock: write released task j's plan record
+ * (decision d, the build's predicted speed) into the field saturn_record
+ * names, keeping other text there (lib/sched/planrec.h). job_ptr NULL or
+ * saturn_record=none: nothing. */
+void saturn_planrec_release(job_record_t *job_ptr, const saturn_sched_build_t *b,
+			    const saturn_snap_job_t *j, const saturn_decision_t *d);
+
+/* No locks held (takes the job write lock itself, only when some running
+ * task has a speed): add each running task's observed seconds per batch
+ * (runtime feedback's, else its own last report) to its plan record when
+ * it changed. */
+void saturn_planrec_observe_pass(const saturn_snapshot_t *s);
+
 /* --- saturn_profiles.c (no locks unless said) ------------------------ */
 
 /* A batch is (uid, name) in all of these: two users' batches of the same
@@ -149,6 +168,13 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
  * it was rejected (logged once per version). Never a profile loaded for
  * another uid. Owned by the cache. */
 const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void *arg);
+
+/* The profile of batch (uid, name) measured on node class klass,
+ * PROFILE_DIR/UID/NAME@CLASS.json, read and cached as
+ * saturn_lookup_profile() does (a missing one is not logged), or NULL.
+ * For saturn_snapshot_t.class_profile. */
+const saturn_profile_t *saturn_lookup_class_profile(const char *batch, long uid, const char *klass,
+						    void *arg);
 
 /* The profile of batch (uid, name) as last loaded by
  * saturn_lookup_profile() (no file access), or NULL. */

@@ -56,6 +56,7 @@
  * version shows as a new inode even within the same second. */
 typedef struct profile_entry {
 	char batch[SATURN_NAME_LEN];
+	char klass[SATURN_CLASS_NAME_MAX + 1]; /* "" = the batch's profile */
 	long uid;
 	time_t mtime;
 	ino_t ino;
@@ -66,47 +67,106 @@ typedef struct profile_entry {
 static profile_entry_t *profiles;
 static int nprofiles;
 
-/* PROFILE_DIR/UID/NAME.json: where the batch (uid, name) keeps its profile
- * (xmalloc'd). The one place that maps a batch to its profile file. */
-static char *profile_path(long uid, const char *batch)
+/* NAME.json, or NAME@CLASS.json for the profile measured on node class
+ * CLASS (klass not NULL or ""): the file name of a batch's profile in its
+ * user's folder (xmalloc'd). Batch and class names hold no '/' or '@'
+ * (jobreq.h, node_class.h), so no name can come out of the folder or
+ * stand for another batch's. */
+static char *profile_name(const char *batch, const char *klass)
 {
-	return xstrdup_printf("%s/%ld/%s.json", saturn_profile_dir, uid, batch);
+	if (klass && klass[0])
+		return xstrdup_printf("%s@%s.json", batch, klass);
+	return xstrdup_printf("%s.json", batch);
+}
+
+/* PROFILE_DIR/UID/NAME[@CLASS].json: where the batch (uid, name) keeps
+ * its profile (xmalloc'd). The one place that maps a batch to its profile
+ * file. */
+static char *profile_path_class(long uid, const char *batch, const char *klass)
+{
+	char *n = profile_name(batch, klass), *p;
+
+	p = xstrdup_printf("%s/%ld/%s", saturn_profile_dir, uid, n);
+	xfree(n);
+	return p;
 }
 
 /* The status of PROFILE_DIR/UID/NAME.json without following a link: 0 (st
  * filled, *ufd the user's folder, caller closes), -1 when absent or the
  * user's folder is missing or refused (logged by saturn_user_dir). The
  * user's folder is made first (root controller), so users find it ready. */
-static int profile_stat(const char *batch, long uid, int *ufd, struct stat *st)
+static int profile_stat_class(const char *batch, const char *klass, long uid, int *ufd,
+			      struct stat *st)
 {
-	char name[SATURN_NAME_LEN + 8];
+	char *name;
+	int rc = 0;
 
 	*ufd = uid < 0 ? -1 : saturn_user_dir(saturn_profile_fd, saturn_profile_dir, uid, SATURN_ANY_UID);
 	if (*ufd < 0)
 		return -1;
-	snprintf(name, sizeof(name), "%s.json", batch);
+	name = profile_name(batch, klass);
 	if (fstatat(*ufd, name, st, AT_SYMLINK_NOFOLLOW) < 0) {
 		close(*ufd);
 		*ufd = -1;
-		return -1;
+		rc = -1;
 	}
-	return 0;
+	xfree(name);
+	return rc;
 }
 
-static profile_entry_t *profile_entry(const char *batch, long uid)
+static int profile_stat(const char *batch, long uid, int *ufd, struct stat *st)
+{
+	return profile_stat_class(batch, NULL, uid, ufd, st);
+}
+
+static profile_entry_t *profile_entry(const char *batch, long uid, const char *klass)
 {
 	for (int i = 0; i < nprofiles; i++)
-		if (profiles[i].uid == uid && !strcmp(profiles[i].batch, batch))
+		if (profiles[i].uid == uid && !strcmp(profiles[i].batch, batch) &&
+		    !strcmp(profiles[i].klass, klass ? klass : ""))
 			return &profiles[i];
 	return NULL;
 }
 
+/* Whether a class name may be part of a profile file name: the
+ * characters of node_class.h's names, no leading '.'. */
+static int class_name_ok(const char *k)
+{
+	if (!k || !k[0] || k[0] == '.' || strlen(k) > SATURN_CLASS_NAME_MAX)
+		return 0;
+	for (const char *c = k; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+		      *c == '.' || *c == '_' || *c == '-' || *c == '+'))
+			return 0;
+	return 1;
+}
+
+static const saturn_profile_t *lookup_profile(const char *batch, long uid, const char *klass);
+
 const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void *arg)
+{
+	(void)arg;
+	return lookup_profile(batch, uid, NULL);
+}
+
+const saturn_profile_t *saturn_lookup_class_profile(const char *batch, long uid, const char *klass,
+						    void *arg)
+{
+	(void)arg;
+	if (!class_name_ok(klass))
+		return NULL;
+	return lookup_profile(batch, uid, klass);
+}
+
+/* The profile PROFILE_DIR/UID/NAME[@CLASS].json, cached per (batch, uid,
+ * class) and re-read when the file changes. A class profile that is
+ * missing is not logged (most classes have none). */
+static const saturn_profile_t *lookup_profile(const char *batch, long uid, const char *klass)
 {
 	profile_entry_t *e;
 	saturn_error_t err = {{0}};
 	struct stat st;
-	char *path, *dname, name[SATURN_NAME_LEN + 8], *buf;
+	char *path, *dname, *name, *buf;
 	long owners[2] = {uid, 0};
 	size_t len;
 	int ufd;
@@ -114,15 +174,16 @@ const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void 
 	/* the rule job_submit/saturn enforced: no path can come out of it */
 	if (saturn_batch_name_check(batch, NULL, 0) < 0)
 		return NULL;
-	if (!(e = profile_entry(batch, uid))) {
+	if (!(e = profile_entry(batch, uid, klass))) {
 		xrecalloc(profiles, nprofiles + 1, sizeof(*profiles));
 		e = &profiles[nprofiles++];
 		snprintf(e->batch, sizeof(e->batch), "%s", batch);
+		snprintf(e->klass, sizeof(e->klass), "%s", klass ? klass : "");
 		e->uid = uid;
 	}
-	path = profile_path(uid, batch);
-	if (profile_stat(batch, uid, &ufd, &st) < 0) {
-		if (e->missing != 1)
+	path = profile_path_class(uid, batch, klass);
+	if (profile_stat_class(batch, klass, uid, &ufd, &st) < 0) {
+		if (e->missing != 1 && !klass)
 			info("sched/saturn: batch %s of uid %ld: no profile at %s: planning from the users' requests",
 			     batch, uid, path);
 		e->missing = 1;
@@ -149,9 +210,10 @@ const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void 
 	/* read through the user's folder: a regular file of the batch's user
 	 * (or root), no link, FIFO or device, size-capped */
 	dname = xstrdup_printf("%s/%ld", saturn_profile_dir, uid);
-	snprintf(name, sizeof(name), "%s.json", batch);
+	name = profile_name(batch, klass);
 	buf = saturn_file_read_at(ufd, dname, name, owners, uid == 0 ? 1 : 2,
 				  SATURN_PROFILE_MAX_BYTES, &len, NULL, &err);
+	xfree(name);
 	if (!buf) {
 		error("sched/saturn: batch %s of uid %ld: profile refused: %s; planning from the users' requests",
 		      batch, uid, err.text);
@@ -171,7 +233,7 @@ const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void 
 
 const saturn_profile_t *saturn_profile_cached(const char *batch, long uid)
 {
-	const profile_entry_t *e = profile_entry(batch, uid);
+	const profile_entry_t *e = profile_entry(batch, uid, NULL);
 
 	return e ? e->profile : NULL;
 }
@@ -348,18 +410,47 @@ void saturn_batch_owner_free(saturn_batch_owner_t *o)
 	xfree(o->script);
 }
 
+static uint32_t submit_companion(const char *kind, const char *batch, const saturn_batch_owner_t *o,
+				 const char *args, int gpus, const char *klass, const char *gpu_type);
+
+/* The per-class profiler jobs submitted (submit_class_profilers), kept in
+ * memory only: after a restart the tasks no longer wait for them (the
+ * class profiles still come and refine the plan). An entry goes once its
+ * job has ended. */
+typedef struct class_job {
+	char batch[SATURN_NAME_LEN];
+	long uid;
+	char klass[SATURN_CLASS_NAME_MAX + 1];
+	uint32_t job_id;
+} class_job_t;
+
+static class_job_t *class_jobs;
+static int nclass_jobs;
+
 uint32_t saturn_submit_profiler(const char *kind, const char *batch, const saturn_batch_owner_t *o,
 				const char *args, int gpus)
+{
+	return submit_companion(kind, batch, o, args, gpus, NULL, NULL);
+}
+
+/* As saturn_submit_profiler, for node class klass (not NULL): the job is
+ * named saturn-KIND:BATCH@CLASS, asks for gres:gpu:GPU_TYPE:N (so Slurm
+ * runs it on that class's GPUs), passes --class CLASS to the profiler and
+ * writes PROFILE_DIR/UID/BATCH@CLASS.json. */
+static uint32_t submit_companion(const char *kind, const char *batch, const saturn_batch_owner_t *o,
+				 const char *args, int gpus, const char *klass, const char *gpu_type)
 {
 	/* STATE_DIR/jobs/UID: work folder and output; STATE_DIR/scripts/: the
 	 * script copy, 0600 the user's (per user: two users' batches of one
 	 * name never share a copy); PROFILE_DIR/UID/NAME.json: the profile,
 	 * PROFILE_DIR/UID/cache: made by the profiler itself, as the user */
 	char *dir = xstrdup_printf("%s/jobs/%u", saturn_state_dir, o->uid);
-	char *sname = xstrdup_printf("%u-%s.%s.script", o->uid, batch, kind);
+	char *sname = klass ? xstrdup_printf("%u-%s@%s.%s.script", o->uid, batch, klass, kind)
+			    : xstrdup_printf("%u-%s.%s.script", o->uid, batch, kind);
 	char *sdir = xstrdup_printf("%s/scripts", saturn_state_dir);
 	char *copy = xstrdup_printf("%s/%s", sdir, sname);
-	char *out = profile_path(o->uid, batch);
+	char *out = profile_path_class(o->uid, batch, klass);
+	char *what = klass ? xstrdup_printf("%s@%s", batch, klass) : xstrdup(batch);
 	char *cache = NULL;
 	job_desc_msg_t desc;
 	submit_response_msg_t *resp = NULL;
@@ -389,20 +480,24 @@ uint32_t saturn_submit_profiler(const char *kind, const char *batch, const satur
 		goto done;
 	}
 	slurm_init_job_desc_msg(&desc);
-	desc.name = xstrdup_printf("saturn-%s:%s", kind, batch);
+	desc.name = xstrdup_printf("saturn-%s:%s", kind, what);
 	desc.user_id = o->uid;
 	desc.group_id = o->gid;
 	desc.account = xstrdup(o->account);
 	desc.partition = xstrdup(o->partition);
 	desc.min_nodes = 1;
 	desc.max_nodes = 1;
-	desc.tres_per_node = xstrdup_printf("gres:gpu:%d", gpus);
+	if (gpu_type && gpu_type[0])
+		desc.tres_per_node = xstrdup_printf("gres:gpu:%s:%d", gpu_type, gpus);
+	else
+		desc.tres_per_node = xstrdup_printf("gres:gpu:%d", gpus);
 	desc.time_limit = saturn_cfg.profile_time_min;
 	desc.work_dir = xstrdup(dir);
-	desc.std_out = xstrdup_printf("%s/%u-%s-%s-%%j.out", dir, o->uid, batch, kind);
-	desc.script = xstrdup_printf("#!/bin/sh\nexec '%s' --batch '%s' --script '%s' %s --output '%s'%s%s%s\n",
-				     saturn_cfg.profiler, batch, copy, args, out,
-				     cache ? " --cache '" : " --no-cache", cache ? cache : "",
+	desc.std_out = xstrdup_printf("%s/%u-%s-%s-%%j.out", dir, o->uid, what, kind);
+	desc.script = xstrdup_printf("#!/bin/sh\nexec '%s' --batch '%s' --script '%s' %s%s%s%s --output '%s'%s%s%s\n",
+				     saturn_cfg.profiler, batch, copy, args,
+				     klass ? " --class '" : "", klass ? klass : "", klass ? "'" : "",
+				     out, cache ? " --cache '" : " --no-cache", cache ? cache : "",
 				     cache ? "'" : "");
 	desc.env_size = 2;
 	desc.environment = xcalloc(3, sizeof(char *));
@@ -413,9 +508,9 @@ uint32_t saturn_submit_profiler(const char *kind, const char *batch, const satur
 		      o->uid, !strcmp(kind, "profile") ? "profiler" : "measurement");
 	} else {
 		id = resp->job_id;
-		info("sched/saturn: batch %s of uid %u: submitted %s job %u (%d GPUs, %d min): %s %s --output %s",
-		     batch, o->uid, !strcmp(kind, "profile") ? "profiler" : "measurement", id, gpus,
-		     saturn_cfg.profile_time_min, saturn_cfg.profiler, args, out);
+		info("sched/saturn: batch %s of uid %u: submitted %s job %u (%s, %d min): %s %s --output %s",
+		     batch, o->uid, !strcmp(kind, "profile") ? "profiler" : "measurement", id,
+		     desc.tres_per_node, saturn_cfg.profile_time_min, saturn_cfg.profiler, args, out);
 	}
 	slurm_free_submit_response_response_msg(resp);
 	xfree(desc.name);
@@ -438,8 +533,138 @@ done:
 	xfree(sdir);
 	xfree(copy);
 	xfree(out);
+	xfree(what);
 	xfree(cache);
 	return id;
+}
+
+/* After a batch's profiler job was submitted: one more profiler job per
+ * node class (node_class.h) the batch's partitions offer (and its GPU type
+ * and --constraint allow), when they offer more than one, each on that
+ * class's GPU type and writing PROFILE_DIR/UID/NAME@CLASS.json (the build plans each class with its
+ * own profile once it is there: saturn_lookup_class_profile). A class
+ * whose nodes have no single GPU type cannot be asked for by type and is
+ * left to the batch's profile. Not tracked: the batch's tasks wait only
+ * for the first job, the class profiles refine the plan as they come. */
+/* Whether the batch of j0 may use snapshot node i: one of its
+ * partitions, its GPU type and --constraint. */
+static int usable(const saturn_snapshot_t *s, const saturn_snap_job_t *j0, int i)
+{
+	const saturn_snap_node_t *n = &s->nodes[i];
+
+	if (j0->part_mask && !(n->part_mask & j0->part_mask))
+		return 0;
+	return saturn_snap_job_fits_node(j0, n) == 1;
+}
+
+static void submit_class_profilers(saturn_snapshot_t *s, const saturn_snap_job_t *j0,
+				   const saturn_batch_owner_t *o, const char *args, int gpus)
+{
+	int nclass = 0, w = 0;
+
+	/* a new submission of the batch: the old class jobs are not waited for */
+	for (int i = 0; i < nclass_jobs; i++)
+		if (class_jobs[i].uid != j0->uid || strcmp(class_jobs[i].batch, j0->batch))
+			class_jobs[w++] = class_jobs[i];
+	nclass_jobs = w;
+	saturn_snapshot_classify(s);
+	for (int i = 0; i < s->nnodes; i++) {
+		const saturn_snap_node_t *n = &s->nodes[i];
+		int seen = 0;
+
+		if (!usable(s, j0, i))
+			continue;
+		for (int k = 0; k < i && !seen; k++)
+			seen = usable(s, j0, k) && !strcmp(s->nodes[k].klass, n->klass);
+		nclass += !seen;
+	}
+	if (nclass < 2)
+		return;
+	for (int i = 0; i < s->nnodes; i++) {
+		const saturn_snap_node_t *n = &s->nodes[i];
+		int seen = 0, maxg = 0, typed = 1;
+
+		if (!usable(s, j0, i))
+			continue;
+		for (int k = 0; k < i && !seen; k++)
+			seen = usable(s, j0, k) && !strcmp(s->nodes[k].klass, n->klass);
+		if (seen)
+			continue;
+		for (int k = i; k < s->nnodes; k++) {
+			const saturn_snap_node_t *m = &s->nodes[k];
+
+			if (strcmp(m->klass, n->klass) || !usable(s, j0, k))
+				continue;
+			if (m->gpus > maxg)
+				maxg = m->gpus;
+			if (!m->gpu_types[0] || strchr(m->gpu_types, ',') ||
+			    strcmp(m->gpu_types, n->gpu_types))
+				typed = 0;
+		}
+		if (!typed || !class_name_ok(n->klass)) {
+			info("sched/saturn: batch %s of uid %ld: class %s has no single GPU type: planned from the batch's profile",
+			     j0->batch, j0->uid, n->klass);
+			continue;
+		}
+		{
+			uint32_t id = submit_companion("profile", j0->batch, o, args,
+						       gpus < maxg ? gpus : maxg, n->klass, n->gpu_types);
+			class_job_t *c;
+
+			if (!id)
+				continue;
+			xrecalloc(class_jobs, nclass_jobs + 1, sizeof(*class_jobs));
+			c = &class_jobs[nclass_jobs++];
+			snprintf(c->batch, sizeof(c->batch), "%s", j0->batch);
+			c->uid = j0->uid;
+			snprintf(c->klass, sizeof(c->klass), "%s", n->klass);
+			c->job_id = id;
+		}
+	}
+}
+
+/* Batches with a profile whose per-class profiler jobs still run: their
+ * held tasks wait (saturn_bpol_class_wait), appended to acts with the
+ * group as tag. The jobs' states under one read lock; ended ones are
+ * forgotten. */
+static void class_wait_pass(saturn_snapshot_t *s, const saturn_batch_groups_t *g,
+			    const int *exists, saturn_bpol_actions_t *acts)
+{
+	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .part = READ_LOCK};
+	saturn_companion_t *st;
+	int w = 0;
+
+	if (!nclass_jobs)
+		return;
+	st = xcalloc(nclass_jobs, sizeof(*st));
+	lock_slurmctld(read_lock);
+	for (int i = 0; i < nclass_jobs; i++)
+		saturn_companion_state(class_jobs[i].job_id, &st[i]);
+	unlock_slurmctld(read_lock);
+	for (int b = 0; b < g->ngroups; b++) {
+		const saturn_snap_job_t *j0 = &s->jobs[g->member[g->first[b]]];
+		saturn_companion_t jobs[SATURN_CLASS_RULES_MAX];
+		const char *names[SATURN_CLASS_RULES_MAX];
+		int nj = 0;
+
+		if (!exists[b])
+			continue;
+		for (int i = 0; i < nclass_jobs && nj < SATURN_CLASS_RULES_MAX; i++)
+			if (class_jobs[i].uid == j0->uid && !strcmp(class_jobs[i].batch, j0->batch)) {
+				jobs[nj] = st[i];
+				names[nj++] = class_jobs[i].klass;
+			}
+		if (nj && saturn_bpol_class_wait(s, &g->member[g->first[b]],
+						 g->first[b + 1] - g->first[b], jobs, names, nj, b,
+						 acts) < 0)
+			error("sched/saturn: batch %s of uid %ld: out of memory deciding on its class profiler jobs",
+			      j0->batch, j0->uid);
+	}
+	for (int i = 0; i < nclass_jobs; i++)
+		if (st[i].state != SATURN_COMPANION_ENDED)
+			class_jobs[w++] = class_jobs[i];
+	nclass_jobs = w;
+	xfree(st);
 }
 
 /* Whether PROFILE_DIR/UID/NAME.json is there (whatever it is: the
@@ -510,6 +735,7 @@ void saturn_profiler_pass(saturn_snapshot_t *s)
 					 b, &acts) < 0)
 			error("sched/saturn: batch %s of uid %ld: out of memory deciding on its profiler job: planned as it is this cycle",
 			      s->jobs[g.member[g.first[b]]].batch, s->jobs[g.member[g.first[b]]].uid);
+	class_wait_pass(s, &g, exists, &acts);
 	/* the owners (script, account) of the batches to submit for, under
 	 * one read lock */
 	nact = acts.n;
@@ -543,6 +769,8 @@ void saturn_profiler_pass(saturn_snapshot_t *s)
 
 				id = saturn_submit_profiler("profile", j0->batch, &owner[i], args,
 							    acts.a[i].gpus);
+				if (id)
+					submit_class_profilers(s, j0, &owner[i], args, acts.a[i].gpus);
 				xfree(args);
 			} else {
 				error("sched/saturn: batch %s of uid %ld: no script for a profiler job (job %u or its script is gone)",
@@ -611,4 +839,6 @@ void saturn_profiles_fini(void)
 	nprofiles = 0;
 	xfree(prof_jobs);
 	nprof_jobs = 0;
+	xfree(class_jobs);
+	nclass_jobs = 0;
 }

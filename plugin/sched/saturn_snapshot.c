@@ -47,17 +47,91 @@ static const char *job_batch(job_record_t *job_ptr)
 }
 
 /* GPUs per node the job asked for (tres_per_node, as job_submit/saturn
- * normalised it); 0 when it cannot be read. */
-static int gpus_from_tres(job_record_t *job_ptr)
+ * normalised it; once released, the request before the release, kept in
+ * SATURN_USER_GRES) and their type into j; 0 GPUs when it cannot be
+ * read. */
+static void gpus_from_tres(job_record_t *job_ptr, saturn_snap_job_t *j)
 {
 	saturn_tres_req_t r;
 	char why[160];
+	const char *tres = job_ptr->tres_per_node;
+	const char *user = job_ptr->details ? saturn_env_value(job_ptr->details->env_sup,
+								job_ptr->details->env_cnt,
+								SATURN_USER_GRES_ENV) : NULL;
 
-	if (saturn_tres_parse(job_ptr->tres_per_node, &r, why, sizeof(why)) < 0) {
+	if (user)
+		tres = user;
+	if (saturn_tres_parse(tres, &r, why, sizeof(why)) < 0) {
 		debug("sched/saturn: %pJ: %s", job_ptr, why);
-		return 0;
+		return;
 	}
-	return r.gpus;
+	j->req_gpus = r.gpus;
+	snprintf(j->gpu_type, sizeof(j->gpu_type), "%s", r.gpu_type);
+	if (r.gpu_types_mixed)
+		j->constraint_bad = 1;
+}
+
+/* The user's --constraint into j (a longer one than the snapshot keeps
+ * cannot be planned: constraint_bad). */
+static void job_constraint(job_record_t *job_ptr, saturn_snap_job_t *j)
+{
+	const char *f = job_ptr->details ? job_ptr->details->features : NULL;
+
+	if (!f || !f[0])
+		return;
+	if (strlen(f) > SATURN_CONSTRAINT_MAX)
+		j->constraint_bad = 1;
+	else
+		snprintf(j->constraint, sizeof(j->constraint), "%s", f);
+}
+
+/* What the node's hardware says for its class (node_class.h): its GPU
+ * types (gres type names), the interconnect of its GPUs (gres Links=
+ * counts: a linked pair is NVLink, links recorded without one PCIe) and
+ * its features. */
+static void node_hw(node_record_t *node_ptr, saturn_snap_node_t *n)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	size_t at = 0;
+
+	if (node_ptr->features_act || node_ptr->features)
+		snprintf(n->features, sizeof(n->features), "%s",
+			 node_ptr->features_act ? node_ptr->features_act : node_ptr->features);
+	if (!node_ptr->gres_list)
+		return;
+	it = list_iterator_create(node_ptr->gres_list);
+	while ((gs = list_next(it))) {
+		gres_node_state_t *ns = gs->gres_data;
+
+		if (xstrcmp(gs->gres_name, "gpu") || !ns)
+			continue;
+		for (int t = 0; t < ns->type_cnt; t++) {
+			int w;
+
+			if (!ns->type_name || !ns->type_name[t] || !ns->type_name[t][0] ||
+			    !ns->type_cnt_avail || !ns->type_cnt_avail[t])
+				continue;
+			w = snprintf(n->gpu_types + at, sizeof(n->gpu_types) - at, "%s%s",
+				     at ? "," : "", ns->type_name[t]);
+			if (w < 0 || (size_t)w >= sizeof(n->gpu_types) - at) {
+				n->gpu_types[at] = '\0';
+				break;
+			}
+			at += (size_t)w;
+		}
+		if (ns->link_len > 0 && ns->links_cnt) {
+			int linked = 0;
+
+			for (int a = 0; a < ns->topo_cnt && a < ns->link_len && !linked; a++)
+				for (int b = 0; ns->links_cnt[a] && b < ns->link_len; b++)
+					if (a != b && ns->links_cnt[a][b] > 0)
+						linked = 1;
+			snprintf(n->link, sizeof(n->link), "%s",
+				 linked ? SATURN_LINK_NVLINK : SATURN_LINK_PCIE);
+		}
+	}
+	list_iterator_destroy(it);
 }
 
 static int node_gpus(node_record_t *node_ptr)
@@ -222,7 +296,8 @@ static saturn_snap_job_t *add_job(saturn_snapshot_t *s, job_record_t *job_ptr, c
 	j->part_mask = part_mask;
 	snprintf(j->batch, sizeof(j->batch), "%s", batch);
 	j->uid = job_ptr->user_id;
-	j->req_gpus = gpus_from_tres(job_ptr);
+	gpus_from_tres(job_ptr, j);
+	job_constraint(job_ptr, j);
 	if (job_ptr->time_limit != NO_VAL && job_ptr->time_limit != INFINITE)
 		j->time_limit_s = job_ptr->time_limit * 60.0;
 	j->submit_time = job_ptr->details ? (double)job_ptr->details->submit_time : 0;
@@ -424,6 +499,8 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 
 	saturn_snapshot_reset(s);
 	s->now = (double)time(NULL);
+	s->class_rules = saturn_cfg.node_classes;
+	s->class_profile = saturn_lookup_class_profile;
 	xrecalloc(*snap_of_node_p, node_record_count ? node_record_count : 1, sizeof(int));
 	snap_of_node = *snap_of_node_p;
 	for (int i = 0; i < node_record_count; i++)
@@ -442,6 +519,7 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 			return -1;
 		snprintf(n->name, sizeof(n->name), "%s", node_ptr->name);
 		n->gpus = g;
+		node_hw(node_ptr, n);
 		snap_of_node[node_ptr->index] = s->nnodes - 1;
 	}
 

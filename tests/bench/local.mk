@@ -43,3 +43,10 @@ bench_fair_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
 # execution fidelity on the one-machine cluster (doc/benchmarks.md,
 # "Execution fidelity"; root): $(srcdir)/bench/fidelity-bench.sh BUILD
 EXTRA_DIST += bench/fidelity-bench.sh
+
+# two-class sweep: per-class plans against uniform requests (doc/benchmarks.md)
+noinst_PROGRAMS += bench/class-bench
+bench_class_bench_SOURCES = bench/class-bench.c bench/bench_model.h
+bench_class_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
+bench_class_bench_CFLAGS = $(SATURN_CFLAGS)
+bench_class_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la

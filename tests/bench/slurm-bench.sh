@@ -31,7 +31,11 @@
 #   this, default 1), BENCH_SATURN_PARAMS (SchedulerParameters of the
 #   makespan runs under sched/saturn, comma-separated saturn_* keys, e.g.
 #   saturn_feedback=no; default none: the defaults), SATURN_PORT_BASE
-#   (default 18200).
+#   (default 18200), BENCH_TIMES (log or sacct, default log: where the
+#   makespans' task end times come from: the tasks' own log lines
+#   (date +%s.%N) or Slurm's accounting (the clusters run with
+#   SATURN_ACCOUNTING=1, i.e. slurmdbd and MariaDB; sacct's End, whole
+#   seconds, so each makespan may read up to 1 s longer)).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-${SATURN_BUILD:-/tmp/saturn-demo-build}}
@@ -43,6 +47,15 @@ PORT=${SATURN_PORT_BASE:-18200}
 	exit 1
 }
 CL="$ROOT/scripts/cluster.sh"
+TIMES=${BENCH_TIMES:-log}
+case $TIMES in
+log) ;;
+sacct) export SATURN_ACCOUNTING=1 ;;
+*)
+	echo "slurm-bench: BENCH_TIMES must be log or sacct" >&2
+	exit 1
+	;;
+esac
 SATURN_BIN="$BUILD/cli/saturn"
 export SATURN_PORT_BASE=$PORT SATURN_NODES=2 SATURN_GPUS_PER_NODE=8
 export SATURN_PLUGIN_DIR="$BUILD/plugin/slurm"
@@ -64,6 +77,21 @@ makespan() { # LOG SUBMIT_EPOCH: last end minus submission
 	awk -v t0="$2" '{ for (i = 1; i <= NF; i++) if ($i ~ /^end=/) { e = substr($i, 5) + 0; if (e > m) m = e } }
 		END { printf "%.1f\n", m - t0 }' "$1"
 }
+makespan_sacct() { # ARRAY_JOB SUBMIT_EPOCH N: last End in sacct minus submission
+	k=0
+	# the records of the last tasks reach slurmdbd shortly after their end
+	while :; do
+		ends=$(SLURM_TIME_FORMAT=%s sacct -n -X -P -j "$1" -o End 2>/dev/null | grep -c '^[0-9][0-9]*$' || true)
+		[ "$ends" -ge "$3" ] && break
+		k=$((k + 1))
+		[ $k -le 240 ] || {
+			echo "slurm-bench: sacct shows $ends of $3 task ends of job $1 after 120 s" >&2
+			return 1
+		}
+		sleep 0.5
+	done
+	SLURM_TIME_FORMAT=%s sacct -n -X -P -j "$1" -o End | awk -v t0="$2" '/^[0-9]+$/ { if ($1 > m) m = $1 } END { printf "%.1f\n", m - t0 }'
+}
 cluster_start() { # SCHED PARAMS DIR
 	export SATURN_SCHED=$1 SATURN_SCHED_PARAMS=$2 SATURN_CLUSTER_DIR=$3
 	sh "$CL" stop >/dev/null 2>&1 || true
@@ -72,7 +100,7 @@ cluster_start() { # SCHED PARAMS DIR
 }
 trap 'sh "$CL" stop >/dev/null 2>&1 || true' EXIT INT TERM
 
-echo "# slurm-bench on $(uname -n), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# slurm-bench on $(uname -n), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg), task times from $TIMES"
 
 # The mixed sweep: per model, 4 tasks, 50 batches, the profile's seconds per
 # batch at 1/2/4/8 GPUs (none: out of memory) and the "true" variant's
@@ -174,7 +202,7 @@ run_sweep() {
 	: >"$log"
 	chmod 666 "$log"
 	t0=$(date +%s.%N)
-	BENCH_LOG="$log" sbatch --parsable --array=0-$((TASKS - 1)) -o /dev/null "$@" "$W/$v.sbatch" >/dev/null
+	arr=$(BENCH_LOG="$log" sbatch --parsable --array=0-$((TASKS - 1)) -o /dev/null "$@" "$W/$v.sbatch")
 	wait_empty 900 || {
 		echo "slurm-bench: $v $label did not finish in 15 minutes" >&2
 		exit 1
@@ -184,7 +212,11 @@ run_sweep() {
 		echo "slurm-bench: $v $label: $n of $TASKS tasks logged" >&2
 		exit 1
 	}
-	makespan "$log" "$t0"
+	if [ "$TIMES" = sacct ]; then
+		makespan_sacct "$arr" "$t0" "$TASKS"
+	else
+		makespan "$log" "$t0"
+	fi
 }
 
 if [ "${BENCH_SKIP_LATENCY:-0}" != 1 ]; then

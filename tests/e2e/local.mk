@@ -28,3 +28,13 @@ e2e_spank_rawtag_la_SOURCES = e2e/spank_rawtag.c
 e2e_spank_rawtag_la_CFLAGS = $(SATURN_CFLAGS)
 e2e_spank_rawtag_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere -Wl,-z,now
 endif
+
+# Accounting on the one-machine cluster (cluster.sh SATURN_ACCOUNTING=1:
+# slurmdbd and MariaDB): the plan record of every task in sacct; the sweep
+# example of contrib/sweeps/ as a Saturn batch.
+TESTS += \
+	e2e/sched-accounting.sh \
+	e2e/sweep-example.sh
+EXTRA_DIST += \
+	e2e/sched-accounting.sh \
+	e2e/sweep-example.sh

@@ -35,7 +35,7 @@ if [ -n "$tp" ]; then
 	grep -q '^- trial-ddp=ok' "$f" || { cat "$tmp/out/gpu-check.log"; fail "ddp trial step"; }
 	grep -q '^| trial (saturn-run trial mode, ddp, 2 GPU(s)) | {"status":"measured"' "$f" ||
 		{ cat "$f"; fail "ddp trial row"; }
-	grep -q 'saturn-run: technique ddp on 2 GPUs, 2 ranks, MASTER_ADDR=127.0.0.1 MASTER_PORT=[0-9]*:' \
+	grep -q 'saturn-run: technique ddp on 2 GPUs, 2 ranks on 1 node(s), MASTER_ADDR=127.0.0.1 MASTER_PORT=[0-9]*:' \
 		"$tmp/out/gpu-check.log" || fail "ddp trial not launched as 2 ranks"
 else
 	grep -q '^- trial-ddp=skipped' "$f" || { cat "$f"; fail "ddp trial not skipped without PyTorch"; }

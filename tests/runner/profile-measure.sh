@@ -31,6 +31,28 @@ Q
 }
 [ "$(opt "$P" 1 fsdp 6 status)" = predicted ] || fail "fsdp on 6 GPUs not predicted: $(opt "$P" 1 fsdp 6 status)"
 
+# ddp's one-GPU count is single's measured time (lent, predicted); a
+# --measure re-fit of ddp keeps it, and keeps fitting with it
+cp "$P" "$tmp/lent.json"
+g0=$(python3 - "$tmp/lent.json" <<'Q'
+import json, sys
+t = [t for t in json.load(open(sys.argv[1]))["tasks"] if 0 in t["task_ids"]][0]
+o = {(o["technique"], o["gpus"]): o for o in t["options"]}
+assert o["single", 1]["status"] == "measured", o["single", 1]
+assert o["ddp", 1]["status"] == "predicted" and "measured time of single" in o["ddp", 1]["reason"], o["ddp", 1]
+print([g for (tech, g), x in sorted(o.items()) if tech == "ddp" and g > 1 and x["status"] == "predicted"][0])
+Q
+) || fail "ddp on one GPU not lent by single"
+sp --output "$tmp/lent.json" --measure "0:ddp:$g0" --escalate 0 2>"$tmp/l.err" || { cat "$tmp/l.err"; fail "measure ddp"; }
+python3 - "$tmp/lent.json" "$P" <<'Q' || fail "lent one-GPU count after --measure"
+import json, sys
+def get(f):
+    t = [t for t in json.load(open(f))["tasks"] if 0 in t["task_ids"]][0]
+    return {o["gpus"]: o for o in t["options"] if o["technique"] == "ddp"}
+now, was = get(sys.argv[1]), get(sys.argv[2])
+assert now[1] == was[1], (now[1], was[1])
+Q
+
 # make every fsdp prediction of task 1 twice too slow, then measure one
 python3 - "$P" <<'Q'
 import json, sys

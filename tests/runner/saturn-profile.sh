@@ -31,6 +31,12 @@ assert sorted(tasks["gpt2-xl"]["task_ids"]) == [0, 1] and tasks["llama-7b"]["tas
 st = lambda t, tech, g: [o for o in tasks[t]["options"] if o["technique"] == tech and o["gpus"] == g][0]
 assert st("gpt2-xl", "ddp", 4)["status"] == "predicted"
 assert st("gpt2-xl", "ddp", 8)["status"] == "measured"
+# ddp and fsdp on one GPU: single's measurement, no trial of their own
+assert st("gpt2-xl", "single", 1)["status"] == "measured"
+for tech in ("ddp", "fsdp"):
+    o = st("gpt2-xl", tech, 1)
+    assert o["status"] == "predicted" and "measured time of single" in o["reason"], o
+    assert o["sec_per_batch"] == st("gpt2-xl", "single", 1)["sec_per_batch"], o
 assert st("llama-7b", "single", 1)["status"] == "oom"
 assert st("llama-7b", "ddp", 4)["status"] == "oom"
 f1 = st("llama-7b", "fsdp", 1)

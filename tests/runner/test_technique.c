@@ -494,6 +494,61 @@ START_TEST(test_sweep_one_gpu)
 }
 END_TEST
 
+/* ddp and fsdp on one GPU run the single-GPU program: with the single
+ * technique's time lent for one GPU, the sweep runs 2 and 8 only, fits
+ * with the lent time and reports one GPU as predicted (so it is
+ * re-measured before a plan relies on it). Not used where two GPUs ran out
+ * of memory, nor by an exhaustive sweep. */
+START_TEST(test_sweep_lent_one_gpu)
+{
+	double ar[9] = {0}, ag[9] = {0}, truth[9];
+	saturn_bw_table_t bw = {8, ar, ag};
+	int gl[64], n, trials = 0;
+	saturn_sweep_t *sw;
+
+	for (int k = 2; k <= 8; k++)
+		ar[k] = ag[k] = k <= 4 ? 14 : 9;
+	for (int kind = 0; kind < 2; kind++) {
+		sw = saturn_sweep_create(kind, 8, 1, 8, &bw, 0);
+		for (int g = 1; g <= 8; g++)
+			truth[g] = 1.0 / g + 0.05 +
+				   2.0 * saturn_scale_comm(kind, g, 8, &bw);
+		saturn_sweep_lend(sw, 1, truth[1], 100, "lent by single");
+		ck_assert_int_eq(drive(sw, truth), 2);
+		ck_assert_int_eq(saturn_sweep_trials(sw), 2);
+		ck_assert_int_eq(saturn_sweep_point(sw, 1)->state,
+				 SATURN_PT_PREDICTED);
+		ck_assert_str_eq(saturn_sweep_point(sw, 1)->reason,
+				 "lent by single");
+		ck_assert(saturn_sweep_borrowed(sw, 1));
+		ck_assert(!saturn_sweep_borrowed(sw, 2));
+		ck_assert_int_eq(saturn_sweep_point(sw, 2)->state,
+				 SATURN_PT_MEASURED);
+		ck_assert_double_lt(worst(sw, 1, 8, truth), 1e-6);
+		ck_assert_int_eq(saturn_sweep_feasible_from(sw), 1);
+		saturn_sweep_destroy(sw);
+	}
+	/* two GPUs out of memory: one is too, whatever single did */
+	sw = saturn_sweep_create(SATURN_SCALE_DATA, 8, 1, 8, &bw, 0);
+	saturn_sweep_lend(sw, 1, 1.0, 100, "lent by single");
+	while ((n = saturn_sweep_next(sw, gl, 64)) > 0)
+		for (int i = 0; i < n; i++, trials++)
+			saturn_sweep_report(sw, gl[i],
+					    gl[i] < 4 ? SATURN_PT_OOM
+						      : SATURN_PT_MEASURED,
+					    1.0 / gl[i], 0, NULL);
+	ck_assert_int_eq(saturn_sweep_point(sw, 1)->state, SATURN_PT_OOM_PRED);
+	ck_assert_int_eq(saturn_sweep_feasible_from(sw), 4);
+	saturn_sweep_destroy(sw);
+	/* exhaustive: every count measured */
+	sw = saturn_sweep_create(SATURN_SCALE_DATA, 8, 1, 8, &bw, 1);
+	saturn_sweep_lend(sw, 1, truth[1], 100, "lent by single");
+	ck_assert_int_eq(drive(sw, truth), 8);
+	ck_assert_int_eq(saturn_sweep_point(sw, 1)->state, SATURN_PT_MEASURED);
+	saturn_sweep_destroy(sw);
+}
+END_TEST
+
 /* A pipeline fits a constant (flush, embedding exchange) and the
  * micro-batch count of each GPU count (here min(16, 4g)): the count where
  * the micro-batches stop growing is measured as a third point, and the
@@ -773,6 +828,7 @@ int main(void)
 	tcase_add_test(tc, test_sweep_emulator);
 	tcase_add_test(tc, test_sweep_oom);
 	tcase_add_test(tc, test_sweep_one_gpu);
+	tcase_add_test(tc, test_sweep_lent_one_gpu);
 	tcase_add_test(tc, test_sweep_pipeline_constant);
 	tcase_add_test(tc, test_sweep_middle);
 	tcase_add_test(tc, test_emulator_model);

@@ -70,6 +70,9 @@ TESTS += \
 	e2e/sched-reconfig.sh \
 	e2e/sched-pytorch-resize.sh \
 	e2e/sched-fairness.sh \
+	e2e/sched-off.sh \
+	e2e/sched-classes.sh \
+	e2e/sched-classes-profile.sh \
 	e2e/sched-multinode.sh \
 	e2e/sched-multinode-ddp.sh
 EXTRA_DIST += \
@@ -94,9 +97,12 @@ EXTRA_DIST += \
 	e2e/sched-feedback.sh \
 	e2e/sched-reconfig.sh \
 	e2e/sched-pytorch-resize.sh \
+	e2e/sched-fairness.sh \
+	e2e/sched-off.sh \
+	e2e/sched-classes.sh \
+	e2e/sched-classes-profile.sh \
 	e2e/sched-multinode.sh \
-	e2e/sched-multinode-ddp.sh \
-	e2e/sched-fairness.sh
+	e2e/sched-multinode-ddp.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh
@@ -109,4 +115,27 @@ sched_test_fairness_SOURCES = sched/test_fairness.c
 sched_test_fairness_CPPFLAGS = $(UNIT_CPPFLAGS)
 sched_test_fairness_CFLAGS = $(UNIT_CFLAGS)
 sched_test_fairness_LDADD = $(UNIT_LDADD)
+endif
+
+# The plan record in AdminComment/Comment (lib/sched/planrec.c) and
+# `saturn status --sacct` (against a stand-in sacct).
+TESTS += sched/status-sacct.sh
+EXTRA_DIST += sched/status-sacct.sh
+if HAVE_CHECK
+check_PROGRAMS += sched/test_planrec
+TESTS += sched/test_planrec
+sched_test_planrec_SOURCES = sched/test_planrec.c
+sched_test_planrec_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_planrec_CFLAGS = $(UNIT_CFLAGS)
+sched_test_planrec_LDADD = $(UNIT_LDADD)
+endif
+
+# Node classes of heterogeneous clusters, typed GRES, --constraint (lib/sched/node_class.c).
+if HAVE_CHECK
+check_PROGRAMS += sched/test_node_class
+TESTS += sched/test_node_class
+sched_test_node_class_SOURCES = sched/test_node_class.c
+sched_test_node_class_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_node_class_CFLAGS = $(UNIT_CFLAGS)
+sched_test_node_class_LDADD = $(UNIT_LDADD)
 endif

@@ -1762,6 +1762,54 @@ END_TEST
 
 /* A carried plan keeps the planned order (by start, not by task index):
  * four 8-GPU tasks planned in reverse, t3 and t2 first. */
+/* The persisted state's format version (saturn-sched-state/N): only
+ * SATURN_SCHED_STATE_VERSION is read; an older or newer one is refused with
+ * a message naming the version, which the plugin logs before planning
+ * afresh from the job records. */
+static const struct {
+	const char *format; /* NULL: no "format" key */
+	int version;        /* saturn_sched_state_version() */
+	const char *why;    /* NULL: parsed */
+} version_cases[] = {
+	{"saturn-sched-state/1", 1, NULL},
+	{"saturn-sched-state/0", 0, "version 0 is older than the version 1"},
+	{"saturn-sched-state/2", 2, "version 2 was written by a newer sched/saturn"},
+	{"saturn-sched-state/17", 17, "version 17 was written by a newer"},
+	{"saturn-sched-state/01", 1, "unsupported"},
+	{"saturn-sched-state/1x", -1, "is not a saturn-sched-state document"},
+	{"saturn-sched-state/", -1, "is not a saturn-sched-state document"},
+	{"saturn-sched-state/99999999999", -1, "is not a saturn-sched-state document"},
+	{"saturn-plan/1", -1, "is not a saturn-sched-state document"},
+	{NULL, -1, "format: missing"},
+};
+
+START_TEST(test_state_version)
+{
+	saturn_error_t err = {{0}};
+	saturn_sched_state_t *st;
+	char buf[256];
+
+	ck_assert_int_eq(saturn_sched_state_version(version_cases[_i].format),
+			 version_cases[_i].version);
+	if (version_cases[_i].format)
+		snprintf(buf, sizeof(buf), "{\"format\":\"%s\",\"tasks\":[]}",
+			 version_cases[_i].format);
+	else
+		snprintf(buf, sizeof(buf), "{\"tasks\":[]}");
+	st = saturn_sched_state_parse(buf, strlen(buf), &err);
+	if (!version_cases[_i].why) {
+		ck_assert_msg(st != NULL, "%s: %s", buf, err.text);
+		saturn_sched_state_destroy(st);
+		return;
+	}
+	ck_assert_msg(st == NULL, "%s accepted", buf);
+	ck_assert_msg(strstr(err.text, version_cases[_i].why), "%s: '%s' lacks '%s'", buf, err.text,
+		      version_cases[_i].why);
+	ck_assert_msg(!strncmp(err.text, "format:", 7), "%s: '%s' must start with 'format:'", buf,
+		      err.text);
+}
+END_TEST
+
 START_TEST(test_carry_order)
 {
 	saturn_snapshot_t *s = cluster(4, 8);
@@ -1863,6 +1911,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_switch_boundary, 0, sizeof(switch_cases) / sizeof(switch_cases[0]));
 	tcase_add_loop_test(tc, test_decide_plan_shapes, 0, sizeof(shape_cases) / sizeof(shape_cases[0]));
 	tcase_add_test(tc, test_carry_order);
+	tcase_add_loop_test(tc, test_state_version, 0, sizeof(version_cases) / sizeof(version_cases[0]));
 	tcase_add_loop_test(tc, test_carry_shift, 0, sizeof(shift_cases) / sizeof(shift_cases[0]));
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
