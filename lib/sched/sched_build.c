@@ -185,9 +185,11 @@ static int fits_some_node(const saturn_snapshot_t *s, const saturn_option_t *o, 
 
 /* Multi-node options of a held task (sched_core.h, req_nodes): the user's
  * --nodes=k means k nodes' worth at least, so options on fewer nodes are
- * dropped; a predicted option on several nodes is dropped too (the
- * measurement job runs on one node and cannot check it). Keeps the order;
- * returns the count kept (the others freed). */
+ * dropped; so are options on more nodes than its partitions allow
+ * (part_max_nodes: Slurm would refuse the release) and a predicted option
+ * on several nodes (the measurement job runs on one node and cannot check
+ * it). Keeps the order; returns the count kept (the others freed; the
+ * array too when none is kept). */
 static int options_for_nodes(const saturn_profile_task_t *pt, const saturn_snap_job_t *j,
 			     saturn_option_t *o, int n)
 {
@@ -202,7 +204,8 @@ static int options_for_nodes(const saturn_profile_task_t *pt, const saturn_snap_
 			    pt->options[q].technique && o[i].technique &&
 			    !strcmp(pt->options[q].technique, o[i].technique))
 				predicted = pt->options[q].status == SATURN_OPT_PREDICTED;
-		if (nodes < need || (nodes > 1 && predicted)) {
+		if (nodes < need || (nodes > 1 && predicted) ||
+		    (nodes > 1 && j->part_max_nodes > 0 && nodes > j->part_max_nodes)) {
 			free(o[i].technique);
 			free(o[i].klass);
 			continue;

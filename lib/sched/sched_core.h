@@ -152,6 +152,9 @@ typedef struct saturn_snap_job {
 				* the GPUs of any further node into busy entries) */
 	int more_node[SATURN_SNAP_MAX_NODES - 1];
 	uint64_t more_mask[SATURN_SNAP_MAX_NODES - 1]; /* GPU ids there */
+	int part_max_nodes;    /* held: the most nodes its partition(s) allow a
+				* job (MaxNodes); options on more are left out;
+				* 0 = no limit */
 	/* Node classes (node_class.h), held and released jobs: */
 	char gpu_type[SATURN_GPU_TYPE_MAX + 1]; /* GPU type the user asked for
 						 * (--gres=gpu:a100:2), "" = any */

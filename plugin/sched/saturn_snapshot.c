@@ -354,6 +354,26 @@ static void running_fields(saturn_snap_job_t *j, job_record_t *job_ptr)
 	j->restarts = job_ptr->restart_cnt;
 }
 
+/* The most nodes a job may have in the partition(s) it may run in (the
+ * largest MaxNodes among them); 0 = no limit. */
+static int part_max_nodes(job_record_t *job_ptr)
+{
+	uint32_t most = 0;
+
+	if (job_ptr->part_ptr_list) {
+		ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+		part_record_t *part_ptr;
+
+		while ((part_ptr = list_next(it)))
+			if (part_ptr->max_nodes == INFINITE || part_ptr->max_nodes > most)
+				most = part_ptr->max_nodes;
+		list_iterator_destroy(it);
+	} else if (job_ptr->part_ptr) {
+		most = job_ptr->part_ptr->max_nodes;
+	}
+	return most == INFINITE || most == NO_VAL || most > SATURN_MAX_TASK_NODES ? 0 : (int)most;
+}
+
 /* The node counts of a pending job: req_nodes, the user's own (kept in
  * SATURN_REQ_NODES once a release changed the job's count, else the
  * job's minimum), and nnodes, the count it has now (a released one: what
@@ -369,6 +389,7 @@ static void pending_nodes(saturn_snap_job_t *j, job_record_t *job_ptr)
 		now = SATURN_MAX_TASK_NODES;
 	j->nnodes = now;
 	j->req_nodes = own >= 1 && own <= SATURN_MAX_TASK_NODES ? (int)own : now;
+	j->part_max_nodes = part_max_nodes(job_ptr);
 }
 
 /* A released task pinned to several nodes: usable only when every one of

@@ -153,6 +153,15 @@ START_TEST(test_build_options)
 	saturn_sched_build_free(&b);
 	saturn_snapshot_destroy(s);
 
+	/* partitions of at most 1 node a job: the two-node option is left out */
+	s = cluster(4, 1, "mn", 1);
+	s->jobs[0].part_max_nodes = 1;
+	ck_assert_int_eq(saturn_sched_build(s, lookup, pr, &b, &err), 0);
+	ck_assert_int_eq(b.problem->tasks[0].noptions, 1);
+	ck_assert_int_eq(saturn_option_nodes(&b.problem->tasks[0].options[0]), 1);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+
 	/* --nodes=3: no profile option spans 3: the user's own request */
 	s = cluster(4, 1, "mn", 3);
 	ck_assert_int_eq(saturn_sched_build(s, lookup, pr, &b, &err), 0);
