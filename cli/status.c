@@ -151,6 +151,25 @@ static int batch_rows(const saturn_sched_state_t *st, const char *batch, long us
 	return n;
 }
 
+/* A task on several nodes: its other nodes into the plan entry (the
+ * chart draws it on each). 0, or -1 on ENOMEM. */
+static int entry_more_nodes(saturn_assign_t *as, const saturn_sched_state_task_t *t)
+{
+	if (t->nnodes <= 1)
+		return 0;
+	as->more_names = calloc((size_t)t->nnodes - 1, sizeof(char *));
+	as->more_nodes = calloc((size_t)t->nnodes - 1, sizeof(int));
+	if (!as->more_names || !as->more_nodes)
+		return -1;
+	as->nnodes = t->nnodes;
+	for (int k = 0; k + 1 < t->nnodes; k++) {
+		as->more_nodes[k] = -1;
+		if (!(as->more_names[k] = strdup(t->more_nodes[k])))
+			return -1;
+	}
+	return 0;
+}
+
 /* The GPU nodes the state was planned on, with their GPU counts, for the
  * Gantt chart (idle nodes and GPUs shown); NULL when the state has none
  * (written before it recorded them) or a task's node is not among them:
@@ -203,10 +222,15 @@ static saturn_problem_t *state_nodes(const saturn_sched_state_t *st,
 	for (int i = 0; i < plan->nassign; i++) {
 		int found = 0;
 
-		for (int k = 0; k < p->nnodes && !found; k++)
-			found = !strcmp(p->nodes[k].name, plan->assign[i].node_name);
-		if (!found)
-			goto none;
+		for (int j = 0; j < saturn_assign_nnodes(&plan->assign[i]); j++) {
+			const char *nm = saturn_assign_name_at(&plan->assign[i], j);
+
+			found = 0;
+			for (int k = 0; nm && k < p->nnodes && !found; k++)
+				found = !strcmp(p->nodes[k].name, nm);
+			if (!found)
+				goto none;
+		}
 	}
 	return p;
 none:
@@ -347,13 +371,15 @@ int cmd_status(int argc, char **argv)
 		as->technique = strdup(t->technique ? t->technique : "?");
 		as->node_name = strdup(t->node ? t->node : "?");
 		as->gpus = t->gpus;
-		as->gpu_ids = calloc((size_t)(t->gpus ? t->gpus : 1), sizeof(int));
-		if (!as->task_id || !as->technique || !as->node_name || !as->gpu_ids) {
+		as->gpu_ids = calloc((size_t)(t->gpus ? t->gpus : 1) * (size_t)(t->nnodes > 1 ? t->nnodes : 1),
+				     sizeof(int));
+		if (!as->task_id || !as->technique || !as->node_name || !as->gpu_ids ||
+		    entry_more_nodes(as, t) < 0) {
 			rc = cli_fail(CLI_EXIT_FAIL, "out of memory");
 			goto out;
 		}
-		for (int g = 0; g < t->gpus; g++)
-			as->gpu_ids[g] = t->gpu_ids ? t->gpu_ids[g] : g;
+		for (int g = 0; g < t->gpus * saturn_assign_nnodes(as); g++)
+			as->gpu_ids[g] = t->gpu_ids ? t->gpu_ids[g] : g % (t->gpus ? t->gpus : 1);
 		/* times relative to now; what already started is shown from 0 */
 		as->start_s = t->start - now > 0 ? t->start - now : 0;
 		as->end_s = t->end - now > as->start_s ? t->end - now : as->start_s;

@@ -84,8 +84,11 @@ static int parse_list(const char *list, const saturn_techniques_t *reg,
 		if (!it->pt)
 			return bad_item(it->text,
 					"the profile has no such array task");
+		/* the measurement runs on one node: never a multi-node
+		 * option of the same technique and count */
 		for (int i = 0; i < it->pt->noptions && !it->op; i++)
 			if (it->pt->options[i].gpus == it->gpus &&
+			    saturn_profile_option_nodes(&it->pt->options[i]) == 1 &&
 			    strcmp(it->pt->options[i].technique, tech) == 0)
 				it->op = &it->pt->options[i];
 		if (!it->op)

@@ -255,7 +255,8 @@ static int parse_option(json_object *jo, const char *ctx,
 		return saturn_error_set(err, "%s.sec_per_batch: %.6g s is beyond the limit of %.0f s", ctx, o->sec_per_batch, SATURN_MAX_RUNTIME_S);
 	if (sj_num(jo, ctx, "peak_mem_mb", false, 0, false, &o->peak_mem_mb, err) < 0 ||
 	    sj_str(jo, ctx, "reason", false, false, MAX_REASON, &o->reason, err) < 0 ||
-	    sj_get(jo, ctx, "params", false, json_type_object, &params, err) < 0)
+	    sj_get(jo, ctx, "params", false, json_type_object, &params, err) < 0 ||
+	    sj_int(jo, ctx, "nodes", false, 1, SATURN_MAX_TASK_NODES, &o->nodes, err) < 0)
 		return -1;
 	if (params) {
 		const char *s = json_object_to_json_string_ext(
@@ -312,8 +313,10 @@ static int parse_task(json_object *jt, int i, saturn_profile_task_t *t,
 			return saturn_error_set(err, "%s: batches x sec_per_batch = %.6g x %.6g s is beyond the limit of %.0f s", octx, t->batches, t->options[o].sec_per_batch, SATURN_MAX_RUNTIME_S);
 		for (size_t k = 0; k < o; k++)
 			if (t->options[k].gpus == t->options[o].gpus &&
+			    saturn_profile_option_nodes(&t->options[k]) ==
+				    saturn_profile_option_nodes(&t->options[o]) &&
 			    strcmp(t->options[k].technique, t->options[o].technique) == 0)
-				return saturn_error_set(err, "%s: %s on %d GPUs listed twice", octx, t->options[o].technique, t->options[o].gpus);
+				return saturn_error_set(err, "%s: %s on %d GPUs (%d node(s)) listed twice", octx, t->options[o].technique, t->options[o].gpus, saturn_profile_option_nodes(&t->options[o]));
 	}
 	return 0;
 }
@@ -566,6 +569,9 @@ static json_object *option_json(const saturn_profile_option_t *op)
 	    sj_put(o, "peak_mem_mb", sj_new_num(op->peak_mem_mb)) < 0 ||
 	    put_str(o, "status", st) < 0 || put_str(o, "reason", op->reason) < 0)
 		goto fail;
+	/* only when it spans nodes: one-node profiles read as before */
+	if (op->nodes > 1 && sj_put(o, "nodes", json_object_new_int(op->nodes)) < 0)
+		goto fail;
 	if (op->params) {
 		json_object *p = json_tokener_parse(op->params);
 
@@ -675,6 +681,7 @@ int saturn_profile_options(const saturn_profile_task_t *pt,
 		r[n].technique = strdup(o->technique);
 		r[n].klass = pt->klass ? strdup(pt->klass) : NULL;
 		r[n].gpus = o->gpus;
+		r[n].nodes = saturn_profile_option_nodes(o);
 		r[n].sec_per_batch = o->sec_per_batch;
 		r[n].class_idx = -1;
 		n++;

@@ -41,7 +41,16 @@ typedef struct saturn_profile_option {
 	saturn_opt_status_t status;
 	char *reason;         /* why oom/failed/timeout, or NULL */
 	char *params;         /* technique parameters as a JSON object text, or NULL */
+	int nodes;            /* nodes the option spans (gpus on each); 0 or 1 = one
+			       * node ("nodes" key, 1 to SATURN_MAX_TASK_NODES,
+			       * written only when > 1) */
 } saturn_profile_option_t;
+
+/* Nodes a profile option spans (nodes, 0 read as 1). */
+static inline int saturn_profile_option_nodes(const saturn_profile_option_t *o)
+{
+	return o->nodes > 1 ? o->nodes : 1;
+}
 
 typedef struct saturn_profile_task {
 	char *signature;     /* e.g. "gpt2-xl/bs16"; unique in the profile */

@@ -430,7 +430,8 @@ static const char *predicted_sig(const saturn_profile_t *pr, const saturn_snap_j
 	for (int o = 0; o < pt->noptions; o++) {
 		const saturn_profile_option_t *op = &pt->options[o];
 
-		if (op->gpus == d->gpus && op->technique && !strcmp(op->technique, d->technique))
+		if (op->gpus == d->gpus && op->technique && !strcmp(op->technique, d->technique) &&
+		    saturn_profile_option_nodes(op) == (d->nnodes > 1 ? d->nnodes : 1))
 			return op->status == SATURN_OPT_PREDICTED ? pt->signature : NULL;
 	}
 	return NULL;

@@ -258,12 +258,14 @@ void saturn_fb_key_set(saturn_fb_key_t *k, long uid, const char *batch, const ch
 
 /* The profile's sec_per_batch for technique x gpus of pt; 0 when it has no
  * usable one. */
-static double profile_spb(const saturn_profile_task_t *pt, const char *technique, int gpus)
+static double profile_spb(const saturn_profile_task_t *pt, const char *technique, int gpus,
+			  int nodes)
 {
 	for (int i = 0; i < pt->noptions; i++) {
 		const saturn_profile_option_t *o = &pt->options[i];
 
 		if (o->gpus == gpus && o->technique && !strcmp(o->technique, technique) &&
+		    saturn_profile_option_nodes(o) == nodes &&
 		    (o->status == SATURN_OPT_MEASURED || o->status == SATURN_OPT_PREDICTED) &&
 		    num(o->sec_per_batch))
 			return o->sec_per_batch;
@@ -331,10 +333,12 @@ int saturn_sched_feedback(saturn_fb_t *fb, saturn_snapshot_t *s, saturn_profile_
 		pt = pr ? saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0) : NULL;
 		if (!pt)
 			continue;
-		j->prior_spb = profile_spb(pt, j->technique, j->gpus);
+		j->prior_spb = profile_spb(pt, j->technique, j->gpus, j->nnodes > 1 ? j->nnodes : 1);
 		/* a GPU count or technique no node or profile can have makes
-		 * no correction (the state would refuse it) */
-		if (!(j->prior_spb > 0) || !(spb > 0) || j->gpus < 1 ||
+		 * no correction (the state would refuse it); nor does a task
+		 * on several nodes (the key has no node count: it would
+		 * correct the one-node option of its technique and count) */
+		if (!(j->prior_spb > 0) || !(spb > 0) || j->gpus < 1 || j->nnodes > 1 ||
 		    j->gpus > SATURN_MAX_GPUS_PER_NODE || !j->technique[0])
 			continue;
 		saturn_fb_key_set(&key, j->uid, j->batch, pt->signature, j->technique, j->gpus,

@@ -116,6 +116,8 @@ int saturn_reconfig_eligible(const saturn_snap_job_t *j, const saturn_reconfig_s
 		no = "not running";
 	else if (j->reconfigure < 0 || (j->reconfigure == 0 && !rs->default_on))
 		no = "not opted in (--saturn-reconfigure)";
+	else if (j->nnodes > 1)
+		no = "runs on several nodes (restarting a multi-node task is not supported)";
 	else if (!j->requeue)
 		no = "not requeue-able (--no-requeue or JobRequeue=0)";
 	else if (j->restarts >= rs->max_restarts) {
@@ -208,6 +210,9 @@ static int unpinned_options(const saturn_snapshot_t *s, const saturn_problem_t *
 			return -1;
 		}
 		if (ok && !fits_nodes(p, &o[i]))
+			ok = 0;
+		/* a restart lands on one node: never onto a gang */
+		if (saturn_option_nodes(&o[i]) > 1)
 			ok = 0;
 		if (!ok) {
 			free(o[i].technique);

@@ -167,13 +167,54 @@ static double running_left(const saturn_snapshot_t *s, const saturn_snap_job_t *
 	return left;
 }
 
+/* Whether some option fits: as many snapshot nodes with its GPU count as
+ * it spans. */
 static int fits_some_node(const saturn_snapshot_t *s, const saturn_option_t *o, int n)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		int found = 0;
+
 		for (int k = 0; k < s->nnodes; k++)
 			if (o[i].gpus <= s->nodes[k].gpus)
-				return 1;
+				found++;
+		if (found >= saturn_option_nodes(&o[i]))
+			return 1;
+	}
 	return 0;
+}
+
+/* Multi-node options of a held task (sched_core.h, req_nodes): the user's
+ * --nodes=k means k nodes' worth at least, so options on fewer nodes are
+ * dropped; so are options on more nodes than its partitions allow
+ * (part_max_nodes: Slurm would refuse the release) and a predicted option
+ * on several nodes (the measurement job runs on one node and cannot check
+ * it). Keeps the order; returns the count kept (the others freed; the
+ * array too when none is kept). */
+static int options_for_nodes(const saturn_profile_task_t *pt, const saturn_snap_job_t *j,
+			     saturn_option_t *o, int n)
+{
+	int k = 0, need = j->req_nodes > 1 ? j->req_nodes : 1;
+
+	for (int i = 0; i < n; i++) {
+		int nodes = saturn_option_nodes(&o[i]), predicted = 0;
+
+		for (int q = 0; pt && q < pt->noptions; q++)
+			if (pt->options[q].gpus == o[i].gpus &&
+			    saturn_profile_option_nodes(&pt->options[q]) == nodes &&
+			    pt->options[q].technique && o[i].technique &&
+			    !strcmp(pt->options[q].technique, o[i].technique))
+				predicted = pt->options[q].status == SATURN_OPT_PREDICTED;
+		if (nodes < need || (nodes > 1 && predicted) ||
+		    (nodes > 1 && j->part_max_nodes > 0 && nodes > j->part_max_nodes)) {
+			free(o[i].technique);
+			free(o[i].klass);
+			continue;
+		}
+		o[k++] = o[i];
+	}
+	if (k == 0)
+		free(o);
+	return k;
 }
 
 static int add_skip(saturn_sched_build_t *out, int job, const char *why)
@@ -424,8 +465,10 @@ static int add_class_options(const saturn_snapshot_t *s, const part_classes_t *p
 		if (n < 0)
 			return -1;
 		k = n ? options_in_limits(pt, o, n, why, sizeof(why)) : 0;
+		if (k > 0)
+			k = options_for_nodes(pt, j, o, k); /* the user's --nodes */
 		if (k == 0)
-			continue; /* options_in_limits freed them */
+			continue; /* options_in_limits / options_for_nodes freed them */
 		if (t->batches <= 0 || !(pt->batches > 0) || t->noptions + k > SATURN_MAX_OPTIONS) {
 			free_options(o, k);
 			continue;
@@ -465,6 +508,18 @@ static void clear_klass(saturn_task_t *t)
 		t->options[i].klass = NULL;
 		t->options[i].class_idx = -1;
 	}
+}
+
+/* Nodes of class c with at least gpus GPUs (a multi-node option needs
+ * its node count of them in one class). */
+static int class_nodes(const saturn_snapshot_t *s, const part_classes_t *pc, int c, int gpus)
+{
+	int n = 0;
+
+	for (int k = 0; k < s->nnodes; k++)
+		if (pc->of_node[k] == c && s->nodes[k].gpus >= gpus)
+			n++;
+	return n;
 }
 
 /* Restrict the options of a held or released job to the node classes it
@@ -535,7 +590,8 @@ static int restrict_to_partitions(const saturn_snapshot_t *s, const part_classes
 				continue;
 			if (pc->max_gpus[c] > maxg)
 				maxg = pc->max_gpus[c];
-			if (t->options[o].gpus > pc->max_gpus[c] || !option_for_class(pc, t, o, c))
+			if (t->options[o].gpus > pc->max_gpus[c] || !option_for_class(pc, t, o, c) ||
+			    class_nodes(s, pc, c, t->options[o].gpus) < saturn_option_nodes(&t->options[o]))
 				continue;
 			no[nn] = t->options[o];
 			no[nn].class_idx = -1;
@@ -567,12 +623,14 @@ static int restrict_to_partitions(const saturn_snapshot_t *s, const part_classes
  * within the model's limit. */
 static double corrected_spb(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
 			    const saturn_profile_task_t *pt, const char *technique, int gpus,
-			    double spb)
+			    int nodes, double spb)
 {
 	saturn_fb_key_t key;
 	double r;
 
-	if (!s->feedback || !pt)
+	/* the feedback's keys are one-node options (feedback.c records
+	 * none for a task on several nodes) */
+	if (!s->feedback || !pt || nodes > 1)
 		return spb;
 	saturn_fb_key_set(&key, j->uid, j->batch, pt->signature, technique, gpus, pt->klass);
 	r = saturn_fb_correction(s->feedback, &key, NULL);
@@ -582,6 +640,81 @@ static double corrected_spb(const saturn_snapshot_t *s, const saturn_snap_job_t 
 	if (pt->batches > 0 && !(pt->batches * spb <= SATURN_MAX_RUNTIME_S))
 		spb = SATURN_MAX_RUNTIME_S / pt->batches;
 	return spb;
+}
+
+/* A running task on several nodes (j->nnodes > 1; first node's ids in
+ * mask, already checked): pinned on every node with its GPU ids there, the
+ * same count on each (the model's gang). Returns 0, 1 when the snapshot
+ * contradicts itself (why filled, options freed), -1 on ENOMEM. */
+static int running_gang(const saturn_snapshot_t *s, const saturn_snap_job_t *j, uint64_t mask,
+			saturn_task_t *t, uint64_t *run_used, char *why, size_t whylen)
+{
+	int k = j->nnodes > SATURN_SNAP_MAX_NODES ? SATURN_SNAP_MAX_NODES : j->nnodes;
+	int per = __builtin_popcountll(mask), *ids;
+	uint64_t m[SATURN_SNAP_MAX_NODES];
+	int node[SATURN_SNAP_MAX_NODES];
+
+	m[0] = mask;
+	node[0] = j->node;
+	for (int q = 1; q < k; q++) {
+		int n = j->more_node[q - 1];
+
+		node[q] = n;
+		m[q] = j->more_mask[q - 1];
+		if (n < 0 || n >= s->nnodes) {
+			snprintf(why, whylen, "saturn: running on a node that is not usable");
+			goto skip;
+		}
+		for (int r = 0; r < q; r++)
+			if (node[r] == n) {
+				snprintf(why, whylen, "saturn: running on %.64s twice", s->nodes[n].name);
+				goto skip;
+			}
+		if (s->nodes[n].gpus < 64)
+			m[q] &= (1ULL << s->nodes[n].gpus) - 1;
+		if (m[q] & run_used[n]) {
+			snprintf(why, whylen, "saturn: running on GPUs another running task holds on %.64s",
+				 s->nodes[n].name);
+			goto skip;
+		}
+		if (__builtin_popcountll(m[q]) != per) {
+			snprintf(why, whylen, "saturn: running with different GPU counts on its nodes");
+			goto skip;
+		}
+	}
+	if (per == 0) {
+		snprintf(why, whylen, "saturn: running without GPUs");
+		goto skip;
+	}
+	ids = calloc((size_t)k * (size_t)per, sizeof(int));
+	t->running.more_nodes = calloc((size_t)k, sizeof(int));
+	if (!ids || !t->running.more_nodes) {
+		free(ids);
+		free(t->running.more_nodes);
+		t->running.more_nodes = NULL;
+		return -1;
+	}
+	for (int q = 0, x = 0; q < k; q++)
+		for (int g = 0; g < 64; g++)
+			if (m[q] & (1ULL << g))
+				ids[x++] = g;
+	for (int q = 1; q < k; q++)
+		t->running.more_nodes[q - 1] = node[q];
+	for (int q = 0; q < k; q++)
+		run_used[node[q]] |= m[q];
+	t->options[0].gpus = per;
+	t->options[0].nodes = k;
+	t->is_running = true;
+	t->running.node = node[0];
+	t->running.nnodes = k;
+	t->running.gpu_ids = ids;
+	t->running.ngpus = per;
+	t->running.option = 0;
+	return 0;
+skip:
+	free_options(t->options, 1);
+	t->options = NULL;
+	return 1;
 }
 
 /* Options and work of one job, within the model's limits: a bad profile
@@ -612,6 +745,10 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_
 		if (nraw > 0 && nopts == 0 && j->state == SATURN_SNAP_HELD)
 			return 1; /* why: the option beyond the limits */
 		why[0] = '\0';
+		/* none on the user's node count: the user's request */
+		if (nopts > 0 && j->state == SATURN_SNAP_HELD &&
+		    (nopts = options_for_nodes(pt, j, opts, nopts)) == 0)
+			opts = NULL;
 		/* A profile's class says where it was measured: the options
 		 * go to that class (restrict_to_partitions), or everywhere
 		 * when the nodes have no classes. */
@@ -620,6 +757,7 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_
 			if (j->state == SATURN_SNAP_HELD)
 				opts[i].sec_per_batch = corrected_spb(s, j, pt, opts[i].technique,
 								      opts[i].gpus,
+								      saturn_option_nodes(&opts[i]),
 								      opts[i].sec_per_batch);
 		}
 	}
@@ -634,6 +772,7 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_
 			t->options = one_option("user", j->req_gpus > 0 ? j->req_gpus : 1, 1.0);
 			if (!t->options)
 				return -1;
+			t->options[0].nodes = j->req_nodes > 1 ? j->req_nodes : 1;
 			t->noptions = 1;
 			t->batches = fallback_runtime(j);
 		}
@@ -648,8 +787,12 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_
 			return -1;
 		}
 		if (!fits_some_node(s, t->options, t->noptions)) {
-			snprintf(why, whylen, "saturn: no option fits any node (needs %d GPUs on one node)",
-				 t->options[0].gpus);
+			if (saturn_option_nodes(&t->options[0]) > 1)
+				snprintf(why, whylen, "saturn: no option fits any node (needs %d nodes with %d GPUs each)",
+					 saturn_option_nodes(&t->options[0]), t->options[0].gpus);
+			else
+				snprintf(why, whylen, "saturn: no option fits any node (needs %d GPUs on one node)",
+					 t->options[0].gpus);
 			free_options(t->options, t->noptions);
 			t->options = NULL;
 			return 1;
@@ -668,11 +811,13 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_
 		double spb = 0, total, left;
 
 		for (int i = 0; i < nopts; i++)
-			if (opts[i].gpus == j->gpus && !strcmp(opts[i].technique, j->technique))
+			if (opts[i].gpus == j->gpus && !strcmp(opts[i].technique, j->technique) &&
+			    saturn_option_nodes(&opts[i]) == (j->nnodes > 1 ? j->nnodes : 1))
 				spb = opts[i].sec_per_batch;
 		/* not started yet, or the prior of a running one's speed */
 		if (spb > 0)
-			spb = corrected_spb(s, j, pt, j->technique, j->gpus, spb);
+			spb = corrected_spb(s, j, pt, j->technique, j->gpus,
+					    j->nnodes > 1 ? j->nnodes : 1, spb);
 		if (spb > 0) {
 			*from_profile = 1;
 			total = pt->batches * spb; /* within the limit: options_in_limits */
@@ -687,6 +832,7 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_
 		t->options = one_option(j->technique, j->gpus > 0 ? j->gpus : 1, 1.0);
 		if (!t->options)
 			return -1;
+		t->options[0].nodes = j->nnodes > 1 ? j->nnodes : 1;
 		t->noptions = 1;
 		t->batches = left;
 		/* a running task's count is its allocation's (below) */
@@ -731,6 +877,8 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_
 			t->options = NULL;
 			return 1;
 		}
+		if (j->nnodes > 1)
+			return running_gang(s, j, mask, t, run_used, why, whylen);
 		n = mask_ids(mask, &t->running.gpu_ids);
 		if (n < 0)
 			return -1;
@@ -843,6 +991,7 @@ static void task_free(saturn_task_t *t)
 	free(t->id);
 	free_options(t->options, t->noptions);
 	free(t->running.gpu_ids);
+	free(t->running.more_nodes);
 }
 
 /* saturn_problem_check() refused the built problem: the checks while
@@ -1000,6 +1149,7 @@ nomem_node:
 			free(t.id);
 			free_options(t.options, t.noptions);
 			free(t.running.gpu_ids);
+			free(t.running.more_nodes);
 			goto nomem;
 		}
 		out->job_of_task[p->ntasks - 1] = i;

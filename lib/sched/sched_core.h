@@ -105,6 +105,10 @@ typedef struct saturn_snap_limit {
 	int used_gpus, used_jobs;
 } saturn_snap_limit_t;
 
+/* Nodes of one running task the snapshot records (the rest of a larger
+ * allocation is busy GPUs to the planner). */
+#define SATURN_SNAP_MAX_NODES 16
+
 typedef struct saturn_snap_job {
 	uint32_t job_id;       /* job record: for an unsplit task, the array's meta record */
 	uint32_t array_job_id; /* 0 when not part of an array */
@@ -157,6 +161,20 @@ typedef struct saturn_snap_job {
 				* 0 not given (saturn_reconfigure decides) */
 	int requeue;           /* Slurm may requeue it (--requeue, JobRequeue) */
 	int restarts;          /* Slurm's restart count (requeues so far) */
+	/* Several nodes (multi-node tasks; 0 reads as 1 everywhere): */
+	int req_nodes;         /* held/released: the nodes the user asked for
+				* (--nodes=k): the task needs at least k nodes' worth,
+				* so options on fewer nodes are left out */
+	int nnodes;            /* released: the node count it was released with;
+				* running: nodes of its allocation kept here, node
+				* being the first and the others in more_node[]
+				* (at most SATURN_SNAP_MAX_NODES; the plugin turns
+				* the GPUs of any further node into busy entries) */
+	int more_node[SATURN_SNAP_MAX_NODES - 1];
+	uint64_t more_mask[SATURN_SNAP_MAX_NODES - 1]; /* GPU ids there */
+	int part_max_nodes;    /* held: the most nodes its partition(s) allow a
+				* job (MaxNodes); options on more are left out;
+				* 0 = no limit */
 	/* Node classes (node_class.h), held and released jobs: */
 	char gpu_type[SATURN_GPU_TYPE_MAX + 1]; /* GPU type the user asked for
 						 * (--gres=gpu:a100:2), "" = any */
@@ -384,12 +402,26 @@ typedef struct saturn_decision {
 	char technique[SATURN_TECH_LEN];
 	double start_s; /* planned start, relative to the snapshot */
 	char reason[160]; /* held: "saturn: starts in ~2h10m on n2, 4 GPUs, fsdp" */
+	/* Nodes of the plan entry (1 for one node: node). gpus is per node.
+	 * A multi-node task is released onto exactly these nodes
+	 * (saturn_sched_nodelist: ReqNodeList, NumNodes=nnodes), never onto
+	 * fewer. */
+	int nnodes;
+	int assign; /* index of the entry in the plan it was decided from */
 	/* release: the GPU type to release it with (saturn_release_type:
 	 * the user's, else the node's only one; "" = untyped) and the
 	 * node's class (node_class.h) */
 	char gpu_type[SATURN_GPU_TYPE_MAX + 1];
 	char klass[SATURN_CLASS_NAME_MAX + 1];
 } saturn_decision_t;
+
+/* The comma-separated node names ("n1,n2", in the plan's order) of
+ * decision d's plan entry; plan is the one d was decided from. Returns 0,
+ * or -1 (buf "") when a name is missing or the list does not fit len; a
+ * buffer of d->nnodes x (SATURN_NODE_NAME_MAX + 1) + 1 bytes always fits
+ * a plan of checked names. */
+int saturn_sched_nodelist(const saturn_plan_t *plan, const saturn_decision_t *d, char *buf,
+			  size_t len);
 
 /* For every held task in the plan: release when its start is within
  * slack_s (and its release_s has passed), otherwise a reason text. Returns the number of decisions written
@@ -506,7 +538,10 @@ typedef struct saturn_sched_state_task {
 	long uid; /* the batch's user; -1 in states written before it was recorded */
 	long job_id; /* the Slurm job; 0 when absent */
 	int gpus;
-	int *gpu_ids; /* gpus ids, or NULL when absent (the plan named none) */
+	int *gpu_ids; /* gpus ids per node (nnodes x gpus, node after node), or
+		       * NULL when absent (the plan named none) */
+	int nnodes;   /* nodes it spans ("nodes"); 0 reads as 1 */
+	char **more_nodes; /* the nodes after node (nnodes - 1), or NULL */
 	double start, end; /* epochs */
 	/* running tasks: the profile's and the observed sec_per_batch
 	 * (runtime feedback); 0 when unknown or absent */

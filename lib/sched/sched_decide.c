@@ -14,16 +14,18 @@
 
 /* --- decisions ------------------------------------------------------- */
 
-void saturn_sched_reason(char *buf, size_t len, double start_s,
-			 const char *node, int gpus, const char *technique)
+/* saturn_sched_reason(), with "GPUs per node" after the count when per
+ * is set (a task on several nodes: node is then "2 nodes (n1,n2)"). */
+static void reason_text(char *buf, size_t len, double start_s, const char *node, int gpus,
+			const char *technique, int per)
 {
 	long s = start_s < 0 ? 0 : lround(start_s);
 	char when[32];
 
 	if (s > 7 * 86400) {
 		/* behind jobs without a time limit: no meaningful ETA */
-		snprintf(buf, len, "saturn: waits for GPUs held by other jobs; then %s, %d GPU%s, %s",
-			 node, gpus, gpus == 1 ? "" : "s", technique);
+		snprintf(buf, len, "saturn: waits for GPUs held by other jobs; then %s, %d GPU%s%s, %s",
+			 node, gpus, gpus == 1 ? "" : "s", per ? " per node" : "", technique);
 		return;
 	}
 	if (s < 60)
@@ -32,8 +34,51 @@ void saturn_sched_reason(char *buf, size_t len, double start_s,
 		snprintf(when, sizeof(when), "~%ldm", (s + 30) / 60);
 	else
 		snprintf(when, sizeof(when), "~%ldh%02ldm", s / 3600, (s % 3600) / 60);
-	snprintf(buf, len, "saturn: starts in %s on %s, %d GPU%s, %s", when, node, gpus,
-		 gpus == 1 ? "" : "s", technique);
+	snprintf(buf, len, "saturn: starts in %s on %s, %d GPU%s%s, %s", when, node, gpus,
+		 gpus == 1 ? "" : "s", per ? " per node" : "", technique);
+}
+
+void saturn_sched_reason(char *buf, size_t len, double start_s,
+			 const char *node, int gpus, const char *technique)
+{
+	reason_text(buf, len, start_s, node, gpus, technique, 0);
+}
+
+/* The comma-separated node names of plan entry a into buf. 0, or -1 when
+ * the list does not fit (or a name is missing). */
+static int entry_nodelist(const saturn_assign_t *a, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < saturn_assign_nnodes(a); k++) {
+		const char *nm = saturn_assign_name_at(a, k);
+		int w;
+
+		if (!nm || !nm[0])
+			return -1;
+		w = snprintf(buf + used, len - used, "%s%s", k ? "," : "", nm);
+		if (w < 0 || (size_t)w >= len - used)
+			return -1;
+		used += (size_t)w;
+	}
+	return 0;
+}
+
+int saturn_sched_nodelist(const saturn_plan_t *plan, const saturn_decision_t *d, char *buf,
+			  size_t len)
+{
+	if (!len)
+		return -1;
+	buf[0] = '\0';
+	if (!plan || d->assign < 0 || d->assign >= plan->nassign ||
+	    saturn_assign_nnodes(&plan->assign[d->assign]) != (d->nnodes > 1 ? d->nnodes : 1))
+		return -1;
+	if (entry_nodelist(&plan->assign[d->assign], buf, len) < 0) {
+		buf[0] = '\0';
+		return -1;
+	}
+	return 0;
 }
 
 /* The GPU type a decision releases with and its node's class. */
@@ -78,11 +123,24 @@ int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *
 		d[n].gpus = a->gpus;
 		snprintf(d[n].node, sizeof(d[n].node), "%s", a->node_name ? a->node_name : "");
 		snprintf(d[n].technique, sizeof(d[n].technique), "%s", a->technique ? a->technique : "user");
+		d[n].nnodes = saturn_assign_nnodes(a);
+		d[n].assign = i;
 		decision_hw(s, &s->jobs[job], &d[n]);
 		d[n].release = a->start_s <= slack_s && b->problem->tasks[t].release_s <= 0;
-		if (!d[n].release)
+		if (!d[n].release && d[n].nnodes > 1) {
+			char list[256], where[300];
+
+			/* the reason is a summary: a list too long for it is left out */
+			if (entry_nodelist(a, list, sizeof(list)) == 0)
+				snprintf(where, sizeof(where), "%d nodes (%s)", d[n].nnodes, list);
+			else
+				snprintf(where, sizeof(where), "%d nodes", d[n].nnodes);
+			reason_text(d[n].reason, sizeof(d[n].reason), a->start_s, where, d[n].gpus,
+				    d[n].technique, 1);
+		} else if (!d[n].release) {
 			saturn_sched_reason(d[n].reason, sizeof(d[n].reason), a->start_s, d[n].node,
 					    d[n].gpus, d[n].technique);
+		}
 		n++;
 	}
 	if (!n) {

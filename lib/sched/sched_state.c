@@ -59,13 +59,25 @@ static int add_task(json_object *tasks, const saturn_snap_job_t *j, const saturn
 	    sj_put(e, "gpus", json_object_new_int(a->gpus)) < 0 ||
 	    add_str(e, "node", a->node_name) < 0)
 		return -1;
-	/* the GPUs when the plan names them (absent otherwise) */
+	/* a task on several nodes: every node, the first repeating "node" */
+	if (saturn_assign_nnodes(a) > 1) {
+		json_object *nodes = json_object_new_array();
+
+		if (sj_put(e, "nodes", nodes) < 0)
+			return -1;
+		for (int k = 0; k < saturn_assign_nnodes(a); k++)
+			if (sj_append(nodes, json_object_new_string(saturn_assign_name_at(a, k) ?
+								    saturn_assign_name_at(a, k) : "")) < 0)
+				return -1;
+	}
+	/* the GPUs when the plan names them (absent otherwise): gpus per
+	 * node, node after node */
 	if (a->gpu_ids && a->gpus > 0) {
 		json_object *ids = json_object_new_array();
 
 		if (sj_put(e, "gpu_ids", ids) < 0)
 			return -1;
-		for (int g = 0; g < a->gpus; g++)
+		for (int g = 0; g < a->gpus * saturn_assign_nnodes(a); g++)
 			if (sj_append(ids, json_object_new_int(a->gpu_ids[g])) < 0)
 				return -1;
 	}
@@ -200,6 +212,9 @@ void saturn_sched_state_destroy(saturn_sched_state_t *st)
 		free(st->tasks[i].node);
 		free(st->tasks[i].state);
 		free(st->tasks[i].gpu_ids);
+		for (int k = 0; k + 1 < st->tasks[i].nnodes; k++)
+			free(st->tasks[i].more_nodes[k]);
+		free(st->tasks[i].more_nodes);
 	}
 	free(st->tasks);
 	for (int i = 0; i < st->nnodes; i++) {
@@ -211,6 +226,78 @@ void saturn_sched_state_destroy(saturn_sched_state_t *st)
 	free(st->plan_id);
 	free(st->method);
 	free(st);
+}
+
+/* A task's "nodes" (several nodes; absent for one): nnodes and the names
+ * after the first into more_nodes. The first must repeat "node". */
+static int parse_task_nodes(json_object *e, const char *ctx, saturn_sched_state_task_t *t,
+			    saturn_error_t *err)
+{
+	json_object *arr;
+	size_t n;
+	int rc;
+
+	if ((rc = sj_get(e, ctx, "nodes", false, json_type_array, &arr, err)) < 0)
+		return -1;
+	if (!rc || !arr)
+		return 0;
+	n = json_object_array_length(arr);
+	if (n < 1 || n > SATURN_MAX_TASK_NODES)
+		return saturn_error_set(err, "%s.nodes: 1 to %d names", ctx, SATURN_MAX_TASK_NODES);
+	if (n == 1)
+		return 0;
+	if (!(t->more_nodes = calloc(n - 1, sizeof(char *))))
+		return saturn_error_set(err, "out of memory");
+	for (size_t k = 0; k < n; k++) {
+		json_object *v = json_object_array_get_idx(arr, k);
+		const char *nm = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+
+		if (!nm || !nm[0] || strlen(nm) > STR_MAX)
+			return saturn_error_set(err, "%s.nodes[%zu]: must be a node name", ctx, k);
+		if (k == 0) {
+			if (!t->node || strcmp(t->node, nm))
+				return saturn_error_set(err, "%s.nodes[0]: must repeat node", ctx);
+			continue;
+		}
+		if (!(t->more_nodes[k - 1] = strdup(nm)))
+			return saturn_error_set(err, "out of memory");
+		t->nnodes = (int)k + 1;
+	}
+	return 0;
+}
+
+/* gpu_ids of a task on nnodes > 1 nodes: gpus ids per node, node after
+ * node, distinct within each node. Absent is fine. */
+static int parse_gang_ids(json_object *e, const char *ctx, saturn_sched_state_task_t *t,
+			  saturn_error_t *err)
+{
+	json_object *arr;
+	size_t n;
+	int rc;
+
+	if ((rc = sj_get(e, ctx, "gpu_ids", false, json_type_array, &arr, err)) < 0)
+		return -1;
+	if (!rc || !arr)
+		return 0;
+	n = json_object_array_length(arr);
+	if (t->gpus < 1 || n != (size_t)t->gpus * (size_t)t->nnodes)
+		return saturn_error_set(err, "%s.gpu_ids: must list gpus (%d) ids per node on %d nodes, not %zu",
+					ctx, t->gpus, t->nnodes, n);
+	if (!(t->gpu_ids = calloc(n, sizeof(int))))
+		return saturn_error_set(err, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		char what[SATURN_ERROR_LEN / 2];
+
+		snprintf(what, sizeof(what), "%s.gpu_ids[%zu]", ctx, i);
+		if (sj_as_int(json_object_array_get_idx(arr, i), what, 0,
+			      SATURN_MAX_GPUS_PER_NODE - 1, &t->gpu_ids[i], err) < 0)
+			return -1;
+		for (size_t k = i - i % (size_t)t->gpus; k < i; k++)
+			if (t->gpu_ids[k] == t->gpu_ids[i])
+				return saturn_error_set(err, "%s.gpu_ids: %d listed twice on one node", ctx,
+							t->gpu_ids[i]);
+	}
+	return 0;
 }
 
 /* One entry of tasks[]. */
@@ -243,6 +330,10 @@ static int parse_task(json_object *e, const char *ctx, saturn_sched_state_task_t
 		return -1;
 	if (rc)
 		t->job_id = (long)v;
+	if (parse_task_nodes(e, ctx, t, err) < 0)
+		return -1;
+	if (t->nnodes > 1)
+		return parse_gang_ids(e, ctx, t, err);
 	if ((rc = sj_int_array(e, ctx, "gpu_ids", false, 0, SATURN_MAX_GPUS_PER_NODE - 1,
 			       SATURN_MAX_GPUS_PER_NODE, &t->gpu_ids, &n, err)) < 0)
 		return -1;

@@ -18,7 +18,8 @@
  * (no job_submit hook runs after creation). sched/saturn then owns the
  * reason.
  *
- * Rules (documented in saturn-slurm(8)): one node (--nodes > 1 rejected),
+ * Rules (documented in saturn-slurm(8)): --nodes=k one count, not a range
+ * (the task needs at least k nodes' worth),
  * GPUs requested per node (--gres=gpu[:type]:N or --gpus-per-node; --gpus=N
  * is turned into --gres=gpu:N; --gpus-per-task/--gpus-per-socket rejected),
  * no GRES other than gpu, no heterogeneous job, no --dependency (the plan
@@ -51,6 +52,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "envarray.h" /* lib/ */
+#include "model.h" /* SATURN_MAX_TASK_NODES */
 
 #include "../common/modify_fields.h"
 #include "../common/submit_rules.h"
@@ -273,11 +275,33 @@ static void hold_wake(void)
 
 /* --- the rules ------------------------------------------------------------ */
 
+/* Nodes: a Saturn task may ask for k nodes (--nodes=k, one count, not a
+ * range; k <= SATURN_MAX_TASK_NODES). The rule (saturn-slurm(8)): the task
+ * then needs at least k nodes' worth; the plan picks k or more nodes of
+ * its profile's options, or k nodes with the requested GPUs on each.
+ * max_nodes is set to k. Returns NULL or a message (xmalloc'd). */
+static char *check_nodes(job_desc_msg_t *d, const char *batch)
+{
+	uint32_t k = d->min_nodes != NO_VAL && d->min_nodes > 1 ? d->min_nodes : 1;
+
+	if (d->max_nodes != NO_VAL && d->max_nodes != INFINITE && d->max_nodes != 0 &&
+	    d->max_nodes != k)
+		return xstrdup_printf("saturn: batch %s: give one node count (--nodes=%u), not a range up to %u; the plan picks the nodes",
+				      batch, k, d->max_nodes);
+	if (k > SATURN_MAX_TASK_NODES)
+		return xstrdup_printf("saturn: batch %s: --nodes=%u is more than a Saturn task may span (%d)",
+				      batch, k, SATURN_MAX_TASK_NODES);
+	if (k > 1)
+		d->max_nodes = k;
+	return NULL;
+}
+
 /* Check the parts of a submission that a Saturn job must not have. Fields
  * at their "unset" value are fine. Returns NULL or a message (xmalloc'd).
  * (Updates go through the allow-list in job_modify instead.) */
 static char *check_request(job_desc_msg_t *d, const char *batch)
 {
+	char *msg;
 	saturn_tres_req_t r;
 	char why[160];
 	struct {
@@ -291,12 +315,8 @@ static char *check_request(job_desc_msg_t *d, const char *batch)
 	if (d->het_job_offset != NO_VAL)
 		return xstrdup_printf("saturn: batch %s: a heterogeneous job cannot be part of a Saturn batch",
 				      batch);
-	if (d->min_nodes != NO_VAL && d->min_nodes > 1)
-		return xstrdup_printf("saturn: batch %s: a Saturn job runs on one node; drop --nodes=%u (the plan picks the node and GPU count)",
-				      batch, d->min_nodes);
-	if (d->max_nodes != NO_VAL && d->max_nodes > 1 && d->max_nodes != INFINITE)
-		return xstrdup_printf("saturn: batch %s: a Saturn job runs on one node; drop the node range up to %u",
-				      batch, d->max_nodes);
+	if ((msg = check_nodes(d, batch)))
+		return msg;
 	if (d->dependency && d->dependency[0])
 		return xstrdup_printf("saturn: batch %s: --dependency is not supported for Saturn jobs (the plan orders the batch); submit the batch once its dependencies are done",
 				      batch);
@@ -314,7 +334,8 @@ static char *check_request(job_desc_msg_t *d, const char *batch)
 }
 
 /* Check and normalise the GPU request: --gpus=N becomes gres:gpu:N per
- * node. Returns NULL or a message (xmalloc'd). */
+ * node (N / k on k nodes, which must divide). Returns NULL or a message
+ * (xmalloc'd). */
 static char *check_gpus(job_desc_msg_t *d, const char *batch)
 {
 	saturn_tres_req_t node, job;
@@ -333,9 +354,17 @@ static char *check_gpus(job_desc_msg_t *d, const char *batch)
 		return xstrdup_printf("saturn: batch %s: a Saturn job must request GPUs, e.g. --gres=gpu:1 (the plan then sets the count)",
 				      batch);
 	if (job.gpus) {
-		/* one node: a per-job count is a per-node count */
+		uint32_t k = d->min_nodes != NO_VAL && d->min_nodes > 1 ? d->min_nodes : 1;
+
+		if (job.gpus % (int)k)
+			return xstrdup_printf("saturn: batch %s: --gpus=%d cannot be split evenly over %u nodes; ask for GPUs per node with --gres=gpu:N",
+					      batch, job.gpus, k);
+		/* a per-job count is a per-node count on one node */
 		xfree(d->tres_per_node);
-		d->tres_per_node = xstrdup(d->tres_per_job);
+		if (k == 1)
+			d->tres_per_node = xstrdup(d->tres_per_job);
+		else
+			d->tres_per_node = xstrdup_printf("gres:gpu:%d", job.gpus / (int)k);
 		xfree(d->tres_per_job);
 	}
 	return NULL;

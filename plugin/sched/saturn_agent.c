@@ -289,10 +289,24 @@ static double skipped_at;
 static saturn_plan_t *plan_share(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 				 const saturn_planner_opts_t *opts)
 {
+	static int multinode_logged;
 	saturn_error_t err = {{0}};
 	saturn_plan_t *plan = NULL;
-	double *tag = calloc((size_t)b->problem->ntasks + 1, sizeof(double));
-	int nusers = tag ? saturn_fair_tags(s, b, tag) : -1;
+	double *tag;
+	int nusers;
+
+	/* the fair-share planner places every task on one node: a problem
+	 * with tasks on several nodes is planned as a whole (logged when
+	 * that starts) */
+	if (saturn_problem_multinode(b->problem)) {
+		if (!multinode_logged)
+			info("sched/saturn: saturn_fairness=share: tasks on several nodes are not planned by fair share yet: planning all users together");
+		multinode_logged = 1;
+		return NULL;
+	}
+	multinode_logged = 0;
+	tag = calloc((size_t)b->problem->ntasks + 1, sizeof(double));
+	nusers = tag ? saturn_fair_tags(s, b, tag) : -1;
 
 	if (nusers < 0)
 		error("sched/saturn: out of memory computing fair-share tags: planning all users together");

@@ -164,7 +164,53 @@ static int retype_gres(job_record_t *job_ptr, const saturn_snap_job_t *j,
 	return 0;
 }
 
-static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
+/* The nodes of a release (desc not yet sent): exactly the planned ones,
+ * all of them required (ReqNodeList) and NumNodes=k..k, so Slurm can start
+ * the task only when every one is free and never on a subset; gres:gpu:N
+ * is per node. The job's own count before the release goes into the
+ * environment the first time a release changes it (release_note_nodes). */
+static void release_nodes(job_desc_msg_t *desc, const saturn_decision_t *d, const char *nodelist)
+{
+	int k = d->nnodes > 1 ? d->nnodes : 1;
+
+	desc->req_nodes = xstrdup(k > 1 ? nodelist : d->node);
+	desc->min_nodes = (uint32_t)k;
+	desc->max_nodes = (uint32_t)k;
+}
+
+/* After a release: remember the user's node count (SATURN_REQ_NODES) when
+ * it differs from the planned one, and the planned one (SATURN_NODES) for
+ * the job's programs. */
+static void release_note_nodes(job_record_t *job_ptr, const saturn_snap_job_t *j,
+			       const saturn_decision_t *d)
+{
+	struct job_details *det = job_ptr->details;
+	int k = d->nnodes > 1 ? d->nnodes : 1, own = j->req_nodes > 1 ? j->req_nodes : 1;
+	char num[32];
+
+	if (own != k && !saturn_env_value(det->env_sup, det->env_cnt, SATURN_REQ_NODES_ENV)) {
+		snprintf(num, sizeof(num), "%d", own);
+		env_set(job_ptr, SATURN_REQ_NODES_ENV, num);
+	}
+	snprintf(num, sizeof(num), "%d", k);
+	env_set(job_ptr, "SATURN_NODES", num);
+}
+
+/* Slurm's record after the update still has the planned node count and
+ * nodes? (A multi-node task released onto fewer would run wrongly.) */
+static int release_nodes_kept(job_record_t *job_ptr, const saturn_decision_t *d)
+{
+	int k = d->nnodes > 1 ? d->nnodes : 1;
+
+	if (k == 1)
+		return 1;
+	return job_ptr->details->min_nodes == (uint32_t)k && job_ptr->details->req_nodes &&
+	       job_ptr->details->req_node_bitmap &&
+	       bit_set_count(job_ptr->details->req_node_bitmap) == k;
+}
+
+static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
+			const char *nodelist)
 {
 	job_desc_msg_t *desc = xmalloc(sizeof(*desc));
 	job_record_t *job_ptr = pending_record(j);
@@ -177,12 +223,12 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 	else
 		desc->job_id_str = xstrdup_printf("%u", j->job_id);
 	desc->tres_per_node = typed_gres(j->gpu_type, d->gpus);
-	desc->req_nodes = xstrdup(d->node);
+	release_nodes(desc, d, nodelist);
 	desc->priority = INFINITE;
 	rc = update_as_controller(desc);
 	if (rc != SLURM_SUCCESS) {
 		error("sched/saturn: JobId=%s: release with %d GPUs on %s failed: %s",
-		      desc->job_id_str, d->gpus, d->node, slurm_strerror(rc));
+		      desc->job_id_str, d->gpus, desc->req_nodes, slurm_strerror(rc));
 		slurm_free_job_desc_msg(desc);
 		xfree(orig);
 		return -1;
@@ -198,6 +244,17 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 		xfree(orig);
 		return -1;
 	}
+	if (!release_nodes_kept(job_ptr, d)) {
+		/* never let it start on fewer nodes than planned */
+		error("sched/saturn: JobId=%s: released on %d nodes (%s) but Slurm's record differs: held again",
+		      desc->job_id_str, d->nnodes, desc->req_nodes);
+		last_job_update = time(NULL);
+		job_ptr->priority = 0;
+		job_ptr->state_reason = WAIT_HELD;
+		slurm_free_job_desc_msg(desc);
+		return -1;
+	}
+	release_note_nodes(job_ptr, j, d);
 	/* the user's request, which a re-hold puts back (so a task that is
 	 * held, by us or after Saturn is turned off, always asks for what its
 	 * user asked: `saturn release --all`) */
@@ -220,9 +277,10 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d)
 			env_set(job_ptr, "SATURN_PROGRESS_FILE", pf);
 		xfree(pf);
 	}
-	info("sched/saturn: released %pJ (task %s of batch %s): %d GPU(s) on %s, technique %s, plan %s, %s, class %s",
-	     job_ptr, desc->job_id_str, j->batch, d->gpus, d->node, d->technique, plan_id,
-	     job_ptr->tres_per_node, d->klass[0] ? d->klass : "-");
+	info("sched/saturn: released %pJ (task %s of batch %s): %d GPU(s)%s on %s, technique %s, plan %s, %s, class %s",
+	     job_ptr, desc->job_id_str, j->batch, d->gpus, d->nnodes > 1 ? " per node" : "",
+	     desc->req_nodes, d->technique, plan_id, job_ptr->tres_per_node,
+	     d->klass[0] ? d->klass : "-");
 	slurm_free_job_desc_msg(desc);
 	return 0;
 }
@@ -243,6 +301,20 @@ static void env_unset(job_record_t *job_ptr, const char *name)
 		}
 		i++;
 	}
+}
+
+/* A re-hold gives the task back its user's node count (SATURN_REQ_NODES,
+ * saved by the release that changed it), as it does the GPU request. */
+static void rehold_nodes(job_desc_msg_t *desc, job_record_t *job_ptr)
+{
+	const char *own = saturn_env_value(job_ptr->details->env_sup, job_ptr->details->env_cnt,
+					   SATURN_REQ_NODES_ENV);
+	long k = own ? strtol(own, NULL, 10) : 0;
+
+	if (k < 1 || k > SATURN_MAX_TASK_NODES || job_ptr->details->min_nodes == (uint32_t)k)
+		return;
+	desc->min_nodes = (uint32_t)k;
+	desc->max_nodes = (uint32_t)k;
 }
 
 /* Put a released (or exit-held) task back into the admin hold, as
@@ -292,6 +364,7 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 		if (g && xstrcmp(g, job_ptr->tres_per_node))
 			desc->tres_per_node = xstrdup(g);
 	}
+	rehold_nodes(desc, job_ptr);
 	rc = update_as_controller(desc);
 	if (rc != SLURM_SUCCESS) {
 		error("sched/saturn: JobId=%u task %d of batch %s: re-hold failed: %s", j->job_id,
@@ -321,6 +394,7 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 	env_unset(job_ptr, "SATURN_TECHNIQUE");
 	env_unset(job_ptr, "SATURN_TECHNIQUE_PARAMS");
 	env_unset(job_ptr, "SATURN_GPUS");
+	env_unset(job_ptr, "SATURN_NODES");
 	env_unset(job_ptr, "SATURN_PLAN_ID");
 	saturn_set_reason(job_ptr, r->reason, now);
 	last_job_update = now;
@@ -392,7 +466,8 @@ static job_record_t *released_record(const saturn_snap_job_t *j)
 
 /* Returns the number of tasks released. */
 static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
-		 saturn_decision_t *d, int nd, const char *primary, const int *count)
+		 saturn_decision_t *d, int nd, const char *primary, const int *count,
+		 char **nodelists)
 {
 	time_t now = time(NULL);
 	int released = 0;
@@ -408,7 +483,7 @@ static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			      j->job_id, j->task_id);
 			continue;
 		}
-		if (release_task(j, &d[i]) == 0) {
+		if (release_task(j, &d[i], nodelists[i]) == 0) {
 			released++;
 			saturn_planrec_release(released_record(j), b, j, &d[i]);
 			s->jobs[d[i].job].state = SATURN_SNAP_RELEASED; /* for the persisted state */
@@ -491,6 +566,33 @@ static void group_records(const saturn_snapshot_t *s, const saturn_decision_t *d
 	xfree(idx);
 }
 
+/* Before the locks: the node list of each multi-node release (NULL for
+ * the others), from the plan. A list that cannot be made keeps its task
+ * held (logged): never released onto part of its nodes. */
+static char **release_nodelists(const saturn_snapshot_t *s, const saturn_plan_t *plan,
+				saturn_decision_t *d, int nd)
+{
+	char **l = xcalloc(nd ? nd : 1, sizeof(char *));
+
+	for (int i = 0; i < nd; i++) {
+		size_t len;
+
+		if (!d[i].release || d[i].nnodes <= 1)
+			continue;
+		len = (size_t)d[i].nnodes * (SATURN_NODE_NAME_MAX + 1) + 1;
+		l[i] = xmalloc(len);
+		if (saturn_sched_nodelist(plan, &d[i], l[i], len) < 0) {
+			error("sched/saturn: JobId=%u task %d: no node list for its %d nodes in plan %s: held",
+			      s->jobs[d[i].job].job_id, s->jobs[d[i].job].task_id, d[i].nnodes, plan_id);
+			xfree(l[i]);
+			d[i].release = 0;
+			snprintf(d[i].reason, sizeof(d[i].reason),
+				 "saturn: held: no node list for its %d nodes", d[i].nnodes);
+		}
+	}
+	return l;
+}
+
 /* Decide from plan and apply under the job write locks. Adds the time
  * under the locks to *t_lock0..*t_lock1 (the last apply's bounds) and the
  * releases to *released. -1 on ENOMEM. */
@@ -501,7 +603,7 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
 				       .part = READ_LOCK, .fed = READ_LOCK};
 	saturn_decision_t *d = NULL;
-	char *primary;
+	char *primary, **nodelists;
 	int *count;
 	int nd = saturn_sched_decide(s, b, plan, saturn_cfg.release_slack_s, &d);
 
@@ -518,6 +620,7 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		return 0;
 	primary = xcalloc(nd ? nd : 1, 1);
 	count = xcalloc(nd ? nd : 1, sizeof(int));
+	nodelists = release_nodelists(s, plan, d, nd);
 	group_records(s, d, nd, primary, count);
 	/* progress folders of the tasks about to be released, before the locks */
 	for (int i = 0; i < nd; i++)
@@ -525,7 +628,7 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			saturn_progress_prepare(s->jobs[d[i].job].uid);
 	lock_slurmctld(write_lock);
 	*t_lock0 = now_mono();
-	*released = apply(s, b, d, nd, primary, count);
+	*released = apply(s, b, d, nd, primary, count, nodelists);
 	*t_lock1 = now_mono();
 	own_update = last_job_update;
 	unlock_slurmctld(write_lock);
@@ -539,6 +642,9 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	}
 	xfree(primary);
 	xfree(count);
+	for (int i = 0; i < nd; i++)
+		xfree(nodelists[i]);
+	xfree(nodelists);
 	free(d);
 	return 0;
 }

@@ -19,6 +19,7 @@
 
 #include "src/common/bitstring.h"
 #include "src/common/gres.h"
+#include "src/common/hostlist.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -192,19 +193,74 @@ static void job_gpu_masks(job_record_t *job_ptr, const int *snap_of_node,
 	list_iterator_destroy(it);
 }
 
-struct mask_acc {
-	int node;
-	uint64_t mask;
+/* Every node of a running Saturn task (a multi-node one has several):
+ * the first SATURN_SNAP_MAX_NODES go into the snapshot job, the GPUs of
+ * any further node become busy entries until its end, so that the plan
+ * never counts them free. */
+struct gang_acc {
+	int n;
+	int node[SATURN_SNAP_MAX_NODES];
+	uint64_t mask[SATURN_SNAP_MAX_NODES];
+	saturn_snapshot_t *s;
+	double until;
+	int failed;
 };
 
-static void take_first(int snode, uint64_t mask, void *arg)
+static void busy_entry(saturn_snapshot_t *s, int snode, uint64_t mask, double until, int *failed)
 {
-	struct mask_acc *a = arg;
+	saturn_snap_busy_t *b = saturn_snapshot_add_busy(s);
 
-	if (a->node < 0) {
-		a->node = snode;
-		a->mask = mask;
+	if (!b) {
+		*failed = 1;
+		return;
 	}
+	b->node = snode;
+	b->gpu_mask = mask;
+	b->until = until;
+}
+
+static void take_all(int snode, uint64_t mask, void *arg)
+{
+	struct gang_acc *a = arg;
+
+	if (a->n < SATURN_SNAP_MAX_NODES) {
+		a->node[a->n] = snode;
+		a->mask[a->n++] = mask;
+		return;
+	}
+	busy_entry(a->s, snode, mask, a->until, &a->failed);
+}
+
+/* Into j: the first node as node/gpu_mask, the others as more_node/
+ * more_mask. The model's gang has the same GPU count on every node; an
+ * allocation that differs keeps the first node as the task and the rest
+ * as busy GPUs. -1 on ENOMEM. */
+static int set_running_nodes(saturn_snapshot_t *s, saturn_snap_job_t *j, struct gang_acc *a)
+{
+	int same = 1;
+
+	if (a->failed)
+		return -1;
+	if (a->n == 0)
+		return 0; /* j->node stays -1: "running on a node that is not usable" */
+	for (int k = 1; k < a->n; k++)
+		if (__builtin_popcountll(a->mask[k]) != __builtin_popcountll(a->mask[0]))
+			same = 0;
+	j->node = a->node[0];
+	j->gpu_mask = a->mask[0];
+	j->nnodes = same ? a->n : 1;
+	for (int k = 1; k < a->n; k++) {
+		if (same) {
+			j->more_node[k - 1] = a->node[k];
+			j->more_mask[k - 1] = a->mask[k];
+			continue;
+		}
+		busy_entry(s, a->node[k], a->mask[k], a->until, &a->failed);
+	}
+	if (!same)
+		info("sched/saturn: JobId=%u runs with different GPU counts on its %d nodes: planned as on %s, the others' GPUs as busy",
+		     j->job_id, a->n, s->nodes[a->node[0]].name);
+	return a->failed ? -1 : 0;
 }
 
 struct busy_ctx {
@@ -299,6 +355,80 @@ static void running_fields(saturn_snap_job_t *j, job_record_t *job_ptr)
 	j->restarts = job_ptr->restart_cnt;
 }
 
+/* The most nodes a job may have in the partition(s) it may run in (the
+ * largest MaxNodes among them); 0 = no limit. */
+static int part_max_nodes(job_record_t *job_ptr)
+{
+	uint32_t most = 0;
+
+	if (job_ptr->part_ptr_list) {
+		ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+		part_record_t *part_ptr;
+
+		while ((part_ptr = list_next(it)))
+			if (part_ptr->max_nodes == INFINITE || part_ptr->max_nodes > most)
+				most = part_ptr->max_nodes;
+		list_iterator_destroy(it);
+	} else if (job_ptr->part_ptr) {
+		most = job_ptr->part_ptr->max_nodes;
+	}
+	return most == INFINITE || most == NO_VAL || most > SATURN_MAX_TASK_NODES ? 0 : (int)most;
+}
+
+/* The node counts of a pending job: req_nodes, the user's own (kept in
+ * SATURN_REQ_NODES once a release changed the job's count, else the
+ * job's minimum), and nnodes, the count it has now (a released one: what
+ * it was released with). */
+static void pending_nodes(saturn_snap_job_t *j, job_record_t *job_ptr)
+{
+	struct job_details *d = job_ptr->details;
+	const char *rn = saturn_env_value(d->env_sup, d->env_cnt, SATURN_REQ_NODES_ENV);
+	long own = rn ? strtol(rn, NULL, 10) : 0;
+	int now = d->min_nodes != NO_VAL && d->min_nodes > 1 ? (int)d->min_nodes : 1;
+
+	if (now > SATURN_MAX_TASK_NODES)
+		now = SATURN_MAX_TASK_NODES;
+	j->nnodes = now;
+	j->req_nodes = own >= 1 && own <= SATURN_MAX_TASK_NODES ? (int)own : now;
+	j->part_max_nodes = part_max_nodes(job_ptr);
+}
+
+/* A released task pinned to several nodes: usable only when every one of
+ * them is; else j->node = -1 with the first unusable one named in pinned
+ * and pinned_state (saturn_sched_rehold_cause re-holds it). */
+static void pinned_nodes(saturn_snapshot_t *s, saturn_snap_job_t *j, const char *req_nodes)
+{
+	hostlist_t hl = hostlist_create(req_nodes);
+	char *host;
+	int first = -1;
+
+	if (!hl) {
+		snprintf(j->pinned, sizeof(j->pinned), "%.64s", req_nodes);
+		snprintf(j->pinned_state, sizeof(j->pinned_state), "gone");
+		j->node = -1;
+		return;
+	}
+	while ((host = hostlist_shift(hl))) {
+		int n = saturn_snapshot_node_index(s, host);
+
+		if (n < 0) {
+			snprintf(j->pinned, sizeof(j->pinned), "%s", host);
+			snprintf(j->pinned_state, sizeof(j->pinned_state), "%s", node_unusable(host));
+			free(host);
+			hostlist_destroy(hl);
+			j->node = -1;
+			return;
+		}
+		if (first < 0) {
+			first = n;
+			snprintf(j->pinned, sizeof(j->pinned), "%s", host);
+		}
+		free(host);
+	}
+	hostlist_destroy(hl);
+	j->node = first;
+}
+
 /* What saturn_sched_decide_rehold needs of a pending job. */
 static void pending_fields(saturn_snapshot_t *s, saturn_snap_job_t *j, job_record_t *job_ptr)
 {
@@ -310,8 +440,13 @@ static void pending_fields(saturn_snapshot_t *s, saturn_snap_job_t *j, job_recor
 	j->exit_held = exit_held(job_ptr);
 	j->begin_time = (double)d->begin_time;
 	j->not_before = nb ? strtod(nb, NULL) : 0;
+	pending_nodes(j, job_ptr);
 	if (j->state == SATURN_SNAP_HELD || !d->req_nodes || !d->req_nodes[0])
 		return;
+	if (j->nnodes > 1 || strchr(d->req_nodes, ',') || strchr(d->req_nodes, '[')) {
+		pinned_nodes(s, j, d->req_nodes);
+		return;
+	}
 	snprintf(j->pinned, sizeof(j->pinned), "%s", d->req_nodes);
 	j->node = saturn_snapshot_node_index(s, d->req_nodes);
 	if (j->node < 0)
@@ -423,18 +558,18 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 				if (c.failed)
 					goto nomem;
 			} else {
-				struct mask_acc a = {-1, 0};
+				struct gang_acc a = {.s = s, .until = (double)job_ptr->end_time};
 
-				/* part_mask 0: pinned to its node anyway */
+				/* part_mask 0: pinned to its nodes anyway */
 				if (!(j = add_job(s, job_ptr, batch, 0)))
 					goto nomem;
 				nsaturn++;
 				j->task_id = job_ptr->array_task_id == NO_VAL ? -1 : (int)job_ptr->array_task_id;
 				j->state = SATURN_SNAP_RUNNING;
 				j->start_time = (double)job_ptr->start_time;
-				job_gpu_masks(job_ptr, snap_of_node, take_first, &a);
-				j->node = a.node;
-				j->gpu_mask = a.mask;
+				job_gpu_masks(job_ptr, snap_of_node, take_all, &a);
+				if (set_running_nodes(s, j, &a) < 0)
+					goto nomem;
 				running_fields(j, job_ptr);
 			}
 			continue;

@@ -7,6 +7,14 @@ sched_test_sched_SOURCES = sched/test_sched.c
 sched_test_sched_CPPFLAGS = $(UNIT_CPPFLAGS)
 sched_test_sched_CFLAGS = $(UNIT_CFLAGS)
 sched_test_sched_LDADD = $(UNIT_LDADD)
+
+# Tasks on several nodes in the controller's half (sched_core.h).
+check_PROGRAMS += sched/test_sched_multinode
+TESTS += sched/test_sched_multinode
+sched_test_sched_multinode_SOURCES = sched/test_sched_multinode.c
+sched_test_sched_multinode_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_sched_multinode_CFLAGS = $(UNIT_CFLAGS)
+sched_test_sched_multinode_LDADD = $(UNIT_LDADD)
 endif
 
 # Runtime feedback (lib/sched/feedback.c) and how the build and the state use it.
@@ -65,7 +73,9 @@ TESTS += \
 	e2e/sched-off.sh \
 	e2e/sched-classes.sh \
 	e2e/sched-classes-profile.sh \
-	e2e/sched-objective.sh
+	e2e/sched-objective.sh \
+	e2e/sched-multinode.sh \
+	e2e/sched-multinode-ddp.sh
 EXTRA_DIST += \
 	sched/plugin-deps.sh \
 	sched/status.sh \
@@ -92,7 +102,9 @@ EXTRA_DIST += \
 	e2e/sched-off.sh \
 	e2e/sched-classes.sh \
 	e2e/sched-classes-profile.sh \
-	e2e/sched-objective.sh
+	e2e/sched-objective.sh \
+	e2e/sched-multinode.sh \
+	e2e/sched-multinode-ddp.sh
 
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh

@@ -1,0 +1,387 @@
+/* test_sched_multinode.c - sched/saturn's Slurm-free side of tasks that
+ * span several nodes: profile options with "nodes", the user's --nodes=k
+ * rule, running tasks pinned on every node, decisions naming every node,
+ * and the persisted state that `saturn status` draws. */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "feedback.h"
+#include "planner.h"
+#include "profile.h"
+#include "sched_core.h"
+
+/* tasks 0-1: ddp on 1 node x 4 GPUs (measured), ddp on 2 nodes x 4 GPUs
+ * (measured, faster), fsdp on 2 nodes x 2 (predicted: left out) */
+static const char profile_text[] =
+	"{\"format\": \"saturn-profile/1\", \"batch\": \"mn\", \"created\": 1,"
+	" \"tasks\": [ {\"signature\": \"m/bs8\", \"task_ids\": \"0-3\", \"batches\": 100,"
+	" \"options\": ["
+	"  {\"technique\": \"ddp\", \"gpus\": 4, \"sec_per_batch\": 1.0, \"status\": \"measured\"},"
+	"  {\"technique\": \"ddp\", \"gpus\": 4, \"nodes\": 2, \"sec_per_batch\": 0.55, \"status\": \"measured\"},"
+	"  {\"technique\": \"fsdp\", \"gpus\": 2, \"nodes\": 2, \"sec_per_batch\": 0.5, \"status\": \"predicted\"} ] } ] }";
+
+static const saturn_profile_t *lookup(const char *batch, long uid, void *arg)
+{
+	(void)uid;
+	return strcmp(batch, "mn") ? NULL : arg;
+}
+
+/* nnodes nodes of 4 GPUs, n held tasks of batch `batch` asking for 1 GPU
+ * on req_nodes nodes. */
+static saturn_snapshot_t *cluster(int nnodes, int n, const char *batch, int req_nodes)
+{
+	saturn_snapshot_t *s = saturn_snapshot_create();
+
+	ck_assert_ptr_nonnull(s);
+	s->now = 1000;
+	for (int k = 0; k < nnodes; k++) {
+		saturn_snap_node_t *node = saturn_snapshot_add_node(s);
+
+		snprintf(node->name, sizeof(node->name), "n%d", k + 1);
+		node->gpus = 4;
+	}
+	for (int i = 0; i < n; i++) {
+		saturn_snap_job_t *j = saturn_snapshot_add_job(s);
+
+		j->job_id = 7;
+		j->array_job_id = 7;
+		j->task_id = i;
+		snprintf(j->batch, sizeof(j->batch), "%s", batch);
+		j->state = SATURN_SNAP_HELD;
+		j->req_gpus = 1;
+		j->req_nodes = req_nodes;
+		j->time_limit_s = 600;
+		j->submit_time = 900;
+	}
+	return s;
+}
+
+static saturn_profile_t *profile(void)
+{
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr = saturn_profile_parse(profile_text, strlen(profile_text), &err);
+
+	ck_assert_msg(pr != NULL, "%s", err.text);
+	return pr;
+}
+
+START_TEST(test_profile_nodes_roundtrip)
+{
+	saturn_profile_t *pr = profile(), *again;
+	saturn_error_t err = {{0}};
+	saturn_option_t *o = NULL;
+	char *text;
+	int n;
+
+	ck_assert_int_eq(pr->tasks[0].noptions, 3);
+	ck_assert_int_eq(saturn_profile_option_nodes(&pr->tasks[0].options[0]), 1);
+	ck_assert_int_eq(pr->tasks[0].options[1].nodes, 2);
+	n = saturn_profile_options(&pr->tasks[0], &o);
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(saturn_option_nodes(&o[0]), 1);
+	ck_assert_int_eq(o[1].nodes, 2);
+	for (int i = 0; i < n; i++)
+		free(o[i].technique), free(o[i].klass);
+	free(o);
+	text = saturn_profile_to_json(pr);
+	ck_assert_ptr_nonnull(text);
+	again = saturn_profile_parse(text, strlen(text), &err);
+	ck_assert_msg(again != NULL, "%s", err.text);
+	ck_assert_int_eq(again->tasks[0].options[1].nodes, 2);
+	ck_assert_int_eq(saturn_profile_option_nodes(&again->tasks[0].options[0]), 1);
+	free(text);
+	saturn_profile_destroy(again);
+	saturn_profile_destroy(pr);
+}
+END_TEST
+
+static const struct bad_profile {
+	const char *opt;
+	const char *expect;
+} bad_profiles[] = {
+	{"{\"technique\": \"ddp\", \"gpus\": 4, \"nodes\": 0, \"sec_per_batch\": 1, \"status\": \"measured\"}", "nodes"},
+	{"{\"technique\": \"ddp\", \"gpus\": 4, \"nodes\": 257, \"sec_per_batch\": 1, \"status\": \"measured\"}", "nodes"},
+	{"{\"technique\": \"ddp\", \"gpus\": 4, \"nodes\": \"2\", \"sec_per_batch\": 1, \"status\": \"measured\"}", "nodes"},
+	{"{\"technique\": \"ddp\", \"gpus\": 4, \"sec_per_batch\": 1, \"status\": \"measured\"},"
+	 "{\"technique\": \"ddp\", \"gpus\": 4, \"nodes\": 1, \"sec_per_batch\": 1, \"status\": \"measured\"}", "listed twice"},
+};
+
+START_TEST(test_profile_nodes_bad)
+{
+	char text[1024];
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr;
+
+	snprintf(text, sizeof(text),
+		 "{\"format\": \"saturn-profile/1\", \"batch\": \"mn\", \"created\": 1, \"tasks\": ["
+		 " {\"signature\": \"s\", \"task_ids\": \"0\", \"batches\": 1, \"options\": [%s] } ] }",
+		 bad_profiles[_i].opt);
+	pr = saturn_profile_parse(text, strlen(text), &err);
+	ck_assert_ptr_null(pr);
+	ck_assert_msg(strstr(err.text, bad_profiles[_i].expect), "'%s' lacks '%s'", err.text,
+		      bad_profiles[_i].expect);
+}
+END_TEST
+
+/* The options a held task gets: all measured ones for --nodes=1, only the
+ * two-node one for --nodes=2, never the predicted two-node one; a user
+ * request of 3 nodes without a profile is one option on 3 nodes. */
+START_TEST(test_build_options)
+{
+	saturn_profile_t *pr = profile();
+	saturn_error_t err = {{0}};
+	saturn_sched_build_t b;
+	saturn_snapshot_t *s;
+
+	s = cluster(4, 1, "mn", 1);
+	ck_assert_int_eq(saturn_sched_build(s, lookup, pr, &b, &err), 0);
+	ck_assert_int_eq(b.problem->tasks[0].noptions, 2);
+	ck_assert_int_eq(saturn_option_nodes(&b.problem->tasks[0].options[0]), 1);
+	ck_assert_int_eq(b.problem->tasks[0].options[1].nodes, 2);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+
+	s = cluster(4, 1, "mn", 2);
+	ck_assert_int_eq(saturn_sched_build(s, lookup, pr, &b, &err), 0);
+	ck_assert_int_eq(b.problem->tasks[0].noptions, 1);
+	ck_assert_int_eq(b.problem->tasks[0].options[0].nodes, 2);
+	ck_assert_str_eq(b.problem->tasks[0].options[0].technique, "ddp");
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+
+	/* partitions of at most 1 node a job: the two-node option is left out */
+	s = cluster(4, 1, "mn", 1);
+	s->jobs[0].part_max_nodes = 1;
+	ck_assert_int_eq(saturn_sched_build(s, lookup, pr, &b, &err), 0);
+	ck_assert_int_eq(b.problem->tasks[0].noptions, 1);
+	ck_assert_int_eq(saturn_option_nodes(&b.problem->tasks[0].options[0]), 1);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+
+	/* --nodes=3: no profile option spans 3: the user's own request */
+	s = cluster(4, 1, "mn", 3);
+	ck_assert_int_eq(saturn_sched_build(s, lookup, pr, &b, &err), 0);
+	ck_assert_int_eq(b.problem->tasks[0].noptions, 1);
+	ck_assert_str_eq(b.problem->tasks[0].options[0].technique, "user");
+	ck_assert_int_eq(b.problem->tasks[0].options[0].nodes, 3);
+	ck_assert_int_eq(b.problem->tasks[0].options[0].gpus, 1);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+
+	/* more nodes than the cluster has: skipped with a reason */
+	s = cluster(2, 2, "other", 1);
+	s->jobs[1].req_nodes = 3;
+	ck_assert_int_eq(saturn_sched_build(s, lookup, pr, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, 1);
+	ck_assert_int_eq(b.nskipped, 1);
+	ck_assert_msg(strstr(b.skip_reason[0], "needs 3 nodes with 1 GPUs each"), "%s", b.skip_reason[0]);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+	saturn_profile_destroy(pr);
+}
+END_TEST
+
+/* A plan of two-node tasks: decisions name both nodes, the held one's
+ * reason says "2 nodes", the state file lists both nodes with the GPU ids
+ * of each and reads back. */
+START_TEST(test_decide_and_state)
+{
+	saturn_snapshot_t *s = cluster(2, 2, "other", 2);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan;
+	saturn_decision_t *d;
+	saturn_sched_state_t *st;
+	char *json;
+	int nd;
+
+	s->jobs[0].req_gpus = s->jobs[1].req_gpus = 4;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	plan = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(plan);
+	nd = saturn_sched_decide(s, &b, plan, 5, &d);
+	ck_assert_int_eq(nd, 2);
+	for (int i = 0; i < nd; i++) {
+		char list[2 * (SATURN_NODE_NAME_MAX + 1) + 1], tiny[4];
+
+		ck_assert_int_eq(d[i].nnodes, 2);
+		ck_assert_int_eq(d[i].gpus, 4);
+		ck_assert_int_eq(saturn_sched_nodelist(plan, &d[i], list, sizeof(list)), 0);
+		ck_assert_msg(!strcmp(list, "n1,n2") || !strcmp(list, "n2,n1"), "%s", list);
+		/* too small a buffer, or a plan it was not decided from: refused */
+		ck_assert_int_eq(saturn_sched_nodelist(plan, &d[i], tiny, sizeof(tiny)), -1);
+		ck_assert_str_eq(tiny, "");
+		d[i].nnodes = 1;
+		ck_assert_int_eq(saturn_sched_nodelist(plan, &d[i], list, sizeof(list)), -1);
+		d[i].nnodes = 2;
+	}
+	ck_assert_int_eq(d[0].release + d[1].release, 1);
+	for (int i = 0; i < nd; i++)
+		if (!d[i].release)
+			ck_assert_msg(strstr(d[i].reason, "on 2 nodes (n") &&
+					      strstr(d[i].reason, ", 4 GPUs per node, user"),
+				      "%s", d[i].reason);
+	json = saturn_sched_state_to_json(s, &b, plan, "p1", 1000);
+	ck_assert_ptr_nonnull(json);
+	st = saturn_sched_state_parse(json, strlen(json), &err);
+	ck_assert_msg(st != NULL, "%s", err.text);
+	ck_assert_int_eq(st->ntasks, 2);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(st->tasks[i].nnodes, 2);
+		ck_assert_int_eq(st->tasks[i].gpus, 4);
+		ck_assert_ptr_nonnull(st->tasks[i].more_nodes);
+		ck_assert_str_ne(st->tasks[i].more_nodes[0], st->tasks[i].node);
+		ck_assert_ptr_nonnull(st->tasks[i].gpu_ids);
+		ck_assert_int_eq(st->tasks[i].gpu_ids[4], 0); /* second node's first id */
+	}
+	saturn_sched_state_destroy(st);
+	free(json);
+	free(d);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+static const struct bad_state {
+	const char *task;
+	const char *expect;
+} bad_states[] = {
+	{"\"node\":\"n1\",\"nodes\":[\"n2\",\"n1\"],\"gpus\":1", "must repeat node"},
+	{"\"node\":\"n1\",\"nodes\":[\"n1\",\"n2\"],\"gpus\":1,\"gpu_ids\":[0]", "per node on 2 nodes"},
+	{"\"node\":\"n1\",\"nodes\":[\"n1\",\"n2\"],\"gpus\":2,\"gpu_ids\":[0,0,1,0]", "listed twice"},
+	{"\"node\":\"n1\",\"nodes\":[\"n1\",7],\"gpus\":1", "nodes[1]"},
+};
+
+START_TEST(test_state_bad)
+{
+	char text[512];
+	saturn_error_t err = {{0}};
+	saturn_sched_state_t *st;
+
+	snprintf(text, sizeof(text),
+		 "{\"format\":\"saturn-sched-state/1\",\"plan_id\":\"p\",\"updated\":1,\"makespan_end\":2,"
+		 "\"tasks\":[{\"id\":\"1\",%s,\"start\":1,\"end\":2}]}",
+		 bad_states[_i].task);
+	st = saturn_sched_state_parse(text, strlen(text), &err);
+	ck_assert_msg(st == NULL, "accepted %s", text);
+	ck_assert_msg(strstr(err.text, bad_states[_i].expect), "'%s' lacks '%s'", err.text,
+		      bad_states[_i].expect);
+}
+END_TEST
+
+/* A running task on two nodes is pinned on both with its ids there; the
+ * held task planned next to it waits for its GPUs; GPU counts that differ
+ * between its nodes are a contradiction: left out. */
+START_TEST(test_running_gang)
+{
+	saturn_snapshot_t *s = cluster(2, 2, "other", 1);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan;
+	saturn_snap_job_t *r = &s->jobs[0];
+
+	r->state = SATURN_SNAP_RUNNING;
+	r->start_time = 990;
+	r->node = 0;
+	r->gpu_mask = 0xf;
+	r->nnodes = 2;
+	r->more_node[0] = 1;
+	r->more_mask[0] = 0xf;
+	r->gpus = 4;
+	snprintf(r->technique, sizeof(r->technique), "user");
+	s->jobs[1].req_gpus = 1;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, 2);
+	ck_assert(b.problem->tasks[0].is_running);
+	ck_assert_int_eq(saturn_running_nnodes(&b.problem->tasks[0].running), 2);
+	ck_assert_int_eq(saturn_running_node_at(&b.problem->tasks[0].running, 1), 1);
+	ck_assert_int_eq(b.problem->tasks[0].options[0].nodes, 2);
+	plan = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(plan);
+	/* the held task starts when the running one ends (every GPU busy) */
+	for (int i = 0; i < plan->nassign; i++)
+		if (plan->assign[i].task == 1)
+			ck_assert_double_ge(plan->assign[i].start_s, 1);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+
+	r->more_mask[0] = 0x3;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	ck_assert_int_eq(b.nskipped, 1);
+	ck_assert_msg(strstr(b.skip_reason[0], "different GPU counts"), "%s", b.skip_reason[0]);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* Runtime feedback: a running task on 2 nodes takes its prior from the
+ * two-node option (0.55), not the one-node one of its technique and
+ * count (1.0), and records no correction (the key has no node count):
+ * the held task's one-node option keeps its profile speed. */
+START_TEST(test_feedback_gang)
+{
+	saturn_profile_t *pr = profile();
+	saturn_snapshot_t *s = cluster(4, 2, "mn", 1);
+	saturn_fb_t *fb = saturn_fb_create();
+	saturn_error_t err = {{0}};
+	saturn_sched_build_t b;
+	saturn_snap_job_t *r = &s->jobs[0];
+
+	ck_assert_ptr_nonnull(fb);
+	r->state = SATURN_SNAP_RUNNING;
+	r->start_time = 900;
+	r->node = 0;
+	r->gpu_mask = 0xf;
+	r->nnodes = 2;
+	r->more_node[0] = 1;
+	r->more_mask[0] = 0xf;
+	r->gpus = 4;
+	snprintf(r->technique, sizeof(r->technique), "ddp");
+	r->batches_done = 50;
+	r->batches_left = 50;
+	r->progress_spb = 2.0; /* much slower than its profile */
+	r->progress_updated = 999;
+	ck_assert_int_eq(saturn_sched_feedback(fb, s, lookup, pr), 0);
+	ck_assert_double_eq_tol(r->prior_spb, 0.55, 1e-9);
+	ck_assert_int_eq(fb->ncorr, 0);
+	ck_assert_int_eq(saturn_sched_build(s, lookup, pr, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, 2);
+	for (int t = 0; t < 2; t++)
+		if (!b.problem->tasks[t].is_running)
+			for (int o = 0; o < b.problem->tasks[t].noptions; o++)
+				ck_assert_double_eq_tol(b.problem->tasks[t].options[o].sec_per_batch,
+							saturn_option_nodes(&b.problem->tasks[t].options[o]) > 1 ? 0.55 : 1.0,
+							1e-9);
+	saturn_sched_build_free(&b);
+	saturn_fb_destroy(fb);
+	saturn_snapshot_destroy(s);
+	saturn_profile_destroy(pr);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *su = suite_create("sched_multinode");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_profile_nodes_roundtrip);
+	tcase_add_loop_test(tc, test_profile_nodes_bad, 0, sizeof(bad_profiles) / sizeof(bad_profiles[0]));
+	tcase_add_test(tc, test_build_options);
+	tcase_add_test(tc, test_decide_and_state);
+	tcase_add_loop_test(tc, test_state_bad, 0, sizeof(bad_states) / sizeof(bad_states[0]));
+	tcase_add_test(tc, test_running_gang);
+	tcase_add_test(tc, test_feedback_gang);
+	suite_add_tcase(su, tc);
+	sr = srunner_create(su);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
