@@ -40,8 +40,10 @@
 #                         --gres-conf); replaces SATURN_NODES
 #                         [unset: untyped GPUs, no features, no Links=]
 #   SATURN_PRIORITY       basic or multifactor: PriorityType=priority/NAME;
-#                         multifactor weighs age and job size (and
-#                         fair-share only with SATURN_ACCOUNTING=1) [basic]
+#                         multifactor weighs age and job size, and with
+#                         SATURN_ACCOUNTING=1 fair share (Fair Tree,
+#                         PriorityWeightFairshare=100000, recomputed each
+#                         minute) [basic]
 #   SATURN_ACCOUNTING     1: job accounting (sacct, sacctmgr): a private
 #                         MariaDB and a slurmdbd, see ACCOUNTING below [0]
 #   SATURN_ACCOUNTING_USERS  users added to account "saturn" with sacctmgr
@@ -426,6 +428,13 @@ PriorityWeightAge=1000
 PriorityMaxAge=00:01:00
 PriorityWeightJobSize=1000
 PriorityFavorSmall=YES"
+		# with accounting: fair share too, its factor recomputed each
+		# minute (Slurm's shortest PriorityCalcPeriod)
+		if [ "$ACCT" = 1 ]; then
+			priority="$priority
+PriorityWeightFairshare=100000
+PriorityCalcPeriod=1"
+		fi
 		;;
 	*) die "SATURN_PRIORITY must be basic or multifactor" ;;
 	esac

@@ -295,3 +295,91 @@ int saturn_mu_compact(const saturn_mu_t *m, const saturn_problem_t *p, saturn_pl
 {
 	return relist(m, p, plan, err);
 }
+
+/* --- releases within the caps ------------------------------------------ */
+
+/* 1 when task t (gpus GPUs) fits every group's caps with ug/uj in use */
+static int release_fits(const saturn_mu_t *m, int t, int gpus, const int *ug, const int *uj)
+{
+	for (int k = 0; k < SATURN_MU_GROUPS; k++) {
+		int g = m->group_of_task[t][k];
+
+		if (g < 0)
+			continue;
+		if (m->max_jobs[g] > 0 && uj[g] + 1 > m->max_jobs[g])
+			return 0;
+		if (m->max_gpus[g] > 0 && gpus <= m->max_gpus[g] && ug[g] + gpus > m->max_gpus[g])
+			return 0;
+	}
+	return 1;
+}
+
+int saturn_mu_limit_releases(const saturn_mu_t *m, const saturn_snapshot_t *s,
+			     const saturn_sched_build_t *b, saturn_decision_t *d, int nd)
+{
+	const saturn_problem_t *p = b->problem;
+	int *task_of, *ug, *uj, held = 0;
+
+	if (!m || nd <= 0 || !saturn_mu_has_caps(m))
+		return 0;
+	task_of = malloc(((size_t)s->njobs + 1) * sizeof(int));
+	ug = calloc((size_t)m->ngroups + 1, sizeof(int));
+	uj = calloc((size_t)m->ngroups + 1, sizeof(int));
+	if (!task_of || !ug || !uj) {
+		free(task_of);
+		free(ug);
+		free(uj);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (int j = 0; j < s->njobs; j++)
+		task_of[j] = -1;
+	/* what b's running and released tasks hold in each group */
+	for (int t = 0; t < p->ntasks; t++) {
+		const saturn_snap_job_t *j = &s->jobs[b->job_of_task[t]];
+
+		task_of[b->job_of_task[t]] = t;
+		if (j->state != SATURN_SNAP_RUNNING && j->state != SATURN_SNAP_RELEASED)
+			continue;
+		for (int k = 0; k < SATURN_MU_GROUPS; k++) {
+			int g = m->group_of_task[t][k];
+
+			if (g >= 0) {
+				ug[g] += j->gpus > 0 ? j->gpus : 0;
+				uj[g]++;
+			}
+		}
+	}
+	/* due now first, then ahead of their start */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < nd; i++) {
+			int t = d[i].job >= 0 && d[i].job < s->njobs ? task_of[d[i].job] : -1;
+
+			if (!d[i].release || (pass == 0) != (d[i].start_s <= 0) || t < 0)
+				continue;
+			if (!release_fits(m, t, d[i].gpus, ug, uj)) {
+				d[i].release = 0;
+				if (d[i].start_s > 0)
+					saturn_sched_reason(d[i].reason, sizeof(d[i].reason), d[i].start_s,
+							    d[i].node, d[i].gpus, d[i].technique);
+				else
+					snprintf(d[i].reason, sizeof(d[i].reason),
+						 "saturn: waits for its association or QOS limit; then %s, %d GPU%s, %s",
+						 d[i].node, d[i].gpus, d[i].gpus == 1 ? "" : "s", d[i].technique);
+				held++;
+				continue;
+			}
+			for (int k = 0; k < SATURN_MU_GROUPS; k++) {
+				int g = m->group_of_task[t][k];
+
+				if (g >= 0) {
+					ug[g] += d[i].gpus;
+					uj[g]++;
+				}
+			}
+		}
+	free(task_of);
+	free(ug);
+	free(uj);
+	return held;
+}

@@ -128,6 +128,18 @@ int saturn_mu_limits_check(const saturn_mu_t *m, const saturn_problem_t *p,
 int saturn_mu_apply_limits(const saturn_mu_t *m, const saturn_problem_t *p,
 			   saturn_plan_t *plan, saturn_error_t *err);
 
+/* The releases of decisions d (saturn_sched_decide) within the limit
+ * groups' caps now: with the tasks of b that are running or released
+ * already, those due now (start_s <= 0) first, then those released ahead
+ * of their start (the release slack), each in d's order; a release that
+ * would take a group over its caps is turned into a hold (Slurm would
+ * keep the task pending for the limit, and a task released ahead of a
+ * running one's end would wait beside it). A task on more GPUs than a
+ * group's GPU cap is not held for that cap (as saturn_mu_limits_check).
+ * Returns the number of releases held, or -1 (ENOMEM; d unchanged). */
+int saturn_mu_limit_releases(const saturn_mu_t *m, const saturn_snapshot_t *s,
+			     const saturn_sched_build_t *b, saturn_decision_t *d, int nd);
+
 /* The same list scheduling with or without caps: without any, no task
  * starts later than in plan (a task processed in start order finds at
  * least its old slot), so a plan planned in stages (fairness.c, whose

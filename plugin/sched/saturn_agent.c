@@ -464,7 +464,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		/* nothing to plan: the tasks left held still get their reason
 		 * (no plan: apply_plan sets only theirs) */
 		if (b.nskipped)
-			apply_plan(s, &b, NULL, &t4, &t5, &released);
+			apply_plan(s, &b, NULL, NULL, &t4, &t5, &released);
 		goto out;
 	}
 	/* the users' batches, weights and limits (multiuser.h) */
@@ -488,7 +488,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	 * task due when another ends starts without waiting for the solver. */
 	carried = saturn_sched_carry(prev_plan, s->now - prev_now, b.problem);
 	plan_limits(mu, b.problem, carried);
-	if (carried && apply_plan(s, &b, carried, &t4, &t5, &released) < 0)
+	if (carried && apply_plan(s, &b, carried, mu, &t4, &t5, &released) < 0)
 		goto out;
 
 	if (b.any_profile) {
@@ -552,7 +552,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 
 		new_plan = 1;
 		snprintf(plan_id, sizeof(plan_id), "p%ld-%lu", (long)s->now, ++plan_seq);
-		if (apply_plan(s, &b, plan, &t4, &t5, &more) < 0)
+		if (apply_plan(s, &b, plan, mu, &t4, &t5, &more) < 0)
 			goto out;
 		released += more;
 	}

@@ -32,6 +32,7 @@
 
 #include "envarray.h"
 #include "jobreq.h"
+#include "multiuser.h"
 #include "sched_core.h"
 
 #include "saturn_int.h"
@@ -486,7 +487,9 @@ static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		if (release_task(j, &d[i], nodelists[i]) == 0) {
 			released++;
 			saturn_planrec_release(released_record(j), b, j, &d[i]);
-			s->jobs[d[i].job].state = SATURN_SNAP_RELEASED; /* for the persisted state */
+			/* for the persisted state and a second apply this cycle */
+			s->jobs[d[i].job].state = SATURN_SNAP_RELEASED;
+			s->jobs[d[i].job].gpus = d[i].gpus;
 		}
 	}
 	/* reasons: per job record, the earliest planned start among its tasks
@@ -597,8 +600,8 @@ static char **release_nodelists(const saturn_snapshot_t *s, const saturn_plan_t 
  * under the locks to *t_lock0..*t_lock1 (the last apply's bounds) and the
  * releases to *released. -1 on ENOMEM. */
 int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
-	       const saturn_plan_t *plan, double *t_lock0, double *t_lock1,
-	       int *released)
+	       const saturn_plan_t *plan, const struct saturn_mu *mu, double *t_lock0,
+	       double *t_lock1, int *released)
 {
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
 				       .part = READ_LOCK, .fed = READ_LOCK};
@@ -610,6 +613,17 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	if (nd < 0) {
 		error("sched/saturn: out of memory deciding: cycle skipped");
 		return -1;
+	}
+	/* no release that Slurm would keep pending for a QOS or association
+	 * limit (one ahead of a running task's end included) */
+	if (mu) {
+		int held = saturn_mu_limit_releases(mu, s, b, d, nd);
+
+		if (held < 0)
+			error("sched/saturn: out of memory checking releases against the users' limits");
+		else if (held > 0)
+			debug("sched/saturn: %d release(s) held back: their QOS or association limits allow no more tasks or GPUs now",
+			      held);
 	}
 	saturn_measure_pass(s, d, nd);
 	for (int i = 0; i < nd; i++)

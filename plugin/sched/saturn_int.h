@@ -142,11 +142,13 @@ void saturn_set_reason(job_record_t *job_ptr, const char *reason, time_t now);
 int rehold_pass(saturn_snapshot_t *s);
 
 /* No locks held: decide from plan and apply under the job write locks
- * (taken here). Adds the time under the locks to *t_lock0..*t_lock1 and
+ * (taken here), no release beyond the limit groups of mu (multiuser.h;
+ * NULL: none). Adds the time under the locks to *t_lock0..*t_lock1 and
  * the releases to *released. 0, or -1 on ENOMEM. */
+struct saturn_mu;
 int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
-	       const saturn_plan_t *plan, double *t_lock0, double *t_lock1,
-	       int *released);
+	       const saturn_plan_t *plan, const struct saturn_mu *mu, double *t_lock0,
+	       double *t_lock1, int *released);
 
 /* --- saturn_planrec.c (plan records: AdminComment or Comment) -------- */
 

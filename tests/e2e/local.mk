@@ -31,10 +31,16 @@ endif
 
 # Accounting on the one-machine cluster (cluster.sh SATURN_ACCOUNTING=1:
 # slurmdbd and MariaDB): the plan record of every task in sacct; the sweep
-# example of contrib/sweeps/ as a Saturn batch.
+# example of contrib/sweeps/ as a Saturn batch; a user's association
+# limits (GrpTRES=gres/gpu, MaxJobs) in every plan; fair share in the
+# order of the users' batches.
 TESTS += \
 	e2e/sched-accounting.sh \
+	e2e/sched-limits.sh \
+	e2e/sched-fairshare.sh \
 	e2e/sweep-example.sh
 EXTRA_DIST += \
 	e2e/sched-accounting.sh \
+	e2e/sched-limits.sh \
+	e2e/sched-fairshare.sh \
 	e2e/sweep-example.sh

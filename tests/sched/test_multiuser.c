@@ -121,6 +121,103 @@ START_TEST(test_from_snapshot)
 }
 END_TEST
 
+/* --- releases within the caps ------------------------------------------- */
+
+/* One group (user 7: 4 GPUs, 2 jobs) and user 9 without one: task 0 of
+ * user 7 runs (1 GPU), task 1 is released (2 GPUs); tasks 2-4 of user 7
+ * and 5 of user 9 are held. Decisions release 2 (due now, 1 GPU: fits
+ * neither the jobs cap, 2 + 1 > 2), 3 and 4 (ahead of their start) and 5. */
+START_TEST(test_limit_releases)
+{
+	saturn_snapshot_t *s = saturn_snapshot_create();
+	saturn_sched_build_t b = {0};
+	saturn_decision_t d[4];
+	saturn_mu_t m;
+	int map[6], one = 1;
+	double spb = 1;
+
+	b.problem = saturn_problem_create();
+	b.job_of_task = map;
+	add_node(b.problem, "n1", 8);
+	for (int i = 0; i < 6; i++) {
+		saturn_snap_job_t *j = saturn_snapshot_add_job(s);
+		char id[16];
+
+		j->uid = i < 5 ? 7 : 9;
+		snprintf(j->batch, sizeof(j->batch), "b%ld", j->uid);
+		j->state = i == 0 ? SATURN_SNAP_RUNNING : i == 1 ? SATURN_SNAP_RELEASED : SATURN_SNAP_HELD;
+		j->gpus = i == 0 ? 1 : i == 1 ? 2 : 0;
+		if (i < 5)
+			j->limits[0] = (saturn_snap_limit_t){70, 4, 2, 1, 1};
+		snprintf(id, sizeof(id), "t%d", i);
+		ck_assert_int_eq(add_task(b.problem, id, 100, 1, &one, &spb), i);
+		map[i] = i;
+	}
+	b.problem->tasks[0].is_running = true;
+	b.problem->tasks[0].running.ngpus = 1;
+	b.problem->tasks[0].running.gpu_ids = calloc(1, sizeof(int));
+	ck_assert_int_eq(saturn_mu_from_snapshot(&m, s, &b), 0);
+	ck_assert_int_eq(m.max_jobs[0], 2);
+	ck_assert_int_eq(m.max_gpus[0], 4);
+	memset(d, 0, sizeof(d));
+	for (int i = 0; i < 4; i++) {
+		d[i].job = i + 2;
+		d[i].release = 1;
+		d[i].gpus = 1;
+		snprintf(d[i].node, sizeof(d[i].node), "n1");
+		snprintf(d[i].technique, sizeof(d[i].technique), "ddp");
+	}
+	d[1].start_s = d[2].start_s = 3;
+	/* 2 of user 7's tasks hold their group: none of its releases now */
+	ck_assert_int_eq(saturn_mu_limit_releases(&m, s, &b, d, 4), 3);
+	ck_assert_int_eq(d[0].release, 0);
+	ck_assert_str_eq(d[0].reason, "saturn: waits for its association or QOS limit; then n1, 1 GPU, ddp");
+	ck_assert_int_eq(d[1].release, 0);
+	ck_assert_str_eq(d[1].reason, "saturn: starts in ~3s on n1, 1 GPU, ddp");
+	ck_assert_int_eq(d[2].release, 0);
+	ck_assert_int_eq(d[3].release, 1);
+	/* the released task 1 started elsewhere and ended: one job free; the
+	 * task due now takes it before those ahead of their start */
+	s->jobs[1].state = SATURN_SNAP_HELD;
+	for (int i = 0; i < 4; i++)
+		d[i].release = 1;
+	d[0].start_s = 1;
+	d[2].start_s = 0;
+	ck_assert_int_eq(saturn_mu_limit_releases(&m, s, &b, d, 4), 2);
+	ck_assert_int_eq(d[0].release, 0);
+	ck_assert_int_eq(d[1].release, 0);
+	ck_assert_int_eq(d[2].release, 1);
+	ck_assert_int_eq(d[3].release, 1);
+	/* the GPU cap (4, task 0 holds 1): one more task on 2 GPUs fits, a
+	 * second not; user 9's is not held; a task on more GPUs than the cap
+	 * is not held for it (Slurm's to keep pending) */
+	for (int i = 0; i < 4; i++) {
+		d[i].release = 1;
+		d[i].start_s = 0;
+		d[i].gpus = 2;
+	}
+	d[2].gpus = 6;
+	ck_assert_int_eq(saturn_mu_limit_releases(&m, s, &b, d, 3), 2);
+	ck_assert_int_eq(d[0].release, 1);
+	ck_assert_int_eq(d[1].release, 0);
+	ck_assert_int_eq(d[2].release, 0); /* the jobs cap: 3 > 2 */
+	m.max_jobs[0] = 0;
+	for (int i = 0; i < 4; i++)
+		d[i].release = 1;
+	ck_assert_int_eq(saturn_mu_limit_releases(&m, s, &b, d, 4), 1);
+	ck_assert_int_eq(d[0].release, 1);
+	ck_assert_int_eq(d[1].release, 0);
+	ck_assert_int_eq(d[2].release, 1);
+	ck_assert_int_eq(d[3].release, 1);
+	/* no caps, or no decisions: nothing held */
+	ck_assert_int_eq(saturn_mu_limit_releases(NULL, s, &b, d, 4), 0);
+	ck_assert_int_eq(saturn_mu_limit_releases(&m, s, &b, d, 0), 0);
+	saturn_mu_free(&m);
+	saturn_problem_destroy(b.problem);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 /* --- deadlines --------------------------------------------------------- */
 
 START_TEST(test_deadlines)
@@ -635,6 +732,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_from_snapshot);
+	tcase_add_test(tc, test_limit_releases);
 	tcase_add_test(tc, test_deadlines);
 	tcase_add_test(tc, test_weighted);
 	tcase_add_test(tc, test_bounded);
