@@ -463,6 +463,14 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc,
 			rc = restrict_to_partitions(pc, j, t, ignored, sizeof(ignored));
 			if (rc < 0)
 				return -1;
+			/* Slurm starts it on its pinned node as soon as the
+			 * GPUs there are free, whatever a new plan says (not
+			 * one that waits for its begin time or an exit hold) */
+			if (j->node >= 0 && j->node < s->nnodes && !j->exit_held &&
+			    !(j->begin_time > s->now)) {
+				t->is_released = true;
+				t->released_node = j->node;
+			}
 		}
 	}
 	if (j->state == SATURN_SNAP_RUNNING) {
