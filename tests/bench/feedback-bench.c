@@ -405,7 +405,7 @@ static void summary(const char *name, double *v, double *floor_v, int n)
 
 /* "mixed": the slurm-bench sweep, variants exact and true, feedback off and
  * on, against the clairvoyant replay and the best uniform request. */
-static int mixed_main(double budget)
+static int mixed_main(double budget, int nseeds)
 {
 	double prof[NMODELS][NCOUNTS], truth[NMODELS][NCOUNTS];
 	saturn_profile_t *pp, *tp;
@@ -430,13 +430,17 @@ static int mixed_main(double budget)
 		tp = make_profile(truth);
 		if (!pp || !tp)
 			return 1;
-		mk[0] = replay(pp, truth, 0, budget, 1, &np[0]);
-		mk[1] = replay(pp, truth, 1, budget, 1, &np[1]);
-		mk[2] = replay(tp, truth, 0, budget, 1, &np[2]);
-		double un = uniform(tp, &g);
+		for (int sd = 1; sd <= nseeds; sd++) {
+			mk[0] = replay(pp, truth, 0, budget, (unsigned)sd, &np[0]);
+			mk[1] = replay(pp, truth, 1, budget, (unsigned)sd, &np[1]);
+			mk[2] = replay(tp, truth, 0, budget, (unsigned)sd, &np[2]);
+			double un = uniform(tp, &g);
 
-		printf("%-7s %8.1f %9.1f %9.1f %9.1f  %d/%d/%d; %.3f (gpu:%d), %.3f\n", v ? "true" : "exact",
-		       mk[0], mk[1], mk[2], un, np[0], np[1], np[2], mk[1] / un, g, mk[1] / mk[2]);
+			printf("%-7s %8.1f %9.1f %9.1f %9.1f  %d/%d/%d; %.3f (gpu:%d), %.3f (seed %d)\n",
+			       v ? "true" : "exact", mk[0], mk[1], mk[2], un, np[0], np[1], np[2],
+			       mk[1] / un, g, mk[1] / mk[2], sd);
+			fflush(stdout);
+		}
 		saturn_profile_destroy(pp);
 		saturn_profile_destroy(tp);
 	}
@@ -449,7 +453,7 @@ int main(int argc, char **argv)
 		verbose = getenv("SATURN_BENCH_VERBOSE") && atoi(getenv("SATURN_BENCH_VERBOSE")) > 0;
 		if (getenv("SATURN_BENCH_SLACK"))
 			SLACK_S = atof(getenv("SATURN_BENCH_SLACK"));
-		return mixed_main(argc > 2 ? atof(argv[2]) : 2.0);
+		return mixed_main(argc > 2 ? atof(argv[2]) : 2.0, argc > 3 ? atoi(argv[3]) : 1);
 	}
 
 	int nseeds = argc > 1 ? atoi(argv[1]) : 8, first = argc > 3 ? atoi(argv[3]) : 1;
