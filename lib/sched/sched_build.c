@@ -141,7 +141,7 @@ static double running_left(const saturn_snapshot_t *s, const saturn_snap_job_t *
 		bl = profile_batches > j->batches_done ? profile_batches - j->batches_done : 0;
 	/* runtime feedback (feedback.h): the observed speed, blended with
 	 * the profile's while few batches are done */
-	est = saturn_fb_blend(spb, j->obs_spb, j->batches_done);
+	est = saturn_fb_blend(spb, j->obs_spb, saturn_fb_confidence(j->batches_done, profile_batches));
 	if (bl >= 0 && j->obs_spb > 0 && est > 0) {
 		left = saturn_fb_remaining_s(bl, est, j->progress_updated > 0
 							       ? s->now - j->progress_updated
