@@ -222,7 +222,8 @@ if [ "${BENCH_SKIP_MAKESPAN:-0}" != 1 ]; then
 	for v in $VARIANTS; do
 		gen "$v"
 	done
-	FEAS=$(python3 "$ROOT/contrib/demo/profile2problem.py" --feasible "$W/exact.profile.json")
+	# the variants share their options (only the speeds differ)
+	FEAS=$(python3 "$ROOT/contrib/demo/profile2problem.py" --feasible "$W/${VARIANTS%% *}.profile.json")
 	echo "models (profile s/batch at 1/2/4/8 GPUs, true-variant factor):"
 	echo "$MODELS" | sed 's/^/  /'
 	echo "feasible uniform requests: $(echo "$FEAS" | sed 's/\([0-9]*\)/gpu:\1/g')"
