@@ -401,6 +401,12 @@ static int check_task(saturn_problem_t *p, int ti, saturn_error_t *err)
 		if (t->release_s > 0)
 			return saturn_error_set(err, "%s: a running task cannot have release_s > 0", what);
 	}
+	if (t->is_released) {
+		if (t->is_running)
+			return saturn_error_set(err, "%s: a running task cannot be released", what);
+		if (t->released_node < 0 || t->released_node >= p->nnodes)
+			return saturn_error_set(err, "%s: released to an unknown node", what);
+	}
 	return 0;
 }
 

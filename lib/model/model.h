@@ -102,6 +102,14 @@ typedef struct saturn_task {
 	bool is_running;
 	saturn_running_t running; /* valid when is_running */
 	double release_s; /* earliest start, >= 0 */
+	/* Handed to the resource manager, not started yet (sched/saturn's
+	 * released tasks): it starts on node released_node as soon as its
+	 * GPUs there are free, ahead of every task not released, and no
+	 * plan can move it elsewhere or later (the planner ignores the node
+	 * when none of the task's options fits it). Not for a running task;
+	 * problem files do not carry it (false, released_node ignored). */
+	bool is_released;
+	int released_node; /* index into problem.nodes, when is_released */
 } saturn_task_t;
 
 typedef struct saturn_problem {

@@ -39,6 +39,8 @@ int spase_fits(const spase_inst_t *in, int t, int o, int n)
 
 	if (in->t[t].pinned)
 		return n == in->t[t].pin_node;
+	if (in->t[t].rel_node >= 0 && n != in->t[t].rel_node)
+		return 0;
 	if (op->gpus > in->gpus[n])
 		return 0;
 	return op->klass < 0 || op->klass == in->klass[n];
@@ -87,6 +89,7 @@ static int build_task(spase_inst_t *in, int ti)
 
 	t->release = st->release_s;
 	t->zero = st->batches <= 0;
+	t->rel_node = -1;
 	t->opt = calloc((size_t)st->noptions, sizeof(*t->opt));
 	if (!t->opt)
 		return -1;
@@ -133,6 +136,15 @@ static int build_task(spase_inst_t *in, int ti)
 		if (t->nopt == 0)
 			return -1; /* saturn_problem_check() rules this out */
 		qsort(t->opt, (size_t)t->nopt, sizeof(*t->opt), opt_cmp);
+	}
+	if (st->is_released && !st->is_running && st->released_node >= 0 &&
+	    st->released_node < in->nn) {
+		/* only when some option fits that node (else: unrestricted) */
+		for (int o = 0; o < t->nopt; o++)
+			if (t->opt[o].gpus <= in->gpus[st->released_node] &&
+			    (t->opt[o].klass < 0 ||
+			     t->opt[o].klass == in->klass[st->released_node]))
+				t->rel_node = st->released_node;
 	}
 	for (int o = 0; o < t->nopt; o++) {
 		spase_opt_t *op = &t->opt[o];

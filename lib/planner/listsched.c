@@ -648,14 +648,21 @@ double spase_decode(spase_work_t *w, spase_sol_t *sol, double alpha)
 		if (in->t[t].opt[0].dur > mk)
 			mk = in->t[t].opt[0].dur;
 	}
-	for (int k = 0; k < 2 * in->nt; k++) {
-		int t = sol->order[k % in->nt];
+	/* Three passes: the released tasks in task order (Slurm starts them
+	 * first, whatever the order says), then the others in priority
+	 * order, then the zero-length ones. */
+	for (int k = 0; k < 3 * in->nt; k++) {
+		int ph = k / in->nt;
+		int t = ph == 0 ? k : sol->order[k % in->nt];
 		const spase_task_t *tk = &in->t[t];
 		int o = sol->opt[t], n;
 		int *gang = &w->gang[(size_t)t * (size_t)in->max_nodes];
 		double s, e;
 
-		if (tk->pinned || tk->zero != (k >= in->nt))
+		if (tk->pinned)
+			continue;
+		if (ph == 0 ? tk->rel_node < 0 || tk->zero
+			    : tk->zero != (ph == 2) || (ph == 1 && tk->rel_node >= 0))
 			continue;
 		if (o >= 0) {
 			/* Options with the same GPU count differ only in class
@@ -805,7 +812,8 @@ int spase_place_arrival(const spase_inst_t *in, const int *opt,
 		for (int n = 0; n < in->nn && kn == 1; n++) {
 			double s;
 
-			if (!saturn_option_fits(p, t, o, n))
+			if (!saturn_option_fits(p, t, o, n) ||
+			    (in->t[t].rel_node >= 0 && n != in->t[t].rel_node))
 				continue;
 			s = spase_prof_earliest(&prof[n], st->options[o].gpus,
 						d, r, NULL);

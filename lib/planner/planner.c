@@ -269,6 +269,16 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 			spase_sol_copy(in, best, cand);
 		}
 	}
+	if (!enough) {
+		/* Current practice's choices seed the search too: every
+		 * uniform request's options in its start order, list-scheduled
+		 * (so backfilled, as Slurm's backfill runs them). Without
+		 * this, a search that starts from the heuristics can end
+		 * longer than a uniform request and fall back to its
+		 * first-come-first-served replay, never improving it. */
+		if (spase_seed_uniform(in, w, best, cand, &mk) < 0)
+			goto nomem;
+	}
 	enough = enough || good_enough(incumbent(have_sol, mk, wplan, bl),
 				       b.best, ratio);
 

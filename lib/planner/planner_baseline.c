@@ -81,6 +81,54 @@ fail:
 	return NULL;
 }
 
+/* The option of task t (index into in->t[t].opt) closest to current
+ * practice's original option o: o itself, else the fastest non-dominated
+ * option with no more GPUs (one that dominates it), else the smallest. */
+static int inst_option(const spase_inst_t *in, int t, int o)
+{
+	const spase_task_t *tk = &in->t[t];
+	int g = in->p->tasks[t].options[o].gpus, best = -1;
+
+	for (int k = 0; k < tk->nopt; k++)
+		if (tk->opt[k].orig == o)
+			return k;
+	for (int k = 0; k < tk->nopt; k++)
+		if (tk->opt[k].gpus <= g &&
+		    (best < 0 || tk->opt[k].dur < tk->opt[best].dur))
+			best = k;
+	return best >= 0 ? best : 0;
+}
+
+int spase_seed_uniform(const spase_inst_t *in, spase_work_t *w,
+		       spase_sol_t *best, spase_sol_t *cand, double *mk)
+{
+	int replaced = 0;
+
+	for (int g = 1; g <= in->max_gpus; g *= 2) {
+		double m;
+
+		for (int t = 0; t < in->nt; t++) {
+			int o = in->p->tasks[t].is_running
+					? -1
+					: baseline_option(in->p, t, g);
+
+			cand->order[t] = t;
+			cand->opt[t] = o < 0 || in->t[t].pinned
+					       ? 0
+					       : inst_option(in, t, o);
+		}
+		m = spase_decode(w, cand, 1);
+		if (m < 0)
+			return -1;
+		if (m < *mk) {
+			*mk = m;
+			spase_sol_copy(in, best, cand);
+			replaced = 1;
+		}
+	}
+	return replaced;
+}
+
 saturn_plan_t *saturn_planner_baseline(const saturn_problem_t *p, int gpus,
 				       saturn_error_t *err)
 {

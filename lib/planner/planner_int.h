@@ -39,6 +39,9 @@ typedef struct spase_task {
 	int min_area_opt; /* option with the smallest area (then shortest) */
 	int fastest_opt;  /* option with the smallest dur (then fewest GPUs) */
 	int zero;         /* batches == 0: takes no time, placed last */
+	/* Released, not started (saturn_task_t.is_released): only on this
+	 * node, and placed before every task not released; -1 otherwise. */
+	int rel_node;
 } spase_task_t;
 
 typedef struct spase_inst {
@@ -193,6 +196,13 @@ int spase_finish_plan(const spase_inst_t *in, saturn_plan_t *plan,
 saturn_plan_t *spase_baseline(const spase_inst_t *in, int gpus,
 			      saturn_error_t *err);
 
+/* Every uniform request (1, 2, 4, ... GPUs per task: current practice's
+ * options) as a solution in task order, decoded by the list scheduler
+ * (backfilling); the shortest replaces best when shorter than *mk (then
+ * *mk is updated). cand is scratch. Returns 1 when best was replaced, 0
+ * when not, -1 on ENOMEM. */
+int spase_seed_uniform(const spase_inst_t *in, spase_work_t *w,
+		       spase_sol_t *best, spase_sol_t *cand, double *mk);
 /* --- planner_warm.c --- */
 /* The previous plan warm as a solution of in: 0 when at least one task
  * matched, 1 when none did, -1 on ENOMEM; nb and pn (nt entries each) get

@@ -47,6 +47,17 @@ double saturn_fb_blend(double prior_spb, double observed_spb, double batches_don
 	return (k * prior_spb + d * observed_spb) / (k + d);
 }
 
+double saturn_fb_confidence(double batches_done, double task_batches)
+{
+	double f = 1;
+
+	if (!(batches_done >= 0) || !isfinite(batches_done))
+		return 0;
+	if (num(task_batches) && SATURN_FB_MIN_SHARE * task_batches < SATURN_FB_MIN_BATCHES)
+		f = SATURN_FB_MIN_BATCHES / (SATURN_FB_MIN_SHARE * task_batches);
+	return batches_done * f;
+}
+
 double saturn_fb_remaining_s(double batches_left, double spb, double since_report_s)
 {
 	double left;
@@ -343,7 +354,8 @@ int saturn_sched_feedback(saturn_fb_t *fb, saturn_snapshot_t *s, saturn_profile_
 			continue;
 		saturn_fb_key_set(&key, j->uid, j->batch, pt->signature, j->technique, j->gpus,
 				  pt->klass);
-		if (saturn_fb_record(fb, &key, spb / j->prior_spb, j->batches_done, s->now) < 0)
+		if (saturn_fb_record(fb, &key, spb / j->prior_spb,
+				     saturn_fb_confidence(j->batches_done, pt->batches), s->now) < 0)
 			rc = -1;
 	}
 	saturn_fb_jobs_sweep(fb);

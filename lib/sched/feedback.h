@@ -63,6 +63,11 @@
 /* weight of the profile's speed, in batches, when blending it with a
  * running task's observed speed */
 #define SATURN_FB_PRIOR_BATCHES 20.0
+/* A task shorter than SATURN_FB_MIN_BATCHES / SATURN_FB_MIN_SHARE batches
+ * (200) reaches those confidences after this share of its batches instead:
+ * a correction that comes after 40 % of a 50-batch task comes too late for
+ * the plan of its batch (saturn_fb_confidence) */
+#define SATURN_FB_MIN_SHARE 0.1
 /* EWMA weight of a new report (per job) and of a job's ratio (per key) */
 #define SATURN_FB_ALPHA 0.3
 /* fraction of the log of the signature's other techniques' ratio that a
@@ -91,6 +96,15 @@ double saturn_fb_ewma(double prev, double x);
  * 0 when neither is known. */
 double saturn_fb_blend(double prior_spb, double observed_spb, double batches_done);
 
+/* The confidence, in batches, of batches_done batches of a task of
+ * task_batches in all: batches_done, scaled up for a short task so that
+ * SATURN_FB_MIN_SHARE of it counts as SATURN_FB_MIN_BATCHES (x4 for a
+ * 50-batch task: 5 batches count as 20; unchanged from 200 batches up, or
+ * when task_batches is not a number > 0). What saturn_fb_record and
+ * saturn_fb_blend are given for a task whose size is known. 0 for
+ * batches_done not a number >= 0. */
+double saturn_fb_confidence(double batches_done, double task_batches);
+
 /* Remaining seconds of a running task: batches_left x spb less the
  * seconds since its report (since_report_s, ignored when < 0), never below
  * 0. -1 when batches_left < 0 or spb <= 0 (unknown). */
@@ -116,7 +130,8 @@ typedef struct saturn_fb_key {
 typedef struct saturn_fb_corr {
 	saturn_fb_key_t key;
 	double ratio;   /* observed / profiled sec_per_batch, clamped */
-	double batches; /* most batches any job behind it had done: confidence */
+	double batches; /* most batches any job behind it had done, as
+			 * saturn_fb_confidence weighs them: confidence */
 	double updated; /* epoch of the last change */
 } saturn_fb_corr_t;
 

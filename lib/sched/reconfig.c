@@ -184,7 +184,8 @@ static int unpinned_options(const saturn_snapshot_t *s, const saturn_problem_t *
 
 		if (o[i].technique && !strcmp(o[i].technique, j->technique) && o[i].gpus == j->gpus &&
 		    j->obs_spb > 0) {
-			spb = saturn_fb_blend(spb, j->obs_spb, j->batches_done);
+			spb = saturn_fb_blend(spb, j->obs_spb,
+					      saturn_fb_confidence(j->batches_done, pt->batches));
 		} else if (s->feedback && spb > 0) {
 			saturn_fb_key_t key;
 

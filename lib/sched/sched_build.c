@@ -141,7 +141,7 @@ static double running_left(const saturn_snapshot_t *s, const saturn_snap_job_t *
 		bl = profile_batches > j->batches_done ? profile_batches - j->batches_done : 0;
 	/* runtime feedback (feedback.h): the observed speed, blended with
 	 * the profile's while few batches are done */
-	est = saturn_fb_blend(spb, j->obs_spb, j->batches_done);
+	est = saturn_fb_blend(spb, j->obs_spb, saturn_fb_confidence(j->batches_done, profile_batches));
 	if (bl >= 0 && j->obs_spb > 0 && est > 0) {
 		left = saturn_fb_remaining_s(bl, est, j->progress_updated > 0
 							       ? s->now - j->progress_updated
@@ -851,6 +851,14 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_
 			rc = restrict_to_partitions(s, pc, j, t, ignored, sizeof(ignored));
 			if (rc < 0)
 				return -1;
+			/* Slurm starts it on its pinned node as soon as the
+			 * GPUs there are free, whatever a new plan says (not
+			 * one that waits for its begin time or an exit hold) */
+			if (j->node >= 0 && j->node < s->nnodes && !j->exit_held &&
+			    !(j->begin_time > s->now)) {
+				t->is_released = true;
+				t->released_node = j->node;
+			}
 		}
 	}
 	if (j->state == SATURN_SNAP_RUNNING) {

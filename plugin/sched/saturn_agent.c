@@ -278,6 +278,13 @@ static uint32_t jobs_ended(void)
 	       slurmctld_diag_stats.jobs_canceled;
 }
 
+/* jobs submitted so far (the same kind of hint): a batch submitted in the
+ * second of our own last update would otherwise wait for the interval */
+static uint32_t jobs_submitted(void)
+{
+	return slurmctld_diag_stats.jobs_submitted;
+}
+
 /* tasks left held by the last cycle, and when that was last logged */
 static int skipped_logged;
 static double skipped_at;
@@ -600,6 +607,7 @@ void *saturn_agent(void *arg)
 	int *snap_of_node = NULL;
 	time_t seen_update = 0;
 	uint32_t seen_ended = jobs_ended(), nudged_ended = seen_ended;
+	uint32_t seen_submitted = jobs_submitted();
 	double last_cycle = 0;
 
 	if (!s) {
@@ -609,7 +617,7 @@ void *saturn_agent(void *arg)
 	while (!stop_agent) {
 		struct timespec ts;
 		double now;
-		uint32_t ended;
+		uint32_t ended, submitted;
 
 		/* wake ten times a second (a comparison of counters): a job's
 		 * end is noticed within 0.1 s */
@@ -636,6 +644,7 @@ void *saturn_agent(void *arg)
 		}
 		now = now_mono();
 		ended = jobs_ended();
+		submitted = jobs_submitted();
 		/* A job ended and released tasks wait for GPUs: ask Slurm's
 		 * scheduler now rather than at its next pass (up to 1 s; it is
 		 * not run when a batch script completes). Only a request: the
@@ -646,12 +655,14 @@ void *saturn_agent(void *arg)
 		/* a job changed (submit, end, cancel, ...), a held task is due
 		 * or the interval passed */
 		if (((last_job_update != seen_update || ended != seen_ended ||
+		      submitted != seen_submitted ||
 		      (next_due_mono > 0 && now >= next_due_mono)) &&
 		     now - last_cycle >= 0.5) ||
 		    now - last_cycle >= saturn_cfg.interval_s) {
 			time_t before = last_job_update;
 
 			seen_ended = ended;
+			seen_submitted = submitted;
 			cycle(s, &snap_of_node);
 			/* our own updates are not news; changes by others during
 			 * the cycle (a job ended while we solved) are */

@@ -29,6 +29,10 @@
  * tasks per model (4: 16 tasks).
  *   usage: feedback-bench [seeds=8] [budget_s=0.3] [first_seed=1] [lo] [hi]
  *                         [per_model]
+ *          feedback-bench mixed [budget_s=2] [seeds=1]
+ * "mixed" replays tests/bench/slurm-bench.sh's sweep instead (its profile,
+ * 50-batch tasks reporting every 5 batches, the "true" variant's factors),
+ * variants exact and true, seeds 1..seeds. No Slurm latency.
  */
 #include "config.h"
 
@@ -54,14 +58,40 @@ static int PER_MODEL = 4; /* tasks per model: argument 6 */
 #define SLACK_S 0.5
 #define T0 1000000.0 /* epoch of the batch's submission */
 
-static const int counts[NCOUNTS] = {1, 2, 4, 8};
-static int verbose; /* SATURN_BENCH_VERBOSE=1: running tasks' estimate/true left per event */
 /* per model: compute a (s/batch at 1 GPU), overhead b, communication c,
  * batches per task */
 static const double model_a[NMODELS] = {0.2, 0.5, 1.0, 2.0};
 static const double model_b[NMODELS] = {0.01, 0.02, 0.03, 0.05};
 static const double model_c[NMODELS] = {0.004, 0.012, 0.03, 0.07};
 static const double model_batches[NMODELS] = {4000, 2400, 1600, 1000};
+static const int counts[NCOUNTS] = {1, 2, 4, 8};
+/* "mixed" mode (argument 1 "mixed"): the sweep of tests/bench/slurm-bench.sh
+ * instead: its 4 models, their profile (0: out of memory), techniques,
+ * 50 batches per task, a progress report every 5 batches, the "true"
+ * variant's factors per model (exactly, no per-count noise). */
+static int mixed;
+static const double mixed_spb[NMODELS][NCOUNTS] = {
+	{0.20, 0.12, 0.085, 0.075}, {0.40, 0.22, 0.13, 0.10}, {0, 0.60, 0.34, 0.22}, {0, 0, 0.70, 0.42}};
+static const double mixed_factor[NMODELS] = {0.7, 1.5, 0.9, 1.3};
+static const char *const mixed_sig[NMODELS] = {"bert-large/bs32", "gpt2-medium/bs16", "gpt2-xl/bs8",
+					       "llama-7b/bs4"};
+#define MIXED_BATCHES 50.0
+#define MIXED_REPORT_BATCHES 5.0
+
+static const char *technique_of(int m, int k)
+{
+	if (!mixed)
+		return "ddp";
+	if (counts[k] == 1)
+		return "single";
+	return m < 2 ? "ddp" : "fsdp";
+}
+
+static double batches_of(int m)
+{
+	return mixed ? MIXED_BATCHES : model_batches[m];
+}
+static int verbose; /* SATURN_BENCH_VERBOSE=1: running tasks' estimate/true left per event */
 
 static double profile_spb(int m, int g)
 {
@@ -90,14 +120,25 @@ static saturn_profile_t *make_profile(double spb[NMODELS][NCOUNTS])
 	off += (size_t)snprintf(buf + off, sizeof(buf) - off,
 				"{\"format\":\"saturn-profile/1\",\"batch\":\"bench\",\"created\":1,\"tasks\":[");
 	for (int m = 0; m < NMODELS; m++) {
+		char sig[64];
+
+		if (mixed)
+			snprintf(sig, sizeof(sig), "%s", mixed_sig[m]);
+		else
+			snprintf(sig, sizeof(sig), "model%d/bs16", m);
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
-					"%s{\"signature\":\"model%d/bs16\",\"task_ids\":\"%d-%d\",\"batches\":%g,\"options\":[",
-					m ? "," : "", m, m * PER_MODEL, m * PER_MODEL + PER_MODEL - 1,
-					model_batches[m]);
+					"%s{\"signature\":\"%s\",\"task_ids\":\"%d-%d\",\"batches\":%g,\"options\":[",
+					m ? "," : "", sig, m * PER_MODEL, m * PER_MODEL + PER_MODEL - 1,
+					batches_of(m));
 		for (int k = 0; k < NCOUNTS; k++)
-			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
-						"%s{\"technique\":\"ddp\",\"gpus\":%d,\"sec_per_batch\":%.9g,\"status\":\"measured\"}",
-						k ? "," : "", counts[k], spb[m][k]);
+			if (spb[m][k] > 0)
+				off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+							"%s{\"technique\":\"%s\",\"gpus\":%d,\"sec_per_batch\":%.9g,\"status\":\"measured\"}",
+							k ? "," : "", technique_of(m, k), counts[k], spb[m][k]);
+			else
+				off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+							"%s{\"technique\":\"%s\",\"gpus\":%d,\"status\":\"oom\",\"reason\":\"out of memory\"}",
+							k ? "," : "", technique_of(m, k), counts[k]);
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "]}");
 	}
 	snprintf(buf + off, sizeof(buf) - off, "]}");
@@ -172,19 +213,21 @@ static double replay(const saturn_profile_t *believed, double truth[NMODELS][NCO
 			j->state = tk[i].state;
 			if (tk[i].state == SATURN_SNAP_RUNNING) {
 				double spb = true_spb(truth, i, tk[i].k);
-				double upd = tk[i].start + floor((t - tk[i].start) / REPORT_S) * REPORT_S;
+				double every = mixed ? MIXED_REPORT_BATCHES * spb : REPORT_S;
+				double upd = tk[i].start + floor((t - tk[i].start) / every + 1e-9) * every;
 
 				j->start_time = tk[i].start;
 				j->node = tk[i].node;
 				j->gpu_mask = tk[i].mask;
 				j->gpus = tk[i].gpus;
-				snprintf(j->technique, sizeof(j->technique), "ddp");
+				snprintf(j->technique, sizeof(j->technique), "%s",
+					 technique_of(i / PER_MODEL, tk[i].k));
 				if (upd > tk[i].start) { /* a progress file */
 					double dn = (upd - tk[i].start) / spb;
 
 					j->batches_done = dn;
-					j->batches_left = model_batches[i / PER_MODEL] > dn
-								  ? model_batches[i / PER_MODEL] - dn
+					j->batches_left = batches_of(i / PER_MODEL) > dn
+								  ? batches_of(i / PER_MODEL) - dn
 								  : 0;
 					j->progress_spb = spb;
 					j->progress_updated = upd;
@@ -245,6 +288,9 @@ static double replay(const saturn_profile_t *believed, double truth[NMODELS][NCO
 					next = t + as->start_s;
 				continue;
 			}
+			if (verbose)
+				fprintf(stderr, "  t=%.1f start task %d on n%d x%d (plan: %.1f s)\n", t - T0, i,
+					as->node + 1, as->gpus, as->end_s - as->start_s);
 			tk[i].state = SATURN_SNAP_RUNNING;
 			tk[i].node = as->node;
 			tk[i].gpus = as->gpus;
@@ -255,7 +301,7 @@ static double replay(const saturn_profile_t *believed, double truth[NMODELS][NCO
 				if (counts[k] == as->gpus)
 					tk[i].k = k;
 			tk[i].start = t;
-			tk[i].end = t + model_batches[i / PER_MODEL] * true_spb(truth, i, tk[i].k);
+			tk[i].end = t + batches_of(i / PER_MODEL) * true_spb(truth, i, tk[i].k);
 		}
 		saturn_sched_build_free(&b);
 		saturn_plan_destroy(prev);
@@ -361,8 +407,57 @@ static void summary(const char *name, double *v, double *floor_v, int n)
 	       name, median(v, n), lo, hi, median(r, n), r[0], r[n - 1]);
 }
 
+/* "mixed": the slurm-bench sweep, variants exact and true, feedback off and
+ * on, against the clairvoyant replay and the best uniform request. */
+static int mixed_main(double budget, int nseeds)
+{
+	double prof[NMODELS][NCOUNTS], truth[NMODELS][NCOUNTS];
+	saturn_profile_t *pp, *tp;
+
+	mixed = 1;
+	PER_MODEL = 4;
+	printf("feedback-bench mixed: the sweep of tests/bench/slurm-bench.sh (16 tasks, 50 batches, progress every %.0f batches),\n"
+	       "no Slurm latency; planner budget %.2f s per plan, min_gain %.0f %%\n\n",
+	       MIXED_REPORT_BATCHES, budget, 100 * MIN_GAIN);
+	printf("%-6s %9s %9s %9s %9s  %s\n", "variant", "none", "feedback", "clairv.", "uniform",
+	       "plans none/fb/clairv.; feedback / uniform, / clairv.");
+	for (int v = 0; v < 2; v++) {
+		double mk[3];
+		int np[3], g = 0;
+
+		for (int m = 0; m < NMODELS; m++)
+			for (int k = 0; k < NCOUNTS; k++) {
+				prof[m][k] = mixed_spb[m][k];
+				truth[m][k] = mixed_spb[m][k] * (v ? mixed_factor[m] : 1);
+			}
+		pp = make_profile(prof);
+		tp = make_profile(truth);
+		if (!pp || !tp)
+			return 1;
+		for (int sd = 1; sd <= nseeds; sd++) {
+			mk[0] = replay(pp, truth, 0, budget, (unsigned)sd, &np[0]);
+			mk[1] = replay(pp, truth, 1, budget, (unsigned)sd, &np[1]);
+			mk[2] = replay(tp, truth, 0, budget, (unsigned)sd, &np[2]);
+			double un = uniform(tp, &g);
+
+			printf("%-7s %8.1f %9.1f %9.1f %9.1f  %d/%d/%d; %.3f (gpu:%d), %.3f (seed %d)\n",
+			       v ? "true" : "exact", mk[0], mk[1], mk[2], un, np[0], np[1], np[2],
+			       mk[1] / un, g, mk[1] / mk[2], sd);
+			fflush(stdout);
+		}
+		saturn_profile_destroy(pp);
+		saturn_profile_destroy(tp);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "mixed") == 0) {
+		verbose = getenv("SATURN_BENCH_VERBOSE") && atoi(getenv("SATURN_BENCH_VERBOSE")) > 0;
+		return mixed_main(argc > 2 ? atof(argv[2]) : 2.0, argc > 3 ? atoi(argv[3]) : 1);
+	}
+
 	int nseeds = argc > 1 ? atoi(argv[1]) : 8, first = argc > 3 ? atoi(argv[3]) : 1;
 	double budget = argc > 2 ? atof(argv[2]) : 0.3;
 	double flo = argc > 4 ? atof(argv[4]) : 0.7, fhi = argc > 5 ? atof(argv[5]) : 1.5;

@@ -30,8 +30,12 @@
 #   BENCH_SKIP_LATENCY=1, BENCH_SKIP_LOCKS=1, BENCH_SCALE (task durations x
 #   this, default 1), BENCH_SATURN_PARAMS (SchedulerParameters of the
 #   makespan runs under sched/saturn, comma-separated saturn_* keys, e.g.
-#   saturn_feedback=no; default none: the defaults), SATURN_PORT_BASE
-#   (default 18200), BENCH_TIMES (log or sacct, default log: where the
+#   saturn_feedback=no; default none: the defaults), BENCH_SATURN_VARIANTS
+#   (several sched/saturn settings side by side in one run, each against
+#   the same uniform requests and clairvoyant plan: space-separated
+#   LABEL=PARAMS, e.g. "fb=saturn_feedback=yes nofb=saturn_feedback=no";
+#   default "saturn=$BENCH_SATURN_PARAMS"), SATURN_PORT_BASE (default
+#   18200), BENCH_TIMES (log or sacct, default log: where the
 #   makespans' task end times come from: the tasks' own log lines
 #   (date +%s.%N) or Slurm's accounting (the clusters run with
 #   SATURN_ACCOUNTING=1, i.e. slurmdbd and MariaDB; sacct's End, whole
@@ -246,33 +250,38 @@ fi
 
 if [ "${BENCH_SKIP_MAKESPAN:-0}" != 1 ]; then
 	VARIANTS=${BENCH_VARIANTS:-exact true}
+	SATS=${BENCH_SATURN_VARIANTS:-saturn=${BENCH_SATURN_PARAMS:-}}
 	for v in $VARIANTS; do
 		gen "$v"
 	done
-	FEAS=$(python3 "$ROOT/contrib/demo/profile2problem.py" --feasible "$W/exact.profile.json")
+	# the variants share their options (only the speeds differ)
+	FEAS=$(python3 "$ROOT/contrib/demo/profile2problem.py" --feasible "$W/${VARIANTS%% *}.profile.json")
 	echo "models (profile s/batch at 1/2/4/8 GPUs, true-variant factor):"
 	echo "$MODELS" | sed 's/^/  /'
 	echo "feasible uniform requests: $(echo "$FEAS" | sed 's/\([0-9]*\)/gpu:\1/g')"
 	for r in $(seq 1 "$RUNS"); do
-		# sched/saturn (defaults, or BENCH_SATURN_PARAMS), both
-		# variants on one cluster
-		cluster_start saturn "${BENCH_SATURN_PARAMS:-}" /tmp/slurm-bench-saturn
-		[ -z "${BENCH_SATURN_PARAMS:-}" ] || echo "  sched/saturn with SchedulerParameters $BENCH_SATURN_PARAMS"
-		STATE="$SATURN_CLUSTER_DIR/state/saturn"
-		until [ -d "$STATE/profiles" ]; do sleep 0.2; done
-		[ -d "$STATE/profiles/0" ] || mkdir -m 700 "$STATE/profiles/0"
-		for v in $VARIANTS; do
-			cp "$W/$v.profile.json" "$STATE/profiles/0/mixed-$v.json"
-			mark=$(wc -l <"$SATURN_CLUSTER_DIR/log/slurmctld.log")
-			m=$(run_sweep "$v" saturn --saturn-batch="mixed-$v" --gres=gpu:8)
-			echo "$m" >"$W/$v.saturn.$r"
-			echo "run $r $v: sched/saturn ${m}s"
-			tail -n +"$((mark + 1))" "$SATURN_CLUSTER_DIR/log/slurmctld.log" | grep -a "sched/saturn: plan p" >"$W/$v.plans.$r" || true
-			sed -n '1s/^\[[^]]*\] /  first plan: /p' "$W/$v.plans.$r"
-			echo "  plans made during the run: $(wc -l <"$W/$v.plans.$r")"
+		# sched/saturn (defaults, or BENCH_SATURN_PARAMS, or each of
+		# BENCH_SATURN_VARIANTS), both variants on one cluster each
+		for sv in $SATS; do
+			label=${sv%%=*} params=${sv#*=}
+			cluster_start saturn "$params" /tmp/slurm-bench-saturn
+			[ -z "$params" ] || echo "  sched/saturn ($label) with SchedulerParameters $params"
+			STATE="$SATURN_CLUSTER_DIR/state/saturn"
+			until [ -d "$STATE/profiles" ]; do sleep 0.2; done
+			[ -d "$STATE/profiles/0" ] || mkdir -m 700 "$STATE/profiles/0"
+			for v in $VARIANTS; do
+				cp "$W/$v.profile.json" "$STATE/profiles/0/mixed-$v.json"
+				mark=$(wc -l <"$SATURN_CLUSTER_DIR/log/slurmctld.log")
+				m=$(run_sweep "$v" "$label" --saturn-batch="mixed-$v" --gres=gpu:8)
+				echo "$m" >"$W/$v.$label.$r"
+				echo "run $r $v: sched/saturn ($label) ${m}s"
+				tail -n +"$((mark + 1))" "$SATURN_CLUSTER_DIR/log/slurmctld.log" | grep -a "sched/saturn: plan p" >"$W/$v.plans-$label.$r" || true
+				sed -n '1s/^\[[^]]*\] /  first plan: /p' "$W/$v.plans-$label.$r"
+				echo "  plans made during the run: $(wc -l <"$W/$v.plans-$label.$r")"
+			done
+			cp "$SATURN_CLUSTER_DIR/log/slurmctld.log" "$W/$label-slurmctld-$r.log" 2>/dev/null || true
+			sh "$CL" stop >/dev/null 2>&1
 		done
-		cp "$SATURN_CLUSTER_DIR/log/slurmctld.log" "$W/saturn-slurmctld-$r.log" 2>/dev/null || true
-		sh "$CL" stop >/dev/null 2>&1
 		# stock Slurm, every feasible uniform request
 		cluster_start backfill "" /tmp/slurm-bench-backfill
 		for v in $VARIANTS; do
@@ -287,7 +296,6 @@ if [ "${BENCH_SKIP_MAKESPAN:-0}" != 1 ]; then
 	echo
 	echo "== makespan, $RUNS run(s) per figure (mean), seconds; ratios of the means"
 	for v in $VARIANTS; do
-		sat=$(cat "$W/$v.saturn."* | stats | sed 's/.*mean=\([0-9.]*\).*/\1/')
 		best='' bestg=''
 		U8=
 		line=
@@ -317,14 +325,19 @@ print(max(c.values()) if c else 0)' "$W/$v.truth.plan.json")
 		floor=$(awk -v c="$clair" -v k="$chain" -v a="$ls" -v b="$ln" 'BEGIN { printf "%.1f", 1.05 * c + a + (k - 1) * b }')
 		planned=$(plan_makespan "$W/$v.problem.json")
 		u8=$U8
-		echo "$v: sched/saturn $sat; stock backfill$line; best uniform gpu:$bestg"
-		awk -v s="$sat" -v b="$best" -v g="$bestg" -v u8="$u8" -v c="$clair" -v p="$planned" -v k="$chain" -v f="$floor" 'BEGIN {
-			printf "  saturn / best uniform (gpu:%d): %.3f (target <= 0.85: %s by %.3f)\n", g, s / b, s / b <= 0.85 ? "met" : "missed", s / b - 0.85
-			if (u8 != "") printf "  saturn / gpu:8 (reference):     %.3f\n", s / u8
-			printf "  clairvoyant plan (offline, true speeds): %.1f s; saturn / clairvoyant %.3f\n", c, s / c
-			printf "  target 1.05 x clairvoyant + latency (%d tasks in its longest chain): %.1f s: %s by %.1f s\n", k, f, s <= f ? "met" : "missed", s - f
-			printf "  plan from the profile (offline): %.1f s\n", p }'
-		echo "$v saturn=$sat best=gpu:$bestg backfill=$best clairvoyant=$clair" >>"$W/summary"
+		echo "$v: stock backfill$line; best uniform gpu:$bestg"
+		for sv in $SATS; do
+			label=${sv%%=*}
+			sat=$(cat "$W/$v.$label."* | stats | sed 's/.*mean=\([0-9.]*\).*/\1/')
+			echo " $v, sched/saturn ($label): $sat"
+			awk -v s="$sat" -v b="$best" -v g="$bestg" -v u8="$u8" -v c="$clair" -v p="$planned" -v k="$chain" -v f="$floor" 'BEGIN {
+				printf "  saturn / best uniform (gpu:%d): %.3f (target <= 0.85: %s by %.3f)\n", g, s / b, s / b <= 0.85 ? "met" : "missed", s / b - 0.85
+				if (u8 != "") printf "  saturn / gpu:8 (reference):     %.3f\n", s / u8
+				printf "  clairvoyant plan (offline, true speeds): %.1f s; saturn / clairvoyant %.3f\n", c, s / c
+				printf "  target 1.05 x clairvoyant + latency (%d tasks in its longest chain): %.1f s: %s by %.1f s\n", k, f, s <= f ? "met" : "missed", s - f }'
+			echo "$v $label=$sat best=gpu:$bestg backfill=$best clairvoyant=$clair" >>"$W/summary"
+		done
+		echo "  plan from the profile (offline): $planned s"
 	done
 fi
 

@@ -52,6 +52,22 @@ static const struct obs_case {
 	{"negative reported", -1, 30, 160, 10, 100, 3.0},
 };
 
+/* A short task's batches weigh more: a tenth of it counts as
+ * SATURN_FB_MIN_BATCHES; from 200 batches up, nothing changes. */
+START_TEST(test_confidence)
+{
+	ck_assert(NEAR(saturn_fb_confidence(5, 50), 20));
+	ck_assert(NEAR(saturn_fb_confidence(10, 100), 20));
+	ck_assert(NEAR(saturn_fb_confidence(10, 200), 10));
+	ck_assert(NEAR(saturn_fb_confidence(10, 4000), 10));
+	ck_assert(NEAR(saturn_fb_confidence(10, 0), 10));
+	ck_assert(NEAR(saturn_fb_confidence(10, NAN), 10));
+	ck_assert(NEAR(saturn_fb_confidence(-1, 50), 0));
+	ck_assert(NEAR(saturn_fb_confidence(INFINITY, 50), 0));
+	ck_assert(saturn_fb_confidence(SATURN_FB_MIN_SHARE * 50, 50) >= SATURN_FB_MIN_BATCHES);
+}
+END_TEST
+
 START_TEST(test_observed)
 {
 	const struct obs_case *c = &obs_cases[_i];
@@ -358,13 +374,18 @@ static const struct run_case {
 	/* the time since the report comes off */
 	{"report 10 s old", 40, 60, 1.0, 10, 1, 40 * 1.0 - 10, 0.6, M_SQRT2, 0.6},
 	/* too few batches to correct anyone: the running task blends its
-	 * own speed with the profile's (K = 20 batches) */
-	{"few batches", 90, 10, 1.0, 0, 1, 90 * (20 * 0.5 + 10 * 1.0) / 30, 0.3, 1.0, 0.6},
+	 * own speed with the profile's (K = 20 batches; a 100-batch task's
+	 * batches count twice, saturn_fb_confidence: 4 done weigh 8) */
+	{"few batches", 96, 4, 1.0, 0, 1, 96 * (20 * 0.5 + 8 * 1.0) / 28, 0.3, 1.0, 0.6},
+	/* 10 of 100 batches: a tenth of the task counts as 20 batches, the
+	 * correction is trusted (the siblings x2, single x sqrt(2)) and the
+	 * running task's prior is its own corrected speed */
+	{"a tenth of a short task", 90, 10, 1.0, 0, 1, 90 * 1.0, 0.6, M_SQRT2, 0.6},
 	/* no batches_total: the profile's 100 batches less those done */
 	{"no batches_total", -1, 60, 0.25, 0, 1, 40 * 0.25, 0.15, M_SQRT1_2, 0.6},
 	/* an absurd speed is clamped for the siblings (x5), and the running
 	 * task's remaining time to the model's limit at worst */
-	{"100x slower", 40, 60, 50.0, 0, 1, 40 * (20 * 2.5 + 60 * 50.0) / 80, 1.5, 2.2360679774997896, 0.6},
+	{"100x slower", 40, 60, 50.0, 0, 1, 40 * (20 * 2.5 + 120 * 50.0) / 140, 1.5, 2.2360679774997896, 0.6},
 };
 
 START_TEST(test_build_running)
@@ -595,7 +616,8 @@ START_TEST(test_state)
 	ck_assert_str_eq(st->corr[0].key.klass, "");
 	ck_assert_int_eq(st->corr[0].key.gpus, 2);
 	ck_assert(NEAR(st->corr[0].ratio, 2));
-	ck_assert(NEAR(st->corr[0].batches, 60));
+	/* its confidence: 60 of a 100-batch task weigh 120 (saturn_fb_confidence) */
+	ck_assert(NEAR(st->corr[0].batches, 120));
 	ck_assert(NEAR(st->corr[0].updated, NOW));
 	for (int i = 0; i < st->ntasks; i++)
 		if (!strcmp(st->tasks[i].state, "running")) {
@@ -671,6 +693,7 @@ int main(void)
 
 	tcase_add_loop_test(tc, test_observed, 0, sizeof(obs_cases) / sizeof(obs_cases[0]));
 	tcase_add_test(tc, test_pure);
+	tcase_add_test(tc, test_confidence);
 	tcase_add_test(tc, test_job_report);
 	tcase_add_test(tc, test_corrections);
 	tcase_add_test(tc, test_cross_technique);

@@ -239,6 +239,63 @@ START_TEST(test_running_busy_skip)
 }
 END_TEST
 
+/* A released task (pinned to its node by the release, not started) is
+ * released in the problem: the plan keeps it on that node, first, even
+ * with another node free; not one held by RequeueExitHold, one waiting for
+ * its begin time or one whose pinned node is not usable. */
+START_TEST(test_released_pinned)
+{
+	saturn_snapshot_t *s = cluster(3, 4);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan;
+	saturn_planner_opts_t o;
+
+	s->jobs[0].state = SATURN_SNAP_RUNNING;
+	s->jobs[0].node = 0;
+	s->jobs[0].gpu_mask = 0xff;
+	s->jobs[0].gpus = 8;
+	snprintf(s->jobs[0].technique, SATURN_TECH_LEN, "user");
+	s->jobs[0].start_time = 970; /* 30 s left */
+	s->jobs[1].state = SATURN_SNAP_RELEASED;
+	s->jobs[1].node = 0;
+	s->jobs[1].gpus = 4;
+	snprintf(s->jobs[1].technique, SATURN_TECH_LEN, "user");
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, 3);
+	ck_assert(!b.problem->tasks[0].is_released);
+	ck_assert(b.problem->tasks[1].is_released);
+	ck_assert_int_eq(b.problem->tasks[1].released_node, 0);
+	ck_assert(!b.problem->tasks[2].is_released);
+	saturn_planner_opts_init(&o);
+	o.time_limit_s = 0.2;
+	plan = saturn_planner_solve(b.problem, &o, &err);
+	ck_assert_msg(plan != NULL, "%s", err.text);
+	ck_assert_str_eq(plan->assign[1].node_name, "n1");
+	ck_assert_double_eq_tol(plan->assign[1].start_s, 30, 1e-9);
+	ck_assert_str_eq(plan->assign[2].node_name, "n2");
+	ck_assert_double_eq_tol(plan->assign[2].start_s, 0, 1e-9);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+
+	s->jobs[1].exit_held = 1;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	ck_assert(!b.problem->tasks[1].is_released);
+	saturn_sched_build_free(&b);
+	s->jobs[1].exit_held = 0;
+	s->jobs[1].begin_time = 1100;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	ck_assert(!b.problem->tasks[1].is_released);
+	saturn_sched_build_free(&b);
+	s->jobs[1].begin_time = 0;
+	s->jobs[1].node = -1;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	ck_assert(!b.problem->tasks[1].is_released);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 static const struct reason_case {
 	double start;
 	int gpus;
@@ -1886,6 +1943,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_settings, 0, sizeof(settings_cases) / sizeof(settings_cases[0]));
 	tcase_add_test(tc, test_fallback_fcfs);
 	tcase_add_test(tc, test_running_busy_skip);
+	tcase_add_test(tc, test_released_pinned);
 	tcase_add_loop_test(tc, test_reason, 0, sizeof(reason_cases) / sizeof(reason_cases[0]));
 	tcase_add_test(tc, test_switch);
 	tcase_add_test(tc, test_carry);
