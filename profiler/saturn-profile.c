@@ -185,6 +185,36 @@ static void lend_single(const struct sig *s, struct tsweep *ts)
 	saturn_sweep_lend(ts->sw, 1, p->sec_per_batch, p->peak_mem_mb, why);
 }
 
+/* Once every sweep of a signature is done: where its two fastest options
+ * at a GPU count are both predicted and within SATURN_SWEEP_CLOSE_TOL of
+ * each other, a fit's error picks the technique, so measure both
+ * (saturn_sweep_close_calls; at most SATURN_SWEEP_CLOSE_PER_TASK trials a
+ * signature, once). Options from the cache take no part. Returns how many
+ * counts were handed back to their sweeps, or -1 on ENOMEM. */
+static int close_calls(struct sig *s)
+{
+	saturn_sweep_t **sws;
+	int n = s->ntech * MAX_CAND, who[SATURN_SWEEP_CLOSE_MAX],
+	    gpus[SATURN_SWEEP_CLOSE_MAX], nc, taken = 0;
+
+	if (s->closed)
+		return 0;
+	for (int k = 0; k < n; k++)
+		if (s->ts[k].sw && !saturn_sweep_done(s->ts[k].sw))
+			return 0;
+	s->closed = 1;
+	if (!(sws = calloc((size_t)n + 1, sizeof(*sws))))
+		return -1;
+	for (int k = 0; k < n; k++)
+		sws[k] = s->ts[k].cached ? NULL : s->ts[k].sw;
+	nc = saturn_sweep_close_calls(sws, n, SATURN_SWEEP_CLOSE_TOL,
+				      SATURN_SWEEP_CLOSE_PER_TASK, who, gpus);
+	for (int i = 0; i < nc; i++)
+		taken += saturn_sweep_probe(sws[who[i]], gpus[i]);
+	free(sws);
+	return taken;
+}
+
 /* Run every sweep of every signature to completion, in rounds of
  * independent trials. 0, or -1 (printed). */
 static int run_sweeps(struct trial_pool *pool, struct sig *sigs, int nsigs,
@@ -231,6 +261,13 @@ static int run_sweeps(struct trial_pool *pool, struct sig *sigs, int nsigs,
 					more |= sigs[si].ts[k].t &&
 						!sigs[si].ts[k].cached &&
 						!sigs[si].ts[k].sw;
+			for (int si = 0; si < nsigs; si++) {
+				int c = exhaustive ? 0 : close_calls(&sigs[si]);
+
+				if (c < 0)
+					goto nomem;
+				more |= c > 0;
+			}
 			free(q);
 			if (more)
 				continue;

@@ -19,6 +19,7 @@ struct sig {
 	int ntech;
 	struct tsweep *ts; /* the caller's; signature_pass leaves it NULL */
 	int ncached;	   /* techniques taken from the profile cache */
+	int closed;	   /* its close calls were looked for (close_calls) */
 };
 
 /* Run the signature pass for the nids ids (up to 16 at once, each under

@@ -250,6 +250,9 @@ struct saturn_sweep {
 	char *borrowed; /* pts[g] is loan[g]: reported as predicted */
 	int have_fit;
 	saturn_scale_fit_t fit;
+	char *want; /* counts to measure after completion (saturn_sweep_probe) */
+	int probes; /* how many */
+	int refit; /* a probe was handed out: re-fit once it is back */
 };
 
 saturn_sweep_t *saturn_sweep_create(saturn_scale_kind_t kind, int micro, int lo,
@@ -272,9 +275,10 @@ saturn_sweep_t *saturn_sweep_create(saturn_scale_kind_t kind, int micro, int lo,
 	sw->micro_g = calloc(hi + 1, sizeof(int));
 	sw->loan = calloc(hi + 1, sizeof(*sw->loan));
 	sw->borrowed = calloc(hi + 1, 1);
+	sw->want = calloc(hi + 1, 1);
 	sw->ar = calloc(max + 1, sizeof(double));
 	sw->ag = calloc(max + 1, sizeof(double));
-	if (!sw->pts || !sw->micro_g || !sw->loan || !sw->borrowed || !sw->ar ||
+	if (!sw->pts || !sw->micro_g || !sw->loan || !sw->borrowed || !sw->want || !sw->ar ||
 	    !sw->ag) {
 		saturn_sweep_destroy(sw);
 		return NULL;
@@ -297,6 +301,7 @@ void saturn_sweep_destroy(saturn_sweep_t *sw)
 	free(sw->micro_g);
 	free(sw->loan);
 	free(sw->borrowed);
+	free(sw->want);
 	free(sw->ar);
 	free(sw->ag);
 	free(sw);
@@ -631,6 +636,35 @@ int saturn_sweep_next(saturn_sweep_t *sw, int *gpus, int max)
 
 	if (sw->complete || max < 1)
 		return 0;
+	if (sw->probes) {
+		for (int g = sw->lo; g <= sw->hi && n < max; g++)
+			if (sw->want[g]) {
+				sw->want[g] = 0;
+				sw->probes--;
+				sw->pts[g].state = SATURN_PT_PENDING;
+				gpus[n++] = g;
+			}
+		sw->refit = 1;
+		return n;
+	}
+	if (sw->refit) {
+		/* fit again with the probed count: the lent count back as
+		 * measured, the predictions made anew */
+		sw->refit = 0;
+		sw->have_fit = 0;
+		for (int g = sw->lo; g <= sw->hi; g++) {
+			saturn_point_t *p = &sw->pts[g];
+
+			if (p->state != SATURN_PT_PREDICTED)
+				continue;
+			if (sw->borrowed[g])
+				p->state = SATURN_PT_MEASURED;
+			else
+				memset(p, 0, sizeof(*p));
+		}
+		finish(sw);
+		return 0;
+	}
 	if (sw->exhaustive) {
 		for (int g = sw->lo; g <= sw->hi; g++)
 			push(sw, g, gpus, &n, max);
@@ -734,6 +768,95 @@ void saturn_sweep_report(saturn_sweep_t *sw, int gpus,
 	p->peak_mem_mb = peak_mem_mb;
 	snprintf(p->reason, sizeof(p->reason), "%s", reason ? reason : "");
 	sw->trials++;
+}
+
+int saturn_sweep_probe(saturn_sweep_t *sw, int g)
+{
+	if (!sw || (!sw->complete && !sw->probes) || sw->exhaustive || g < sw->lo ||
+	    g > sw->hi || sw->pts[g].state != SATURN_PT_PREDICTED ||
+	    sw->borrowed[g] || sw->want[g])
+		return 0;
+	sw->want[g] = 1;
+	sw->probes++;
+	sw->complete = 0;
+	return 1;
+}
+
+/* A count's usable time in a finished sweep, or 0; a lent count is the
+ * other technique's measurement, not a contender of its own. */
+static double contender(const saturn_sweep_t *sw, int g, int *predicted)
+{
+	const saturn_point_t *p;
+
+	if (!sw || !sw->complete || g < sw->lo || g > sw->hi ||
+	    sw->borrowed[g])
+		return 0;
+	p = &sw->pts[g];
+	*predicted = p->state == SATURN_PT_PREDICTED;
+	return p->state == SATURN_PT_MEASURED ||
+			       p->state == SATURN_PT_PREDICTED
+		   ? p->sec_per_batch
+		   : 0;
+}
+
+int saturn_sweep_close_calls(saturn_sweep_t *const *sws, int n, double tol,
+			     int max, int *who, int *gpus)
+{
+	int maxg = 0, found = 0;
+	double gaps[SATURN_SWEEP_CLOSE_MAX];
+
+	if (max < 1)
+		return 0;
+	if (max > SATURN_SWEEP_CLOSE_MAX)
+		max = SATURN_SWEEP_CLOSE_MAX;
+	for (int k = 0; k < n; k++)
+		if (sws[k] && sws[k]->hi > maxg)
+			maxg = sws[k]->hi;
+	for (int g = 1; g <= maxg; g++) {
+		int b1 = -1, b2 = -1, p1 = 0, p2 = 0;
+		double t1 = 0, t2 = 0, gap;
+
+		for (int k = 0; k < n; k++) {
+			int pr = 0;
+			double t = contender(sws[k], g, &pr);
+
+			if (!(t > 0))
+				continue;
+			if (b1 < 0 || t < t1) {
+				b2 = b1, t2 = t1, p2 = p1;
+				b1 = k, t1 = t, p1 = pr;
+			} else if (b2 < 0 || t < t2) {
+				b2 = k, t2 = t, p2 = pr;
+			}
+		}
+		if (b2 < 0 || (!p1 && !p2))
+			continue;
+		gap = t2 / t1 - 1;
+		if (!(gap <= tol))
+			continue;
+		/* the closest calls first; each predicted contender measured */
+		for (int side = 0; side < 2; side++) {
+			int k = side ? b2 : b1, at = found;
+
+			if (!(side ? p2 : p1))
+				continue;
+			if (found == max && !(gap < gaps[found - 1]))
+				break;
+			if (found == max)
+				at = --found;
+			while (at > 0 && gap < gaps[at - 1]) {
+				who[at] = who[at - 1];
+				gpus[at] = gpus[at - 1];
+				gaps[at] = gaps[at - 1];
+				at--;
+			}
+			who[at] = k;
+			gpus[at] = g;
+			gaps[at] = gap;
+			found++;
+		}
+	}
+	return found;
 }
 
 int saturn_sweep_done(const saturn_sweep_t *sw)

@@ -147,6 +147,29 @@ void saturn_sweep_report(saturn_sweep_t *sw, int gpus,
 /* 1 when saturn_sweep_next() has reported completion. */
 int saturn_sweep_done(const saturn_sweep_t *sw);
 
+/* Measure count g of a finished sweep after all: g must be PREDICTED and
+ * not lent. saturn_sweep_next() then hands g out (several probed counts
+ * at once), and once the results are reported fits again with them (the
+ * other predictions made anew, a lent count kept). 1 when taken, else 0. */
+int saturn_sweep_probe(saturn_sweep_t *sw, int g);
+
+/* Close calls between the finished sweeps sws[0..n-1] of one task (NULL
+ * entries and unfinished sweeps are left out): at each GPU count, when the
+ * slower of the two fastest options is within tol (relative) of the faster
+ * and at least one of them is predicted (a lent count is no contender), a
+ * fit's error can decide the choice, so each predicted one of the two is
+ * worth a trial. Writes up to max (<= SATURN_SWEEP_CLOSE_MAX) of those
+ * sweeps' indices and counts to who[] and gpus[], the closest calls first,
+ * and returns how many. */
+#define SATURN_SWEEP_CLOSE_MAX 16
+/* What saturn-profile passes: within 3 % (1.5 times the typical noise of
+ * one measurement), at most two trials per task (doc/benchmarks.md,
+ * "Close calls between predictions"). */
+#define SATURN_SWEEP_CLOSE_TOL 0.03
+#define SATURN_SWEEP_CLOSE_PER_TASK 2
+int saturn_sweep_close_calls(saturn_sweep_t *const *sws, int n, double tol,
+			     int max, int *who, int *gpus);
+
 /* Result for a count (NULL outside lo..hi). */
 const saturn_point_t *saturn_sweep_point(const saturn_sweep_t *sw, int gpus);
 

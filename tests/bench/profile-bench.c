@@ -43,6 +43,9 @@ static int cmpd(const void *a, const void *b)
 
 static unsigned long long rng = 12345;
 static double debug; /* PROFILE_BENCH_DEBUG: print errors above this */
+/* close calls measured (saturn_sweep_close_calls): PROFILE_BENCH_CLOSE=tol,max */
+static double close_tol = SATURN_SWEEP_CLOSE_TOL;
+static int close_max = SATURN_SWEEP_CLOSE_PER_TASK;
 
 static double gauss_from(unsigned long long *st)
 {
@@ -122,7 +125,7 @@ static void vec_print(const char *what, struct vec *a, int with_mean)
 struct acc {
 	long trials, exhaustive;
 	struct vec errs, lent, top2_g, top2_all, regret_g, regret_all, ex_g, ex_all;
-	int remeasured, changed, improved, top2_measured;
+	int remeasured, changed, improved, top2_measured, close;
 };
 
 /* The truth's time for one option; 0 = out of memory or impossible. */
@@ -202,6 +205,30 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs, const satur
 						    tt * (1 + noise * gauss()), 0, NULL);
 				A->trials++;
 			}
+	}
+	/* then, as saturn-profile's last round, a trial for each of the two
+	 * options of a close call between predictions */
+	{
+		int who[SATURN_SWEEP_CLOSE_MAX], gs[SATURN_SWEEP_CLOSE_MAX], nc;
+
+		nc = saturn_sweep_close_calls(sws, nt < NTECH ? nt : NTECH, close_tol,
+					      close_max, who, gs);
+		for (int i = 0; i < nc; i++) {
+			int gl[1];
+
+			if (!saturn_sweep_probe(sws[who[i]], gs[i]) ||
+			    saturn_sweep_next(sws[who[i]], gl, 1) != 1)
+				continue;
+			double tt = truth_time(truth, m, bs,
+					       saturn_techniques_get(reg, who[i])->name, gl[0], hw);
+
+			saturn_sweep_report(sws[who[i]], gl[0],
+					    tt > 0 ? SATURN_PT_MEASURED : SATURN_PT_OOM,
+					    tt * (1 + noise * gauss()), 0, NULL);
+			saturn_sweep_next(sws[who[i]], gl, 1);
+			A->trials++;
+			A->close++;
+		}
 	}
 	for (int k = 0; k < nt && k < NTECH; k++) {
 		const saturn_technique_t *t = saturn_techniques_get(reg, k);
@@ -405,6 +432,8 @@ int main(int argc, char **argv)
 
 	if (argc > 5)
 		truth_bwdev = atof(argv[5]);
+	if (getenv("PROFILE_BENCH_CLOSE"))
+		sscanf(getenv("PROFILE_BENCH_CLOSE"), "%lf,%d", &close_tol, &close_max);
 	if (getenv("PROFILE_BENCH_DEBUG"))
 		debug = atof(getenv("PROFILE_BENCH_DEBUG"));
 	if (G < 2 || G > MAXG) {
@@ -451,6 +480,8 @@ int main(int argc, char **argv)
 			       truth_bwdev * 100);
 		printf("trials: %ld of %ld exhaustive (%.1f%%)\n", A.trials, A.exhaustive,
 		       100.0 * A.trials / A.exhaustive);
+		printf("close calls: %d trials (within %.0f%%, at most %d a task)\n", A.close,
+		       100 * close_tol, close_max);
 		vec_print("predictions (relative error)", &A.errs, 0);
 		vec_print("one-GPU times lent by single (relative error)", &A.lent, 0);
 		vec_print("regret per GPU count (task x count)", &A.regret_g, 1);

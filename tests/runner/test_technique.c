@@ -549,6 +549,105 @@ START_TEST(test_sweep_lent_one_gpu)
 }
 END_TEST
 
+/* Close calls: two techniques predicted within the tolerance at a count
+ * are both measured there (the closest call first, lent counts no
+ * contenders), and the sweeps fit again with the new points. */
+START_TEST(test_sweep_close_calls)
+{
+	double ar[9] = {0}, ag[9] = {0}, t[3][9];
+	saturn_bw_table_t bw = {8, ar, ag};
+	saturn_sweep_t *sws[4] = {NULL};
+	int who[SATURN_SWEEP_CLOSE_MAX], gpus[SATURN_SWEEP_CLOSE_MAX], nc,
+	    gclose = 0, before[3];
+	double best = 1;
+
+	for (int k = 2; k <= 8; k++)
+		ar[k] = ag[k] = k <= 4 ? 14 : 9;
+	for (int g = 1; g <= 8; g++) {
+		double c = saturn_scale_comm(SATURN_SCALE_DATA, g, 8, &bw);
+
+		t[0][g] = 1.0 / g + 0.05 + 2.0 * c;
+		t[1][g] = 1.0 / g + 0.045 + 2.1 * c;
+		t[2][g] = 2 * t[0][g];
+	}
+	for (int k = 0; k < 3; k++) {
+		sws[k] = saturn_sweep_create(SATURN_SCALE_DATA, 8, 1, 8, &bw, 0);
+		if (k < 2)
+			saturn_sweep_lend(sws[k], 1, t[k][1], 0, "single");
+		/* one finished, one not: no contest */
+		if (k == 1)
+			ck_assert_int_eq(saturn_sweep_close_calls(sws, 2, 1, 2,
+								  who, gpus),
+					 0);
+		before[k] = drive(sws[k], t[k]);
+	}
+	/* the closest call between the two predicted ones, off g = 1 */
+	for (int g = 2; g <= 8; g++) {
+		const saturn_point_t *p = saturn_sweep_point(sws[0], g),
+				     *q = saturn_sweep_point(sws[1], g);
+		double gap = fmax(p->sec_per_batch, q->sec_per_batch) /
+				 fmin(p->sec_per_batch, q->sec_per_batch) -
+			     1;
+
+		if (p->state == SATURN_PT_PREDICTED &&
+		    q->state == SATURN_PT_PREDICTED && gap < best) {
+			best = gap;
+			gclose = g;
+		}
+	}
+	ck_assert_int_gt(gclose, 0);
+	ck_assert_double_lt(best, 0.03);
+	ck_assert_int_eq(saturn_sweep_close_calls(sws, 4, best / 2, 2, who,
+						  gpus),
+			 0);
+	nc = saturn_sweep_close_calls(sws, 4, 0.03, 2, who, gpus);
+	ck_assert_int_eq(nc, 2);
+	ck_assert_int_eq(gpus[0], gclose);
+	ck_assert_int_eq(gpus[1], gclose);
+	ck_assert_int_eq(who[0] + who[1], 1);
+	ck_assert_int_eq(saturn_sweep_close_calls(sws, 4, 0.03, 1, who, gpus),
+			 1);
+	ck_assert_int_eq(gpus[0], gclose);
+	/* a lent, a measured or an unknown count is not probed */
+	ck_assert_int_eq(saturn_sweep_probe(sws[0], 1), 0);
+	ck_assert_int_eq(saturn_sweep_probe(sws[0], 2), 0);
+	ck_assert_int_eq(saturn_sweep_probe(sws[0], 9), 0);
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_eq(saturn_sweep_probe(sws[k], gclose), 1);
+		ck_assert_int_eq(saturn_sweep_probe(sws[k], gclose), 0);
+		ck_assert(!saturn_sweep_done(sws[k]));
+		ck_assert_int_eq(drive(sws[k], t[k]), 1);
+		ck_assert(saturn_sweep_done(sws[k]));
+		ck_assert_int_eq(saturn_sweep_trials(sws[k]), before[k] + 1);
+		ck_assert_int_eq(saturn_sweep_point(sws[k], gclose)->state,
+				 SATURN_PT_MEASURED);
+		ck_assert_double_eq_tol(
+		    saturn_sweep_point(sws[k], gclose)->sec_per_batch,
+		    t[k][gclose], 1e-12);
+		/* the lent count stays lent, the rest predicted again */
+		ck_assert_int_eq(saturn_sweep_point(sws[k], 1)->state,
+				 SATURN_PT_PREDICTED);
+		ck_assert(saturn_sweep_borrowed(sws[k], 1));
+		ck_assert_double_lt(worst(sws[k], 1, 8, t[k]), 1e-6);
+	}
+	/* measured now: no longer a close call */
+	nc = saturn_sweep_close_calls(sws, 3, 0.03, 2, who, gpus);
+	for (int i = 0; i < nc; i++)
+		ck_assert_int_ne(gpus[i], gclose);
+	for (int k = 0; k < 3; k++)
+		saturn_sweep_destroy(sws[k]);
+	/* exhaustive: nothing predicted, nothing to probe */
+	for (int k = 0; k < 2; k++) {
+		sws[k] = saturn_sweep_create(SATURN_SCALE_DATA, 8, 1, 8, &bw, 1);
+		drive(sws[k], t[k]);
+	}
+	ck_assert_int_eq(saturn_sweep_close_calls(sws, 2, 1, 2, who, gpus), 0);
+	ck_assert_int_eq(saturn_sweep_probe(sws[0], 3), 0);
+	for (int k = 0; k < 2; k++)
+		saturn_sweep_destroy(sws[k]);
+}
+END_TEST
+
 /* A pipeline fits a constant (flush, embedding exchange) and the
  * micro-batch count of each GPU count (here min(16, 4g)): the count where
  * the micro-batches stop growing is measured as a third point, and the
@@ -829,6 +928,7 @@ int main(void)
 	tcase_add_test(tc, test_sweep_oom);
 	tcase_add_test(tc, test_sweep_one_gpu);
 	tcase_add_test(tc, test_sweep_lent_one_gpu);
+	tcase_add_test(tc, test_sweep_close_calls);
 	tcase_add_test(tc, test_sweep_pipeline_constant);
 	tcase_add_test(tc, test_sweep_middle);
 	tcase_add_test(tc, test_emulator_model);
