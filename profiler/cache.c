@@ -282,7 +282,8 @@ int pcache_covers(const saturn_profile_task_t *entry, const char *technique,
 			     strcmp(op->technique, technique) == 0 &&
 			     (op->status == SATURN_OPT_MEASURED ||
 			      op->status == SATURN_OPT_PREDICTED ||
-			      op->status == SATURN_OPT_OOM);
+			      op->status == SATURN_OPT_OOM ||
+			      op->status == SATURN_OPT_SKIPPED);
 		}
 		if (!ok)
 			return 0;

@@ -52,6 +52,8 @@ struct tsweep {
 	char params[512];
 	saturn_sweep_t *sw;
 	int lo, hi;
+	int skipped; /* not measured on purpose (skip_offload): why */
+	char skip_why[200];
 	int cached; /* options taken from the profile cache: */
 	const saturn_profile_task_t *from_cache;
 };
@@ -185,6 +187,44 @@ static void lend_single(const struct sig *s, struct tsweep *ts)
 	saturn_sweep_lend(ts->sw, 1, p->sec_per_batch, p->peak_mem_mb, why);
 }
 
+/* The built-in offload runs on one GPU what `single` runs there, with the
+ * optimizer state and gradients in host memory: where single fits on one
+ * GPU, offload does the same work plus the host transfers and the
+ * optimizer on the CPU, never faster, so it is not measured (status
+ * `skipped`). Returns 1 when ts waits for single's first-round result, 2
+ * when it is skipped (ts->skipped set), else 0: measure it. */
+static int skip_offload(const struct sig *s, struct tsweep *ts)
+{
+	const saturn_point_t *p = NULL;
+	int swept = 0;
+
+	if (ts->cand != 0 || ts->lo != 1 || !builtin_named(ts->t, "offload"))
+		return 0;
+	for (int k = 0; k < s->ntech && !swept; k++) {
+		const struct tsweep *o = &s->ts[k * MAX_CAND];
+
+		if (!o->t || o->cached || !builtin_named(o->t, "single") ||
+		    o->lo != 1)
+			continue;
+		swept = 1;
+		p = o->sw ? saturn_sweep_point(o->sw, 1) : NULL;
+	}
+	if (!swept)
+		return 0;
+	if (!p || p->state == SATURN_PT_UNKNOWN ||
+	    p->state == SATURN_PT_PENDING)
+		return 1;
+	if (p->state != SATURN_PT_MEASURED)
+		return 0;
+	ts->skipped = 1;
+	snprintf(ts->skip_why, sizeof(ts->skip_why),
+		 "not measured: single runs on 1 GPU (%.4g s per batch), and "
+		 "offload runs the same work with the optimizer on the host, "
+		 "never faster",
+		 p->sec_per_batch);
+	return 2;
+}
+
 /* Once every sweep of a signature is done: where its two fastest options
  * at a GPU count are both predicted and within SATURN_SWEEP_CLOSE_TOL of
  * each other, a fit's error picks the technique, so measure both
@@ -231,7 +271,10 @@ static int run_sweeps(struct trial_pool *pool, struct sig *sigs, int nsigs,
 			for (int k = 0; k < s->ntech * MAX_CAND; k++) {
 				struct tsweep *ts = &s->ts[k];
 
-				if (!ts->t || ts->cached)
+				if (!ts->t || ts->cached || ts->skipped)
+					continue;
+				if (!ts->sw && !exhaustive &&
+				    skip_offload(s, ts) != 0)
 					continue;
 				if (!ts->sw) {
 					ts->sw = saturn_sweep_create(
@@ -260,6 +303,7 @@ static int run_sweeps(struct trial_pool *pool, struct sig *sigs, int nsigs,
 				     k++)
 					more |= sigs[si].ts[k].t &&
 						!sigs[si].ts[k].cached &&
+						!sigs[si].ts[k].skipped &&
 						!sigs[si].ts[k].sw;
 			for (int si = 0; si < nsigs; si++) {
 				int c = exhaustive ? 0 : close_calls(&sigs[si]);
@@ -453,6 +497,13 @@ static int assemble_task(const struct opts *o, struct sig *s,
 						pt->noptions++;
 						break;
 					}
+			} else if (base->skipped) {
+				op->technique = xstrdup(base->t->name);
+				op->gpus = g;
+				op->status = SATURN_OPT_SKIPPED;
+				op->params = xstrdup(base->params);
+				op->reason = xstrdup(base->skip_why);
+				pt->noptions++;
 			} else if (sweep_option(s, base, g, op) == 0) {
 				pt->noptions++;
 			} else {

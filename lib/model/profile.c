@@ -36,7 +36,7 @@
 static const char *const status_names[] = {
 	[SATURN_OPT_MEASURED] = "measured", [SATURN_OPT_PREDICTED] = "predicted",
 	[SATURN_OPT_OOM] = "oom",           [SATURN_OPT_FAILED] = "failed",
-	[SATURN_OPT_TIMEOUT] = "timeout",
+	[SATURN_OPT_TIMEOUT] = "timeout",   [SATURN_OPT_SKIPPED] = "skipped",
 };
 #define NSTATUS ((int)(sizeof(status_names) / sizeof(status_names[0])))
 
@@ -244,7 +244,7 @@ static int parse_option(json_object *jo, const char *ctx,
 		return -1;
 	rc = saturn_opt_status_parse(status, &o->status);
 	if (rc < 0)
-		saturn_error_set(err, "%s.status: unknown status \"%.64s\" (measured, predicted, oom, failed or timeout)", ctx, status);
+		saturn_error_set(err, "%s.status: unknown status \"%.64s\" (measured, predicted, oom, failed, timeout or skipped)", ctx, status);
 	free(status);
 	if (rc < 0)
 		return -1;

@@ -26,9 +26,11 @@ typedef enum saturn_opt_status {
 	SATURN_OPT_OOM,
 	SATURN_OPT_FAILED,
 	SATURN_OPT_TIMEOUT,
+	SATURN_OPT_SKIPPED, /* not measured on purpose: never the fastest */
 } saturn_opt_status_t;
 
-/* "measured", "predicted", "oom", "failed", "timeout"; NULL for bad values.
+/* "measured", "predicted", "oom", "failed", "timeout", "skipped"; NULL for
+ * bad values.
  * saturn_opt_status_parse returns -1 for an unknown name. */
 const char *saturn_opt_status_name(saturn_opt_status_t s);
 int saturn_opt_status_parse(const char *name, saturn_opt_status_t *s);

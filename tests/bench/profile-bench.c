@@ -46,6 +46,8 @@ static double debug; /* PROFILE_BENCH_DEBUG: print errors above this */
 /* close calls measured (saturn_sweep_close_calls): PROFILE_BENCH_CLOSE=tol,max */
 static double close_tol = SATURN_SWEEP_CLOSE_TOL;
 static int close_max = SATURN_SWEEP_CLOSE_PER_TASK;
+/* PROFILE_BENCH_OFFLOAD=1: measure offload where single fits (as before) */
+static int skip_offload = 1;
 
 static double gauss_from(unsigned long long *st)
 {
@@ -159,7 +161,7 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs, const satur
 	double val[NTECH][MAXG + 1] = {{0}}, tru[NTECH][MAXG + 1] = {{0}};
 	int pred[NTECH][MAXG + 1] = {{0}};
 	saturn_sweep_t *sws[NTECH] = {NULL};
-	int single = -1, active = 1;
+	int single = -1, active = 1, skip[NTECH] = {0};
 
 	/* every technique's sweep in rounds of trials, as saturn-profile
 	 * runs them: before each round ddp and fsdp are lent single's
@@ -187,8 +189,21 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs, const satur
 			const saturn_point_t *p1 =
 			    single >= 0 ? saturn_sweep_point(sws[single], 1) : NULL;
 
-			if (saturn_sweep_done(sws[k]))
+			if (saturn_sweep_done(sws[k]) || skip[k])
 				continue;
+			/* offload, where single fits on one GPU: not measured
+			 * (saturn-profile's skip_offload) */
+			if (strcmp(t->name, "offload") == 0 && single >= 0 && skip_offload) {
+				if (p1 && (p1->state == SATURN_PT_UNKNOWN ||
+					   p1->state == SATURN_PT_PENDING)) {
+					active = 1;
+					continue;
+				}
+				if (p1 && p1->state == SATURN_PT_MEASURED) {
+					skip[k] = 1;
+					continue;
+				}
+			}
 			if (p1 && p1->state == SATURN_PT_MEASURED &&
 			    (strcmp(t->name, "ddp") == 0 || strcmp(t->name, "fsdp") == 0))
 				saturn_sweep_lend(sws[k], 1, p1->sec_per_batch, 0, "single");
@@ -211,7 +226,11 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs, const satur
 	{
 		int who[SATURN_SWEEP_CLOSE_MAX], gs[SATURN_SWEEP_CLOSE_MAX], nc;
 
-		nc = saturn_sweep_close_calls(sws, nt < NTECH ? nt : NTECH, close_tol,
+		saturn_sweep_t *live[NTECH] = {NULL};
+
+		for (int k = 0; k < nt && k < NTECH; k++)
+			live[k] = skip[k] ? NULL : sws[k];
+		nc = saturn_sweep_close_calls(live, nt < NTECH ? nt : NTECH, close_tol,
 					      close_max, who, gs);
 		for (int i = 0; i < nc; i++) {
 			int gl[1];
@@ -239,6 +258,8 @@ static void run_task(int truth, const saturn_emu_model_t *m, int bs, const satur
 			const saturn_point_t *p = saturn_sweep_point(sw, g);
 
 			tru[k][g] = truth_time(truth, m, bs, t->name, g, hw);
+			if (skip[k])
+				continue;
 			if (p->state == SATURN_PT_MEASURED || p->state == SATURN_PT_PREDICTED)
 				val[k][g] = p->sec_per_batch;
 			pred[k][g] = p->state == SATURN_PT_PREDICTED;
@@ -432,6 +453,8 @@ int main(int argc, char **argv)
 
 	if (argc > 5)
 		truth_bwdev = atof(argv[5]);
+	if (getenv("PROFILE_BENCH_OFFLOAD"))
+		skip_offload = !atoi(getenv("PROFILE_BENCH_OFFLOAD"));
 	if (getenv("PROFILE_BENCH_CLOSE"))
 		sscanf(getenv("PROFILE_BENCH_CLOSE"), "%lf,%d", &close_tol, &close_max);
 	if (getenv("PROFILE_BENCH_DEBUG"))

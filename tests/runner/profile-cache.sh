@@ -54,6 +54,15 @@ grep -q "trial .* ddp" "$tmp/more.err" && fail "ddp trialled again"
 prof b4 more2 --techniques single,ddp,fsdp
 [ "$(trials more2)" = 0 ] || fail "refreshed entry not used"
 
+# offload not measured where single fits (status skipped): reused as such
+C="$tmp/off" prof f1 offc --techniques single,offload
+grep -q "trial .* offload" "$tmp/offc.err" && fail "offload trialled where single fits"
+python3 -c 'import json,sys; assert all(o["status"] == "skipped" for t in json.load(open(sys.argv[1]))["tasks"] for o in t["options"] if o["technique"] == "offload")' \
+	"$tmp/offc.json" || fail "offload not skipped"
+C="$tmp/off" prof f2 offw --techniques single,offload
+[ "$(trials offw)" = 0 ] || fail "skipped offload not reused"
+same offc offw || fail "reused skipped option differs"
+
 # another class, fewer GPUs: misses
 prof b5 klass --techniques single,ddp --class big
 [ "$(trials klass)" -gt 0 ] || fail "another class hit the cache"

@@ -38,6 +38,12 @@ for tech in ("ddp", "fsdp"):
     assert o["status"] == "predicted" and "measured time of single" in o["reason"], o
     assert o["sec_per_batch"] == st("gpt2-xl", "single", 1)["sec_per_batch"], o
 assert st("llama-7b", "single", 1)["status"] == "oom"
+# offload where single fits on one GPU: not measured on purpose; measured
+# where single runs out of memory
+o = st("gpt2-xl", "offload", 1)
+assert o["status"] == "skipped" and "single runs on 1 GPU" in o["reason"], o
+assert not o.get("sec_per_batch"), o
+assert st("llama-7b", "offload", 1)["status"] != "skipped"
 assert st("llama-7b", "ddp", 4)["status"] == "oom"
 f1 = st("llama-7b", "fsdp", 1)
 assert f1["status"] == "measured" and f1["params"]["activation_checkpointing"] == 1, f1

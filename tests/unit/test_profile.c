@@ -130,13 +130,51 @@ START_TEST(test_status_names)
 {
 	saturn_opt_status_t s;
 
-	for (int i = SATURN_OPT_MEASURED; i <= SATURN_OPT_TIMEOUT; i++) {
+	for (int i = SATURN_OPT_MEASURED; i <= SATURN_OPT_SKIPPED; i++) {
 		ck_assert_ptr_nonnull(saturn_opt_status_name((saturn_opt_status_t)i));
 		ck_assert_int_eq(saturn_opt_status_parse(saturn_opt_status_name((saturn_opt_status_t)i), &s), 0);
 		ck_assert_int_eq(s, i);
 	}
 	ck_assert_ptr_null(saturn_opt_status_name((saturn_opt_status_t)99));
 	ck_assert_int_eq(saturn_opt_status_parse("oops", &s), -1);
+}
+END_TEST
+
+/* "skipped" (not measured on purpose, no time) reads, writes back and
+ * never reaches the planner. */
+START_TEST(test_skipped)
+{
+	static const char doc[] =
+	    "{\"format\": \"saturn-profile/1\", \"batch\": \"b\", \"tasks\": "
+	    "[{\"signature\": \"s\", \"task_ids\": [0], \"batches\": 10, "
+	    "\"options\": [{\"technique\": \"single\", \"gpus\": 1, "
+	    "\"sec_per_batch\": 1, \"status\": \"measured\"}, "
+	    "{\"technique\": \"offload\", \"gpus\": 1, \"status\": "
+	    "\"skipped\", \"reason\": \"never faster\"}]}]}";
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr = saturn_profile_parse(doc, strlen(doc), &err), *back;
+	saturn_option_t *opts;
+	char *text;
+	int n;
+
+	ck_assert_msg(pr != NULL, "%s", err.text);
+	ck_assert_int_eq(pr->tasks[0].options[1].status, SATURN_OPT_SKIPPED);
+	ck_assert_str_eq(pr->tasks[0].options[1].reason, "never faster");
+	n = saturn_profile_options(&pr->tasks[0], &opts);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(opts[0].technique, "single");
+	free(opts[0].technique);
+	free(opts[0].klass);
+	free(opts);
+	text = saturn_profile_to_json(pr);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(strstr(text, "\"skipped\""));
+	back = saturn_profile_parse(text, strlen(text), &err);
+	ck_assert_msg(back != NULL, "%s", err.text);
+	ck_assert_int_eq(back->tasks[0].options[1].status, SATURN_OPT_SKIPPED);
+	free(text);
+	saturn_profile_destroy(back);
+	saturn_profile_destroy(pr);
 }
 END_TEST
 
@@ -273,6 +311,7 @@ int main(void)
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_gemm_absent);
 	tcase_add_test(tc, test_status_names);
+	tcase_add_test(tc, test_skipped);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, test_load);
 	suite_add_tcase(s, tc);
