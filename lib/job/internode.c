@@ -128,8 +128,10 @@ static int predict_technique(const saturn_profile_t *pr,
 		size = "the peak memory";
 		fit_size = 0;
 	}
-	for (int q = gmax / 2 > 2 ? gmax / 2 : 2; q <= gmax; q++) {
-		const saturn_profile_option_t *o = one[q];
+	/* per node: the whole node's count and half of it */
+	for (int half = 1; half >= 0; half--) {
+		int q = half ? gmax / 2 : gmax;
+		const saturn_profile_option_t *o = q >= 2 ? one[q] : NULL;
 		double node_bw, f;
 
 		if (!o)

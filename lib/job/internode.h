@@ -40,8 +40,8 @@ typedef struct saturn_internode {
  * technique of the data-parallel or sharded kind that has measured
  * one-node options at two or more GPU counts and measured NCCL
  * bandwidths (pr's hardware entry of the task's class) at those counts,
- * with a communication term from the fit or the peak memory. Per node g: the technique's usable
- * one-node counts of at least half its largest; K·g at most
+ * with a communication term from the fit or the peak memory. Per node g: the technique's
+ * largest usable one-node count and half of it (when usable); K·g at most
  * SATURN_SCALE_MAX_GPUS. An option the task already has (technique, g, K)
  * is kept as it is; a prediction no faster than the one-node option at g
  * is left out (more GPUs for nothing); at most SATURN_MAX_OPTIONS options
