@@ -68,11 +68,11 @@ static void free_options(saturn_profile_option_t *o, int n)
 }
 
 /* The predictions of technique tech for task pt, appended to add[*nadd]
- * (room for SATURN_MAX_OPTIONS - pt->noptions). 0, or -1 on ENOMEM. */
+ * (room for `room` in all). 0, or -1 on ENOMEM. */
 static int predict_technique(const saturn_profile_t *pr,
 			     const saturn_profile_task_t *pt, const char *tech,
 			     const saturn_internode_t *in,
-			     saturn_profile_option_t *add, int *nadd)
+			     saturn_profile_option_t *add, int *nadd, int room)
 {
 	saturn_scale_kind_t kind = saturn_scale_kind(tech);
 	double ar[NG], ag[NG], t[NG], inter[NG];
@@ -146,7 +146,7 @@ static int predict_technique(const saturn_profile_t *pr,
 			saturn_bw_table_t x = {NG - 1, inter, inter};
 			double s;
 
-			if (pt->noptions + *nadd >= SATURN_MAX_OPTIONS)
+			if (*nadd >= room)
 				return 0;
 			if (has_option(pt, pt->noptions, add, *nadd, tech, q, k))
 				continue;
@@ -194,7 +194,7 @@ int saturn_profile_predict_nodes(saturn_profile_t *pr,
 				 saturn_error_t *err)
 {
 	saturn_profile_option_t **add = NULL;
-	int *nadd = NULL, total = 0;
+	int *nadd = NULL, *room_of = NULL, total = 0;
 
 	if (!pr || !in || !(in->gbs > 0) || in->gbs > 1e6)
 		return saturn_error_set(
@@ -207,24 +207,38 @@ int saturn_profile_predict_nodes(saturn_profile_t *pr,
 	if (pr->ntasks < 1)
 		return 0;
 	if (!(add = calloc(pr->ntasks, sizeof(*add))) ||
-	    !(nadd = calloc(pr->ntasks, sizeof(*nadd))))
+	    !(nadd = calloc(pr->ntasks, sizeof(*nadd))) ||
+	    !(room_of = calloc(pr->ntasks, sizeof(*room_of))))
 		goto enomem;
 	for (int ti = 0; ti < pr->ntasks; ti++) {
 		saturn_profile_task_t *pt = &pr->tasks[ti];
+		int room = SATURN_MAX_OPTIONS - pt->noptions, most = 0;
 
-		if (pt->noptions >= SATURN_MAX_OPTIONS)
+		/* at most 2 counts x (max_nodes - 1) node counts per technique */
+		for (int i = 0; i < pt->noptions; i++) {
+			int seen = 0;
+
+			for (int j = 0; j < i && !seen; j++)
+				seen = !strcmp(pt->options[j].technique,
+					       pt->options[i].technique);
+			most += seen ? 0 : 2 * (in->max_nodes - 1);
+		}
+		if (most < room)
+			room = most;
+		if (room <= 0)
 			continue;
-		if (!(add[ti] = calloc(SATURN_MAX_OPTIONS - pt->noptions,
-				       sizeof(**add))))
+		if (!(add[ti] = calloc(room, sizeof(**add))))
 			goto enomem;
+		room_of[ti] = room;
 		for (int i = 0; i < pt->noptions; i++) {
 			const char *tech = pt->options[i].technique;
 			int seen = 0;
 
 			for (int j = 0; j < i && !seen; j++)
 				seen = !strcmp(pt->options[j].technique, tech);
-			if (!seen && predict_technique(pr, pt, tech, in,
-						       add[ti], &nadd[ti]) < 0)
+			if (!seen &&
+			    predict_technique(pr, pt, tech, in, add[ti],
+					      &nadd[ti], room_of[ti]) < 0)
 				goto enomem;
 		}
 	}
@@ -253,6 +267,7 @@ int saturn_profile_predict_nodes(saturn_profile_t *pr,
 	}
 	free(add);
 	free(nadd);
+	free(room_of);
 	return total;
 enomem:
 	for (int ti = 0; add && nadd && ti < pr->ntasks; ti++)
@@ -262,6 +277,7 @@ enomem:
 			free(add[ti]);
 	free(add);
 	free(nadd);
+	free(room_of);
 	return saturn_error_set(err, "inter-node prediction: %s",
 				strerror(ENOMEM));
 }
