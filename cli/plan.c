@@ -19,6 +19,7 @@
 #include "multiuser.h"
 #include "numparse.h"
 #include "planner.h"
+#include "profile.h"
 #include "safefile.h"
 
 #define GANTT_WIDTH 64
@@ -41,6 +42,9 @@ static void plan_usage(FILE *out)
 		"  -b, --bound=NAME      the deadlines of bounded: share (the fair-share\n"
 		"                        split, default) or stock (first come first served\n"
 		"                        with the batches' request_gpus)\n"
+		"  -p, --profile=NxG     FILE is a profile (saturn-profile/1): plan each\n"
+		"                        task id on N nodes of G GPUs with every usable\n"
+		"                        option, the predicted multi-node ones included\n"
 		"  -h, --help            show this help\n\n"
 		"Exit status: 0 planned, 1 planning failed, 2 bad input, 64 usage error.\n",
 		cli_prog);
@@ -231,6 +235,98 @@ static void print_batches(const saturn_problem_t *p, const saturn_plan_t *plan, 
 	free(c);
 }
 
+/* After a --profile plan: how many tasks it puts on predicted multi-node
+ * options, which sched/saturn leaves out until they are measured. */
+static void print_predicted(const saturn_problem_t *p, const saturn_plan_t *plan, int npred)
+{
+	int used = 0;
+
+	for (int i = 0; i < plan->nassign; i++) {
+		const saturn_assign_t *a = &plan->assign[i];
+
+		used += a->task >= 0 && a->option >= 0 &&
+			saturn_option_nodes(&p->tasks[a->task].options[a->option]) > 1;
+	}
+	if (npred)
+		printf("\nThe profile has %d predicted multi-node option(s); %d task(s) run on several nodes\n"
+		       "in this plan. sched/saturn leaves predicted multi-node options out of its\n"
+		       "plans until they are measured.\n",
+		       npred, used);
+}
+
+/* --profile=NxG: the problem of a profile's tasks (one per task id, the
+ * profile's usable options, class ignored) on N nodes of G GPUs. *npred:
+ * predicted multi-node options offered. NULL with err. */
+static saturn_problem_t *profile_problem(const char *file, int nn, int ng,
+					 int *npred, saturn_error_t *err)
+{
+	saturn_profile_t *pr = saturn_profile_load(file, -1, err);
+	saturn_problem_t *p = pr ? saturn_problem_create() : NULL;
+
+	*npred = 0;
+	if (!p)
+		goto fail;
+	for (int i = 0; i < nn; i++) {
+		saturn_node_t n = {0};
+		char name[32];
+
+		snprintf(name, sizeof(name), "node%d", i);
+		n.gpus = ng;
+		if (!(n.name = strdup(name)) || saturn_problem_add_node(p, &n) < 0) {
+			free(n.name);
+			saturn_error_set(err, "out of memory");
+			goto fail;
+		}
+	}
+	for (int ti = 0; ti < pr->ntasks; ti++) {
+		const saturn_profile_task_t *pt = &pr->tasks[ti];
+
+		for (int q = 0; q < pt->noptions; q++)
+			*npred += pt->options[q].status == SATURN_OPT_PREDICTED &&
+				  saturn_profile_option_nodes(&pt->options[q]) > 1;
+		for (int k = 0; k < pt->ntask_ids; k++) {
+			saturn_task_t t = {0};
+			char id[320];
+			int n = saturn_profile_options(pt, &t.options);
+
+			if (n < 0) {
+				saturn_error_set(err, "out of memory");
+				goto fail;
+			}
+			t.noptions = n;
+			for (int q = 0; q < n; q++) {
+				free(t.options[q].klass);
+				t.options[q].klass = NULL;
+			}
+			snprintf(id, sizeof(id), "%d", pt->task_ids[k]);
+			t.batches = pt->batches;
+			if (n == 0 || !(t.id = strdup(id)) || saturn_problem_add_task(p, &t) < 0) {
+				if (n == 0)
+					saturn_error_set(err, "%s: task %d (%s) has no usable option", file,
+							 pt->task_ids[k], pt->signature);
+				else
+					saturn_error_set(err, "out of memory");
+				for (int q = 0; q < n; q++)
+					free(t.options[q].technique);
+				free(t.options);
+				free(t.id);
+				goto fail;
+			}
+		}
+	}
+	saturn_profile_destroy(pr);
+	if (saturn_problem_check(p, err) < 0) {
+		saturn_error_prefix(err, "%s", file);
+		saturn_problem_destroy(p);
+		return NULL;
+	}
+	return p;
+fail:
+	saturn_profile_destroy(pr);
+	saturn_problem_destroy(p);
+	return NULL;
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -240,6 +336,7 @@ int cmd_plan(int argc, char **argv)
 		{"seed", required_argument, NULL, 's'},
 		{"objective", required_argument, NULL, 'o'},
 		{"bound", required_argument, NULL, 'b'},
+		{"profile", required_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -249,13 +346,13 @@ int cmd_plan(int argc, char **argv)
 	saturn_plan_t *plan;
 	bool json = false, cmp = false;
 	const char *file;
-	int c, objective = -1, stock = 0;
+	int c, objective = -1, stock = 0, pnodes = 0, pgpus = 0, npred = 0;
 	saturn_mu_t mu = {0};
 
 	saturn_planner_opts_init(&opts);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jt:cs:o:b:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jt:cs:o:b:p:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -285,6 +382,16 @@ int cmd_plan(int argc, char **argv)
 				return cli_fail(CLI_EXIT_USAGE, "plan: --bound=%s: must be share or stock", optarg);
 			stock = !strcmp(optarg, "stock");
 			break;
+		case 'p': {
+			char x, extra;
+
+			if (sscanf(optarg, "%d%c%d%c", &pnodes, &x, &pgpus, &extra) != 3 || x != 'x' ||
+			    pnodes < 1 || pnodes > SATURN_MAX_NODES || pgpus < 1 ||
+			    pgpus > SATURN_MAX_GPUS_PER_NODE)
+				return cli_fail(CLI_EXIT_USAGE, "plan: --profile=%s: must be NODESxGPUS (1-%d nodes of 1-%d GPUs, e.g. 4x8)",
+						optarg, SATURN_MAX_NODES, SATURN_MAX_GPUS_PER_NODE);
+			break;
+		}
 		case 'h':
 			plan_usage(stdout);
 			return CLI_EXIT_OK;
@@ -299,7 +406,13 @@ int cmd_plan(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	file = argv[optind];
-	if (objective >= 0) {
+	if (pnodes && objective >= 0)
+		return cli_fail(CLI_EXIT_USAGE, "plan: --profile and --objective do not go together");
+	if (pnodes) {
+		if (!(p = profile_problem(file, pnodes, pgpus, &npred, &err)))
+			return cli_fail(CLI_EXIT_INPUT, "%s", err.text);
+		plan = saturn_planner_solve(p, &opts, &err);
+	} else if (objective >= 0) {
 		int rc;
 
 		p = NULL;
@@ -338,6 +451,8 @@ int cmd_plan(int argc, char **argv)
 		free(s);
 	} else {
 		print_human(file, p, plan);
+		if (pnodes)
+			print_predicted(p, plan, npred);
 		if (objective >= 0)
 			print_batches(p, plan, &mu, objective);
 		if (cmp) {

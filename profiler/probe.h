@@ -20,6 +20,9 @@ struct opts {
 	const char *measure;  /* --measure LIST */
 	double escalate;      /* --escalate PCT: a miss beyond it measures the
 			       * technique's other predictions too (0 = off) */
+	double internode_gbs; /* --internode-bw GB/s: predicted multi-node
+			       * options (0 = none) */
+	int internode_nodes;  /* --internode-nodes K: up to K nodes (2) */
 };
 
 /* Fill hw (GPU model and memory, links, NCCL bus bandwidth per GPU count)

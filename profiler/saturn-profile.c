@@ -31,6 +31,7 @@
 #include "formats.h"
 #include "hw.h"
 #include "idset.h"
+#include "internode.h"
 #include "measure.h"
 #include "numparse.h"
 #include "probe.h"
@@ -611,6 +612,7 @@ static void usage(FILE *f)
 		"       [--topology XML] [--gres-conf FILE] [--class NAME] "
 		"[--keep] [--quiet]\n"
 		"       [--cache DIR | --no-cache] [--cache-max-age DAYS]\n"
+		"       [--internode-bw GB/s [--internode-nodes K]]\n"
 		"   or: %s --batch NAME --script FILE --output PROFILE "
 		"--measure TASK:TECHNIQUE:GPUS[,...]\n"
 		"       [--escalate PCT] [--cache DIR | --no-cache] [--timeout S] [--backend "
@@ -673,6 +675,8 @@ static int parse_options(int argc, char **argv, struct opts *o, int *show)
 	    {"measure", required_argument, NULL, 'M'},
 	    {"escalate", required_argument, NULL, 'E'},
 	    {"show-topology", no_argument, NULL, 'S'},
+	    {"internode-bw", required_argument, NULL, 'I'},
+	    {"internode-nodes", required_argument, NULL, 'K'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -681,7 +685,7 @@ static int parse_options(int argc, char **argv, struct opts *o, int *show)
 	int c;
 
 	while ((c = getopt_long(argc, argv,
-				"b:s:i:o:n:w:t:g:T:xB:X:G:c:kqhSC:NA:M:E:",
+				"b:s:i:o:n:w:t:g:T:xB:X:G:c:kqhSC:NA:M:E:I:K:",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -753,6 +757,18 @@ static int parse_options(int argc, char **argv, struct opts *o, int *show)
 		case 'E': /* percent, 0 = off */
 			if (saturn_parse_double("--escalate", optarg, 0, INFINITY,
 						0, &o->escalate, &err) < 0)
+				return bad_option(&err);
+			break;
+		case 'I': /* GB/s, 0 = none */
+			if (saturn_parse_double("--internode-bw", optarg, 0,
+						1e6, 0, &o->internode_gbs,
+						&err) < 0)
+				return bad_option(&err);
+			break;
+		case 'K':
+			if (saturn_parse_int("--internode-nodes", optarg, 2,
+					     SATURN_MAX_TASK_NODES,
+					     &o->internode_nodes, &err) < 0)
 				return bad_option(&err);
 			break;
 		case 'M':
@@ -892,6 +908,45 @@ static int measure_options(struct run *r)
 	return 0;
 }
 
+/* --internode-bw: predicted options on 2 .. --internode-nodes nodes
+ * (internode.h) added to pr. 0, or -1 (printed). */
+static int predict_internode(const struct opts *o, saturn_profile_t *pr)
+{
+	saturn_internode_t in = {o->internode_gbs,
+				 o->internode_nodes ? o->internode_nodes : 2,
+				 "--internode-bw"};
+	saturn_error_t err = {{0}};
+	int n;
+
+	if (!(o->internode_gbs > 0))
+		return 0;
+	if ((n = saturn_profile_predict_nodes(pr, &in, &err)) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err.text);
+		return -1;
+	}
+	if (!o->quiet)
+		fprintf(stderr,
+			"%s: %d option(s) on 2 to %d nodes predicted from the "
+			"inter-node bandwidth %g GB/s\n",
+			prog, n, in.max_nodes, in.gbs);
+	return 0;
+}
+
+/* Free the options each task has beyond keep[task]. */
+static void drop_tail(saturn_profile_t *pr, const int *keep)
+{
+	for (int ti = 0; ti < pr->ntasks; ti++) {
+		saturn_profile_task_t *pt = &pr->tasks[ti];
+
+		for (int i = keep[ti]; i < pt->noptions; i++) {
+			free(pt->options[i].technique);
+			free(pt->options[i].reason);
+			free(pt->options[i].params);
+		}
+		pt->noptions = keep[ti];
+	}
+}
+
 /* Step 4: the profile assembled from the sweeps, written atomically to
  * --output, and its new entries stored in the cache. 0, or 1 when some
  * signature has no usable option or the profile could not be written
@@ -908,7 +963,22 @@ static int write_profile(struct run *r)
 				  r->ndev) == 0)
 			r->usable_all = 0;
 	{
-		char *json = saturn_profile_to_json(pr);
+		char *json;
+		int *keep = calloc(pr->ntasks ? pr->ntasks : 1, sizeof(*keep));
+
+		if (!keep)
+			return 1;
+		for (int ti = 0; ti < pr->ntasks; ti++)
+			keep[ti] = pr->tasks[ti].noptions;
+		if (predict_internode(&r->o, pr) < 0) {
+			free(keep);
+			return 1;
+		}
+		json = saturn_profile_to_json(pr);
+		/* the cache keeps measurements, not what one bandwidth
+		 * predicted */
+		drop_tail(pr, keep);
+		free(keep);
 
 		if (!json) {
 			fprintf(stderr,

@@ -42,6 +42,9 @@ typedef struct saturn_sched_settings {
 	int measure_predicted; /* saturn_measure_predicted: re-measure a predicted option
 				* before releasing a task onto it (1; needs saturn_profiler) */
 	int profile_cache;     /* saturn_profile_cache: profiler jobs reuse PROFILE_DIR/cache/UID (1) */
+	double internode_gbs;  /* saturn_internode_bw: bus bandwidth of a collective across
+				* nodes, GB/s, handed to the profiler jobs (--internode-bw)
+				* for predicted multi-node options; 0 = none (0) */
 	int fairness;          /* saturn_fairness / saturn_objective: SATURN_FAIR_* */
 	int bound;             /* saturn_bound: the no-harm bound of saturn_objective=bounded,
 				* SATURN_BOUND_SHARE (fair-share split) or _STOCK (stock

@@ -179,6 +179,9 @@ int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 		} else if (!strcmp(key, "saturn_measure_predicted")) {
 			if (parse_bool(val, &s->measure_predicted) < 0)
 				why = "must be yes or no";
+		} else if (!strcmp(key, "saturn_internode_bw")) {
+			if (saturn_setting_num(val, 0, 1e6, &s->internode_gbs) < 0)
+				why = "must be a bandwidth in GB/s from 0 (none) to 1e6";
 		} else if (!strcmp(key, "saturn_profile_cache")) {
 			if (parse_bool(val, &s->profile_cache) < 0)
 				why = "must be yes or no";
@@ -219,7 +222,7 @@ int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 		} else if (!strncmp(key, "saturn_reconfigure", 18)) {
 			/* reconfig.c: saturn_reconfig_settings_parse */
 		} else {
-			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_fairness, saturn_objective, saturn_bound, saturn_feedback, saturn_record, saturn_node_classes, saturn_reconfigure*)";
+			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_internode_bw, saturn_fairness, saturn_objective, saturn_bound, saturn_feedback, saturn_record, saturn_node_classes, saturn_reconfigure*)";
 		}
 		if (!why)
 			continue;

@@ -437,6 +437,17 @@ uint32_t saturn_submit_profiler(const char *kind, const char *batch, const satur
  * named saturn-KIND:BATCH@CLASS, asks for gres:gpu:GPU_TYPE:N (so Slurm
  * runs it on that class's GPUs), passes --class CLASS to the profiler and
  * writes PROFILE_DIR/UID/BATCH@CLASS.json. */
+/* saturn_internode_bw: " --internode-bw GBS --internode-nodes K" for a
+ * profiler job (xmalloc'd), K the cluster's node count, at least 2, at
+ * most 8 (predictions beyond a partition's MaxNodes are left out of the
+ * plans). */
+static char *internode_args(void)
+{
+	int k = node_record_count < 2 ? 2 : node_record_count > 8 ? 8 : node_record_count;
+
+	return xstrdup_printf(" --internode-bw %g --internode-nodes %d", saturn_cfg.internode_gbs, k);
+}
+
 static uint32_t submit_companion(const char *kind, const char *batch, const saturn_batch_owner_t *o,
 				 const char *args, int gpus, const char *klass, const char *gpu_type)
 {
@@ -451,7 +462,7 @@ static uint32_t submit_companion(const char *kind, const char *batch, const satu
 	char *copy = xstrdup_printf("%s/%s", sdir, sname);
 	char *out = profile_path_class(o->uid, batch, klass);
 	char *what = klass ? xstrdup_printf("%s@%s", batch, klass) : xstrdup(batch);
-	char *cache = NULL;
+	char *cache = NULL, *internode = NULL;
 	job_desc_msg_t desc;
 	submit_response_msg_t *resp = NULL;
 	saturn_error_t err = {{0}};
@@ -494,11 +505,13 @@ static uint32_t submit_companion(const char *kind, const char *batch, const satu
 	desc.time_limit = saturn_cfg.profile_time_min;
 	desc.work_dir = xstrdup(dir);
 	desc.std_out = xstrdup_printf("%s/%u-%s-%s-%%j.out", dir, o->uid, what, kind);
-	desc.script = xstrdup_printf("#!/bin/sh\nexec '%s' --batch '%s' --script '%s' %s%s%s%s --output '%s'%s%s%s\n",
+	if (!strcmp(kind, "profile") && saturn_cfg.internode_gbs > 0)
+		internode = internode_args();
+	desc.script = xstrdup_printf("#!/bin/sh\nexec '%s' --batch '%s' --script '%s' %s%s%s%s --output '%s'%s%s%s%s\n",
 				     saturn_cfg.profiler, batch, copy, args,
 				     klass ? " --class '" : "", klass ? klass : "", klass ? "'" : "",
 				     out, cache ? " --cache '" : " --no-cache", cache ? cache : "",
-				     cache ? "'" : "");
+				     cache ? "'" : "", internode ? internode : "");
 	desc.env_size = 2;
 	desc.environment = xcalloc(3, sizeof(char *));
 	desc.environment[0] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin");
@@ -535,6 +548,7 @@ done:
 	xfree(out);
 	xfree(what);
 	xfree(cache);
+	xfree(internode);
 	return id;
 }
 

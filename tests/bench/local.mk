@@ -58,3 +58,11 @@ bench_multi_bench_SOURCES = bench/multi-bench.c bench/bench_model.h
 bench_multi_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_multi_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_multi_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
+
+# tests/bench/internode-bench: multi-node options predicted from an
+# inter-node bandwidth against their measured truth (doc/benchmarks.md).
+noinst_PROGRAMS += bench/internode-bench
+bench_internode_bench_SOURCES = bench/internode-bench.c bench/bench_model.h
+bench_internode_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
+bench_internode_bench_CFLAGS = $(SATURN_CFLAGS)
+bench_internode_bench_LDADD = $(top_builddir)/lib/libsaturn-job.la -lm

@@ -106,6 +106,10 @@ EXTRA_DIST += \
 	e2e/sched-multinode.sh \
 	e2e/sched-multinode-ddp.sh
 
+# saturn_internode_bw through the profiler job (port slot 94).
+TESTS += e2e/sched-internode.sh
+EXTRA_DIST += e2e/sched-internode.sh
+
 # Benchmark (prints figures; not run by make check): tests/bench/slurm-bench.sh
 EXTRA_DIST += bench/slurm-bench.sh
 

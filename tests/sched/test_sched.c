@@ -91,6 +91,24 @@ START_TEST(test_settings)
 }
 END_TEST
 
+/* saturn_internode_bw: GB/s, 0 = none (the default); bad values named */
+START_TEST(test_settings_internode)
+{
+	saturn_sched_settings_t s;
+	saturn_error_t err = {{0}};
+
+	saturn_sched_settings_init(&s);
+	ck_assert_double_eq(s.internode_gbs, 0);
+	ck_assert_int_eq(saturn_sched_settings_parse(&s, "saturn_internode_bw=25", &err), 0);
+	ck_assert_double_eq(s.internode_gbs, 25);
+	ck_assert_int_eq(saturn_sched_settings_parse(&s, "saturn_internode_bw=-3", &err), 1);
+	ck_assert_msg(strstr(err.text, "saturn_internode_bw=-3: must be a bandwidth in GB/s"), "%s", err.text);
+	ck_assert_double_eq(s.internode_gbs, 25);
+	ck_assert_int_eq(saturn_sched_settings_parse(&s, "saturn_internode_bw=fast", &err), 1);
+	saturn_sched_settings_free(&s);
+}
+END_TEST
+
 /* Two nodes of 8 GPUs, a batch of `n` held tasks asking for `gpus` each
  * with a 60 s limit, submitted in task order. */
 static saturn_snapshot_t *cluster(int n, int gpus)
@@ -1941,6 +1959,7 @@ int main(void)
 	int failed;
 
 	tcase_add_loop_test(tc, test_settings, 0, sizeof(settings_cases) / sizeof(settings_cases[0]));
+	tcase_add_test(tc, test_settings_internode);
 	tcase_add_test(tc, test_fallback_fcfs);
 	tcase_add_test(tc, test_running_busy_skip);
 	tcase_add_test(tc, test_released_pinned);

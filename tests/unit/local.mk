@@ -125,3 +125,13 @@ unit_test_multinode_CPPFLAGS = $(UNIT_CPPFLAGS)
 unit_test_multinode_CFLAGS = $(UNIT_CFLAGS)
 unit_test_multinode_LDADD = $(UNIT_LDADD)
 endif
+
+# Predicted multi-node options from an inter-node bandwidth (job side).
+if HAVE_CHECK
+check_PROGRAMS += unit/test_internode
+TESTS += unit/test_internode
+unit_test_internode_SOURCES = unit/test_internode.c
+unit_test_internode_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_internode_CFLAGS = $(UNIT_CFLAGS)
+unit_test_internode_LDADD = $(UNIT_JOB_LDADD)
+endif
