@@ -97,7 +97,8 @@ int saturn_fair_tags(const saturn_snapshot_t *s, const saturn_sched_build_t *b, 
 	for (int i = 0; i < p->ntasks; i++) {
 		if (i == 0 || it[i].key.uid != it[i - 1].key.uid)
 			nusers++;
-		if (i == 0 || it[i].key.uid != it[i - 1].key.uid || strcmp(it[i].key.batch, it[i - 1].key.batch)) {
+		if (i == 0 || it[i].key.uid != it[i - 1].key.uid ||
+		    strcmp(it[i].key.batch, it[i - 1].key.batch)) {
 			bt[nb].first = i;
 			bt[nb].submit = it[i].submit;
 			nb++;
@@ -112,7 +113,8 @@ int saturn_fair_tags(const saturn_snapshot_t *s, const saturn_sched_build_t *b, 
 	for (int u0 = 0, u1; u0 < nb; u0 = u1) {
 		double f = -INFINITY;
 
-		for (u1 = u0 + 1; u1 < nb && it[bt[u1].first].key.uid == it[bt[u0].first].key.uid; u1++)
+		for (u1 = u0 + 1; u1 < nb && it[bt[u1].first].key.uid == it[bt[u0].first].key.uid;
+		     u1++)
 			;
 		qsort(bt + u0, (size_t)(u1 - u0), sizeof(*bt), cmp_batch);
 		for (int k = u0; k < u1; k++)

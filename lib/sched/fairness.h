@@ -23,7 +23,7 @@
 typedef struct saturn_user_task {
 	long uid;
 	const char *batch; /* batch name, not owned */
-	int task;          /* index in the problem */
+	int task;	   /* index in the problem */
 } saturn_user_task_t;
 
 /* qsort() comparator of two saturn_user_task_t (or of structs that start

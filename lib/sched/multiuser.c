@@ -309,8 +309,8 @@ int saturn_mu_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double 
 	 * (running tasks are not stopped for it); before, the batches' past
 	 * counts (their waiting since submission) */
 	for (int u = 0; u < m->nusers; u++) {
-		double st = share_start(m, p, u, wsum > 0 && G > 0 ? G * wu[u] / wsum : 1, buf,
-					(int)G);
+		double st =
+		    share_start(m, p, u, wsum > 0 && G > 0 ? G * wu[u] / wsum : 1, buf, (int)G);
 
 		fu[u] = st > 0 ? st : -INFINITY;
 	}

@@ -213,9 +213,10 @@ static int options_for_nodes(const saturn_profile_task_t *pt, const saturn_snap_
 			    pt->options[q].technique && o[i].technique &&
 			    !strcmp(pt->options[q].technique, o[i].technique))
 				predicted = pt->options[q].status == SATURN_OPT_PREDICTED;
-		k = keep_option(o, i, k,
-				!(nodes < need || (nodes > 1 && predicted) ||
-				  (nodes > 1 && j->part_max_nodes > 0 && nodes > j->part_max_nodes)));
+		k = keep_option(
+		    o, i, k,
+		    !(nodes < need || (nodes > 1 && predicted) ||
+		      (nodes > 1 && j->part_max_nodes > 0 && nodes > j->part_max_nodes)));
 	}
 	if (k == 0)
 		free(o);

@@ -147,8 +147,7 @@ static inline void draw_job(double *params, int *B, double *batches)
  * valid across problems: into t->options (allocated here, at most NTECH x
  * log2(gpus) + 1 of them). request: only the 4-GPU one of the first
  * technique that fits (a user's ask). */
-static inline void add_grid_options(saturn_task_t *t, double params, int B, int gpus,
-				    int request)
+static inline void add_grid_options(saturn_task_t *t, double params, int B, int gpus, int request)
 {
 	t->options = xcalloc(NTECH * 4, sizeof(*t->options));
 	for (int tech = 0; tech < NTECH; tech++)
