@@ -246,6 +246,19 @@ START_TEST(test_deadlines)
 }
 END_TEST
 
+/* saturn_mu_plan() of objective obj within limit_s seconds; fails the
+ * test when it returns NULL. */
+static saturn_plan_t *mu_plan_ok(int obj, const saturn_mu_t *m, const saturn_problem_t *p,
+				 double limit_s)
+{
+	saturn_planner_opts_t o = fx_opts(limit_s);
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan = saturn_mu_plan(obj, m, p, &o, &err);
+
+	ck_assert_msg(plan != NULL, "%s", err.text);
+	return plan;
+}
+
 /* --- objectives -------------------------------------------------------- */
 
 /* A large batch (24 tasks, 1-8 GPUs each, 0.5-2 h) and a small one (3
@@ -284,16 +297,12 @@ START_TEST(test_weighted)
 {
 	saturn_mu_t m;
 	saturn_problem_t *p = two_batches(&m, 1);
-	saturn_planner_opts_t o;
 	saturn_error_t err = {{0}};
 	saturn_plan_t *joint, *w;
 	double cj[2], cw[2];
 
-	o = fx_opts(0.5);
-	joint = saturn_mu_plan(SATURN_FAIR_NONE, &m, p, &o, &err);
-	ck_assert_msg(joint != NULL, "%s", err.text);
-	w = saturn_mu_plan(SATURN_FAIR_WEIGHTED, &m, p, &o, &err);
-	ck_assert_msg(w != NULL, "%s", err.text);
+	joint = mu_plan_ok(SATURN_FAIR_NONE, &m, p, 0.5);
+	w = mu_plan_ok(SATURN_FAIR_WEIGHTED, &m, p, 0.5);
 	ck_assert_int_eq(saturn_plan_validate(w, p, &err), 0);
 	saturn_mu_completions(&m, joint, cj);
 	saturn_mu_completions(&m, w, cw);
@@ -317,16 +326,13 @@ START_TEST(test_bounded)
 {
 	saturn_mu_t m;
 	saturn_problem_t *p = two_batches(&m, 1);
-	saturn_planner_opts_t o;
 	saturn_error_t err = {{0}};
 	saturn_plan_t *joint, *bd;
 	double dl[2], c[2];
 
-	o = fx_opts(0.5);
 	ck_assert_int_eq(saturn_mu_deadlines(&m, p, dl), 0);
-	joint = saturn_mu_plan(SATURN_FAIR_NONE, &m, p, &o, &err);
-	bd = saturn_mu_plan(SATURN_FAIR_BOUNDED, &m, p, &o, &err);
-	ck_assert_msg(joint && bd, "%s", err.text);
+	joint = mu_plan_ok(SATURN_FAIR_NONE, &m, p, 0.5);
+	bd = mu_plan_ok(SATURN_FAIR_BOUNDED, &m, p, 0.5);
 	ck_assert_int_eq(saturn_plan_validate(bd, p, &err), 0);
 	/* never a larger stretch than the joint plan; the small batch by its
 	 * fair-share deadline (8 GPUs for it alone are plenty) */
@@ -364,7 +370,6 @@ START_TEST(test_weight_order)
 {
 	saturn_problem_t *p = saturn_problem_create();
 	saturn_error_t err = {{0}};
-	saturn_planner_opts_t o;
 	saturn_plan_t *plan;
 	saturn_mu_t m;
 	int eight = 8;
@@ -378,15 +383,12 @@ START_TEST(test_weight_order)
 	ck_assert_int_eq(saturn_problem_check(p, &err), 0);
 	ck_assert_int_eq(saturn_mu_init(&m, 2, 2, 2, 0), 0);
 	m.batch_of_task[1] = m.user_of_batch[1] = 1;
-	o = fx_opts(0.2);
-	plan = saturn_mu_plan(SATURN_FAIR_WEIGHTED, &m, p, &o, &err);
-	ck_assert_msg(plan != NULL, "%s", err.text);
+	plan = mu_plan_ok(SATURN_FAIR_WEIGHTED, &m, p, 0.2);
 	saturn_mu_completions(&m, plan, c);
 	ck_assert_double_eq_tol(c[0], 1000, 1e-6);
 	saturn_plan_destroy(plan);
 	m.weight[1] = 2;
-	plan = saturn_mu_plan(SATURN_FAIR_WEIGHTED, &m, p, &o, &err);
-	ck_assert_msg(plan != NULL, "%s", err.text);
+	plan = mu_plan_ok(SATURN_FAIR_WEIGHTED, &m, p, 0.2);
 	saturn_mu_completions(&m, plan, c);
 	ck_assert_double_eq_tol(c[1], 1200, 1e-6);
 	ck_assert_double_eq_tol(c[0], 2200, 1e-6);
@@ -440,8 +442,7 @@ START_TEST(test_limits)
 	saturn_plan_destroy(plan);
 	/* every objective plans within the caps */
 	for (int obj = SATURN_FAIR_NONE; obj <= SATURN_FAIR_BOUNDED; obj++) {
-		plan = saturn_mu_plan(obj, &m, p, &o, &err);
-		ck_assert_msg(plan != NULL, "%s", err.text);
+		plan = mu_plan_ok(obj, &m, p, 0.2);
 		ck_assert_msg(saturn_mu_limits_check(&m, p, plan, &err) == 0, "%s", err.text);
 		saturn_plan_destroy(plan);
 	}
@@ -474,7 +475,6 @@ START_TEST(test_limits_running)
 {
 	saturn_problem_t *p = saturn_problem_create();
 	saturn_error_t err = {{0}};
-	saturn_planner_opts_t o;
 	saturn_plan_t *plan;
 	saturn_mu_t m;
 	int two = 2;
@@ -488,9 +488,7 @@ START_TEST(test_limits_running)
 	ck_assert_int_eq(saturn_mu_init(&m, 2, 1, 1, 1), 0);
 	m.group_of_task[0][0] = m.group_of_task[1][0] = 0;
 	m.max_jobs[0] = 1;
-	o = fx_opts(0.2);
-	plan = saturn_mu_plan(SATURN_FAIR_NONE, &m, p, &o, &err);
-	ck_assert_msg(plan != NULL, "%s", err.text);
+	plan = mu_plan_ok(SATURN_FAIR_NONE, &m, p, 0.2);
 	ck_assert_double_eq_tol(plan->assign[1].start_s, 500, 1e-6);
 	saturn_plan_destroy(plan);
 	saturn_mu_free(&m);
@@ -504,7 +502,6 @@ START_TEST(test_stock_deadlines)
 	saturn_problem_t *p = saturn_problem_create();
 	saturn_error_t err = {{0}};
 	saturn_plan_t *plan;
-	saturn_planner_opts_t o;
 	saturn_mu_t m;
 	int g[2] = {4, 8};
 	double spb[2] = {2, 1}, dl[2];
@@ -552,9 +549,7 @@ START_TEST(test_stock_deadlines)
 	 * shorter (8 GPUs each: 3000 s in all at most) */
 	m.deadline = calloc(2, sizeof(double));
 	memcpy(m.deadline, dl, sizeof(dl));
-	o = fx_opts(0.2);
-	plan = saturn_mu_plan(SATURN_FAIR_BOUNDED, &m, p, &o, &err);
-	ck_assert_msg(plan != NULL, "%s", err.text);
+	plan = mu_plan_ok(SATURN_FAIR_BOUNDED, &m, p, 0.2);
 	ck_assert_double_le(saturn_mu_value(SATURN_FAIR_BOUNDED, &m, plan, dl), 1 + 1e-9);
 	ck_assert_double_le(plan->makespan_s, 3000 + 1e-6);
 	saturn_plan_destroy(plan);
