@@ -339,24 +339,19 @@ out:
 	return rc;
 }
 
-typedef struct mu_sub {
-	double submit;
-	int task;
-} mu_sub_t;
-
-static int cmp_sub(const void *a, const void *b)
+int saturn_mu_cmp_task_at(const void *a, const void *b)
 {
-	const mu_sub_t *x = a, *y = b;
+	const saturn_mu_task_at_t *x = a, *y = b;
 
-	if (x->submit != y->submit)
-		return x->submit < y->submit ? -1 : 1;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
 	return x->task - y->task;
 }
 
 int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double *dl)
 {
 	saturn_problem_t *q = saturn_problem_copy(p);
-	mu_sub_t *ord = calloc((size_t)p->ntasks + 1, sizeof(*ord));
+	saturn_mu_task_at_t *ord = calloc((size_t)p->ntasks + 1, sizeof(*ord));
 	saturn_task_t *tmp = calloc((size_t)p->ntasks + 1, sizeof(*tmp));
 	saturn_plan_t *plan = NULL;
 	int rc = -1;
@@ -368,7 +363,7 @@ int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, d
 		saturn_task_t *task = &q->tasks[t];
 		int k = 0, want = m->req_gpus ? m->req_gpus[t] : 0, has = 0;
 
-		ord[t] = (mu_sub_t){m->submit[m->batch_of_task[t]], t};
+		ord[t] = (saturn_mu_task_at_t){m->submit[m->batch_of_task[t]], t};
 		if (task->is_running || want <= 0)
 			continue;
 		for (int o = 0; o < task->noptions; o++)
@@ -387,7 +382,7 @@ int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, d
 		task->noptions = k;
 	}
 	/* first come, first served: tasks in submission order */
-	qsort(ord, (size_t)q->ntasks, sizeof(*ord), cmp_sub);
+	qsort(ord, (size_t)q->ntasks, sizeof(*ord), saturn_mu_cmp_task_at);
 	for (int i = 0; i < q->ntasks; i++)
 		tmp[i] = q->tasks[ord[i].task];
 	memcpy(q->tasks, tmp, sizeof(*tmp) * (size_t)q->ntasks);
