@@ -74,6 +74,31 @@ static int parse_option_nodes(json_object *jo, const char *ctx,
 static int cmp_int(const void *a, const void *b);
 static json_object *int_array(const int *v, int n);
 
+/* The "nodes" array of a plan entry or running task at ctx (version 2
+ * only): *arr (NULL when absent) and its length *k, 1 to
+ * SATURN_MAX_TASK_NODES, with *ids grown to k x per_node ids. Returns 0,
+ * or -1 with err (*ids still valid). */
+static int get_nodes(json_object *jo, const char *ctx, int version, int **ids, int per_node,
+		     json_object **arr, size_t *k, saturn_error_t *err)
+{
+	int *v;
+
+	if (v2_only(jo, ctx, "nodes", version, err) < 0 ||
+	    sj_get(jo, ctx, "nodes", false, json_type_array, arr, err) < 0)
+		return -1;
+	if (!*arr)
+		return 0;
+	*k = json_object_array_length(*arr);
+	if (*k < 1 || *k > SATURN_MAX_TASK_NODES)
+		return saturn_error_set(err, "%s.nodes: must list 1 to %d nodes", ctx,
+					SATURN_MAX_TASK_NODES);
+	v = realloc(*ids, sizeof(int) * *k * (size_t)per_node);
+	if (!v)
+		return saturn_error_set(err, "out of memory");
+	*ids = v;
+	return 0;
+}
+
 /* A plan entry's "nodes": [{"node", "gpu_ids"}, ...] (version 2), the
  * first being the entry's "node" and "gpu_ids". Fills nnodes, more_names
  * and the gpu_ids of every node, node after node. */
@@ -84,21 +109,12 @@ static int parse_assign_nodes(json_object *ja, const char *ctx,
 	char nctx[SATURN_ERROR_LEN / 2];
 	json_object *arr;
 	size_t k;
-	int *ids;
 
 	a->nnodes = 1;
-	if (v2_only(ja, ctx, "nodes", version, err) < 0 ||
-	    sj_get(ja, ctx, "nodes", false, json_type_array, &arr, err) < 0)
+	if (get_nodes(ja, ctx, version, &a->gpu_ids, a->gpus, &arr, &k, err) < 0)
 		return -1;
 	if (!arr)
 		return 0;
-	k = json_object_array_length(arr);
-	if (k < 1 || k > SATURN_MAX_TASK_NODES)
-		return saturn_error_set(err, "%s.nodes: must list 1 to %d nodes", ctx, SATURN_MAX_TASK_NODES);
-	ids = realloc(a->gpu_ids, sizeof(int) * k * (size_t)a->gpus);
-	if (!ids)
-		return saturn_error_set(err, "out of memory");
-	a->gpu_ids = ids;
 	if (k > 1) {
 		a->more_names = calloc(k - 1, sizeof(char *));
 		a->more_nodes = calloc(k - 1, sizeof(int));
@@ -264,21 +280,12 @@ static int parse_running_nodes(json_object *jr, const char *rctx,
 	char nctx[SATURN_ERROR_LEN / 2];
 	json_object *arr;
 	size_t k;
-	int *ids;
 
 	r->nnodes = 1;
-	if (v2_only(jr, rctx, "nodes", version, err) < 0 ||
-	    sj_get(jr, rctx, "nodes", false, json_type_array, &arr, err) < 0)
+	if (get_nodes(jr, rctx, version, &r->gpu_ids, r->ngpus, &arr, &k, err) < 0)
 		return -1;
 	if (!arr)
 		return 0;
-	k = json_object_array_length(arr);
-	if (k < 1 || k > SATURN_MAX_TASK_NODES)
-		return saturn_error_set(err, "%s.nodes: must list 1 to %d nodes", rctx, SATURN_MAX_TASK_NODES);
-	ids = realloc(r->gpu_ids, sizeof(int) * k * (size_t)r->ngpus);
-	if (!ids)
-		return saturn_error_set(err, "out of memory");
-	r->gpu_ids = ids;
 	if (k > 1 && !(r->more_nodes = calloc(k - 1, sizeof(int))))
 		return saturn_error_set(err, "out of memory");
 	r->nnodes = (int)k;

@@ -15,17 +15,16 @@
 
 /* --- tags ------------------------------------------------------------- */
 
+/* key first, so saturn_user_task_cmp() sorts an array of these */
 typedef struct fair_item {
-	long uid;
-	const char *batch;
+	saturn_user_task_t key;
 	double submit; /* seconds from now */
 	double work;   /* GPU-seconds */
-	int task;
 } fair_item_t;
 
-static int cmp_item(const void *a, const void *b)
+int saturn_user_task_cmp(const void *a, const void *b)
 {
-	const fair_item_t *x = a, *y = b;
+	const saturn_user_task_t *x = a, *y = b;
 	int c;
 
 	if (x->uid != y->uid)
@@ -36,8 +35,7 @@ static int cmp_item(const void *a, const void *b)
 	return x->task < y->task ? -1 : x->task > y->task;
 }
 
-/* The least GPU-seconds task t still needs. */
-static double task_work(const saturn_task_t *t)
+double saturn_task_work(const saturn_task_t *t)
 {
 	double w = INFINITY;
 
@@ -89,17 +87,18 @@ int saturn_fair_tags(const saturn_snapshot_t *s, const saturn_sched_build_t *b, 
 	for (int t = 0; t < p->ntasks; t++) {
 		const saturn_snap_job_t *j = &s->jobs[b->job_of_task[t]];
 
-		it[t].uid = j->uid;
-		it[t].batch = j->batch;
+		it[t].key.uid = j->uid;
+		it[t].key.batch = j->batch;
 		it[t].submit = j->submit_time - s->now;
-		it[t].work = task_work(&p->tasks[t]);
-		it[t].task = t;
+		it[t].work = saturn_task_work(&p->tasks[t]);
+		it[t].key.task = t;
 	}
-	qsort(it, (size_t)p->ntasks, sizeof(*it), cmp_item);
+	qsort(it, (size_t)p->ntasks, sizeof(*it), saturn_user_task_cmp);
 	for (int i = 0; i < p->ntasks; i++) {
-		if (i == 0 || it[i].uid != it[i - 1].uid)
+		if (i == 0 || it[i].key.uid != it[i - 1].key.uid)
 			nusers++;
-		if (i == 0 || it[i].uid != it[i - 1].uid || strcmp(it[i].batch, it[i - 1].batch)) {
+		if (i == 0 || it[i].key.uid != it[i - 1].key.uid ||
+		    strcmp(it[i].key.batch, it[i - 1].key.batch)) {
 			bt[nb].first = i;
 			bt[nb].submit = it[i].submit;
 			nb++;
@@ -114,14 +113,15 @@ int saturn_fair_tags(const saturn_snapshot_t *s, const saturn_sched_build_t *b, 
 	for (int u0 = 0, u1; u0 < nb; u0 = u1) {
 		double f = -INFINITY;
 
-		for (u1 = u0 + 1; u1 < nb && it[bt[u1].first].uid == it[bt[u0].first].uid; u1++)
+		for (u1 = u0 + 1; u1 < nb && it[bt[u1].first].key.uid == it[bt[u0].first].key.uid;
+		     u1++)
 			;
 		qsort(bt + u0, (size_t)(u1 - u0), sizeof(*bt), cmp_batch);
 		for (int k = u0; k < u1; k++)
 			f = (bt[k].submit > f ? bt[k].submit : f) + bt[k].work / share;
 		for (int k = u0; k < u1; k++)
 			for (int i = bt[k].first; i < bt[k].first + bt[k].n; i++)
-				tag[it[i].task] = f;
+				tag[it[i].key.task] = f;
 	}
 	free(it);
 	free(bt);

@@ -18,6 +18,23 @@
 #include "planner.h"
 #include "sched_core.h"
 
+/* A task's place in the order fair share and the multi-user model group
+ * tasks by: one user's batches together, one batch's tasks together. */
+typedef struct saturn_user_task {
+	long uid;
+	const char *batch; /* batch name, not owned */
+	int task;	   /* index in the problem */
+} saturn_user_task_t;
+
+/* qsort() comparator of two saturn_user_task_t (or of structs that start
+ * with one): by uid, then batch name, then task index. */
+int saturn_user_task_cmp(const void *a, const void *b);
+
+/* The least GPU-seconds task t still needs: a running task's option's
+ * runtime x its GPUs, else the least runtime x GPUs over its options
+ * (0 when it has none). */
+double saturn_task_work(const saturn_task_t *t);
+
 /* Per task of b->problem, its user's finish tag in seconds from s->now,
  * into tag[0 .. b->problem->ntasks). Each batch (uid, name) is submitted at
  * its earliest task's submit_time and brings the work W = sum over its

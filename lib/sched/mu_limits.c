@@ -86,20 +86,6 @@ int saturn_mu_limits_check(const saturn_mu_t *m, const saturn_problem_t *p,
 	return 0;
 }
 
-typedef struct mu_order {
-	double start;
-	int task;
-} mu_order_t;
-
-static int cmp_order(const void *a, const void *b)
-{
-	const mu_order_t *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->task - y->task;
-}
-
 /* the smallest GPU cap among t's groups (0: none) */
 static int task_gpu_cap(const saturn_mu_t *m, int t)
 {
@@ -173,7 +159,7 @@ static int relist(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t
 		  saturn_error_t *err)
 {
 	spase_prof_t *pg = NULL, *pj = NULL, *pn = NULL;
-	mu_order_t *ord = NULL;
+	saturn_mu_task_at_t *ord = NULL;
 	double **free_at = NULL;
 	int nord = 0, over = 0, rc = -1, caps = saturn_mu_has_caps(m);
 
@@ -202,14 +188,14 @@ static int relist(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t
 		const saturn_task_t *task = &p->tasks[t];
 
 		if (!task->is_running) {
-			ord[nord++] = (mu_order_t){plan->assign[t].start_s, t};
+			ord[nord++] = (saturn_mu_task_at_t){plan->assign[t].start_s, t};
 			continue;
 		}
 		if (groups_take(m, pg, pj, t, 0, saturn_task_runtime(task, task->running.option),
 				task->running.ngpus) < 0)
 			goto oom;
 	}
-	qsort(ord, (size_t)nord, sizeof(*ord), cmp_order);
+	qsort(ord, (size_t)nord, sizeof(*ord), saturn_mu_cmp_task_at);
 	for (int i = 0; i < nord; i++) {
 		int t = ord[i].task, o = plan->assign[t].option, cap = task_gpu_cap(m, t);
 		int best_n = -1, g;

@@ -74,25 +74,6 @@ int saturn_mu_init(saturn_mu_t *m, int ntasks, int nbatches, int nusers, int ngr
 	return 0;
 }
 
-typedef struct mu_item {
-	long uid;
-	const char *batch;
-	int task;
-} mu_item_t;
-
-static int cmp_mu_item(const void *a, const void *b)
-{
-	const mu_item_t *x = a, *y = b;
-	int c;
-
-	if (x->uid != y->uid)
-		return x->uid < y->uid ? -1 : 1;
-	c = strcmp(x->batch, y->batch);
-	if (c)
-		return c;
-	return x->task < y->task ? -1 : x->task > y->task;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -112,7 +93,7 @@ int saturn_mu_from_snapshot(saturn_mu_t *m, const saturn_snapshot_t *s,
 {
 	const saturn_problem_t *p = b->problem;
 	int nt = p->ntasks, nb = 0, nu = 0, nk = 0;
-	mu_item_t *it = calloc((size_t)nt + 1, sizeof(*it));
+	saturn_user_task_t *it = calloc((size_t)nt + 1, sizeof(*it));
 	uint64_t *keys = calloc((size_t)nt * SATURN_SNAP_LIMITS + 1, sizeof(*keys));
 	int *bt = calloc((size_t)nt + 1, sizeof(int)), *ut = calloc((size_t)nt + 1, sizeof(int));
 	double *wsum = NULL;
@@ -132,7 +113,7 @@ int saturn_mu_from_snapshot(saturn_mu_t *m, const saturn_snapshot_t *s,
 			if (j->limits[k].key && (j->limits[k].max_gpus > 0 || j->limits[k].max_jobs > 0))
 				keys[nk++] = j->limits[k].key;
 	}
-	qsort(it, (size_t)nt, sizeof(*it), cmp_mu_item);
+	qsort(it, (size_t)nt, sizeof(*it), saturn_user_task_cmp);
 	for (int i = 0; i < nt; i++) {
 		if (i == 0 || it[i].uid != it[i - 1].uid)
 			nu++;
@@ -235,22 +216,6 @@ out:
 
 /* --- deadlines, completions, objectives -------------------------------- */
 
-/* The least GPU-seconds task t still needs. */
-static double task_work(const saturn_task_t *t)
-{
-	double w = INFINITY;
-
-	if (t->is_running)
-		return saturn_task_runtime(t, t->running.option) * t->running.ngpus;
-	for (int o = 0; o < t->noptions; o++) {
-		double x = saturn_task_runtime(t, o) * t->options[o].gpus;
-
-		if (x < w)
-			w = x;
-	}
-	return isfinite(w) ? w : 0;
-}
-
 static int total_gpus(const saturn_problem_t *p)
 {
 	int g = 0;
@@ -312,30 +277,25 @@ static double share_start(const saturn_mu_t *m, const saturn_problem_t *p, int u
 
 int saturn_mu_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double *dl)
 {
-	double *work;
-	double *wu, *fu, G, wsum = 0;
-	int *order;
+	double *work = NULL, *wu = NULL, *fu = NULL, *buf = NULL, G, wsum = 0;
+	int *order = NULL, rc = -1;
 
 	if (m->deadline) {
 		memcpy(dl, m->deadline, sizeof(double) * (size_t)m->nbatches);
 		return 0;
 	}
+	G = total_gpus(p);
 	work = calloc((size_t)m->nbatches + 1, sizeof(double));
 	wu = calloc((size_t)m->nusers + 1, sizeof(double));
 	fu = calloc((size_t)m->nusers + 1, sizeof(double));
 	order = calloc((size_t)m->nbatches + 1, sizeof(int));
-	G = total_gpus(p);
-
-	if (!work || !wu || !fu || !order) {
-		free(work);
-		free(wu);
-		free(fu);
-		free(order);
+	buf = calloc((size_t)G + 1, sizeof(double));
+	if (!work || !wu || !fu || !order || !buf) {
 		errno = ENOMEM;
-		return -1;
+		goto out;
 	}
 	for (int t = 0; t < m->ntasks && t < p->ntasks; t++)
-		work[m->batch_of_task[t]] += task_work(&p->tasks[t]);
+		work[m->batch_of_task[t]] += saturn_task_work(&p->tasks[t]);
 	for (int b = 0; b < m->nbatches; b++) {
 		int u = m->user_of_batch[b];
 
@@ -345,27 +305,14 @@ int saturn_mu_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double 
 	}
 	for (int u = 0; u < m->nusers; u++)
 		wsum += wu[u];
-	{
-		/* a user's share starts once that many GPUs are free of other
-		 * jobs (running tasks are not stopped for it); before, the
-		 * batches' past counts (their waiting since submission) */
-		double *buf = calloc((size_t)G + 1, sizeof(double));
+	/* a user's share starts once that many GPUs are free of other jobs
+	 * (running tasks are not stopped for it); before, the batches' past
+	 * counts (their waiting since submission) */
+	for (int u = 0; u < m->nusers; u++) {
+		double st =
+		    share_start(m, p, u, wsum > 0 && G > 0 ? G * wu[u] / wsum : 1, buf, (int)G);
 
-		if (!buf) {
-			free(work);
-			free(wu);
-			free(fu);
-			free(order);
-			errno = ENOMEM;
-			return -1;
-		}
-		for (int u = 0; u < m->nusers; u++) {
-			double st = share_start(m, p, u, wsum > 0 && G > 0 ? G * wu[u] / wsum : 1,
-						buf, (int)G);
-
-			fu[u] = st > 0 ? st : -INFINITY;
-		}
-		free(buf);
+		fu[u] = st > 0 ? st : -INFINITY;
 	}
 	/* batches by submission (insertion sort: few batches) */
 	for (int i = 1; i < m->nbatches; i++)
@@ -382,31 +329,29 @@ int saturn_mu_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double 
 		fu[u] = (m->submit[b] > fu[u] ? m->submit[b] : fu[u]) + work[b] / share;
 		dl[b] = fu[u];
 	}
+	rc = 0;
+out:
 	free(work);
 	free(wu);
 	free(fu);
 	free(order);
-	return 0;
+	free(buf);
+	return rc;
 }
 
-typedef struct mu_sub {
-	double submit;
-	int task;
-} mu_sub_t;
-
-static int cmp_sub(const void *a, const void *b)
+int saturn_mu_cmp_task_at(const void *a, const void *b)
 {
-	const mu_sub_t *x = a, *y = b;
+	const saturn_mu_task_at_t *x = a, *y = b;
 
-	if (x->submit != y->submit)
-		return x->submit < y->submit ? -1 : 1;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
 	return x->task - y->task;
 }
 
 int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double *dl)
 {
 	saturn_problem_t *q = saturn_problem_copy(p);
-	mu_sub_t *ord = calloc((size_t)p->ntasks + 1, sizeof(*ord));
+	saturn_mu_task_at_t *ord = calloc((size_t)p->ntasks + 1, sizeof(*ord));
 	saturn_task_t *tmp = calloc((size_t)p->ntasks + 1, sizeof(*tmp));
 	saturn_plan_t *plan = NULL;
 	int rc = -1;
@@ -418,7 +363,7 @@ int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, d
 		saturn_task_t *task = &q->tasks[t];
 		int k = 0, want = m->req_gpus ? m->req_gpus[t] : 0, has = 0;
 
-		ord[t] = (mu_sub_t){m->submit[m->batch_of_task[t]], t};
+		ord[t] = (saturn_mu_task_at_t){m->submit[m->batch_of_task[t]], t};
 		if (task->is_running || want <= 0)
 			continue;
 		for (int o = 0; o < task->noptions; o++)
@@ -437,7 +382,7 @@ int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, d
 		task->noptions = k;
 	}
 	/* first come, first served: tasks in submission order */
-	qsort(ord, (size_t)q->ntasks, sizeof(*ord), cmp_sub);
+	qsort(ord, (size_t)q->ntasks, sizeof(*ord), saturn_mu_cmp_task_at);
 	for (int i = 0; i < q->ntasks; i++)
 		tmp[i] = q->tasks[ord[i].task];
 	memcpy(q->tasks, tmp, sizeof(*tmp) * (size_t)q->ntasks);
@@ -574,7 +519,7 @@ double saturn_mu_weighted_bound(const saturn_mu_t *m, const saturn_problem_t *p)
 					fast = saturn_task_runtime(task, o);
 		if (isfinite(fast) && task->release_s + fast > lb[b])
 			lb[b] = task->release_s + fast;
-		w[b] += task_work(task);
+		w[b] += saturn_task_work(task);
 	}
 	for (int b = 0; b < m->nbatches; b++) {
 		double x = G > 0 && w[b] / G > lb[b] ? w[b] / G : lb[b];
@@ -597,7 +542,7 @@ static int order_tags(int by_deadline, const saturn_mu_t *m, const saturn_proble
 	if (!work)
 		return -1;
 	for (int t = 0; t < p->ntasks; t++)
-		work[m->batch_of_task[t]] += task_work(&p->tasks[t]);
+		work[m->batch_of_task[t]] += saturn_task_work(&p->tasks[t]);
 	for (int t = 0; t < p->ntasks; t++) {
 		int b = m->batch_of_task[t];
 

@@ -173,4 +173,14 @@ int saturn_mu_parse(const char *buf, size_t len, const saturn_problem_t *p, satu
 /* The objective's name ("makespan", "share", "weighted", "bounded"). */
 const char *saturn_objective_name(int objective);
 
+/* A task and a time (its start, its batch's submission) to order tasks by;
+ * saturn_mu_cmp_task_at() is the qsort() comparator: earlier time first,
+ * then lower task index. */
+typedef struct saturn_mu_task_at {
+	double at;
+	int task;
+} saturn_mu_task_at_t;
+
+int saturn_mu_cmp_task_at(const void *a, const void *b);
+
 #endif /* SATURN_MULTIUSER_H */

@@ -42,6 +42,20 @@ static void free_options(saturn_option_t *o, int n)
 	free(o);
 }
 
+/* One step of filtering o[0 .. n) in place: o[i] moves to o[k] and the
+ * count kept grows when keep, else o[i]'s strings are freed. Returns the
+ * new count kept. */
+static int keep_option(saturn_option_t *o, int i, int k, int keep)
+{
+	if (!keep) {
+		free(o[i].technique);
+		free(o[i].klass);
+		return k;
+	}
+	o[k] = o[i];
+	return k + 1;
+}
+
 static saturn_option_t *one_option(const char *tech, int gpus, double spb)
 {
 	saturn_option_t *o = calloc(1, sizeof(*o));
@@ -107,15 +121,10 @@ static int options_in_limits(const saturn_profile_task_t *pt, saturn_option_t *o
 				 SATURN_MAX_RUNTIME_S);
 		else if (k >= SATURN_MAX_OPTIONS)
 			snprintf(bad, sizeof(bad), "more than %d options", SATURN_MAX_OPTIONS);
-		if (bad[0]) {
-			if (!why[0])
-				snprintf(why, whylen, "saturn: profile: %.32s/%d GPUs: %s",
-					 tech && tech[0] ? tech : "?", o[i].gpus, bad);
-			free(o[i].technique);
-			free(o[i].klass);
-			continue;
-		}
-		o[k++] = o[i];
+		if (bad[0] && !why[0])
+			snprintf(why, whylen, "saturn: profile: %.32s/%d GPUs: %s",
+				 tech && tech[0] ? tech : "?", o[i].gpus, bad);
+		k = keep_option(o, i, k, !bad[0]);
 	}
 	if (k == 0)
 		free(o);
@@ -204,13 +213,10 @@ static int options_for_nodes(const saturn_profile_task_t *pt, const saturn_snap_
 			    pt->options[q].technique && o[i].technique &&
 			    !strcmp(pt->options[q].technique, o[i].technique))
 				predicted = pt->options[q].status == SATURN_OPT_PREDICTED;
-		if (nodes < need || (nodes > 1 && predicted) ||
-		    (nodes > 1 && j->part_max_nodes > 0 && nodes > j->part_max_nodes)) {
-			free(o[i].technique);
-			free(o[i].klass);
-			continue;
-		}
-		o[k++] = o[i];
+		k = keep_option(
+		    o, i, k,
+		    !(nodes < need || (nodes > 1 && predicted) ||
+		      (nodes > 1 && j->part_max_nodes > 0 && nodes > j->part_max_nodes)));
 	}
 	if (k == 0)
 		free(o);

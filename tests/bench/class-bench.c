@@ -265,33 +265,10 @@ static double replay(const job_t *jobs, const saturn_plan_t *pl)
 	return mk;
 }
 
-typedef struct stat {
-	int n;
-	double sum, min, max;
-} stat_t;
-
-static void stat_add(stat_t *s, double v)
-{
-	if (s->n == 0 || v < s->min)
-		s->min = v;
-	if (s->n == 0 || v > s->max)
-		s->max = v;
-	s->sum += v;
-	s->n++;
-}
-
 static void stat_print(const char *what, const stat_t *s)
 {
 	printf("# %-22s mean %.3f  min %.3f  max %.3f  (%d runs)\n", what, s->sum / s->n, s->min,
 	       s->max, s->n);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 int main(int argc, char **argv)

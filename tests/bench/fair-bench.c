@@ -42,19 +42,6 @@
 #define NODES 4
 #define GPUS 8
 
-static const double model_params[] = {1.5e9, 6.0e9};
-
-static void *xcalloc(size_t n, size_t s)
-{
-	void *r = calloc(n ? n : 1, s);
-
-	if (!r) {
-		perror("calloc");
-		exit(2);
-	}
-	return r;
-}
-
 /* One fine-tuning job of the sweep grid; its options are rebuilt in the
  * same order every time, so an option index stays valid across problems. */
 typedef struct job {
@@ -67,28 +54,14 @@ typedef struct job {
 static void make_jobs(job_t *j, int n, const char *user)
 {
 	for (int i = 0; i < n; i++) {
-		double samples = 4000 + 16000 * unif();
-		int epochs = 1 + (int)(unif() * 3);
-
-		j[i].params = model_params[(int)(unif() * 2)];
-		j[i].B = batch_sizes[(int)(unif() * 4)];
-		j[i].batches = ceil(samples * epochs / j[i].B);
+		draw_job(&j[i].params, &j[i].B, &j[i].batches);
 		snprintf(j[i].id, sizeof(j[i].id), "%s-%d", user, i);
 	}
 }
 
 static double job_spb(const job_t *j, int opt)
 {
-	int k = 0;
-
-	for (int tech = 0; tech < NTECH; tech++)
-		for (int g = 1; g <= GPUS; g *= 2) {
-			double s = sec_per_batch(j->params, j->B, tech, g, BW_NVL);
-
-			if (s > 0 && k++ == opt)
-				return s;
-		}
-	return 0;
+	return grid_option_spb(j->params, j->B, GPUS, opt);
 }
 
 /* Append job j with `batches` left; running: is_running on node/gpus of a
@@ -100,27 +73,9 @@ static void add_job(saturn_problem_t *p, const job_t *j, double batches,
 
 	t.id = xstrdup(j->id);
 	t.batches = batches;
-	t.options = xcalloc(NTECH * 4, sizeof(*t.options));
-	for (int tech = 0; tech < NTECH; tech++)
-		for (int g = 1; g <= GPUS; g *= 2) {
-			double s = sec_per_batch(j->params, j->B, tech, g, BW_NVL);
-			saturn_option_t *o = &t.options[t.noptions];
-
-			if (s <= 0)
-				continue;
-			o->technique = xstrdup(tech_names[tech]);
-			o->gpus = g;
-			o->sec_per_batch = s;
-			t.noptions++;
-		}
-	if (running) {
-		t.is_running = true;
-		t.running.node = running->node;
-		t.running.option = running->option;
-		t.running.ngpus = running->gpus;
-		t.running.gpu_ids = xcalloc((size_t)running->gpus, sizeof(int));
-		memcpy(t.running.gpu_ids, running->gpu_ids, (size_t)running->gpus * sizeof(int));
-	}
+	add_grid_options(&t, j->params, j->B, GPUS, 0);
+	if (running)
+		set_running(&t, running->node, running->option, running->gpus, running->gpu_ids);
 	if (saturn_problem_add_task(p, &t) < 0)
 		exit(2);
 }
@@ -128,21 +83,7 @@ static void add_job(saturn_problem_t *p, const job_t *j, double batches,
 /* A problem with `nodes` free nodes. */
 static saturn_problem_t *new_problem(int nodes)
 {
-	saturn_problem_t *p = saturn_problem_create();
-
-	if (!p)
-		exit(2);
-	for (int n = 0; n < nodes; n++) {
-		saturn_node_t nd = {0};
-		char name[16];
-
-		snprintf(name, sizeof(name), "node%d", n);
-		nd.name = xstrdup(name);
-		nd.gpus = GPUS;
-		if (saturn_problem_add_node(p, &nd) < 0)
-			exit(2);
-	}
-	return p;
+	return grid_problem(nodes, GPUS);
 }
 
 static double limit_s = 3;

@@ -47,7 +47,6 @@
 #define NPOL 6
 #define OBJ_BOUNDED_STOCK 100
 
-static const double model_params[] = {1.5e9, 6.0e9};
 static const struct {
 	const char *name;
 	int user, ntasks;
@@ -58,17 +57,6 @@ static const char *pol_names[NPOL] = {"makespan", "share",		"weighted",
 static const int pol_obj[NPOL] = {SATURN_FAIR_NONE,    SATURN_FAIR_SHARE, SATURN_FAIR_WEIGHTED,
 				  SATURN_FAIR_BOUNDED, OBJ_BOUNDED_STOCK, -1};
 static double user_w[3] = {1, 1, 1};
-
-static void *xcalloc(size_t n, size_t s)
-{
-	void *r = calloc(n ? n : 1, s);
-
-	if (!r) {
-		perror("calloc");
-		exit(2);
-	}
-	return r;
-}
 
 typedef struct job {
 	char id[48];
@@ -84,12 +72,7 @@ typedef struct job {
 static void make_jobs(job_t *j, int n, int batch)
 {
 	for (int i = 0; i < n; i++) {
-		double samples = 4000 + 16000 * unif();
-		int epochs = 1 + (int)(unif() * 3);
-
-		j[i].params = model_params[(int)(unif() * 2)];
-		j[i].B = batch_sizes[(int)(unif() * 4)];
-		j[i].batches = ceil(samples * epochs / j[i].B);
+		draw_job(&j[i].params, &j[i].B, &j[i].batches);
 		j[i].batch = batch;
 		snprintf(j[i].id, sizeof(j[i].id), "%s-%d", batches[batch].name, i);
 	}
@@ -105,62 +88,21 @@ static void add_job(saturn_problem_t *p, const job_t *j, double left, int runnin
 	t.id = xstrdup(j->id);
 	t.batches = left;
 	t.release_s = release;
-	t.options = xcalloc(NTECH * 4, sizeof(*t.options));
-	for (int tech = 0; tech < NTECH; tech++)
-		for (int g = 1; g <= GPUS; g *= 2) {
-			double s = sec_per_batch(j->params, j->B, tech, g, BW_NVL);
-			saturn_option_t *o = &t.options[t.noptions];
-
-			if (s <= 0 || (request && (g != 4 || t.noptions > 0)))
-				continue;
-			o->technique = xstrdup(tech_names[tech]);
-			o->gpus = g;
-			o->sec_per_batch = s;
-			t.noptions++;
-		}
-	if (running) {
-		t.is_running = true;
-		t.running.node = j->node;
-		t.running.option = j->option;
-		t.running.ngpus = j->gpus;
-		t.running.gpu_ids = xcalloc((size_t)j->gpus, sizeof(int));
-		memcpy(t.running.gpu_ids, j->ids, (size_t)j->gpus * sizeof(int));
-	}
+	add_grid_options(&t, j->params, j->B, GPUS, request);
+	if (running)
+		set_running(&t, j->node, j->option, j->gpus, j->ids);
 	if (saturn_problem_add_task(p, &t) < 0)
 		exit(2);
 }
 
 static double job_spb(const job_t *j, int opt)
 {
-	int k = 0;
-
-	for (int tech = 0; tech < NTECH; tech++)
-		for (int g = 1; g <= GPUS; g *= 2) {
-			double s = sec_per_batch(j->params, j->B, tech, g, BW_NVL);
-
-			if (s > 0 && k++ == opt)
-				return s;
-		}
-	return 0;
+	return grid_option_spb(j->params, j->B, GPUS, opt);
 }
 
 static saturn_problem_t *new_problem(void)
 {
-	saturn_problem_t *p = saturn_problem_create();
-
-	if (!p)
-		exit(2);
-	for (int n = 0; n < NODES; n++) {
-		saturn_node_t nd = {0};
-		char name[16];
-
-		snprintf(name, sizeof(name), "node%d", n);
-		nd.name = xstrdup(name);
-		nd.gpus = GPUS;
-		if (saturn_problem_add_node(p, &nd) < 0)
-			exit(2);
-	}
-	return p;
+	return grid_problem(NODES, GPUS);
 }
 
 static double limit_s = 2;

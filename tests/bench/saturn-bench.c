@@ -226,29 +226,6 @@ static saturn_problem_t *make_instance(const family_t *f, int run, int runs,
 
 /* --- main ----------------------------------------------------------------- */
 
-typedef struct stat {
-	int n;
-	double sum, min, max;
-} stat_t;
-
-static void stat_add(stat_t *s, double v)
-{
-	if (s->n == 0 || v < s->min)
-		s->min = v;
-	if (s->n == 0 || v > s->max)
-		s->max = v;
-	s->sum += v;
-	s->n++;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void usage(void)
 {
 	fprintf(stderr, "usage: saturn-bench [--time-limit S] [--runs N] "

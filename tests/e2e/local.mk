@@ -44,3 +44,6 @@ EXTRA_DIST += \
 	e2e/sched-limits.sh \
 	e2e/sched-fairshare.sh \
 	e2e/sweep-example.sh
+
+# What the multi-user sched/saturn tests share.
+EXTRA_DIST += e2e/mu-lib.sh

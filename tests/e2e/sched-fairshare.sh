@@ -15,36 +15,19 @@
 # Every Saturn task runs exactly once.
 . "$(dirname "$0")/sched-lib.sh"
 . "$(dirname "$0")/hostile-lib.sh"
-[ -x /usr/sbin/slurmdbd ] || skip "slurmdbd not installed (scripts/install-deps.sh)"
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || skip "MariaDB not installed (scripts/install-deps.sh)"
-hostile_users
-export SATURN_NODES=1 SATURN_ACCOUNTING=1 SATURN_PRIORITY=multifactor
-export SATURN_ACCOUNTING_USERS="root $HOSTILE_USER $VICTIM_USER"
+. "$(dirname "$0")/mu-lib.sh"
 # usage is added at a job's end only when limits are enforced
-export SATURN_ACCOUNTING_ENFORCE=associations,limits
-export SATURN_DB_TIMEOUT=${SATURN_DB_TIMEOUT:-600}
+mu_accounting associations,limits
+export SATURN_PRIORITY=multifactor
 sched_setup 94 "saturn_objective=weighted,saturn_interval=2"
-hostile_dirs
-A=$HOSTILE_UID
-B=$VICTIM_UID
+mu_users
 scontrol show config | grep -q 'PriorityWeightFairShare *= *100000' ||
 	fail "PriorityWeightFairShare is not 100000: $(scontrol show config | grep -i fairshare)"
 
 opts='"options": [ { "technique": "ddp", "gpus": 8, "sec_per_batch": 0.1, "status": "measured" } ]'
-for ub in "$A:fa" "$B:fb"; do
-	u=${ub%:*}
-	n=${ub#*:}
-	f=$(profile_file "$n" "$u")
-	echo "{ \"format\": \"saturn-profile/1\", \"batch\": \"$n\", \"created\": 1, \"tasks\": [ { \"signature\": \"m\", \"task_ids\": \"0-2\", \"batches\": 40, $opts } ] }" >"$f"
-	chown "$u" "$f"
-	chmod 600 "$f"
-done
-cat >"$SATURN_CLUSTER_DIR/task.sh" <<EOS
-#!/bin/sh
-echo "user=\$(id -u) job=\${SLURM_JOB_NAME} task=\${SLURM_ARRAY_TASK_ID:-0} start=\$(date +%s.%N)" >>$JOBLOG
-sleep \${1:-4}
-EOS
-chmod 755 "$SATURN_CLUSTER_DIR/task.sh"
+mu_profile "$A" fa 0-2 "$opts"
+mu_profile "$B" fb 0-2 "$opts"
+mu_task_script
 
 # fair share of user U (sshare's FairShare column)
 fs_of() {
@@ -68,25 +51,5 @@ awk -v a="$fa" -v b="$fb" 'BEGIN { exit !(a != "" && b != "" && a + 0 < b + 0) }
 	fail "A's fair share ($fa) is not below B's ($fb) after A's usage: $(sshare -a -l 2>&1 | tail -5)"
 
 # --- the batches -------------------------------------------------------------
-starts() {
-	awk -v u="$1" -v j="$2" '$1 == "user=" u && $2 == "job=" j { print substr($4, 7) }' "$JOBLOG" | sort -n
-}
-as_attacker sbatch --parsable -J fa --saturn-batch=fa --array=0-2 --gres=gpu:8 --time=2 \
-	-o /dev/null "$SATURN_CLUSTER_DIR/task.sh" >/dev/null || fail "sbatch fa as $HOSTILE_USER"
-wait_for 60 grep -q "^user=$A job=fa " "$JOBLOG" || fail "no task of A started"
-tb=$(date +%s.%N)
-as_victim sbatch --parsable -J fb --saturn-batch=fb --array=0-2 --gres=gpu:8 --time=2 \
-	-o /dev/null "$SATURN_CLUSTER_DIR/task.sh" >/dev/null || fail "sbatch fb as $VICTIM_USER"
-wait_for 120 queue_empty || fail "the batches did not finish"
-cat "$JOBLOG"
-for ub in "$A:fa" "$B:fb"; do
-	for i in 0 1 2; do
-		c=$(grep -c "^user=${ub%:*} job=${ub#*:} task=$i " "$JOBLOG" || true)
-		[ "$c" = 1 ] || fail "user ${ub%:*} batch ${ub#*:} task $i ran $c times (expected exactly once)"
-	done
-done
-blast=$(starts "$B" fb | tail -n 1)
-early=$(starts "$A" fa | awk -v tb="$tb" -v bl="$blast" '$1 > tb && $1 < bl { n++ } END { print n + 0 }')
-note "B's last task started at $blast; A's tasks started between B's submission and then: $early"
-[ "$early" -le 1 ] || fail "$early of A's tasks started before B's last task (at most 1: the one already released); fair share not followed"
+mu_b_first fa fb 3 "fair share"
 note "ok: batches in fair-share order"

@@ -20,19 +20,12 @@
 # its plan gave it.
 . "$(dirname "$0")/sched-lib.sh"
 . "$(dirname "$0")/hostile-lib.sh"
-[ -x /usr/sbin/slurmdbd ] || skip "slurmdbd not installed (scripts/install-deps.sh)"
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || skip "MariaDB not installed (scripts/install-deps.sh)"
-hostile_users
-export SATURN_NODES=1 SATURN_ACCOUNTING=1
-export SATURN_ACCOUNTING_USERS="root $HOSTILE_USER $VICTIM_USER"
-export SATURN_ACCOUNTING_ENFORCE=associations,limits,qos
-export SATURN_DB_TIMEOUT=${SATURN_DB_TIMEOUT:-600}
+. "$(dirname "$0")/mu-lib.sh"
+mu_accounting associations,limits,qos
 MAXG=4
 MAXJ=2
 sched_setup 93 "saturn_interval=2"
-hostile_dirs
-A=$HOSTILE_UID
-B=$VICTIM_UID
+mu_users
 scontrol show config | grep -q 'AccountingStorageEnforce *= .*limits' ||
 	fail "AccountingStorageEnforce has no limits: $(scontrol show config | grep AccountingStorageEnforce)"
 
@@ -48,16 +41,8 @@ note "A ($HOSTILE_USER): GrpTRES=gres/gpu=$MAXG MaxJobs=$MAXJ"
 opts='"options": [ { "technique": "ddp", "gpus": 1, "sec_per_batch": 0.2, "status": "measured" },
 	{ "technique": "ddp", "gpus": 2, "sec_per_batch": 0.125, "status": "measured" },
 	{ "technique": "fsdp", "gpus": 4, "sec_per_batch": 0.1, "status": "measured" } ]'
-for ub in "$A:lim:0-5" "$B:free:0-3"; do
-	u=${ub%%:*}
-	rest=${ub#*:}
-	n=${rest%%:*}
-	ids=${rest#*:}
-	f=$(profile_file "$n" "$u")
-	echo "{ \"format\": \"saturn-profile/1\", \"batch\": \"$n\", \"created\": 1, \"tasks\": [ { \"signature\": \"m\", \"task_ids\": \"$ids\", \"batches\": 40, $opts } ] }" >"$f"
-	chown "$u" "$f"
-	chmod 600 "$f"
-done
+mu_profile "$A" lim 0-5 "$opts"
+mu_profile "$B" free 0-3 "$opts"
 
 # a task takes what its profile says for its GPU count (40 batches)
 cat >"$SATURN_CLUSTER_DIR/task.sh" <<EOS

@@ -18,57 +18,21 @@
 # Every Saturn task runs exactly once.
 . "$(dirname "$0")/sched-lib.sh"
 . "$(dirname "$0")/hostile-lib.sh"
+. "$(dirname "$0")/mu-lib.sh"
 hostile_users
 export SATURN_NODES=1 SATURN_PRIORITY=multifactor
 sched_setup 81 "saturn_objective=weighted,saturn_interval=2"
-hostile_dirs
-A=$HOSTILE_UID
-B=$VICTIM_UID
+mu_users
 grep -aq 'sched/saturn: interval .*fairness weighted' "$CTLD_LOG" || fail "startup log does not name the weighted objective"
 
 opts='"options": [ { "technique": "ddp", "gpus": 8, "sec_per_batch": 0.1, "status": "measured" } ]'
 for ub in "$A:low" "$B:high" "$A:low2" "$B:high2"; do
-	u=${ub%:*}
-	n=${ub#*:}
-	f=$(profile_file "$n" "$u")
-	echo "{ \"format\": \"saturn-profile/1\", \"batch\": \"$n\", \"created\": 1, \"tasks\": [ { \"signature\": \"m\", \"task_ids\": \"0-3\", \"batches\": 40, $opts } ] }" >"$f"
-	chown "$u" "$f"
-	chmod 600 "$f"
+	mu_profile "${ub%:*}" "${ub#*:}" 0-3 "$opts"
 done
-
-cat >"$SATURN_CLUSTER_DIR/task.sh" <<EOS
-#!/bin/sh
-echo "user=\$(id -u) job=\${SLURM_JOB_NAME} task=\${SLURM_ARRAY_TASK_ID:-0} start=\$(date +%s.%N)" >>$JOBLOG
-sleep 4
-EOS
-chmod 755 "$SATURN_CLUSTER_DIR/task.sh"
-
-# start of the first line matching user U and job name J (awk -v)
-starts() {
-	awk -v u="$1" -v j="$2" '$1 == "user=" u && $2 == "job=" j { print substr($4, 7) }' "$JOBLOG" | sort -n
-}
-
-each_once() { # user job n
-	for i in $(seq 0 $(($3 - 1))); do
-		c=$(grep -c "^user=$1 job=$2 task=$i " "$JOBLOG" || true)
-		[ "$c" = 1 ] || fail "user $1 batch $2 task $i ran $c times (expected exactly once)"
-	done
-}
+mu_task_script
 
 # --- 1. order by priority ---------------------------------------------------
-as_attacker sbatch --parsable -J low --saturn-batch=low --nice=5000 --array=0-3 --gres=gpu:8 --time=2 \
-	-o /dev/null "$SATURN_CLUSTER_DIR/task.sh" >/dev/null || fail "sbatch as $HOSTILE_USER"
-wait_for 60 grep -q "^user=$A job=low " "$JOBLOG" || fail "no task of A started"
-tb=$(date +%s.%N)
-as_victim sbatch --parsable -J high --saturn-batch=high --array=0-3 --gres=gpu:8 --time=2 \
-	-o /dev/null "$SATURN_CLUSTER_DIR/task.sh" >/dev/null || fail "sbatch as $VICTIM_USER"
-wait_for 180 queue_empty || fail "the batches did not finish"
-each_once "$A" low 4
-each_once "$B" high 4
-blast=$(starts "$B" high | tail -n 1)
-early=$(starts "$A" low | awk -v tb="$tb" -v bl="$blast" '$1 > tb && $1 < bl { n++ } END { print n + 0 }')
-note "B's last task started at $blast; A's tasks started between B's submission and then: $early"
-[ "$early" -le 1 ] || fail "$early of A's low-priority tasks started before B's last task (at most 1: the one already released)"
+mu_b_first low high 4 "the priorities" --nice=5000
 grep -aEq 'sched/saturn: plan .*method (smith|deadline)/' "$CTLD_LOG" || fail "no staged plan (method smith or deadline) logged"
 
 # --- 2. a higher-priority plain job is not held back by A's tasks -----------

@@ -156,3 +156,6 @@ sched_test_multiuser_CPPFLAGS = $(UNIT_CPPFLAGS)
 sched_test_multiuser_CFLAGS = $(UNIT_CFLAGS)
 sched_test_multiuser_LDADD = $(UNIT_LDADD)
 endif
+
+# The fixture the lib/sched tests share.
+EXTRA_DIST += sched/sched_fixture.h

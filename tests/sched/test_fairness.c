@@ -15,46 +15,7 @@
 #include "planner.h"
 #include "sched_core.h"
 
-static void add_node(saturn_problem_t *p, const char *name, int gpus)
-{
-	saturn_node_t n = {0};
-
-	n.name = strdup(name);
-	n.gpus = gpus;
-	ck_assert_int_ge(saturn_problem_add_node(p, &n), 0);
-}
-
-/* A task with one option per (gpus[i], spb[i]), technique "ddp". */
-static int add_task(saturn_problem_t *p, const char *id, double batches, int nopt, const int *gpus,
-		    const double *spb)
-{
-	saturn_task_t t = {0};
-
-	t.id = strdup(id);
-	t.batches = batches;
-	t.options = calloc((size_t)nopt, sizeof(*t.options));
-	for (int o = 0; o < nopt; o++) {
-		t.options[o].technique = strdup("ddp");
-		t.options[o].gpus = gpus[o];
-		t.options[o].sec_per_batch = spb[o];
-	}
-	t.noptions = nopt;
-	return saturn_problem_add_task(p, &t);
-}
-
-/* Make task t run with option 0 on node 0, GPUs first .. first + gpus. */
-static void set_running(saturn_problem_t *p, int t, int first)
-{
-	saturn_task_t *task = &p->tasks[t];
-
-	task->is_running = true;
-	task->running.node = 0;
-	task->running.option = 0;
-	task->running.ngpus = task->options[0].gpus;
-	task->running.gpu_ids = calloc((size_t)task->running.ngpus, sizeof(int));
-	for (int g = 0; g < task->running.ngpus; g++)
-		task->running.gpu_ids[g] = first + g;
-}
+#include "sched_fixture.h"
 
 /* --- tags -------------------------------------------------------------- */
 
@@ -103,7 +64,7 @@ START_TEST(test_tags)
 	s->now = 10000;
 	b.problem = saturn_problem_create();
 	b.job_of_task = map;
-	add_node(b.problem, "n1", c->gpus);
+	fx_add_node(b.problem, "n1", c->gpus);
 	for (int i = 0; i < c->ntasks; i++) {
 		saturn_snap_job_t *j = saturn_snapshot_add_job(s);
 		char id[16];
@@ -112,10 +73,10 @@ START_TEST(test_tags)
 		snprintf(j->batch, sizeof(j->batch), "%s", c->t[i].batch);
 		j->submit_time = s->now - c->t[i].ago;
 		snprintf(id, sizeof(id), "t%d", i);
-		ck_assert_int_eq(add_task(b.problem, id, c->t[i].work, 1, &one, &spb), i);
+		ck_assert_int_eq(fx_add_task(b.problem, id, c->t[i].work, 1, &one, &spb), i);
 		/* a running task runs on GPU 0 */
 		if (c->t[i].running)
-			set_running(b.problem, i, 0);
+			fx_set_running(b.problem, i, 0);
 		map[i] = i;
 	}
 	ck_assert_msg(saturn_problem_check(b.problem, &err) == 0, "%s: %s", c->what, err.text);
@@ -156,7 +117,7 @@ static saturn_problem_t *two_users(double *tag, int b_first, int busy)
 	int g8 = 8, g[2] = {8, 2};
 	double s10 = 0.1, sa[2] = {1, 4}, sb[2] = {0.1, 0.4};
 
-	add_node(p, "n1", 8);
+	fx_add_node(p, "n1", 8);
 	if (busy) {
 		saturn_node_t *n = &p->nodes[0];
 
@@ -167,15 +128,15 @@ static saturn_problem_t *two_users(double *tag, int b_first, int busy)
 		n->busy[0].until_s = 500;
 		n->nbusy = 1;
 	}
-	add_task(p, "a-run", 100, 1, &g8, &s10);
+	fx_add_task(p, "a-run", 100, 1, &g8, &s10);
 	if (!busy)
-		set_running(p, 0, 0);
+		fx_set_running(p, 0, 0);
 	else
 		p->tasks[0].release_s = 0; /* busy case: no running task on GPUs 0-1 */
-	add_task(p, "a-1", 100, 2, g, sa);
-	add_task(p, "b-0", 100, 2, g, sb);
-	add_task(p, "a-2", 100, 2, g, sa);
-	add_task(p, "a-3", 100, 2, g, sa);
+	fx_add_task(p, "a-1", 100, 2, g, sa);
+	fx_add_task(p, "b-0", 100, 2, g, sb);
+	fx_add_task(p, "a-2", 100, 2, g, sa);
+	fx_add_task(p, "a-3", 100, 2, g, sa);
 	ck_assert_msg(saturn_problem_check(p, &err) == 0, "%s", err.text);
 	for (int t = 0; t < p->ntasks; t++)
 		tag[t] = t == 2 ? (b_first ? 5 : 500) : 50;
@@ -190,8 +151,7 @@ START_TEST(test_plan_b_first)
 	saturn_error_t err = {{0}};
 	saturn_plan_t *pl;
 
-	saturn_planner_opts_init(&o);
-	o.time_limit_s = 1;
+	o = fx_opts(1);
 	pl = saturn_fair_plan(p, tag, &o, &err);
 	ck_assert_msg(pl != NULL, "%s", err.text);
 	ck_assert_str_eq(pl->method, "share");
@@ -258,40 +218,30 @@ END_TEST
 START_TEST(test_setting)
 {
 	saturn_sched_settings_t ss;
-	saturn_error_t err = {{0}};
 
 	saturn_sched_settings_init(&ss);
 	ck_assert_int_eq(ss.fairness, SATURN_FAIR_NONE);
-	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_fairness=share", &err), 0);
+	fx_setting(&ss, "saturn_fairness=share", 0, NULL);
 	ck_assert_int_eq(ss.fairness, SATURN_FAIR_SHARE);
-	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_fairness=fair", &err), 1);
-	ck_assert_msg(strstr(err.text, "saturn_fairness=fair: must be none or share"), "%s",
-		      err.text);
+	fx_setting(&ss, "saturn_fairness=fair", 1, "saturn_fairness=fair: must be none or share");
 	ck_assert_int_eq(ss.fairness, SATURN_FAIR_SHARE);
-	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_fairness=none", &err), 0);
+	fx_setting(&ss, "saturn_fairness=none", 0, NULL);
 	ck_assert_int_eq(ss.fairness, SATURN_FAIR_NONE);
 	saturn_sched_settings_free(&ss);
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *su = suite_create("fairness");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
-
-	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_tags, 0, sizeof(tag_cases) / sizeof(tag_cases[0]));
 	tcase_add_test(tc, test_tags_empty);
 	tcase_add_test(tc, test_plan_b_first);
 	tcase_add_test(tc, test_plan_b_last);
 	tcase_add_test(tc, test_plan_busy);
 	tcase_add_test(tc, test_setting);
-	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return fx_run_suite("fairness", 60, add_tests);
 }

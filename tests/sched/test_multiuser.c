@@ -16,32 +16,7 @@
 #include "planner.h"
 #include "sched_core.h"
 
-static void add_node(saturn_problem_t *p, const char *name, int gpus)
-{
-	saturn_node_t n = {0};
-
-	n.name = strdup(name);
-	n.gpus = gpus;
-	ck_assert_int_ge(saturn_problem_add_node(p, &n), 0);
-}
-
-/* A task with one option per (gpus[i], spb[i]), technique "ddp". */
-static int add_task(saturn_problem_t *p, const char *id, double batches, int nopt, const int *gpus,
-		    const double *spb)
-{
-	saturn_task_t t = {0};
-
-	t.id = strdup(id);
-	t.batches = batches;
-	t.options = calloc((size_t)nopt, sizeof(*t.options));
-	for (int o = 0; o < nopt; o++) {
-		t.options[o].technique = strdup("ddp");
-		t.options[o].gpus = gpus[o];
-		t.options[o].sec_per_batch = spb[o];
-	}
-	t.noptions = nopt;
-	return saturn_problem_add_task(p, &t);
-}
+#include "sched_fixture.h"
 
 /* --- from a snapshot ----------------------------------------------------- */
 
@@ -70,7 +45,7 @@ START_TEST(test_from_snapshot)
 	s->now = 1000;
 	b.problem = saturn_problem_create();
 	b.job_of_task = map;
-	add_node(b.problem, "n1", 8);
+	fx_add_node(b.problem, "n1", 8);
 	for (int i = 0; i < 5; i++) {
 		saturn_snap_job_t *j = saturn_snapshot_add_job(s);
 		char id[16];
@@ -82,7 +57,7 @@ START_TEST(test_from_snapshot)
 		j->limits[0] = (saturn_snap_limit_t){in[i].key, in[i].max_gpus, in[i].max_jobs,
 						     in[i].used_gpus, in[i].used_jobs};
 		snprintf(id, sizeof(id), "t%d", i);
-		ck_assert_int_eq(add_task(b.problem, id, 100, 1, &one, &spb), i);
+		ck_assert_int_eq(fx_add_task(b.problem, id, 100, 1, &one, &spb), i);
 		map[i] = i;
 	}
 	/* task 0 runs on GPU 0 */
@@ -138,7 +113,7 @@ START_TEST(test_limit_releases)
 
 	b.problem = saturn_problem_create();
 	b.job_of_task = map;
-	add_node(b.problem, "n1", 8);
+	fx_add_node(b.problem, "n1", 8);
 	for (int i = 0; i < 6; i++) {
 		saturn_snap_job_t *j = saturn_snapshot_add_job(s);
 		char id[16];
@@ -150,7 +125,7 @@ START_TEST(test_limit_releases)
 		if (i < 5)
 			j->limits[0] = (saturn_snap_limit_t){70, 4, 2, 1, 1};
 		snprintf(id, sizeof(id), "t%d", i);
-		ck_assert_int_eq(add_task(b.problem, id, 100, 1, &one, &spb), i);
+		ck_assert_int_eq(fx_add_task(b.problem, id, 100, 1, &one, &spb), i);
 		map[i] = i;
 	}
 	b.problem->tasks[0].is_running = true;
@@ -227,13 +202,13 @@ START_TEST(test_deadlines)
 	int one = 1;
 	double spb = 1, dl[3];
 
-	add_node(p, "n1", 8);
+	fx_add_node(p, "n1", 8);
 	/* user 0: batch 0 (2 x 600 GPU-s, weight 3), batch 1 (600, weight 1,
 	 * submitted at -50); user 1: batch 2 (400, weight 1) */
-	add_task(p, "a1", 600, 1, &one, &spb);
-	add_task(p, "a2", 600, 1, &one, &spb);
-	add_task(p, "a3", 600, 1, &one, &spb);
-	add_task(p, "b1", 400, 1, &one, &spb);
+	fx_add_task(p, "a1", 600, 1, &one, &spb);
+	fx_add_task(p, "a2", 600, 1, &one, &spb);
+	fx_add_task(p, "a3", 600, 1, &one, &spb);
+	fx_add_task(p, "b1", 400, 1, &one, &spb);
 	ck_assert_int_eq(saturn_mu_init(&m, 4, 3, 2, 0), 0);
 	m.batch_of_task[0] = m.batch_of_task[1] = 0;
 	m.batch_of_task[2] = 1;
@@ -271,6 +246,19 @@ START_TEST(test_deadlines)
 }
 END_TEST
 
+/* saturn_mu_plan() of objective obj within limit_s seconds; fails the
+ * test when it returns NULL. */
+static saturn_plan_t *mu_plan_ok(int obj, const saturn_mu_t *m, const saturn_problem_t *p,
+				 double limit_s)
+{
+	saturn_planner_opts_t o = fx_opts(limit_s);
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan = saturn_mu_plan(obj, m, p, &o, &err);
+
+	ck_assert_msg(plan != NULL, "%s", err.text);
+	return plan;
+}
+
 /* --- objectives -------------------------------------------------------- */
 
 /* A large batch (24 tasks, 1-8 GPUs each, 0.5-2 h) and a small one (3
@@ -282,8 +270,8 @@ static saturn_problem_t *two_batches(saturn_mu_t *m, double w_small)
 	int gpus[4] = {1, 2, 4, 8};
 	unsigned r = 12345;
 
-	add_node(p, "n1", 8);
-	add_node(p, "n2", 8);
+	fx_add_node(p, "n1", 8);
+	fx_add_node(p, "n2", 8);
 	for (int i = 0; i < 27; i++) {
 		double base = i < 24 ? 1800 + (r = r * 1103515245 + 12345) % 5400 :
 				       1080 + (r = r * 1103515245 + 12345) % 1080;
@@ -293,7 +281,7 @@ static saturn_problem_t *two_batches(saturn_mu_t *m, double w_small)
 		for (int o = 0; o < 4; o++)
 			spb[o] = base / 1000 / (gpus[o] * (1 - 0.08 * o));
 		snprintf(id, sizeof(id), "%c%d", i < 24 ? 'a' : 'b', i);
-		ck_assert_int_eq(add_task(p, id, 1000, 4, gpus, spb), i);
+		ck_assert_int_eq(fx_add_task(p, id, 1000, 4, gpus, spb), i);
 	}
 	ck_assert_int_eq(saturn_problem_check(p, &err), 0);
 	ck_assert_int_eq(saturn_mu_init(m, 27, 2, 2, 0), 0);
@@ -309,17 +297,12 @@ START_TEST(test_weighted)
 {
 	saturn_mu_t m;
 	saturn_problem_t *p = two_batches(&m, 1);
-	saturn_planner_opts_t o;
 	saturn_error_t err = {{0}};
 	saturn_plan_t *joint, *w;
 	double cj[2], cw[2];
 
-	saturn_planner_opts_init(&o);
-	o.time_limit_s = 0.5;
-	joint = saturn_mu_plan(SATURN_FAIR_NONE, &m, p, &o, &err);
-	ck_assert_msg(joint != NULL, "%s", err.text);
-	w = saturn_mu_plan(SATURN_FAIR_WEIGHTED, &m, p, &o, &err);
-	ck_assert_msg(w != NULL, "%s", err.text);
+	joint = mu_plan_ok(SATURN_FAIR_NONE, &m, p, 0.5);
+	w = mu_plan_ok(SATURN_FAIR_WEIGHTED, &m, p, 0.5);
 	ck_assert_int_eq(saturn_plan_validate(w, p, &err), 0);
 	saturn_mu_completions(&m, joint, cj);
 	saturn_mu_completions(&m, w, cw);
@@ -343,17 +326,13 @@ START_TEST(test_bounded)
 {
 	saturn_mu_t m;
 	saturn_problem_t *p = two_batches(&m, 1);
-	saturn_planner_opts_t o;
 	saturn_error_t err = {{0}};
 	saturn_plan_t *joint, *bd;
 	double dl[2], c[2];
 
-	saturn_planner_opts_init(&o);
-	o.time_limit_s = 0.5;
 	ck_assert_int_eq(saturn_mu_deadlines(&m, p, dl), 0);
-	joint = saturn_mu_plan(SATURN_FAIR_NONE, &m, p, &o, &err);
-	bd = saturn_mu_plan(SATURN_FAIR_BOUNDED, &m, p, &o, &err);
-	ck_assert_msg(joint && bd, "%s", err.text);
+	joint = mu_plan_ok(SATURN_FAIR_NONE, &m, p, 0.5);
+	bd = mu_plan_ok(SATURN_FAIR_BOUNDED, &m, p, 0.5);
 	ck_assert_int_eq(saturn_plan_validate(bd, p, &err), 0);
 	/* never a larger stretch than the joint plan; the small batch by its
 	 * fair-share deadline (8 GPUs for it alone are plenty) */
@@ -391,30 +370,25 @@ START_TEST(test_weight_order)
 {
 	saturn_problem_t *p = saturn_problem_create();
 	saturn_error_t err = {{0}};
-	saturn_planner_opts_t o;
 	saturn_plan_t *plan;
 	saturn_mu_t m;
 	int eight = 8;
 	double spb = 1, c[2];
 
-	add_node(p, "n1", 8);
+	fx_add_node(p, "n1", 8);
 	/* two batches of one 8-GPU task each, 1000 s and 1200 s: by weight
 	 * the longer one goes first when it weighs 2 */
-	add_task(p, "x", 1000, 1, &eight, &spb);
-	add_task(p, "y", 1200, 1, &eight, &spb);
+	fx_add_task(p, "x", 1000, 1, &eight, &spb);
+	fx_add_task(p, "y", 1200, 1, &eight, &spb);
 	ck_assert_int_eq(saturn_problem_check(p, &err), 0);
 	ck_assert_int_eq(saturn_mu_init(&m, 2, 2, 2, 0), 0);
 	m.batch_of_task[1] = m.user_of_batch[1] = 1;
-	saturn_planner_opts_init(&o);
-	o.time_limit_s = 0.2;
-	plan = saturn_mu_plan(SATURN_FAIR_WEIGHTED, &m, p, &o, &err);
-	ck_assert_msg(plan != NULL, "%s", err.text);
+	plan = mu_plan_ok(SATURN_FAIR_WEIGHTED, &m, p, 0.2);
 	saturn_mu_completions(&m, plan, c);
 	ck_assert_double_eq_tol(c[0], 1000, 1e-6);
 	saturn_plan_destroy(plan);
 	m.weight[1] = 2;
-	plan = saturn_mu_plan(SATURN_FAIR_WEIGHTED, &m, p, &o, &err);
-	ck_assert_msg(plan != NULL, "%s", err.text);
+	plan = mu_plan_ok(SATURN_FAIR_WEIGHTED, &m, p, 0.2);
 	saturn_mu_completions(&m, plan, c);
 	ck_assert_double_eq_tol(c[1], 1200, 1e-6);
 	ck_assert_double_eq_tol(c[0], 2200, 1e-6);
@@ -436,15 +410,15 @@ START_TEST(test_limits)
 	int g2[2] = {2, 4};
 	double spb[2] = {1, 0.6};
 
-	add_node(p, "n1", 8);
-	add_node(p, "n2", 8);
+	fx_add_node(p, "n1", 8);
+	fx_add_node(p, "n2", 8);
 	/* user 0: 6 tasks of 2 or 4 GPUs, capped at 4 GPUs and 2 tasks at
 	 * once; user 1: 2 tasks, uncapped */
 	for (int i = 0; i < 8; i++) {
 		char id[8];
 
 		snprintf(id, sizeof(id), "t%d", i);
-		add_task(p, id, 1000, 2, g2, spb);
+		fx_add_task(p, id, 1000, 2, g2, spb);
 	}
 	ck_assert_int_eq(saturn_problem_check(p, &err), 0);
 	ck_assert_int_eq(saturn_mu_init(&m, 8, 2, 2, 1), 0);
@@ -456,8 +430,7 @@ START_TEST(test_limits)
 	m.user_of_batch[1] = 1;
 	m.max_gpus[0] = 4;
 	m.max_jobs[0] = 2;
-	saturn_planner_opts_init(&o);
-	o.time_limit_s = 0.2;
+	o = fx_opts(0.2);
 	/* the planner alone runs more of user 0's tasks at once */
 	plan = saturn_planner_solve(p, &o, &err);
 	ck_assert_ptr_nonnull(plan);
@@ -469,8 +442,7 @@ START_TEST(test_limits)
 	saturn_plan_destroy(plan);
 	/* every objective plans within the caps */
 	for (int obj = SATURN_FAIR_NONE; obj <= SATURN_FAIR_BOUNDED; obj++) {
-		plan = saturn_mu_plan(obj, &m, p, &o, &err);
-		ck_assert_msg(plan != NULL, "%s", err.text);
+		plan = mu_plan_ok(obj, &m, p, 0.2);
 		ck_assert_msg(saturn_mu_limits_check(&m, p, plan, &err) == 0, "%s", err.text);
 		saturn_plan_destroy(plan);
 	}
@@ -503,27 +475,20 @@ START_TEST(test_limits_running)
 {
 	saturn_problem_t *p = saturn_problem_create();
 	saturn_error_t err = {{0}};
-	saturn_planner_opts_t o;
 	saturn_plan_t *plan;
 	saturn_mu_t m;
 	int two = 2;
 	double spb = 1;
 
-	add_node(p, "n1", 8);
-	add_task(p, "r", 500, 1, &two, &spb);
-	add_task(p, "q", 100, 1, &two, &spb);
-	p->tasks[0].is_running = true;
-	p->tasks[0].running.ngpus = 2;
-	p->tasks[0].running.gpu_ids = calloc(2, sizeof(int));
-	p->tasks[0].running.gpu_ids[1] = 1;
+	fx_add_node(p, "n1", 8);
+	fx_add_task(p, "r", 500, 1, &two, &spb);
+	fx_add_task(p, "q", 100, 1, &two, &spb);
+	fx_set_running(p, 0, 0);
 	ck_assert_int_eq(saturn_problem_check(p, &err), 0);
 	ck_assert_int_eq(saturn_mu_init(&m, 2, 1, 1, 1), 0);
 	m.group_of_task[0][0] = m.group_of_task[1][0] = 0;
 	m.max_jobs[0] = 1;
-	saturn_planner_opts_init(&o);
-	o.time_limit_s = 0.2;
-	plan = saturn_mu_plan(SATURN_FAIR_NONE, &m, p, &o, &err);
-	ck_assert_msg(plan != NULL, "%s", err.text);
+	plan = mu_plan_ok(SATURN_FAIR_NONE, &m, p, 0.2);
 	ck_assert_double_eq_tol(plan->assign[1].start_s, 500, 1e-6);
 	saturn_plan_destroy(plan);
 	saturn_mu_free(&m);
@@ -537,17 +502,16 @@ START_TEST(test_stock_deadlines)
 	saturn_problem_t *p = saturn_problem_create();
 	saturn_error_t err = {{0}};
 	saturn_plan_t *plan;
-	saturn_planner_opts_t o;
 	saturn_mu_t m;
 	int g[2] = {4, 8};
 	double spb[2] = {2, 1}, dl[2];
 
-	add_node(p, "n1", 8);
+	fx_add_node(p, "n1", 8);
 	/* batch 0 (submitted -100): 2 tasks asking for 4 GPUs (2000 s each
 	 * there, 1000 s on 8); batch 1 (submitted -50): 1 task asking for 8 */
-	add_task(p, "a0", 1000, 2, g, spb);
-	add_task(p, "a1", 1000, 2, g, spb);
-	add_task(p, "b0", 1000, 2, g, spb);
+	fx_add_task(p, "a0", 1000, 2, g, spb);
+	fx_add_task(p, "a1", 1000, 2, g, spb);
+	fx_add_task(p, "b0", 1000, 2, g, spb);
 	ck_assert_int_eq(saturn_problem_check(p, &err), 0);
 	ck_assert_int_eq(saturn_mu_init(&m, 3, 2, 2, 0), 0);
 	m.batch_of_task[2] = m.user_of_batch[1] = 1;
@@ -585,10 +549,7 @@ START_TEST(test_stock_deadlines)
 	 * shorter (8 GPUs each: 3000 s in all at most) */
 	m.deadline = calloc(2, sizeof(double));
 	memcpy(m.deadline, dl, sizeof(dl));
-	saturn_planner_opts_init(&o);
-	o.time_limit_s = 0.2;
-	plan = saturn_mu_plan(SATURN_FAIR_BOUNDED, &m, p, &o, &err);
-	ck_assert_msg(plan != NULL, "%s", err.text);
+	plan = mu_plan_ok(SATURN_FAIR_BOUNDED, &m, p, 0.2);
 	ck_assert_double_le(saturn_mu_value(SATURN_FAIR_BOUNDED, &m, plan, dl), 1 + 1e-9);
 	ck_assert_double_le(plan->makespan_s, 3000 + 1e-6);
 	saturn_plan_destroy(plan);
@@ -611,8 +572,7 @@ START_TEST(test_compact)
 	 * task on it ends */
 	for (int t = 0; t < 27; t++)
 		tag[t] = t < 24 ? 2 : 1;
-	saturn_planner_opts_init(&o);
-	o.time_limit_s = 0.5;
+	o = fx_opts(0.5);
 	plan = saturn_fair_plan(p, tag, &o, &err);
 	ck_assert_msg(plan != NULL, "%s", err.text);
 	before = saturn_plan_copy(plan);
@@ -667,9 +627,9 @@ START_TEST(test_parse)
 	int one = 1, rc;
 	double spb = 1;
 
-	add_node(p, "n1", 8);
-	add_task(p, "t0", 10, 1, &one, &spb);
-	add_task(p, "t1", 10, 1, &one, &spb);
+	fx_add_node(p, "n1", 8);
+	fx_add_task(p, "t0", 10, 1, &one, &spb);
+	fx_add_task(p, "t1", 10, 1, &one, &spb);
 	snprintf(buf, sizeof(buf), "{\"format\": \"saturn-problem/1\"%s%s}",
 		 c->batches ? ", \"batches\": " : "", c->batches ? c->batches : "");
 	rc = saturn_mu_parse(buf, strlen(buf), p, &m, &err);
@@ -695,42 +655,33 @@ END_TEST
 START_TEST(test_setting)
 {
 	saturn_sched_settings_t ss;
-	saturn_error_t err = {{0}};
 
 	saturn_sched_settings_init(&ss);
-	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_objective=weighted", &err), 0);
+	fx_setting(&ss, "saturn_objective=weighted", 0, NULL);
 	ck_assert_int_eq(ss.fairness, SATURN_FAIR_WEIGHTED);
 	ck_assert_str_eq(saturn_objective_name(ss.fairness), "weighted");
-	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_objective=bounded", &err), 0);
+	fx_setting(&ss, "saturn_objective=bounded", 0, NULL);
 	ck_assert_int_eq(ss.fairness, SATURN_FAIR_BOUNDED);
-	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_objective=share", &err), 0);
+	fx_setting(&ss, "saturn_objective=share", 0, NULL);
 	ck_assert_int_eq(ss.fairness, SATURN_FAIR_SHARE);
-	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_objective=fast", &err), 1);
-	ck_assert_msg(strstr(err.text, "saturn_objective=fast: must be makespan, share, weighted or bounded"),
-		      "%s", err.text);
+	fx_setting(&ss, "saturn_objective=fast", 1,
+		   "saturn_objective=fast: must be makespan, share, weighted or bounded");
 	ck_assert_int_eq(ss.fairness, SATURN_FAIR_SHARE);
 	ck_assert_int_eq(ss.bound, SATURN_BOUND_SHARE);
-	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_bound=stock", &err), 0);
+	fx_setting(&ss, "saturn_bound=stock", 0, NULL);
 	ck_assert_int_eq(ss.bound, SATURN_BOUND_STOCK);
-	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_bound=slurm", &err), 1);
-	ck_assert_msg(strstr(err.text, "saturn_bound=slurm: must be share or stock"), "%s", err.text);
-	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_bound=share", &err), 0);
+	fx_setting(&ss, "saturn_bound=slurm", 1, "saturn_bound=slurm: must be share or stock");
+	fx_setting(&ss, "saturn_bound=share", 0, NULL);
 	ck_assert_int_eq(ss.bound, SATURN_BOUND_SHARE);
-	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_objective=makespan", &err), 0);
+	fx_setting(&ss, "saturn_objective=makespan", 0, NULL);
 	ck_assert_int_eq(ss.fairness, SATURN_FAIR_NONE);
 	ck_assert_str_eq(saturn_objective_name(ss.fairness), "makespan");
 	saturn_sched_settings_free(&ss);
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *su = suite_create("multiuser");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
-
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_from_snapshot);
 	tcase_add_test(tc, test_limit_releases);
 	tcase_add_test(tc, test_deadlines);
@@ -743,10 +694,9 @@ int main(void)
 	tcase_add_test(tc, test_stock_deadlines);
 	tcase_add_loop_test(tc, test_parse, 0, sizeof(parse_cases) / sizeof(parse_cases[0]));
 	tcase_add_test(tc, test_setting);
-	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return fx_run_suite("multiuser", 120, add_tests);
 }

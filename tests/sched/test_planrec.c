@@ -14,6 +14,8 @@
 #include "planrec.h"
 #include "sched_core.h"
 
+#include "sched_fixture.h"
+
 START_TEST(test_format)
 {
 	char buf[SATURN_PLANREC_MAX];
@@ -180,44 +182,35 @@ END_TEST
 START_TEST(test_setting)
 {
 	saturn_sched_settings_t ss;
-	saturn_error_t err = {{0}};
 
 	saturn_sched_settings_init(&ss);
 	ck_assert_int_eq(ss.record, SATURN_PLANREC_ADMIN_COMMENT);
-	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_record=comment", &err), 0);
+	fx_setting(&ss, "saturn_record=comment", 0, NULL);
 	ck_assert_int_eq(ss.record, SATURN_PLANREC_COMMENT);
 	ck_assert_str_eq(saturn_planrec_field_name(ss.record), "comment");
-	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_record=sacct", &err), 1);
-	ck_assert_msg(
-	    strstr(err.text, "saturn_record=sacct: must be admin_comment, comment or none"), "%s",
-	    err.text);
+	fx_setting(&ss, "saturn_record=sacct", 1,
+		   "saturn_record=sacct: must be admin_comment, comment or none");
 	ck_assert_int_eq(ss.record, SATURN_PLANREC_COMMENT);
-	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_record=none", &err), 0);
+	fx_setting(&ss, "saturn_record=none", 0, NULL);
 	ck_assert_int_eq(ss.record, SATURN_PLANREC_NONE);
 	ck_assert_str_eq(saturn_planrec_field_name(ss.record), "none");
-	ck_assert_int_eq(saturn_sched_settings_parse(&ss, "saturn_record=admin_comment", &err), 0);
+	fx_setting(&ss, "saturn_record=admin_comment", 0, NULL);
 	ck_assert_str_eq(saturn_planrec_field_name(ss.record), "admin_comment");
 	saturn_sched_settings_free(&ss);
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *su = suite_create("planrec");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_test(tc, test_format);
 	tcase_add_loop_test(tc, test_merge, 0, sizeof(merge_cases) / sizeof(merge_cases[0]));
 	tcase_add_test(tc, test_observe);
 	tcase_add_test(tc, test_predicted);
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_setting);
-	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return fx_run_suite("planrec", 0, add_tests);
 }

@@ -14,6 +14,8 @@
 #include "profile.h"
 #include "sched_core.h"
 
+#include "sched_fixture.h"
+
 /* tasks 0-1: ddp on 1 node x 4 GPUs (measured), ddp on 2 nodes x 4 GPUs
  * (measured, faster), fsdp on 2 nodes x 2 (predicted: left out) */
 static const char profile_text[] =
@@ -364,13 +366,8 @@ START_TEST(test_feedback_gang)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *su = suite_create("sched_multinode");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_test(tc, test_profile_nodes_roundtrip);
 	tcase_add_loop_test(tc, test_profile_nodes_bad, 0, sizeof(bad_profiles) / sizeof(bad_profiles[0]));
 	tcase_add_test(tc, test_build_options);
@@ -378,10 +375,9 @@ int main(void)
 	tcase_add_loop_test(tc, test_state_bad, 0, sizeof(bad_states) / sizeof(bad_states[0]));
 	tcase_add_test(tc, test_running_gang);
 	tcase_add_test(tc, test_feedback_gang);
-	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+}
+
+int main(void)
+{
+	return fx_run_suite("sched_multinode", 0, add_tests);
 }

@@ -217,26 +217,43 @@ END_TEST
  * starts on that node as soon as its GPUs there are free, before any task
  * not released: no plan may put a held task on those GPUs first, nor the
  * released task on another node. */
+/* Tasks r (running on GPUs 0-3 of node 0, r_batches of option ra), a
+ * (released to node 0, 100 batches of ra) and b (held, 100 batches of ob)
+ * on nnodes nodes of gpus GPUs each. */
+static saturn_problem_t *released_problem(int nnodes, int gpus, double r_batches,
+					  const opt_spec_t *ra, const opt_spec_t *ob)
+{
+	static const int ids[] = {0, 1, 2, 3};
+	saturn_problem_t *p = fx_problem();
+
+	for (int n = 0; n < nnodes; n++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "n%d", n + 1);
+		fx_node(p, name, gpus, NULL);
+	}
+	fx_task(p, "r", r_batches, 0, ra, 1);
+	fx_running(p, 0, 0, 0, ids);
+	fx_task(p, "a", 100, 0, ra, 1);
+	p->tasks[1].is_released = true;
+	p->tasks[1].released_node = 0;
+	fx_task(p, "b", 100, 0, ob, 1);
+	fx_check(p);
+	return p;
+}
+
 START_TEST(test_released)
 {
 	static const opt_spec_t o4[] = {{"ddp", 4, 0.3, NULL}};
 	static const opt_spec_t b4[] = {{"ddp", 4, 0.6, NULL}};
 	static const opt_spec_t s4[] = {{"ddp", 4, 0.1, NULL}};
-	static const int ids[] = {0, 1, 2, 3};
-	saturn_problem_t *p = fx_problem();
+	saturn_problem_t *p;
 	saturn_plan_t *pl;
 
 	/* one node: r holds GPUs 0-3 for 30 s; a (30 s) is released and
 	 * takes 4-7 now, so b (60 s) can only follow: 90 s, not the 60 s of
 	 * b first and a after r */
-	fx_node(p, "n1", 8, NULL);
-	fx_task(p, "r", 100, 0, o4, 1);
-	fx_running(p, 0, 0, 0, ids);
-	fx_task(p, "a", 100, 0, o4, 1);
-	p->tasks[1].is_released = true;
-	p->tasks[1].released_node = 0;
-	fx_task(p, "b", 100, 0, b4, 1);
-	fx_check(p);
+	p = released_problem(1, 8, 100, o4, b4);
 	pl = solve(p, 0.5);
 	ck_assert_double_eq_tol(pl->assign[1].start_s, 0, 1e-9);
 	ck_assert_double_eq_tol(pl->assign[2].start_s, 30, 1e-9);
@@ -246,16 +263,7 @@ START_TEST(test_released)
 
 	/* two nodes: a is released to n1, busy for 50 s; it stays there
 	 * (not on the free n2, which b takes) */
-	p = fx_problem();
-	fx_node(p, "n1", 4, NULL);
-	fx_node(p, "n2", 4, NULL);
-	fx_task(p, "r", 500, 0, s4, 1);
-	fx_running(p, 0, 0, 0, ids);
-	fx_task(p, "a", 100, 0, s4, 1);
-	p->tasks[1].is_released = true;
-	p->tasks[1].released_node = 0;
-	fx_task(p, "b", 100, 0, s4, 1);
-	fx_check(p);
+	p = released_problem(2, 4, 500, s4, s4);
 	pl = solve(p, 0.5);
 	ck_assert_int_eq(pl->assign[1].node, 0);
 	ck_assert_double_eq_tol(pl->assign[1].start_s, 50, 1e-9);
