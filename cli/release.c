@@ -59,16 +59,32 @@ static int is_saturn_hold(int pending, unsigned priority, int admin_hold,
 
 /* "JOBID", "ARRAY_TASK" or, for an array's meta record of pending tasks,
  * "ARRAY_IDS" (array_task_str in full: SLURM_BITSTR_LEN=0; a throttle
- * suffix "%N" dropped). Returns buf. */
-static const char *job_id_text(const slurm_job_info_t *j, char *buf, size_t sz)
+ * suffix "%N" dropped), malloc'd, or NULL (ENOMEM). Never cut: with a
+ * large MaxArraySize the list of an array's pending tasks can be longer
+ * than any fixed buffer, and a list cut inside a number ("1,5,12" -> "1,5,1")
+ * would name another task of the array, one that may be running or held
+ * by its user. */
+static char *job_id_text(const slurm_job_info_t *j)
 {
+	char *buf;
+	int n;
+
 	if (j->array_task_id != NO_VAL)
-		snprintf(buf, sz, "%u_%u", j->array_job_id, j->array_task_id);
+		n = snprintf(NULL, 0, "%u_%u", j->array_job_id, j->array_task_id);
 	else if (j->array_task_str && j->array_task_str[0] && j->array_job_id)
-		snprintf(buf, sz, "%u_%.*s", j->array_job_id,
+		n = snprintf(NULL, 0, "%u_%.*s", j->array_job_id,
+			     (int)strcspn(j->array_task_str, "%"), j->array_task_str);
+	else
+		n = snprintf(NULL, 0, "%u", j->job_id);
+	if (n < 0 || !(buf = malloc((size_t)n + 1)))
+		return NULL;
+	if (j->array_task_id != NO_VAL)
+		snprintf(buf, (size_t)n + 1, "%u_%u", j->array_job_id, j->array_task_id);
+	else if (j->array_task_str && j->array_task_str[0] && j->array_job_id)
+		snprintf(buf, (size_t)n + 1, "%u_%.*s", j->array_job_id,
 			 (int)strcspn(j->array_task_str, "%"), j->array_task_str);
 	else
-		snprintf(buf, sz, "%u", j->job_id);
+		snprintf(buf, (size_t)n + 1, "%u", j->job_id);
 	return buf;
 }
 
@@ -179,17 +195,22 @@ int cmd_release(int argc, char **argv)
 	for (uint32_t i = 0; i < msg->record_count; i++) {
 		slurm_job_info_t *j = &msg->job_array[i];
 		job_desc_msg_t desc;
-		char id[4096];
+		char *id;
 
 		if (!is_saturn_hold((j->job_state & JOB_STATE_BASE) == JOB_PENDING,
 						   j->priority, j->state_reason == WAIT_HELD,
 						   j->state_desc))
 			continue;
 		found++;
-		job_id_text(j, id, sizeof(id));
+		if (!(id = job_id_text(j))) {
+			fprintf(stderr, "%s: release: JobId=%u: out of memory\n", cli_prog, j->job_id);
+			failed++;
+			continue;
+		}
 		if (dry) {
 			printf("would release %s (%s; %s)\n", id, j->tres_per_node ? j->tres_per_node : "no GPUs",
 			       j->state_desc);
+			free(id);
 			continue;
 		}
 		slurm_init_job_desc_msg(&desc);
@@ -197,11 +218,13 @@ int cmd_release(int argc, char **argv)
 		desc.priority = INFINITE; /* what `scontrol release` sends */
 		if (release_one(&desc) < 0) {
 			failed++;
+			free(id);
 			continue;
 		}
 		released++;
 		printf("released %s (%s; was: %s)\n", id, j->tres_per_node ? j->tres_per_node : "no GPUs",
 		       j->state_desc);
+		free(id);
 	}
 	slurm_free_job_info_msg(msg);
 	slurm_fini();

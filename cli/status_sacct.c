@@ -132,6 +132,51 @@ static int split(char *line, char **f)
 	return 0;
 }
 
+/* A job id and its user as sacct lists them with no other column: neither
+ * comes from the job's user, so these lines are sacct's own. */
+typedef struct idu {
+	const char *job, *user;
+} idu_t;
+
+static int cmp_idu(const void *x, const void *y)
+{
+	const idu_t *a = x, *b = y;
+
+	return strcmp(a->job, b->job);
+}
+
+/* The lines of the full listing name jobs; a Comment may hold line breaks
+ * (scontrol update comment=..., sacctmgr modify job set comment=...) and
+ * so forge whole lines of other jobs and users after its own. Keep a row
+ * only when sacct's own list (-o JobID,User, nothing of the user's) has
+ * its job with the same user, and no other line of the listing names that
+ * job. seen[nseen] holds the job id of every line of the listing (sorted
+ * here), list[nlist] sacct's own list (sorted here). */
+static int row_trusted(const char *job, const char *user, idu_t *list, int nlist,
+		       const char **seen, int nseen)
+{
+	idu_t key = {job, NULL}, *t = bsearch(&key, list, (size_t)nlist, sizeof(*list), cmp_idu);
+	int lo = 0, hi = nseen;
+
+	if (!t || strcmp(t->user, user))
+		return 0;
+	/* first line naming job */
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (strcmp(seen[mid], job) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo + 1 >= nseen || strcmp(seen[lo + 1], job) != 0;
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
 static int cmp_row(const void *x, const void *y)
 {
 	const row_t *a = x, *b = y;
@@ -225,20 +270,74 @@ int cli_status_sacct(const char *batch, const char *user_arg, const char *since)
 			user_arg ? "-u" : "-a",
 			(char *)user_arg,
 			NULL};
-	char *out, *line, *save = NULL;
+	char *out, *ids = NULL, *line, *save = NULL, **lines = NULL;
+	const char **seen = NULL;
+	idu_t *list = NULL;
 	row_t *rows = NULL;
-	int n = 0, cap = 0, rc = CLI_EXIT_OK, bad = 0;
+	int n = 0, cap = 0, rc = CLI_EXIT_OK, bad = 0, forged = 0, nlines = 0, nseen = 0,
+	    nlist = 0;
 
 	snprintf(sincebuf, sizeof(sincebuf), "%s", since ? since : "now-30days");
 	args[8] = sincebuf;
 	if (!(out = run_sacct(args)))
 		return CLI_EXIT_FAIL;
+	/* then sacct's own list of the jobs (after the listing: a job that
+	 * ended in between is in both) */
+	args[6] = "JobID,User";
+	if (!(ids = run_sacct(args))) {
+		free(out);
+		return CLI_EXIT_FAIL;
+	}
+	for (line = strtok_r(ids, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *u = strstr(line, SEP);
+		idu_t *nl;
+
+		if (!u || strstr(u + 1, SEP))
+			continue;
+		*u = '\0';
+		if (!(nl = realloc(list, (size_t)(nlist + 1) * sizeof(*list)))) {
+			rc = cli_fail(CLI_EXIT_FAIL, "out of memory");
+			goto out;
+		}
+		list = nl;
+		list[nlist].job = line;
+		list[nlist++].user = u + strlen(SEP);
+	}
+	if (nlist)
+		qsort(list, (size_t)nlist, sizeof(*list), cmp_idu);
+	save = NULL;
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char **nl = realloc(lines, (size_t)(nlines + 1) * sizeof(*lines));
+
+		if (!nl) {
+			rc = cli_fail(CLI_EXIT_FAIL, "out of memory");
+			goto out;
+		}
+		lines = nl;
+		lines[nlines++] = line;
+	}
+	if (nlines && !(seen = malloc((size_t)nlines * sizeof(*seen)))) {
+		rc = cli_fail(CLI_EXIT_FAIL, "out of memory");
+		goto out;
+	}
+	/* the job id of every line (up to its first separator) */
+	for (int i = 0; i < nlines; i++) {
+		char *id = strndup(lines[i], strcspn(lines[i], SEP));
+
+		if (!id) {
+			rc = cli_fail(CLI_EXIT_FAIL, "out of memory");
+			goto out;
+		}
+		seen[nseen++] = id;
+	}
+	if (nseen)
+		qsort(seen, (size_t)nseen, sizeof(*seen), cmp_str);
+	for (int i = 0; i < nlines; i++) {
 		char *f[9];
 		saturn_error_t err = {{0}};
 		row_t r = {0};
 
-		if (split(line, f) < 0) {
+		if (split(lines[i], f) < 0) {
 			bad++;
 			continue;
 		}
@@ -247,6 +346,10 @@ int cli_status_sacct(const char *batch, const char *user_arg, const char *since)
 		if (saturn_planrec_parse(f[7], &r.rec, &err) < 0 &&
 		    saturn_planrec_parse(f[8], &r.rec, &err) < 0)
 			continue;
+		if (!row_trusted(f[0], f[1], list, nlist, seen, nseen)) {
+			forged++;
+			continue;
+		}
 		if (batch && strcmp(r.rec.batch, batch))
 			continue;
 		r.job = f[0];
@@ -288,6 +391,16 @@ int cli_status_sacct(const char *batch, const char *user_arg, const char *since)
 	if (bad)
 		fprintf(stderr, "%s: %d line(s) of sacct's output not understood\n", cli_prog, bad);
 out:
+	if (forged)
+		fprintf(stderr,
+			"%s: %d plan record(s) left out: their line is not sacct's own (a job or user that sacct -o JobID,User does not list so, or a job listed twice: a Comment with a line break?)\n",
+			cli_prog, forged);
+	for (int i = 0; i < nseen; i++)
+		free((char *)seen[i]);
+	free(seen);
+	free(lines);
+	free(list);
+	free(ids);
 	free(rows);
 	free(out);
 	return rc;

@@ -195,7 +195,9 @@ static int fits_some_node(const saturn_snapshot_t *s, const saturn_option_t *o, 
 /* Multi-node options of a held task (sched_core.h, req_nodes): the user's
  * --nodes=k means k nodes' worth at least, so options on fewer nodes are
  * dropped; so are options on more nodes than its partitions allow
- * (part_max_nodes: Slurm would refuse the release) and a predicted option
+ * (part_max_nodes: Slurm would refuse the release), options beyond the
+ * job's per-job QOS and association limits (max_job_gpus, max_node_gpus,
+ * max_job_nodes: Slurm would never start it), and a predicted option
  * on several nodes (the measurement job runs on one node and cannot check
  * it). Keeps the order; returns the count kept (the others freed; the
  * array too when none is kept). */
@@ -216,7 +218,10 @@ static int options_for_nodes(const saturn_profile_task_t *pt, const saturn_snap_
 		k = keep_option(
 		    o, i, k,
 		    !(nodes < need || (nodes > 1 && predicted) ||
-		      (nodes > 1 && j->part_max_nodes > 0 && nodes > j->part_max_nodes)));
+		      (nodes > 1 && j->part_max_nodes > 0 && nodes > j->part_max_nodes) ||
+		      (j->max_job_nodes > 0 && nodes > j->max_job_nodes) ||
+		      (j->max_node_gpus > 0 && o[i].gpus > j->max_node_gpus) ||
+		      (j->max_job_gpus > 0 && (long)o[i].gpus * nodes > j->max_job_gpus)));
 	}
 	if (k == 0)
 		free(o);

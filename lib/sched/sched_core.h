@@ -178,6 +178,14 @@ typedef struct saturn_snap_job {
 	int part_max_nodes;    /* held: the most nodes its partition(s) allow a
 				* job (MaxNodes); options on more are left out;
 				* 0 = no limit */
+	/* held: per-job limits of its QOS and association (the smaller of
+	 * the two; 0 = none): GPUs of one job (MaxTRESPerJob / MaxTRES
+	 * gres/gpu), GPUs per node (MaxTRESPerNode gres/gpu), nodes of one job
+	 * (MaxTRESPerJob / MaxTRES node). Slurm checks them when it starts a
+	 * job, not when the controller releases it: an option beyond them
+	 * would be released and then never start, its GPUs held idle in the
+	 * plan, so such options are left out. */
+	int max_job_gpus, max_node_gpus, max_job_nodes;
 	/* Node classes (node_class.h), held and released jobs: */
 	char gpu_type[SATURN_GPU_TYPE_MAX + 1]; /* GPU type the user asked for
 						 * (--gres=gpu:a100:2), "" = any */

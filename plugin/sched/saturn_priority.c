@@ -183,6 +183,39 @@ static void job_limits(saturn_snap_job_t *j, job_record_t *job_ptr, int gpu_pos)
 	}
 }
 
+/* The smaller of two limits (0: none) and a TRES limit of an array */
+static int tighter(int have, const uint64_t *arr, int pos)
+{
+	int v;
+
+	if (!arr || pos < 0 || !set64(arr[pos]))
+		return have;
+	v = clamp_int(arr[pos]);
+	return have == 0 || v < have ? v : have;
+}
+
+/* Per-job limits (assoc_mgr locked): MaxTRESPerJob / MaxTRESPerNode of the
+ * QOS, MaxTRES / MaxTRESPerNode of the user's association, for gres/gpu
+ * and node. The smaller wins; Slurm lets a QOS limit override the
+ * association's, so this may leave out an option Slurm would allow,
+ * never keep one it would not start. */
+static void job_max_limits(saturn_snap_job_t *j, job_record_t *job_ptr, int gpu_pos)
+{
+	slurmdb_assoc_rec_t *a = job_ptr->assoc_ptr;
+	slurmdb_qos_rec_t *q = job_ptr->qos_ptr;
+
+	if (q) {
+		j->max_job_gpus = tighter(j->max_job_gpus, q->max_tres_pj_ctld, gpu_pos);
+		j->max_node_gpus = tighter(j->max_node_gpus, q->max_tres_pn_ctld, gpu_pos);
+		j->max_job_nodes = tighter(j->max_job_nodes, q->max_tres_pj_ctld, TRES_ARRAY_NODE);
+	}
+	if (a) {
+		j->max_job_gpus = tighter(j->max_job_gpus, a->max_tres_ctld, gpu_pos);
+		j->max_node_gpus = tighter(j->max_node_gpus, a->max_tres_pn_ctld, gpu_pos);
+		j->max_job_nodes = tighter(j->max_job_nodes, a->max_tres_ctld, TRES_ARRAY_NODE);
+	}
+}
+
 void saturn_snap_prio_limits(saturn_snap_job_t *j, job_record_t *job_ptr, double now)
 {
 	assoc_mgr_lock_t locks = {.assoc = READ_LOCK, .qos = READ_LOCK, .tres = READ_LOCK};
@@ -190,6 +223,7 @@ void saturn_snap_prio_limits(saturn_snap_job_t *j, job_record_t *job_ptr, double
 	int gpu_pos;
 
 	memset(j->limits, 0, sizeof(j->limits));
+	j->max_job_gpus = j->max_node_gpus = j->max_job_nodes = 0;
 	assoc_mgr_lock(&locks);
 	j->prio = job_prio(job_ptr, now);
 	if (accounting_enforce & ACCOUNTING_ENFORCE_LIMITS) {
@@ -197,6 +231,7 @@ void saturn_snap_prio_limits(saturn_snap_job_t *j, job_record_t *job_ptr, double
 		tres.name = "gpu";
 		gpu_pos = assoc_mgr_find_tres_pos(&tres, true);
 		job_limits(j, job_ptr, gpu_pos);
+		job_max_limits(j, job_ptr, gpu_pos);
 	}
 	assoc_mgr_unlock(&locks);
 }

@@ -11,4 +11,5 @@ EXTRA_DIST += \
 	fuzz/fuzz_profile.c \
 	fuzz/fuzz_validate.c \
 	fuzz/fuzz_build.c \
+	fuzz/fuzz_text.c \
 	fuzz/corpus

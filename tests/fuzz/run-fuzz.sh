@@ -2,7 +2,7 @@
 # run-fuzz.sh - build the libFuzzer harnesses with clang straight from the
 # lib sources (no automake needed) and run each for a bounded time.
 #
-#   FUZZ_SECONDS=20 (per harness)  FUZZ_TARGETS="problem plan profile validate build"
+#   FUZZ_SECONDS=20 (per harness)  FUZZ_TARGETS="problem plan profile validate build text"
 #   FUZZ_KEEP=DIR (keep the build, grown corpora and crash files there)
 #
 # Exit 0 when no harness crashed, 1 on any crash, leak, sanitizer report or
@@ -11,7 +11,7 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
-FUZZ_TARGETS=${FUZZ_TARGETS:-"problem plan profile validate build"}
+FUZZ_TARGETS=${FUZZ_TARGETS:-"problem plan profile validate build text"}
 CC=${FUZZ_CC:-clang}
 LIB="$top_srcdir/lib"
 HERE="$top_srcdir/tests/fuzz"
@@ -50,6 +50,8 @@ for t in $FUZZ_TARGETS; do
 	bin="$WORK/fuzz_$t"
 	srcs=$SRCS
 	[ "$t" = build ] && srcs="$SRCS $BUILD_SRCS"
+	# fuzz_text: what a user writes in a job's Comment, --constraint, --gres
+	[ "$t" = text ] && srcs="$SRCS $LIB/sched/sched_settings.c $LIB/sched/planrec.c $LIB/sched/node_class.c $LIB/model/jobreq.c"
 	# shellcheck disable=SC2086
 	if ! "$CC" $CFLAGS -I"$WORK" -I"$LIB/model" -I"$LIB/planner" -I"$LIB/sched" $(pkg-config --cflags json-c) \
 		"$HERE/fuzz_$t.c" $srcs $(pkg-config --libs json-c) -lm -o "$bin" 2>"$WORK/build-$t.log"; then

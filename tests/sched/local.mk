@@ -66,6 +66,7 @@ TESTS += \
 	e2e/hostile-numbers.sh \
 	e2e/hostile-node.sh \
 	e2e/hostile-fs.sh \
+	e2e/hostile-env.sh \
 	e2e/sched-feedback.sh \
 	e2e/sched-reconfig.sh \
 	e2e/sched-pytorch-resize.sh \
@@ -95,6 +96,7 @@ EXTRA_DIST += \
 	e2e/hostile-numbers.sh \
 	e2e/hostile-node.sh \
 	e2e/hostile-fs.sh \
+	e2e/hostile-env.sh \
 	e2e/sched-feedback.sh \
 	e2e/sched-reconfig.sh \
 	e2e/sched-pytorch-resize.sh \

@@ -164,6 +164,32 @@ START_TEST(test_build_options)
 	saturn_sched_build_free(&b);
 	saturn_snapshot_destroy(s);
 
+	/* per-job QOS/association limits (Slurm checks them only when it
+	 * starts the job, never on the controller's release): an option
+	 * beyond them would be released and never start */
+	for (int lim = 0; lim < 2; lim++) {
+		s = cluster(4, 1, "mn", 1);
+		if (lim == 0)
+			s->jobs[0].max_job_gpus = 4; /* 2 x 4 GPUs is 8 */
+		else
+			s->jobs[0].max_job_nodes = 1;
+		ck_assert_int_eq(saturn_sched_build(s, lookup, pr, &b, &err), 0);
+		ck_assert_int_eq(b.problem->tasks[0].noptions, 1);
+		ck_assert_int_eq(saturn_option_nodes(&b.problem->tasks[0].options[0]), 1);
+		ck_assert_int_eq(b.problem->tasks[0].options[0].gpus, 4);
+		saturn_sched_build_free(&b);
+		saturn_snapshot_destroy(s);
+	}
+	/* at most 2 GPUs per node: no profile option fits, the user's 1 GPU */
+	s = cluster(4, 1, "mn", 1);
+	s->jobs[0].max_node_gpus = 2;
+	ck_assert_int_eq(saturn_sched_build(s, lookup, pr, &b, &err), 0);
+	ck_assert_int_eq(b.problem->tasks[0].noptions, 1);
+	ck_assert_str_eq(b.problem->tasks[0].options[0].technique, "user");
+	ck_assert_int_eq(b.problem->tasks[0].options[0].gpus, 1);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+
 	/* --nodes=3: no profile option spans 3: the user's own request */
 	s = cluster(4, 1, "mn", 3);
 	ck_assert_int_eq(saturn_sched_build(s, lookup, pr, &b, &err), 0);
