@@ -44,3 +44,8 @@ EXTRA_DIST += \
 	e2e/sched-limits.sh \
 	e2e/sched-fairshare.sh \
 	e2e/sweep-example.sh
+
+# A predicted multi-node option measured on its nodes before a task runs
+# on it (saturn_measure_predicted, #12).
+TESTS += e2e/sched-measure-nodes.sh
+EXTRA_DIST += e2e/sched-measure-nodes.sh
