@@ -563,9 +563,29 @@ int measure_run(const struct opts *o, const saturn_techniques_t *reg,
 				continue;
 			pcache_open(&c, o, hw);
 			e = pcache_get(&c, items[i].pt->signature);
-			pcache_put(&c, pr->batch, items[i].pt,
-				   e && e->created < pr->created ? e->created
-								 : pr->created);
+			{
+				/* one-node options only: the cache keeps
+				 * what one node measures (multi-node options
+				 * stay in the profile) */
+				saturn_profile_task_t one = *items[i].pt;
+				saturn_profile_option_t *keep = calloc(
+				    (size_t)one.noptions + 1, sizeof(*keep));
+
+				one.noptions = 0;
+				for (int k = 0; keep && k < items[i].pt->noptions;
+				     k++)
+					if (saturn_profile_option_nodes(
+						&items[i].pt->options[k]) == 1)
+						keep[one.noptions++] =
+						    items[i].pt->options[k];
+				one.options = keep;
+				if (keep)
+					pcache_put(&c, pr->batch, &one,
+						   e && e->created < pr->created
+						       ? e->created
+						       : pr->created);
+				free(keep);
+			}
 			saturn_profile_destroy(e);
 			pcache_close(&c);
 		}

@@ -43,7 +43,7 @@ chmod +x "$tmp/srun"
 export CUDA_VISIBLE_DEVICES=0,1,2,3 TRIALS="$tmp/trials.log"
 unset SLURM_JOB_NUM_NODES SLURM_NNODES
 P="$tmp/p.json"
-sp() { saturn-profile --batch m --script "$tmp/b.sbatch" --backend cpu --no-cache --trial-batches 2 "$@"; }
+sp() { saturn-profile --batch m --script "$tmp/b.sbatch" --backend cpu --trial-batches 2 "${CACHE:---no-cache}" "$@"; }
 sp --task-ids 0 --output "$P" --techniques ddp 2>"$tmp/p.err" || { cat "$tmp/p.err"; fail "profile"; }
 # a predicted two-node ddp option on 2 GPUs per node, as --internode-bw adds
 python3 - "$P" <<'Q' || fail "profile edit"
@@ -85,11 +85,14 @@ cmp -s "$P" "$tmp/before.json" || fail "skipped item changed the profile"
 # the ranks launcher, not run directly); measured with its nodes
 : >"$TRIALS"
 SLURM_JOB_NUM_NODES=2 SATURN_SRUN="$tmp/srun" SATURN_MASTER_ADDR=127.0.0.1 SATURN_DIRECT_COMMANDS=none \
-	sp --output "$P" --measure 0:ddp:2x2 --escalate 0 2>"$tmp/m.err" || { cat "$tmp/m.err"; cat "$TRIALS"; fail "measure 0:ddp:2x2"; }
+	CACHE=--cache="$tmp/cache" sp --output "$P" --measure 0:ddp:2x2 --escalate 0 2>"$tmp/m.err" || { cat "$tmp/m.err"; cat "$TRIALS"; fail "measure 0:ddp:2x2"; }
 grep -q "^trial nodes=2 gpus=2" "$TRIALS" || fail "trial not on 2 nodes: $(cat "$TRIALS")"
 grep -q "^srun ntasks=4 per=2" "$TRIALS" || fail "no step of 4 ranks, 2 per node: $(cat "$TRIALS")"
 grep -q "measure 0:ddp:2x2 (sig .*): predicted .*, measured" "$tmp/m.err" || fail "measure line: $(cat "$tmp/m.err")"
 [ "$(opt ddp 2 2 status)" = measured ] || fail "two-node option not measured: $(opt ddp 2 2 status)"
+# the cache entry it refreshed keeps one-node options only
+ls "$tmp/cache"/* >/dev/null 2>&1 || fail "no cache entry written"
+! grep -q '"nodes"' "$tmp/cache"/* || fail "a multi-node option in the cache: $(cat "$tmp/cache"/*)"
 [ "$(opt ddp 2 1 status)" = "$(python3 -c 'import json,sys; print([o for o in json.load(open(sys.argv[1]))["tasks"][0]["options"] if o["technique"]=="ddp" and o["gpus"]==2 and o.get("nodes",1)==1][0]["status"])' "$tmp/before.json")" ] ||
 	fail "the one-node ddp on 2 GPUs changed"
 
