@@ -1,7 +1,10 @@
 /* measure.c - saturn-profile --measure (measure.h): one trial per listed
- * TASK:TECHNIQUE:GPUS option of an existing profile, the option updated in
- * place, the technique's other predictions re-fitted from all its measured
- * counts, the profile written back atomically and the cache refreshed.
+ * TASK:TECHNIQUE:GPUS[xNODES] option of an existing profile, the option
+ * updated in place, the technique's other one-node predictions re-fitted
+ * from all its measured counts, the profile written back atomically and
+ * the cache refreshed. An option on NODES > 1 nodes is measured by a trial
+ * whose saturn-run launches its ranks as one srun step on NODES of the
+ * job's nodes (trials.h, nodes); it is not part of the one-node fit.
  */
 #include "config.h"
 
@@ -30,6 +33,7 @@ struct item {
 	int task;
 	const saturn_technique_t *t;
 	int gpus;
+	int nodes; /* xNODES: the option's nodes (1 = one node) */
 	saturn_profile_task_t *pt;
 	saturn_profile_option_t *op;
 	saturn_opt_status_t was;
@@ -64,7 +68,8 @@ static int parse_list(const char *list, const saturn_techniques_t *reg,
 		c1 = strchr(it->text, ':');
 		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 		if (!c2 || strchr(c2 + 1, ':'))
-			return bad_item(it->text, "want TASK:TECHNIQUE:GPUS");
+			return bad_item(it->text,
+					"want TASK:TECHNIQUE:GPUS[xNODES]");
 		errno = 0;
 		v = strtol(it->text, &end, 10);
 		if (end == it->text || end != c1 || v < 0 || v > 1 << 30)
@@ -76,19 +81,31 @@ static int parse_list(const char *list, const saturn_techniques_t *reg,
 		if (!(it->t = saturn_techniques_find(reg, tech)))
 			return bad_item(it->text, "unknown technique");
 		v = strtol(c2 + 1, &end, 10);
-		if (end == c2 + 1 || *end || v < 1 || v > MAX_GPUS)
+		if (end == c2 + 1 || (*end && *end != 'x') || v < 1 ||
+		    v > MAX_GPUS)
 			return bad_item(it->text, "GPUS: want a GPU count");
 		it->gpus = (int)v;
+		it->nodes = 1;
+		if (*end == 'x') {
+			const char *np = end + 1;
+
+			v = strtol(np, &end, 10);
+			if (end == np || *end || *np < '0' || *np > '9' ||
+			    v < 1 || v > SATURN_MAX_TASK_NODES)
+				return bad_item(it->text,
+						"xNODES: want a node count");
+			it->nodes = (int)v;
+		}
 		it->pt =
 		    (saturn_profile_task_t *)saturn_profile_find(pr, it->task);
 		if (!it->pt)
 			return bad_item(it->text,
 					"the profile has no such array task");
-		/* the measurement runs on one node: never a multi-node
-		 * option of the same technique and count */
+		/* the option on exactly that many nodes */
 		for (int i = 0; i < it->pt->noptions && !it->op; i++)
 			if (it->pt->options[i].gpus == it->gpus &&
-			    saturn_profile_option_nodes(&it->pt->options[i]) == 1 &&
+			    saturn_profile_option_nodes(&it->pt->options[i]) ==
+				it->nodes &&
 			    strcmp(it->pt->options[i].technique, tech) == 0)
 				it->op = &it->pt->options[i];
 		if (!it->op)
@@ -184,7 +201,11 @@ static void refit(const struct item *it, const saturn_bw_table_t *bw,
 	for (int i = 0; i < pt->noptions; i++) {
 		saturn_profile_option_t *op = &pt->options[i];
 
+		/* the fit is of one-node counts: a multi-node option is
+		 * neither data nor target (predicted from the inter-node
+		 * bandwidth instead) */
 		if (strcmp(op->technique, it->t->name) != 0 ||
+		    saturn_profile_option_nodes(op) != 1 ||
 		    candidate_of(it->t, sig, op) != grp)
 			continue;
 		/* each count's own micro-batches (pipelines) */
@@ -231,6 +252,7 @@ static void refit(const struct item *it, const saturn_bw_table_t *bw,
 
 			if (op->status != SATURN_OPT_PREDICTED ||
 			    strcmp(op->technique, it->t->name) != 0 ||
+			    saturn_profile_option_nodes(op) != 1 ||
 			    candidate_of(it->t, sig, op) != grp ||
 			    (lent > 0 && op->gpus == 1))
 				continue;
@@ -287,6 +309,17 @@ static const saturn_profile_hw_t *hw_of(const saturn_profile_t *pr,
 	return pr->nhw ? &pr->hw[0] : NULL;
 }
 
+/* The nodes of the job this runs in (SLURM_JOB_NUM_NODES, else
+ * SLURM_NNODES), 1 outside a job: a multi-node item needs as many. */
+static int job_nodes(void)
+{
+	const char *nn = getenv("SLURM_JOB_NUM_NODES");
+
+	if (!nn || !*nn)
+		nn = getenv("SLURM_NNODES");
+	return nn && atoi(nn) > 0 ? atoi(nn) : 1;
+}
+
 /* Compare each item's task signature now with the profile's; run the
  * trials of those that match. Returns how many items ran, -1 on error. */
 static int run_items(const struct opts *o, const char *work, char (*devs)[32],
@@ -321,6 +354,13 @@ static int run_items(const struct opts *o, const char *work, char (*devs)[32],
 				prog, it->text, it->gpus, ndev);
 			continue;
 		}
+		if (it->nodes > job_nodes()) {
+			fprintf(stderr,
+				"%s: measure %s: %d nodes asked for, the "
+				"allocation has %d; skipped\n",
+				prog, it->text, it->nodes, job_nodes());
+			continue;
+		}
 		for (int s = 0; s < nsigs && !now; s++)
 			for (int k = 0; k < sigs[s].nids; k++)
 				if (sigs[s].ids[k] == it->task)
@@ -339,6 +379,7 @@ static int run_items(const struct opts *o, const char *work, char (*devs)[32],
 		tr->task_id = it->task;
 		tr->technique = it->t->name;
 		tr->gpus = it->gpus;
+		tr->nodes = it->nodes;
 		snprintf(tr->params, sizeof(tr->params), "%s",
 			 it->op->params ? it->op->params : "{}");
 		tr->label = it->pt->signature;
@@ -395,7 +436,7 @@ static int escalate(const struct opts *o, struct item *items, int *n,
 		int grp, k0 = *n;
 		double miss;
 
-		if (!it->ran || it->was != SATURN_OPT_PREDICTED ||
+		if (!it->ran || it->nodes > 1 || it->was != SATURN_OPT_PREDICTED ||
 		    it->op->status != SATURN_OPT_MEASURED || !(it->was_spb > 0))
 			continue;
 		miss = it->op->sec_per_batch / it->was_spb - 1;
@@ -408,6 +449,7 @@ static int escalate(const struct opts *o, struct item *items, int *n,
 
 			if (op->status != SATURN_OPT_PREDICTED ||
 			    strcmp(op->technique, it->t->name) != 0 ||
+			    saturn_profile_option_nodes(op) != 1 ||
 			    op->gpus > ndev ||
 			    candidate_of(it->t, pt->signature, op) != grp)
 				continue;
@@ -418,6 +460,7 @@ static int escalate(const struct opts *o, struct item *items, int *n,
 			items[*n] = *it;
 			items[*n].op = op;
 			items[*n].gpus = op->gpus;
+			items[*n].nodes = 1;
 			items[*n].was = op->status;
 			items[*n].was_spb = op->sec_per_batch;
 			items[*n].ran = 0;
@@ -489,7 +532,10 @@ int measure_run(const struct opts *o, const saturn_techniques_t *reg,
 							.allgather_busbw_gbs;
 					}
 			report_item(&items[i]);
-			refit(&items[i], &bw, reg, o->quiet);
+			/* the one-node fit knows nothing of a multi-node
+			 * measurement */
+			if (items[i].nodes <= 1)
+				refit(&items[i], &bw, reg, o->quiet);
 		}
 		json = saturn_profile_to_json(pr);
 		if (!json || saturn_write_file_atomic(o->output, json,
@@ -517,9 +563,29 @@ int measure_run(const struct opts *o, const saturn_techniques_t *reg,
 				continue;
 			pcache_open(&c, o, hw);
 			e = pcache_get(&c, items[i].pt->signature);
-			pcache_put(&c, pr->batch, items[i].pt,
-				   e && e->created < pr->created ? e->created
-								 : pr->created);
+			{
+				/* one-node options only: the cache keeps
+				 * what one node measures (multi-node options
+				 * stay in the profile) */
+				saturn_profile_task_t one = *items[i].pt;
+				saturn_profile_option_t *keep = calloc(
+				    (size_t)one.noptions + 1, sizeof(*keep));
+
+				one.noptions = 0;
+				for (int k = 0; keep && k < items[i].pt->noptions;
+				     k++)
+					if (saturn_profile_option_nodes(
+						&items[i].pt->options[k]) == 1)
+						keep[one.noptions++] =
+						    items[i].pt->options[k];
+				one.options = keep;
+				if (keep)
+					pcache_put(&c, pr->batch, &one,
+						   e && e->created < pr->created
+						       ? e->created
+						       : pr->created);
+				free(keep);
+			}
 			saturn_profile_destroy(e);
 			pcache_close(&c);
 		}

@@ -172,7 +172,8 @@ int visible_devices(char ids[][32], int max)
 static int start_trial(struct trial_pool *p, struct trial *tr, int seq)
 {
 	const struct opts *o = p->o;
-	char *env[16], vis[MAX_GPUS * 33] = "";
+	char *env[18], vis[MAX_GPUS * 33] = "";
+	int nodes = tr->nodes > 1 ? tr->nodes : 1;
 	size_t off = 0;
 	int ne = 0;
 
@@ -197,7 +198,11 @@ static int start_trial(struct trial_pool *p, struct trial *tr, int seq)
 	    asprintf(&env[ne++], "SATURN_VISIBLE_DEVICES=%s", vis) < 0 ||
 	    asprintf(&env[ne++], "SATURN_BATCH=%s", o->batch) < 0 ||
 	    asprintf(&env[ne++], "SATURN_MODE=%s", "trial") < 0 ||
-	    asprintf(&env[ne++], "SLURM_OVERLAP=%s", "1") < 0)
+	    asprintf(&env[ne++], "SLURM_OVERLAP=%s", "1") < 0 ||
+	    /* the trial's nodes, not the job's: saturn-run launches on
+	     * several nodes only for a multi-node trial */
+	    asprintf(&env[ne++], "SLURM_JOB_NUM_NODES=%d", nodes) < 0 ||
+	    asprintf(&env[ne++], "SLURM_NNODES=%d", nodes) < 0)
 		return -1;
 	env[ne] = NULL;
 	tr->start = mono();

@@ -57,6 +57,11 @@ struct trial {
 	int task_id;	       /* SLURM_ARRAY_TASK_ID */
 	const char *technique; /* SATURN_TECHNIQUE */
 	int gpus;
+	int nodes; /* nodes the trial spans (--measure of a multi-node option):
+		    * > 1 runs the script with SLURM_JOB_NUM_NODES=nodes, so
+		    * saturn-run launches its ranks as one srun step on that
+		    * many of the job's nodes, gpus per node; 0 or 1: this
+		    * node only */
 	char params[512];  /* SATURN_TECHNIQUE_PARAMS (resolved JSON) */
 	const char *label; /* progress line: the signature */
 	int memsave;	   /* memory-saving parameter candidate */

@@ -555,6 +555,45 @@ static const char *gpus_word(int g)
 	return g == 1 ? "" : "s";
 }
 
+/* Multi-node measurement (#12): a decision's node count, 1 for one node. */
+static int dec_nodes(const saturn_decision_t *d)
+{
+	return d->nnodes > 1 ? d->nnodes : 1;
+}
+
+/* "xN" after a GPU count in items and tried keys for N > 1 nodes, "" for
+ * one node (the one-node forms are those from before). */
+static const char *nodes_suffix(int n, char *buf, size_t len)
+{
+	if (n > 1)
+		snprintf(buf, len, "x%d", n);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
+/* " x N nodes" in a hold reason for N > 1, else "". */
+static const char *nodes_words(int n, char *buf, size_t len)
+{
+	if (n > 1)
+		snprintf(buf, len, " x %d nodes", n);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
+/* How many nodes of the partitions in part_mask (0 = any) have at least
+ * gpus GPUs: a k-node measurement needs k of them. */
+static int nodes_with_gpus(const saturn_snapshot_t *s, uint64_t part_mask, int gpus)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->nnodes; i++)
+		if ((!part_mask || (part_mask & s->nodes[i].part_mask)) && s->nodes[i].gpus >= gpus)
+			n++;
+	return n;
+}
+
 /* One job measures every predicted option the plan uses for the batch
  * (due ones first; later ones too, since a wrong prediction moves the
  * whole plan, but only those needing no more GPUs than the due ones, which
@@ -574,6 +613,8 @@ int saturn_bpol_measure_batch(const saturn_snapshot_t *s, const saturn_decision_
 	const char *tried = reset ? NULL : rec->tried;
 	int maxg = saturn_snapshot_max_gpus(s, j->part_mask);
 	int n0 = out->n, nitems = 0, gpus = 0, due_max = 0, nlisted = 0, *listed = NULL;
+	int nodes = 1, due_nodes = 1;
+	char sfx[16], words[32];
 	char *list = NULL, *round = NULL, *key = NULL, *newtried = NULL, *mark = w->mark;
 	size_t list_len = 0, round_len = 0;
 	char *mark0 = NULL;
@@ -587,23 +628,26 @@ int saturn_bpol_measure_batch(const saturn_snapshot_t *s, const saturn_decision_
 		for (int x = 0; x < nmb; x++) {
 			int k = mb[x];
 			const saturn_snap_job_t *jk = &s->jobs[d[k].job];
-			int due = pass == DUE, is_tried;
+			int due = pass == DUE, is_tried, nk = dec_nodes(&d[k]);
 
 			if (mark[k] != pass)
 				continue;
 			if (due && d[k].gpus > due_max)
 				due_max = d[k].gpus;
-			/* a later task needing more GPUs than the due ones free
-			 * now would keep the job (and them) waiting */
-			if (!due && d[k].gpus > due_max)
+			if (due && nk > due_nodes)
+				due_nodes = nk;
+			/* a later task needing more GPUs (or nodes) than the
+			 * due ones free now would keep the job (and them)
+			 * waiting */
+			if (!due && (d[k].gpus > due_max || nk > due_nodes))
 				continue;
 			mark[k] = SEEN;
 			if (job_id) {
 				/* wait for the running job */
 				if (due && push(out, SATURN_BPOL_HOLD, tag, 0, 0, &k, 1,
-						"saturn: measuring predicted %s on %d GPU%s (job %u)",
+						"saturn: measuring predicted %s on %d GPU%s%s (job %u)",
 						d[k].technique, d[k].gpus, gpus_word(d[k].gpus),
-						job_id) < 0)
+						nodes_words(nk, words, sizeof(words)), job_id) < 0)
 					goto nomem;
 				continue;
 			}
@@ -612,8 +656,8 @@ int saturn_bpol_measure_batch(const saturn_snapshot_t *s, const saturn_decision_
 			{
 				size_t kl = 0;
 
-				if (cat(&key, &kl, "\n%s:%d@%s\n", d[k].technique, d[k].gpus,
-					w->sig[k]) < 0)
+				if (cat(&key, &kl, "\n%s:%d%s@%s\n", d[k].technique, d[k].gpus,
+					nodes_suffix(nk, sfx, sizeof(sfx)), w->sig[k]) < 0)
 					goto nomem;
 			}
 			is_tried = was_tried(tried, key);
@@ -622,23 +666,27 @@ int saturn_bpol_measure_batch(const saturn_snapshot_t *s, const saturn_decision_
 					mark[k] = LISTED;
 			} else if (is_tried || rounds >= SATURN_BPOL_MEASURE_ROUNDS ||
 				   !saturn_bpol_technique_ok(d[k].technique) || d[k].gpus > maxg ||
+				   (nk > 1 && nodes_with_gpus(s, j->part_mask, d[k].gpus) < nk) ||
 				   nitems >= SATURN_BPOL_MEASURE_ITEMS || !signature_ok(w->sig[k])) {
 				if (due &&
 				    push(out, SATURN_BPOL_LOG, tag, SATURN_BPOL_INFO, 0, NULL, 0,
-					 "task %d relies on the predicted %s on %d GPU(s) (%s)",
+					 "task %d relies on the predicted %s on %d GPU(s)%s (%s)",
 					 jk->task_id, d[k].technique, d[k].gpus,
+					 nodes_words(nk, words, sizeof(words)),
 					 is_tried ? "measured once already; the measurement did not replace it" :
 						    "not measurable now") < 0)
 					goto nomem;
 			} else {
 				if (cat(&round, &round_len, "%s", key + 1) < 0 ||
-				    cat(&list, &list_len, "%s%d:%s:%d", list ? "," : "",
+				    cat(&list, &list_len, "%s%d:%s:%d%s", list ? "," : "",
 					jk->task_id < 0 ? 0 : jk->task_id, d[k].technique,
-					d[k].gpus) < 0)
+					d[k].gpus, nodes_suffix(nk, sfx, sizeof(sfx))) < 0)
 					goto nomem;
 				nitems++;
 				if (d[k].gpus > gpus)
 					gpus = d[k].gpus;
+				if (nk > nodes)
+					nodes = nk;
 				if (due)
 					mark[k] = LISTED;
 			}
@@ -656,6 +704,7 @@ int saturn_bpol_measure_batch(const saturn_snapshot_t *s, const saturn_decision_
 		    push(out, SATURN_BPOL_SUBMIT_MEASURE, tag, 0, gpus, listed, nlisted, "%s",
 			 list) < 0)
 			goto nomem;
+		out->a[out->n - 1].nodes = nodes;
 	}
 	/* all appended: now the record */
 	if (reset) {
@@ -718,10 +767,12 @@ int saturn_bpol_measure_submitted(const saturn_decision_t *d, saturn_bpol_action
 			goto nomem;
 		for (int x = 0; x < ntasks; x++) {
 			const saturn_decision_t *dk = &d[tasks[x]];
+			char words[32];
 
 			if (push(out, SATURN_BPOL_HOLD, tag, 0, 0, &tasks[x], 1,
-				 "saturn: measuring predicted %s on %d GPU%s (job %u)", dk->technique,
-				 dk->gpus, gpus_word(dk->gpus), job_id) < 0)
+				 "saturn: measuring predicted %s on %d GPU%s%s (job %u)", dk->technique,
+				 dk->gpus, gpus_word(dk->gpus),
+				 nodes_words(dec_nodes(dk), words, sizeof(words)), job_id) < 0)
 				goto nomem;
 		}
 		free(rec->items);

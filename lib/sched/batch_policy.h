@@ -60,8 +60,16 @@
  * formats unchanged from before this file, parsed and written here only):
  *   profiler: "JOBID ARRAYID[ fallback]\n"
  *   measure:  "JOBID ARRAYID ROUNDS ITEMS\n" then the tried keys, one per
- *             line "TECHNIQUE:GPUS@SIGNATURE"; ITEMS is the running job's
+ *             line "TECHNIQUE:GPUS@SIGNATURE" ("TECHNIQUE:GPUSxNODES@SIGNATURE"
+ *             for an option on NODES > 1 nodes); ITEMS is the running job's
  *             --measure list, "-" for none; JOBID 0 = no job running.
+ *
+ * Multi-node options (#12): a predicted option on k > 1 nodes is measured
+ * like the others, on k nodes: its item is TASK:TECHNIQUE:GPUSxK, the job
+ * asks for as many nodes as its items' most (action nodes; GPUs per node)
+ * and is measurable only when the batch's partitions have k nodes with its
+ * GPU count; a later option needing more nodes than the due ones is not
+ * added.
  */
 #ifndef SATURN_BATCH_POLICY_H
 #define SATURN_BATCH_POLICY_H
@@ -89,9 +97,10 @@ typedef enum saturn_bpol_kind {
 	 * ("0,1,2", for --task-ids); tasks: the held snapshot jobs to hold
 	 * and drop once it is submitted (saturn_bpol_profiler_submitted) */
 	SATURN_BPOL_SUBMIT_PROFILER = 1,
-	/* submit saturn-measure:NAME with gpus GPUs; text: the --measure list
-	 * ("TASK:TECHNIQUE:GPUS,..."; techniques letters, digits and _.+-
-	 * only); tasks: the decisions to hold once it is submitted
+	/* submit saturn-measure:NAME with gpus GPUs per node on nodes nodes;
+	 * text: the --measure list ("TASK:TECHNIQUE:GPUS[xNODES],...";
+	 * techniques letters, digits and _.+- only; xNODES for an option on
+	 * NODES > 1 nodes); tasks: the decisions to hold once it is submitted
 	 * (saturn_bpol_measure_submitted) */
 	SATURN_BPOL_SUBMIT_MEASURE,
 	/* keep tasks held with reason text (profiler: snapshot job indices;
@@ -118,7 +127,8 @@ typedef struct saturn_bpol_action {
 	saturn_bpol_kind_t kind;
 	int tag;                   /* the caller's tag of the batch (e.g. its group) */
 	saturn_bpol_level_t level; /* LOG */
-	int gpus;                  /* SUBMIT_* */
+	int gpus;                  /* SUBMIT_*: GPUs (per node) */
+	int nodes;                 /* SUBMIT_MEASURE: nodes (0 or 1 = one) */
 	int ntasks;
 	int *tasks;                /* SUBMIT_*, HOLD, DROP (malloc'd) */
 	char *text;                /* SUBMIT_*, HOLD, LOG (malloc'd) */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch_policy.h"
 #include "planner.h"
 #include "sched_core.h"
 
@@ -197,12 +198,13 @@ static int fits_some_node(const saturn_snapshot_t *s, const saturn_option_t *o, 
  * dropped; so are options on more nodes than its partitions allow
  * (part_max_nodes: Slurm would refuse the release), options beyond the
  * job's per-job QOS and association limits (max_job_gpus, max_node_gpus,
- * max_job_nodes: Slurm would never start it), and a predicted option
- * on several nodes (the measurement job runs on one node and cannot check
- * it). Keeps the order; returns the count kept (the others freed; the
- * array too when none is kept). */
+ * max_job_nodes: Slurm would never start it), and a predicted option on
+ * several nodes unless it can be measured on its nodes before a task runs
+ * on it (measurable: s->measure_multinode for the batch's own profile, its
+ * technique a plain name; batch_policy.h). Keeps the order; returns the
+ * count kept (the others freed; the array too when none is kept). */
 static int options_for_nodes(const saturn_profile_task_t *pt, const saturn_snap_job_t *j,
-			     saturn_option_t *o, int n)
+			     saturn_option_t *o, int n, int measurable)
 {
 	int k = 0, need = j->req_nodes > 1 ? j->req_nodes : 1;
 
@@ -217,7 +219,9 @@ static int options_for_nodes(const saturn_profile_task_t *pt, const saturn_snap_
 				predicted = pt->options[q].status == SATURN_OPT_PREDICTED;
 		k = keep_option(
 		    o, i, k,
-		    !(nodes < need || (nodes > 1 && predicted) ||
+		    !(nodes < need ||
+		      (nodes > 1 && predicted &&
+		       !(measurable && saturn_bpol_technique_ok(o[i].technique))) ||
 		      (nodes > 1 && j->part_max_nodes > 0 && nodes > j->part_max_nodes) ||
 		      (j->max_job_nodes > 0 && nodes > j->max_job_nodes) ||
 		      (j->max_node_gpus > 0 && o[i].gpus > j->max_node_gpus) ||
@@ -477,7 +481,7 @@ static int add_class_options(const saturn_snapshot_t *s, const part_classes_t *p
 			return -1;
 		k = n ? options_in_limits(pt, o, n, why, sizeof(why)) : 0;
 		if (k > 0)
-			k = options_for_nodes(pt, j, o, k); /* the user's --nodes */
+			k = options_for_nodes(pt, j, o, k, 0); /* the user's --nodes */
 		if (k == 0)
 			continue; /* options_in_limits / options_for_nodes freed them */
 		if (t->batches <= 0 || !(pt->batches > 0) || t->noptions + k > SATURN_MAX_OPTIONS) {
@@ -758,7 +762,7 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_
 		why[0] = '\0';
 		/* none on the user's node count: the user's request */
 		if (nopts > 0 && j->state == SATURN_SNAP_HELD &&
-		    (nopts = options_for_nodes(pt, j, opts, nopts)) == 0)
+		    (nopts = options_for_nodes(pt, j, opts, nopts, s->measure_multinode)) == 0)
 			opts = NULL;
 		/* A profile's class says where it was measured: the options
 		 * go to that class (restrict_to_partitions), or everywhere

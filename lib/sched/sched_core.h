@@ -254,6 +254,11 @@ typedef struct saturn_snapshot {
 	const saturn_profile_t *(*class_profile)(const char *batch, long uid, const char *klass,
 						 void *arg);
 	void *class_profile_arg;
+	/* Predicted multi-node options of a batch's profile may be planned:
+	 * they are measured on their nodes before a task runs on one
+	 * (saturn_measure_predicted with saturn_profiler; batch_policy.h).
+	 * 0: left out of the problem. Set by the caller. */
+	int measure_multinode;
 } saturn_snapshot_t;
 
 /* Zeroed snapshot, or NULL (ENOMEM). */

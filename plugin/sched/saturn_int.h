@@ -225,6 +225,12 @@ void saturn_batch_owner_free(saturn_batch_owner_t *o);
 uint32_t saturn_submit_profiler(const char *kind, const char *batch, const saturn_batch_owner_t *o,
 				const char *args, int gpus);
 
+/* The measurement job saturn-measure:BATCH as saturn_submit_profiler
+ * ("measure"), on nodes nodes (-N nodes, gpus GPUs per node) for items of
+ * options on several nodes (#12). */
+uint32_t saturn_submit_measure(const char *batch, const saturn_batch_owner_t *o, const char *args,
+			       int gpus, int nodes);
+
 /* STATE_DIR/KIND-UID-BATCH.job, the record of batch (uid, name)'s
  * companion job (root only) kept across restarts: its text (malloc'd,
  * free()) or NULL (an old STATE_DIR/KIND-BATCH.job is ignored, with a

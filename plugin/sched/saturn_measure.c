@@ -192,8 +192,8 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 			if (owner[i].script && (long)owner[i].uid == m->uid) {
 				char *args = xstrdup_printf("--measure '%s'", acts.a[i].text);
 
-				id = saturn_submit_profiler("measure", m->batch, &owner[i], args,
-							    acts.a[i].gpus);
+				id = saturn_submit_measure(m->batch, &owner[i], args, acts.a[i].gpus,
+							   acts.a[i].nodes);
 				xfree(args);
 			}
 			/* acts.a may move here */

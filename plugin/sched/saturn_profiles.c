@@ -433,6 +433,21 @@ uint32_t saturn_submit_profiler(const char *kind, const char *batch, const satur
 	return submit_companion(kind, batch, o, args, gpus, NULL, NULL);
 }
 
+/* Nodes of the next companion job (saturn_submit_measure sets it for its
+ * one call; 1 otherwise). */
+static int companion_nodes = 1;
+
+uint32_t saturn_submit_measure(const char *batch, const saturn_batch_owner_t *o, const char *args,
+			       int gpus, int nodes)
+{
+	uint32_t id;
+
+	companion_nodes = nodes > 1 ? nodes : 1;
+	id = submit_companion("measure", batch, o, args, gpus, NULL, NULL);
+	companion_nodes = 1;
+	return id;
+}
+
 /* As saturn_submit_profiler, for node class klass (not NULL): the job is
  * named saturn-KIND:BATCH@CLASS, asks for gres:gpu:GPU_TYPE:N (so Slurm
  * runs it on that class's GPUs), passes --class CLASS to the profiler and
@@ -496,8 +511,8 @@ static uint32_t submit_companion(const char *kind, const char *batch, const satu
 	desc.group_id = o->gid;
 	desc.account = xstrdup(o->account);
 	desc.partition = xstrdup(o->partition);
-	desc.min_nodes = 1;
-	desc.max_nodes = 1;
+	desc.min_nodes = (uint32_t)companion_nodes;
+	desc.max_nodes = (uint32_t)companion_nodes;
 	if (gpu_type && gpu_type[0])
 		desc.tres_per_node = xstrdup_printf("gres:gpu:%s:%d", gpu_type, gpus);
 	else
@@ -521,9 +536,10 @@ static uint32_t submit_companion(const char *kind, const char *batch, const satu
 		      o->uid, !strcmp(kind, "profile") ? "profiler" : "measurement");
 	} else {
 		id = resp->job_id;
-		info("sched/saturn: batch %s of uid %u: submitted %s job %u (%s, %d min): %s %s --output %s",
+		info("sched/saturn: batch %s of uid %u: submitted %s job %u (%s, %d node(s), %d min): %s %s --output %s",
 		     batch, o->uid, !strcmp(kind, "profile") ? "profiler" : "measurement", id,
-		     desc.tres_per_node, saturn_cfg.profile_time_min, saturn_cfg.profiler, args, out);
+		     desc.tres_per_node, companion_nodes, saturn_cfg.profile_time_min,
+		     saturn_cfg.profiler, args, out);
 	}
 	slurm_free_submit_response_response_msg(resp);
 	xfree(desc.name);

@@ -523,6 +523,16 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 	s->now = (double)time(NULL);
 	s->class_rules = saturn_cfg.node_classes;
 	s->class_profile = saturn_lookup_class_profile;
+	s->measure_multinode = saturn_cfg.profiler && saturn_cfg.measure_predicted;
+	{
+		static int said; /* once per slurmctld */
+
+		if (!s->measure_multinode && !said) {
+			said = 1;
+			info("sched/saturn: predicted options on several nodes are left out of the plans: they cannot be measured (%s)",
+			     saturn_cfg.profiler ? "saturn_measure_predicted=no" : "no saturn_profiler");
+		}
+	}
 	xrecalloc(*snap_of_node_p, node_record_count ? node_record_count : 1, sizeof(int));
 	snap_of_node = *snap_of_node_p;
 	for (int i = 0; i < node_record_count; i++)

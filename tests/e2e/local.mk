@@ -47,3 +47,8 @@ EXTRA_DIST += \
 
 # What the multi-user sched/saturn tests share.
 EXTRA_DIST += e2e/mu-lib.sh
+
+# A predicted multi-node option measured on its nodes before a task runs
+# on it (saturn_measure_predicted, #12).
+TESTS += e2e/sched-measure-nodes.sh
+EXTRA_DIST += e2e/sched-measure-nodes.sh

@@ -2,9 +2,11 @@
 # sched-internode.sh - saturn_internode_bw: the profiler job sched/saturn
 # submits gets --internode-bw (and --internode-nodes, the cluster's node
 # count); the profile it writes holds predicted ddp/fsdp options on two
-# nodes, marked predicted with a reason naming the bandwidth; sched/saturn
-# leaves them out of its plans (no measurement on several nodes yet): every
-# task runs planned, on one node, exactly once.
+# nodes, marked predicted with a reason naming the bandwidth; with
+# saturn_measure_predicted=no sched/saturn cannot measure them and leaves
+# them out of its plans (logged once): every task runs planned, on one
+# node, exactly once. (Measured on their nodes otherwise:
+# sched-measure-nodes.sh.)
 . "$(dirname "$0")/sched-lib.sh"
 [ -x "$top_builddir/profiler/saturn-profile" ] && [ -x "$top_builddir/runner/saturn-run" ] ||
 	skip "saturn-profile/saturn-run not built"
@@ -16,7 +18,7 @@ echo "\$@" >"${TMPDIR:-/tmp}/saturn-e2e-inwrap-$$.args"
 exec "$top_builddir/profiler/saturn-profile" --backend cpu --timeout 60 --trial-batches 2 "\$@"
 EOW
 chmod 755 "$wrap"
-sched_setup 95 "saturn_profiler=$wrap,saturn_profile_time=5,saturn_internode_bw=1000000"
+sched_setup 95 "saturn_profiler=$wrap,saturn_profile_time=5,saturn_internode_bw=1000000,saturn_measure_predicted=no"
 cat >"$SATURN_CLUSTER_DIR/task.sh" <<EOS
 #!/bin/sh
 export PATH="$top_builddir/runner:\$PATH"
@@ -49,5 +51,7 @@ for t in 0 1 2; do
 	[ -n "$tech" ] && [ "$tech" != user ] || fail "task $t not planned: $line"
 	[ "$(field nnodes "$line")" = 1 ] || fail "task $t on several nodes from a prediction: $line"
 done
+[ "$(grep -c "predicted options on several nodes are left out of the plans: they cannot be measured (saturn_measure_predicted=no)" "$CTLD_LOG")" = 1 ] ||
+	fail "leaving them out not logged once"
 rm -f "$wrap" "$wrap.args"
 note "ok"

@@ -19,10 +19,10 @@ runner_test_plugin_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
 TESTS += runner/saturn-run.sh runner/saturn-run-ranks.sh runner/saturn-emulate.sh runner/saturn-profile.sh \
 	runner/topology-shared.sh runner/cuda-probe.sh runner/pytorch-train.sh runner/techniques-cli.sh runner/cluster-job.sh runner/fuzz-jobside.sh \
-	runner/profile-cache.sh runner/profile-measure.sh runner/bad-numbers.sh runner/profile-internode.sh
+	runner/profile-cache.sh runner/profile-measure.sh runner/profile-measure-nodes.sh runner/bad-numbers.sh runner/profile-internode.sh
 EXTRA_DIST += runner/fuzz_jobside.c runner/common.sh runner/saturn-run.sh runner/saturn-run-ranks.sh runner/saturn-emulate.sh runner/saturn-profile.sh \
 	runner/topology-shared.sh runner/cuda-probe.sh runner/pytorch-train.sh runner/techniques-cli.sh runner/cluster-job.sh runner/fuzz-jobside.sh \
-	runner/profile-cache.sh runner/profile-measure.sh runner/bad-numbers.sh runner/profile-internode.sh
+	runner/profile-cache.sh runner/profile-measure.sh runner/profile-measure-nodes.sh runner/bad-numbers.sh runner/profile-internode.sh
 
 # the GEMM probe and contrib/gpu/gpu-check.sh --dry-run (CPU stand-in)
 TESTS += runner/gemm-probe.sh runner/gpu-check.sh

@@ -640,6 +640,124 @@ END_TEST
 
 /* A whole measurement: due -> measured by job 700 -> job ended (poll) ->
  * the profile now says measured -> released. */
+/* Multi-node options (#12): tasks 0-7 with ddp on 1 GPU measured, on 2
+ * predicted, and on 2 GPUs x 2 nodes predicted. */
+static const char profile_nodes_text[] =
+	"{\"format\": \"saturn-profile/1\", \"batch\": \"sweep\", \"created\": 1,"
+	" \"tasks\": [ {\"signature\": \"m/bs8\", \"task_ids\": \"0-7\", \"batches\": 100,"
+	" \"options\": ["
+	"  {\"technique\": \"ddp\", \"gpus\": 1, \"sec_per_batch\": 1.0, \"status\": \"measured\"},"
+	"  {\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 0.6, \"status\": \"predicted\"},"
+	"  {\"technique\": \"ddp\", \"gpus\": 2, \"nodes\": 2, \"sec_per_batch\": 0.4, \"status\": \"predicted\"} ] } ] }";
+
+struct ndec {
+	int task, release, gpus, nodes;
+};
+
+static const struct nodes_case {
+	const char *what;
+	struct ndec d[3];
+	int nd;
+	int nnodes;          /* snapshot nodes of 4 GPUs */
+	const char *in_tried;
+	const char *kinds;
+	const char *list;    /* NULL: no submission */
+	int gpus, nodes;     /* of the submission */
+	const char *tried_after;
+	const char *text;    /* in some action's text */
+} nodes_cases[] = {
+	{"a predicted two-node option due: measured on 2 nodes, the task held",
+	 {{0, 1, 2, 2}}, 1, 4, NULL, "M", "0:ddp:2x2", 2, 2, "ddp:2x2@m/bs8\n",
+	 "saturn: measuring predicted ddp on 2 GPUs x 2 nodes (job 700)"},
+	{"one node with the GPUs only: not measurable, relies on the prediction",
+	 {{0, 1, 2, 2}}, 1, 1, NULL, "L", NULL, 0, 0, NULL,
+	 "task 0 relies on the predicted ddp on 2 GPU(s) x 2 nodes (not measurable now)"},
+	{"the one-node option tried is another option than the two-node one",
+	 {{0, 1, 2, 2}}, 1, 4, "ddp:2@m/bs8\n", "M", "0:ddp:2x2", 2, 2,
+	 "ddp:2@m/bs8\nddp:2x2@m/bs8\n", NULL},
+	{"the two-node option tried once: relies on the prediction",
+	 {{0, 1, 2, 2}}, 1, 4, "ddp:2x2@m/bs8\n", "L", NULL, 0, 0, NULL,
+	 "(measured once already"},
+	{"a later two-node option does not join a one-node job",
+	 {{0, 1, 2, 1}, {1, 0, 2, 2}}, 2, 4, NULL, "M", "0:ddp:2", 2, 1, "ddp:2@m/bs8\n", NULL},
+	{"a later one-node option joins a two-node job",
+	 {{0, 1, 2, 2}, {1, 0, 2, 1}}, 2, 4, NULL, "M", "0:ddp:2x2,1:ddp:2", 2, 2,
+	 "ddp:2x2@m/bs8\nddp:2@m/bs8\n", NULL},
+};
+
+START_TEST(test_measure_nodes)
+{
+	const struct nodes_case *c = &nodes_cases[_i];
+	saturn_profile_t *pr = profile(profile_nodes_text);
+	saturn_snapshot_t *s = snap(4);
+	saturn_decision_t *d = calloc(3, sizeof(*d));
+	saturn_bpol_measure_t w;
+	saturn_bpol_actions_t l = {0};
+	saturn_meas_rec_t rec = {0, c->in_tried ? 100 : 0, c->in_tried ? 1 : 0,
+				 c->in_tried ? strdup(c->in_tried) : NULL, NULL};
+	char k[32];
+	int sub;
+
+	ck_assert_ptr_nonnull(d);
+	for (int n = 1; n < c->nnodes; n++) {
+		saturn_snap_node_t *nd = saturn_snapshot_add_node(s);
+
+		ck_assert_ptr_nonnull(nd);
+		snprintf(nd->name, sizeof(nd->name), "n%d", n + 1);
+		nd->gpus = 4;
+	}
+	for (int t = 0; t < 8; t++)
+		add_job(s, H, 100, 100, t, "sweep", 1001);
+	for (int i = 0; i < c->nd; i++) {
+		d[i].job = c->d[i].task;
+		d[i].release = c->d[i].release;
+		d[i].gpus = c->d[i].gpus;
+		d[i].nnodes = c->d[i].nodes;
+		snprintf(d[i].technique, sizeof(d[i].technique), "ddp");
+		snprintf(d[i].node, sizeof(d[i].node), "n1");
+	}
+	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, c->nd, lookup, pr, &w), 0);
+	ck_assert_int_eq(w.nbatches, 1);
+	ck_assert_int_ge(saturn_bpol_measure_batch(s, d, &w, 0, &rec, 0, &l), 0);
+	kinds(&l, 0, k, sizeof(k));
+	ck_assert_msg(!strcmp(k, c->kinds), "%s: actions %s, expected %s", c->what, k, c->kinds);
+	sub = find_kind(&l, 0, SATURN_BPOL_SUBMIT_MEASURE);
+	if (c->list) {
+		ck_assert_int_ge(sub, 0);
+		ck_assert_str_eq(l.a[sub].text, c->list);
+		ck_assert_int_eq(l.a[sub].gpus, c->gpus);
+		ck_assert_int_eq(l.a[sub].nodes, c->nodes);
+		ck_assert_int_eq(saturn_bpol_measure_submitted(d, &l, sub, 700, &rec), 0);
+		ck_assert_pstr_eq(rec.tried, c->tried_after);
+		ck_assert_str_eq(rec.items, c->list);
+		apply_holds(&l, d);
+		ck_assert_int_eq(d[0].release, 0);
+	} else {
+		ck_assert_int_lt(sub, 0);
+	}
+	ck_assert_msg(!c->text || has_text(&l, 0, c->text), "%s: no action says \"%s\"", c->what,
+		      c->text);
+	/* the record with two-node items reads back */
+	{
+		char *txt = saturn_meas_rec_format(&rec);
+		saturn_meas_rec_t back;
+
+		ck_assert_ptr_nonnull(txt);
+		ck_assert_int_eq(saturn_meas_rec_parse(txt, &back), 0);
+		ck_assert_pstr_eq(back.items, rec.items);
+		ck_assert_pstr_eq(back.tried, rec.tried);
+		saturn_meas_rec_free(&back);
+		free(txt);
+	}
+	saturn_bpol_actions_free(&l);
+	saturn_bpol_measure_free(&w);
+	saturn_meas_rec_free(&rec);
+	free(d);
+	saturn_snapshot_destroy(s);
+	saturn_profile_destroy(pr);
+}
+END_TEST
+
 START_TEST(test_measure_then_release)
 {
 	saturn_profile_t *pr = profile(profile_text), *after;
@@ -856,6 +974,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_meas_rec, 0, N(mrec_cases));
 	tcase_add_test(tc, test_meas_rec_long);
 	tcase_add_loop_test(tc, test_measure, 0, N(meas_cases));
+	tcase_add_loop_test(tc, test_measure_nodes, 0, sizeof(nodes_cases) / sizeof(nodes_cases[0]));
 	tcase_add_test(tc, test_measure_then_release);
 	tcase_add_test(tc, test_measure_items_cap);
 	tcase_add_test(tc, test_measure_two_users);

@@ -17,7 +17,8 @@
 #include "sched_fixture.h"
 
 /* tasks 0-1: ddp on 1 node x 4 GPUs (measured), ddp on 2 nodes x 4 GPUs
- * (measured, faster), fsdp on 2 nodes x 2 (predicted: left out) */
+ * (measured, faster), fsdp on 2 nodes x 2 (predicted: left out unless it
+ * can be measured on 2 nodes) */
 static const char profile_text[] =
 	"{\"format\": \"saturn-profile/1\", \"batch\": \"mn\", \"created\": 1,"
 	" \"tasks\": [ {\"signature\": \"m/bs8\", \"task_ids\": \"0-3\", \"batches\": 100,"
@@ -130,7 +131,8 @@ START_TEST(test_profile_nodes_bad)
 END_TEST
 
 /* The options a held task gets: all measured ones for --nodes=1, only the
- * two-node one for --nodes=2, never the predicted two-node one; a user
+ * two-node one for --nodes=2, the predicted two-node one only when it can
+ * be measured (measure_multinode); a user
  * request of 3 nodes without a profile is one option on 3 nodes. */
 START_TEST(test_build_options)
 {
@@ -187,6 +189,23 @@ START_TEST(test_build_options)
 	ck_assert_int_eq(b.problem->tasks[0].noptions, 1);
 	ck_assert_str_eq(b.problem->tasks[0].options[0].technique, "user");
 	ck_assert_int_eq(b.problem->tasks[0].options[0].gpus, 1);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+	/* measurable (saturn_measure_predicted with saturn_profiler): the
+	 * predicted two-node fsdp joins the measured options; with --nodes=2
+	 * too */
+	s = cluster(4, 1, "mn", 1);
+	s->measure_multinode = 1;
+	ck_assert_int_eq(saturn_sched_build(s, lookup, pr, &b, &err), 0);
+	ck_assert_int_eq(b.problem->tasks[0].noptions, 3);
+	ck_assert_str_eq(b.problem->tasks[0].options[2].technique, "fsdp");
+	ck_assert_int_eq(b.problem->tasks[0].options[2].nodes, 2);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+	s = cluster(4, 1, "mn", 2);
+	s->measure_multinode = 1;
+	ck_assert_int_eq(saturn_sched_build(s, lookup, pr, &b, &err), 0);
+	ck_assert_int_eq(b.problem->tasks[0].noptions, 2);
 	saturn_sched_build_free(&b);
 	saturn_snapshot_destroy(s);
 
