@@ -248,10 +248,21 @@ typedef struct saturn_bpol_measure {
 	int nbatches;              /* batches with a due decision */
 	int *group;                /* batch b: its group in groups */
 	int *due;                  /* batch b: its first due decision */
+	/* Node classes: a decision on a node of class X whose task has a
+	 * profile of class X's own (s->class_profile) relies on that
+	 * profile's options; the batch's decisions are then split by the
+	 * profile they rely on, one entry b (and one measurement job, on a
+	 * node of that class, writing NAME@X.json) per class. */
+	const char **klass;        /* per decision: the class whose profile its
+				    * option is from (points into d), NULL = the
+				    * batch's profile */
+	const char **bclass;       /* batch b: the class of its options, or NULL */
 } saturn_bpol_measure_t;
 
 /* Find the decisions of d[0..nd-1] (about s) on a predicted option of their
  * batch's profile (lookup, as for saturn_sched_build; it must not reload),
+ * or of their node class's own profile (s->class_profile, when s has one
+ * and it covers the task: the options the build planned that class with),
  * and the batches with one about to be released. 0 with w filled (free
  * with saturn_bpol_measure_free; w->nbatches may be 0), or -1 (ENOMEM, w
  * empty). */
@@ -261,6 +272,11 @@ int saturn_bpol_measure_prepare(const saturn_snapshot_t *s, const saturn_decisio
 
 /* Free what prepare filled (not w); NULL allowed. */
 void saturn_bpol_measure_free(saturn_bpol_measure_t *w);
+
+/* The GPU type a job must ask for to run on node class klass of s: the
+ * one type every node of that class has (its gpu_types, one type), or
+ * NULL when the class has no node or no single type. Points into s. */
+const char *saturn_bpol_class_gpu_type(const saturn_snapshot_t *s, const char *klass);
 
 /* The decision for batch b (0 <= b < w->nbatches) of w: the batch of
  * s->jobs[d[w->due[b]].job], whose record rec is (updated in place: reset

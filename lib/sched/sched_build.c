@@ -431,6 +431,10 @@ static int option_for_class(const part_classes_t *pc, const saturn_task_t *t, in
 	return 1;
 }
 
+static double corrected_spb_class(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
+				  const saturn_profile_task_t *pt, const char *klass,
+				  const char *technique, int gpus, int nodes, double spb);
+
 /* Per-class profiles (saturn_snapshot_t.class_profile): for every class
  * of pc with a profile of its own covering held job j, that profile's
  * usable options, within the model's limits, appended to t's with klass
@@ -483,6 +487,10 @@ static int add_class_options(const saturn_snapshot_t *s, const part_classes_t *p
 			free(o[i].klass);
 			o[i].klass = strdup(pc->hw[c]);
 			o[i].class_idx = CLASS_OWN;
+			/* corrected by what this class's tasks observed */
+			o[i].sec_per_batch = corrected_spb_class(s, j, pt, pc->hw[c], o[i].technique,
+								 o[i].gpus, saturn_option_nodes(&o[i]),
+								 o[i].sec_per_batch);
 			/* in the task's unit of work: its batches are the
 			 * batch profile's; the same work at this class's speed */
 			o[i].sec_per_batch *= pt->batches / t->batches;
@@ -625,6 +633,15 @@ static double corrected_spb(const saturn_snapshot_t *s, const saturn_snap_job_t 
 			    const saturn_profile_task_t *pt, const char *technique, int gpus,
 			    int nodes, double spb)
 {
+	return corrected_spb_class(s, j, pt, pt ? pt->klass : NULL, technique, gpus, nodes, spb);
+}
+
+/* As corrected_spb, with the correction of node class klass (a class's
+ * own profile: what its tasks observed there, feedback.c). */
+static double corrected_spb_class(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
+				  const saturn_profile_task_t *pt, const char *klass,
+				  const char *technique, int gpus, int nodes, double spb)
+{
 	saturn_fb_key_t key;
 	double r;
 
@@ -632,7 +649,7 @@ static double corrected_spb(const saturn_snapshot_t *s, const saturn_snap_job_t 
 	 * none for a task on several nodes) */
 	if (!s->feedback || !pt || nodes > 1)
 		return spb;
-	saturn_fb_key_set(&key, j->uid, j->batch, pt->signature, technique, gpus, pt->klass);
+	saturn_fb_key_set(&key, j->uid, j->batch, pt->signature, technique, gpus, klass);
 	r = saturn_fb_correction(s->feedback, &key, NULL);
 	if (r == 1)
 		return spb;

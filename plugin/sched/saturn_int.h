@@ -223,6 +223,14 @@ void saturn_batch_owner_free(saturn_batch_owner_t *o);
 uint32_t saturn_submit_profiler(const char *kind, const char *batch, const saturn_batch_owner_t *o,
 				const char *args, int gpus);
 
+/* As saturn_submit_profiler, on node class klass's GPUs (gres
+ * gpu:GPU_TYPE:GPUS): named saturn-KIND:BATCH@CLASS, with --class CLASS,
+ * writing PROFILE_DIR/UID/BATCH@CLASS.json. Returns the job id, 0 on
+ * failure (logged). */
+uint32_t saturn_submit_class_companion(const char *kind, const char *batch,
+				       const saturn_batch_owner_t *o, const char *args, int gpus,
+				       const char *klass, const char *gpu_type);
+
 /* STATE_DIR/KIND-UID-BATCH.job, the record of batch (uid, name)'s
  * companion job (root only) kept across restarts: its text (malloc'd,
  * free()) or NULL (an old STATE_DIR/KIND-BATCH.job is ignored, with a

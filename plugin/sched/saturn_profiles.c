@@ -433,6 +433,13 @@ uint32_t saturn_submit_profiler(const char *kind, const char *batch, const satur
 	return submit_companion(kind, batch, o, args, gpus, NULL, NULL);
 }
 
+uint32_t saturn_submit_class_companion(const char *kind, const char *batch,
+				       const saturn_batch_owner_t *o, const char *args, int gpus,
+				       const char *klass, const char *gpu_type)
+{
+	return submit_companion(kind, batch, o, args, gpus, klass, gpu_type);
+}
+
 /* As saturn_submit_profiler, for node class klass (not NULL): the job is
  * named saturn-KIND:BATCH@CLASS, asks for gres:gpu:GPU_TYPE:N (so Slurm
  * runs it on that class's GPUs), passes --class CLASS to the profiler and
