@@ -249,6 +249,39 @@ int saturn_bpol_class_wait(const saturn_snapshot_t *s, const int *m, int n,
 	return 1;
 }
 
+int saturn_bpol_class_job_name(const char *name, char *batch, size_t blen, char *klass,
+			       size_t klen)
+{
+	static const char prefix[] = "saturn-profile:";
+	const char *b, *at;
+	size_t bl, kl;
+
+	if (blen)
+		batch[0] = '\0';
+	if (klen)
+		klass[0] = '\0';
+	if (!name || strncmp(name, prefix, sizeof(prefix) - 1))
+		goto bad;
+	b = name + sizeof(prefix) - 1;
+	if (!(at = strchr(b, '@')))
+		goto bad;
+	bl = (size_t)(at - b);
+	kl = strlen(at + 1);
+	if (bl == 0 || bl >= blen || memchr(b, '/', bl) || kl == 0 || kl >= klen ||
+	    kl > SATURN_CLASS_NAME_MAX || at[1] == '.')
+		goto bad;
+	for (const char *c = at + 1; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("._-+", *c))
+			goto bad;
+	memcpy(batch, b, bl);
+	batch[bl] = '\0';
+	memcpy(klass, at + 1, kl + 1);
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
 int saturn_bpol_profiler_submitted(saturn_bpol_actions_t *out, int i, uint32_t job_id,
 				   saturn_prof_rec_t *rec)
 {

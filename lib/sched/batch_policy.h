@@ -194,6 +194,16 @@ int saturn_bpol_class_wait(const saturn_snapshot_t *s, const int *m, int n,
 			   const saturn_companion_t *jobs, const char *const *classes, int njobs,
 			   int tag, saturn_bpol_actions_t *out);
 
+/* The class profiler jobs are the plugin's memory: after a slurmctld
+ * restart it finds them again among the jobs by name. Whether name is a
+ * class profiler job's, "saturn-profile:BATCH@CLASS" (BATCH without '/'
+ * or '@', shorter than blen; CLASS a node class name: letters, digits,
+ * '.', '_', '-', '+', no leading '.', at most SATURN_CLASS_NAME_MAX and
+ * shorter than klen): 0 with batch and klass filled, or -1 (EINVAL;
+ * batch and klass "" when their sizes allow). */
+int saturn_bpol_class_job_name(const char *name, char *batch, size_t blen, char *klass,
+			       size_t klen);
+
 /* The outcome of carrying out the SUBMIT_PROFILER out->a[i] for the batch
  * of rec: job_id the profiler job, 0 when it could not be submitted.
  * Updates rec and appends (with the action's tag) SAVE, HOLD and DROP of

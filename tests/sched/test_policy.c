@@ -862,6 +862,55 @@ START_TEST(test_measure_class)
 }
 END_TEST
 
+/* The class profiler jobs' names, found again after a restart. */
+static const struct cjn_case {
+	const char *name;
+	int ok;
+	const char *batch, *klass;
+} cjn_cases[] = {
+	{"saturn-profile:sweep@h100x8", 1, "sweep", "h100x8"},
+	{"saturn-profile:my.sweep-2@a100-pcie+nv_1", 1, "my.sweep-2", "a100-pcie+nv_1"},
+	{"saturn-profile:sweep", 0, "", ""},             /* the batch's own job */
+	{"saturn-measure:sweep@h100", 0, "", ""},        /* not a profiler job */
+	{"saturn-profile:@h100", 0, "", ""},
+	{"saturn-profile:sweep@", 0, "", ""},
+	{"saturn-profile:sweep@.h100", 0, "", ""},
+	{"saturn-profile:sw/eep@h100", 0, "", ""},
+	{"saturn-profile:a@b@h100", 0, "", ""},          /* '@' in the class */
+	{"saturn-profile:sweep@h 100", 0, "", ""},
+	{"xsaturn-profile:sweep@h100", 0, "", ""},
+	{"", 0, "", ""},
+	{NULL, 0, "", ""},
+};
+
+START_TEST(test_class_job_name)
+{
+	const struct cjn_case *c = &cjn_cases[_i];
+	char batch[SATURN_NAME_LEN] = "x", klass[SATURN_CLASS_NAME_MAX + 1] = "x";
+
+	ck_assert_int_eq(saturn_bpol_class_job_name(c->name, batch, sizeof(batch), klass,
+						    sizeof(klass)), c->ok ? 0 : -1);
+	ck_assert_str_eq(batch, c->batch);
+	ck_assert_str_eq(klass, c->klass);
+}
+END_TEST
+
+START_TEST(test_class_job_name_long)
+{
+	char name[300], batch[8], klass[SATURN_CLASS_NAME_MAX + 1];
+
+	/* a batch longer than the buffer, a class over the limit */
+	ck_assert_int_eq(saturn_bpol_class_job_name("saturn-profile:longbatch@h100", batch,
+						    sizeof(batch), klass, sizeof(klass)), -1);
+	snprintf(name, sizeof(name), "saturn-profile:b@%0*d", SATURN_CLASS_NAME_MAX + 1, 0);
+	ck_assert_int_eq(saturn_bpol_class_job_name(name, batch, sizeof(batch), klass,
+						    sizeof(klass)), -1);
+	snprintf(name, sizeof(name), "saturn-profile:b@%0*d", SATURN_CLASS_NAME_MAX, 0);
+	ck_assert_int_eq(saturn_bpol_class_job_name(name, batch, sizeof(batch), klass,
+						    sizeof(klass)), 0);
+}
+END_TEST
+
 static const struct poll_case {
 	const char *what;
 	uint32_t job;        /* the record's */
@@ -947,6 +996,8 @@ int main(void)
 	tcase_add_test(tc, test_measure_items_cap);
 	tcase_add_test(tc, test_measure_two_users);
 	tcase_add_test(tc, test_measure_class);
+	tcase_add_loop_test(tc, test_class_job_name, 0, N(cjn_cases));
+	tcase_add_test(tc, test_class_job_name_long);
 	tcase_add_loop_test(tc, test_poll, 0, N(poll_cases));
 	tcase_add_test(tc, test_technique_ok);
 	suite_add_tcase(su, tc);
