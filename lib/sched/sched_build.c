@@ -734,6 +734,43 @@ skip:
 	return 1;
 }
 
+/* A released or running job j on a node (its allocation's first, or the
+ * node it is pinned to) whose class has a profile of its own covering it
+ * with j's option (technique, GPUs, nodes): that option's seconds per
+ * batch (in *cpt's batches; *cpt and *klass, the class, set), else 0. */
+static double class_spb(const saturn_snapshot_t *s, const part_classes_t *pc,
+			const saturn_snap_job_t *j, const saturn_profile_task_t **cpt,
+			const char **klass)
+{
+	const saturn_profile_t *cp;
+	const saturn_profile_task_t *p;
+	int n = j->node;
+
+	if (!s->class_profile || !pc->n)
+		return 0;
+	if ((n < 0 || n >= s->nnodes) && j->pinned[0])
+		n = saturn_snapshot_node_index(s, j->pinned);
+	if (n < 0 || n >= s->nnodes)
+		return 0;
+	cp = s->class_profile(j->batch, j->uid, pc->hw[pc->of_node[n]], s->class_profile_arg);
+	if (!cp || !(p = saturn_profile_find(cp, j->task_id >= 0 ? j->task_id : 0)))
+		return 0;
+	for (int i = 0; i < p->noptions; i++) {
+		const saturn_profile_option_t *o = &p->options[i];
+
+		if (o->gpus == j->gpus && o->technique && !strcmp(o->technique, j->technique) &&
+		    saturn_profile_option_nodes(o) == (j->nnodes > 1 ? j->nnodes : 1) &&
+		    (o->status == SATURN_OPT_MEASURED || o->status == SATURN_OPT_PREDICTED) &&
+		    o->sec_per_batch > 0 && isfinite(o->sec_per_batch) && p->batches > 0 &&
+		    p->batches * o->sec_per_batch <= SATURN_MAX_RUNTIME_S) {
+			*cpt = p;
+			*klass = pc->hw[pc->of_node[n]];
+			return o->sec_per_batch;
+		}
+	}
+	return 0;
+}
+
 /* Options and work of one job, within the model's limits: a bad profile
  * option is dropped, a bad remaining time clamped, and what cannot be
  * mended skips this job only. run_used: per snapshot node, the GPUs of the
@@ -826,15 +863,29 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_
 	 * measured in seconds (sec_per_batch 1, batches = seconds left). */
 	{
 		double spb = 0, total, left;
+		const char *klass = NULL;
 
 		for (int i = 0; i < nopts; i++)
 			if (opts[i].gpus == j->gpus && !strcmp(opts[i].technique, j->technique) &&
 			    saturn_option_nodes(&opts[i]) == (j->nnodes > 1 ? j->nnodes : 1))
 				spb = opts[i].sec_per_batch;
+		/* on a class with a profile of its own, at that profile's
+		 * speed (it was planned there with it) */
+		if (pt) {
+			const saturn_profile_task_t *cpt = NULL;
+			double cspb = class_spb(s, pc, j, &cpt, &klass);
+
+			if (cspb > 0) {
+				spb = cspb;
+				pt = cpt;
+			} else {
+				klass = pt->klass;
+			}
+		}
 		/* not started yet, or the prior of a running one's speed */
 		if (spb > 0)
-			spb = corrected_spb(s, j, pt, j->technique, j->gpus,
-					    j->nnodes > 1 ? j->nnodes : 1, spb);
+			spb = corrected_spb_class(s, j, pt, klass, j->technique, j->gpus,
+						  j->nnodes > 1 ? j->nnodes : 1, spb);
 		if (spb > 0) {
 			*from_profile = 1;
 			total = pt->batches * spb; /* within the limit: options_in_limits */

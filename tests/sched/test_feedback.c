@@ -477,6 +477,7 @@ START_TEST(test_class_feedback)
 	saturn_sched_build_t b;
 	saturn_snap_job_t *j = &s->jobs[0];
 	saturn_fb_key_t key;
+	int nfound;
 
 	ck_assert_msg(pr && cp, "%s", err.text);
 	ck_assert_ptr_nonnull(n2);
@@ -511,6 +512,32 @@ START_TEST(test_class_feedback)
 		      class_spb(&b, 1, "ddp", 4, "a100"));
 	ck_assert_msg(NEAR(class_spb(&b, 1, "single", 1, "a100"), 1.0), "a100 single %g",
 		      class_spb(&b, 1, "single", 1, "a100"));
+	saturn_sched_build_free(&b);
+	/* released onto n2 with ddp on 4: planned at h100's own speed
+	 * (100 x 0.15 s), not the batch's (100 x 0.3 s) */
+	j = saturn_snapshot_add_job(s);
+	ck_assert_ptr_nonnull(j);
+	j->job_id = 110;
+	j->array_job_id = 100;
+	j->task_id = 2;
+	j->uid = 1001;
+	snprintf(j->batch, sizeof(j->batch), "sweep");
+	j->state = SATURN_SNAP_RELEASED;
+	j->node = -1;
+	j->gpus = 4;
+	snprintf(j->technique, sizeof(j->technique), "ddp");
+	snprintf(j->pinned, sizeof(j->pinned), "n2");
+	s->feedback = NULL;
+	ck_assert_msg(saturn_sched_build(s, lookup_one, pr, &b, &err) == 0, "%s", err.text);
+	nfound = 0;
+	for (int t = 0; t < b.problem->ntasks; t++)
+		if (b.job_of_task[t] == s->njobs - 1) {
+			ck_assert_msg(NEAR(b.problem->tasks[t].batches *
+					   b.problem->tasks[t].options[0].sec_per_batch, 15),
+				      "released on h100: %g s", b.problem->tasks[t].batches);
+			nfound++;
+		}
+	ck_assert_int_eq(nfound, 1);
 	saturn_sched_build_free(&b);
 	saturn_fb_destroy(fb);
 	saturn_profile_destroy(pr);
