@@ -27,7 +27,7 @@
 #   CLASS_SCALE (0.5), CLASS_SPEEDUP (0.5), SATURN_PORT_BASE (18600),
 #   CLASS_KEEP=1 (keep the work folder with each case's slurmctld.log),
 #   CLASS_SATURN_PARAMS (SchedulerParameters under sched/saturn, default
-#   saturn_interval=3,saturn_solver_time=1,saturn_release_slack=10).
+#   saturn_interval=2,saturn_solver_time=2).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-$ROOT/build}
@@ -108,7 +108,7 @@ for c in $CASES; do
 	*) echo "class-cluster: unknown case $c" >&2; exit 1 ;;
 	esac
 	export SATURN_SCHED=$sched
-	export SATURN_SCHED_PARAMS="${CLASS_SATURN_PARAMS:-saturn_interval=3,saturn_solver_time=1,saturn_release_slack=10}"
+	export SATURN_SCHED_PARAMS="${CLASS_SATURN_PARAMS:-saturn_interval=2,saturn_solver_time=2}"
 	[ "$sched" = saturn ] || SATURN_SCHED_PARAMS=
 	sh "$CL" stop >/dev/null 2>&1 || true
 	rm -rf "$SATURN_CLUSTER_DIR"
