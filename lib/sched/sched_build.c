@@ -738,21 +738,33 @@ skip:
  * node it is pinned to) whose class has a profile of its own covering it
  * with j's option (technique, GPUs, nodes): that option's seconds per
  * batch (in *cpt's batches; *cpt and *klass, the class, set), else 0. */
-static double class_spb(const saturn_snapshot_t *s, const part_classes_t *pc,
+static double class_spb(const saturn_snapshot_t *s, const part_classes_t *pc, class_cache_t *cc,
 			const saturn_snap_job_t *j, const saturn_profile_task_t **cpt,
 			const char **klass)
 {
 	const saturn_profile_t *cp;
 	const saturn_profile_task_t *p;
-	int n = j->node;
+	int n = j->node, c;
 
-	if (!s->class_profile || !pc->n)
+	if (!s->class_profile || !pc->n || !cc->pr)
 		return 0;
 	if ((n < 0 || n >= s->nnodes) && j->pinned[0])
 		n = saturn_snapshot_node_index(s, j->pinned);
 	if (n < 0 || n >= s->nnodes)
 		return 0;
-	cp = s->class_profile(j->batch, j->uid, pc->hw[pc->of_node[n]], s->class_profile_arg);
+	/* asked once per run of a batch's jobs, in add_class_options' slot
+	 * (the first class of that hardware): a lookup may reload */
+	c = pc->of_node[n];
+	for (int d = 0; d < c; d++)
+		if (!strcmp(pc->hw[d], pc->hw[c])) {
+			c = d;
+			break;
+		}
+	if (!cc->asked[c]) {
+		cc->pr[c] = s->class_profile(j->batch, j->uid, pc->hw[c], s->class_profile_arg);
+		cc->asked[c] = 1;
+	}
+	cp = cc->pr[c];
 	if (!cp || !(p = saturn_profile_find(cp, j->task_id >= 0 ? j->task_id : 0)))
 		return 0;
 	for (int i = 0; i < p->noptions; i++) {
@@ -873,7 +885,7 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_
 		 * speed (it was planned there with it) */
 		if (pt) {
 			const saturn_profile_task_t *cpt = NULL;
-			double cspb = class_spb(s, pc, j, &cpt, &klass);
+			double cspb = class_spb(s, pc, cc, j, &cpt, &klass);
 
 			if (cspb > 0) {
 				spb = cspb;

@@ -185,6 +185,12 @@ const saturn_profile_t *saturn_lookup_class_profile(const char *batch, long uid,
 /* The profile of batch (uid, name) as last loaded by
  * saturn_lookup_profile() (no file access), or NULL. */
 const saturn_profile_t *saturn_profile_cached(const char *batch, long uid);
+/* The profile of batch (batch, uid) measured on node class klass as last
+ * loaded (saturn_lookup_class_profile), or NULL; no file access, so
+ * pointers into it stay valid until the next lookup reloads it. The
+ * signature of saturn_snapshot_t.class_profile (arg unused). */
+const saturn_profile_t *saturn_profile_cached_class(const char *batch, long uid, const char *klass,
+						  void *arg);
 
 /* The params JSON text of the profile option d chose for task j ("{}" when
  * unknown), from the profile of j's batch (j->uid, j->batch). Valid until

@@ -159,9 +159,16 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 	saturn_bpol_actions_t acts = {0};
 	saturn_batch_owner_t *owner = NULL; /* per action: SUBMIT_MEASURE's owner */
 	int *rec, nact, nsubmit = 0;
+	saturn_snapshot_t sc;
 
 	if (!saturn_cfg.profiler || !saturn_cfg.measure_predicted || nd <= 0)
 		return;
+	/* the class profiles as last loaded too: the policy keeps pointers
+	 * into them (a reload would free them); sc is s but for that */
+	sc = *s;
+	if (sc.class_profile)
+		sc.class_profile = saturn_profile_cached_class;
+	s = &sc;
 	if (saturn_bpol_measure_prepare(s, d, nd, cached, NULL, &w) < 0) {
 		error("sched/saturn: out of memory grouping decisions by batch: no measurement this cycle");
 		return;

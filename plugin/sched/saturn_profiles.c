@@ -238,6 +238,18 @@ const saturn_profile_t *saturn_profile_cached(const char *batch, long uid)
 	return e ? e->profile : NULL;
 }
 
+const saturn_profile_t *saturn_profile_cached_class(const char *batch, long uid, const char *klass,
+						  void *arg)
+{
+	const profile_entry_t *e;
+
+	(void)arg;
+	if (!class_name_ok(klass))
+		return NULL;
+	e = profile_entry(batch, uid, klass);
+	return e ? e->profile : NULL;
+}
+
 const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decision_t *d)
 {
 	const saturn_profile_t *pr = saturn_profile_cached(j->batch, j->uid);
