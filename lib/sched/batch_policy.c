@@ -249,6 +249,39 @@ int saturn_bpol_class_wait(const saturn_snapshot_t *s, const int *m, int n,
 	return 1;
 }
 
+int saturn_bpol_class_job_name(const char *name, char *batch, size_t blen, char *klass,
+			       size_t klen)
+{
+	static const char prefix[] = "saturn-profile:";
+	const char *b, *at;
+	size_t bl, kl;
+
+	if (blen)
+		batch[0] = '\0';
+	if (klen)
+		klass[0] = '\0';
+	if (!name || strncmp(name, prefix, sizeof(prefix) - 1))
+		goto bad;
+	b = name + sizeof(prefix) - 1;
+	if (!(at = strchr(b, '@')))
+		goto bad;
+	bl = (size_t)(at - b);
+	kl = strlen(at + 1);
+	if (bl == 0 || bl >= blen || memchr(b, '/', bl) || kl == 0 || kl >= klen ||
+	    kl > SATURN_CLASS_NAME_MAX || at[1] == '.')
+		goto bad;
+	for (const char *c = at + 1; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("._-+", *c))
+			goto bad;
+	memcpy(batch, b, bl);
+	batch[bl] = '\0';
+	memcpy(klass, at + 1, kl + 1);
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
 int saturn_bpol_profiler_submitted(saturn_bpol_actions_t *out, int i, uint32_t job_id,
 				   saturn_prof_rec_t *rec)
 {
@@ -418,23 +451,82 @@ int saturn_bpol_technique_ok(const char *t)
 /* marks of a decision on a predicted option: due now (release) or later */
 enum { DUE = 1, LATER, SEEN, LISTED };
 
-/* The signature of task j's profile task when decision d relies on a
- * predicted option of it, else NULL. */
-static const char *predicted_sig(const saturn_profile_t *pr, const saturn_snap_job_t *j,
-				 const saturn_decision_t *d)
+/* Task j's profile task in pr and, in *op, its option decision d uses
+ * (NULL when pr has none: the task, or the option). */
+static const saturn_profile_task_t *option_of(const saturn_profile_t *pr,
+					      const saturn_snap_job_t *j,
+					      const saturn_decision_t *d,
+					      const saturn_profile_option_t **op)
 {
 	const saturn_profile_task_t *pt;
 
+	*op = NULL;
 	if (!pr || !(pt = saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0)))
 		return NULL;
 	for (int o = 0; o < pt->noptions; o++) {
-		const saturn_profile_option_t *op = &pt->options[o];
+		const saturn_profile_option_t *x = &pt->options[o];
 
-		if (op->gpus == d->gpus && op->technique && !strcmp(op->technique, d->technique) &&
-		    saturn_profile_option_nodes(op) == (d->nnodes > 1 ? d->nnodes : 1))
-			return op->status == SATURN_OPT_PREDICTED ? pt->signature : NULL;
+		if (x->gpus == d->gpus && x->technique && !strcmp(x->technique, d->technique) &&
+		    saturn_profile_option_nodes(x) == (d->nnodes > 1 ? d->nnodes : 1)) {
+			*op = x;
+			return pt;
+		}
 	}
 	return NULL;
+}
+
+/* Node i's class: its klass, or derived as saturn_snapshot_classify would. */
+static const char *node_klass(const saturn_snapshot_t *s, int i, char *buf, size_t len)
+{
+	const saturn_snap_node_t *n = &s->nodes[i];
+
+	if (n->klass[0])
+		return n->klass;
+	saturn_node_class(s->class_rules, n->name, n->gpu_types, n->gpus, n->link, n->features,
+			  buf, len);
+	return buf;
+}
+
+const char *saturn_bpol_class_gpu_type(const saturn_snapshot_t *s, const char *klass)
+{
+	const char *type = NULL;
+
+	if (!klass || !klass[0])
+		return NULL;
+	for (int i = 0; i < s->nnodes; i++) {
+		char buf[SATURN_CLASS_NAME_MAX + 1];
+		const char *t = s->nodes[i].gpu_types;
+
+		if (strcmp(node_klass(s, i, buf, sizeof(buf)), klass))
+			continue;
+		if (!t[0] || strchr(t, ',') || (type && strcmp(type, t)))
+			return NULL;
+		type = t;
+	}
+	return type;
+}
+
+/* The most GPUs of a node of class klass (NULL = any) in partitions mask. */
+static int class_max_gpus(const saturn_snapshot_t *s, uint64_t mask, const char *klass)
+{
+	int maxg = 0;
+
+	if (!klass)
+		return saturn_snapshot_max_gpus(s, mask);
+	for (int i = 0; i < s->nnodes; i++) {
+		char buf[SATURN_CLASS_NAME_MAX + 1];
+
+		if (mask && !(s->nodes[i].part_mask & mask))
+			continue;
+		if (!strcmp(node_klass(s, i, buf, sizeof(buf)), klass) && s->nodes[i].gpus > maxg)
+			maxg = s->nodes[i].gpus;
+	}
+	return maxg;
+}
+
+static int same_class(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
 }
 
 void saturn_bpol_measure_free(saturn_bpol_measure_t *w)
@@ -446,6 +538,8 @@ void saturn_bpol_measure_free(saturn_bpol_measure_t *w)
 	saturn_batch_groups_free(&w->groups);
 	free(w->group);
 	free(w->due);
+	free(w->klass);
+	free(w->bclass);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -459,12 +553,24 @@ int saturn_bpol_measure_prepare(const saturn_snapshot_t *s, const saturn_decisio
 	if (nd <= 0)
 		return 0;
 	w->nd = nd;
-	if (!(w->mark = calloc((size_t)nd, 1)) || !(w->sig = calloc((size_t)nd, sizeof(*w->sig))))
+	if (!(w->mark = calloc((size_t)nd, 1)) || !(w->sig = calloc((size_t)nd, sizeof(*w->sig))) ||
+	    !(w->klass = calloc((size_t)nd, sizeof(*w->klass))))
 		goto nomem;
 	for (int i = 0; i < nd; i++) {
 		const saturn_snap_job_t *j = &s->jobs[d[i].job];
+		const saturn_profile_option_t *op = NULL;
+		const saturn_profile_task_t *pt = NULL;
 
-		if ((w->sig[i] = predicted_sig(lookup(j->batch, j->uid, arg), j, &d[i]))) {
+		/* the option of the class's own profile, when the build
+		 * planned the class with one (sched_build.c) */
+		if (d[i].klass[0] && s->class_profile &&
+		    (pt = option_of(s->class_profile(j->batch, j->uid, d[i].klass,
+						     s->class_profile_arg), j, &d[i], &op)))
+			w->klass[i] = d[i].klass;
+		else
+			pt = option_of(lookup(j->batch, j->uid, arg), j, &d[i], &op);
+		if (pt && op->status == SATURN_OPT_PREDICTED) {
+			w->sig[i] = pt->signature;
 			w->mark[i] = d[i].release ? DUE : LATER;
 			any |= d[i].release;
 		}
@@ -480,16 +586,28 @@ int saturn_bpol_measure_prepare(const saturn_snapshot_t *s, const saturn_decisio
 		goto nomem;
 	free(jobs);
 	jobs = NULL;
-	if (!(w->group = malloc((size_t)w->groups.ngroups * sizeof(int))) ||
-	    !(w->due = malloc((size_t)w->groups.ngroups * sizeof(int))))
+	/* at most one entry per (batch, class): nd of them */
+	if (!(w->group = malloc((size_t)nd * sizeof(int))) ||
+	    !(w->due = malloc((size_t)nd * sizeof(int))) ||
+	    !(w->bclass = calloc((size_t)nd, sizeof(*w->bclass))))
 		goto nomem;
-	for (int g = 0; g < w->groups.ngroups; g++)
-		for (int x = w->groups.first[g]; x < w->groups.first[g + 1]; x++)
-			if (w->mark[w->groups.member[x]] == DUE) {
-				w->group[w->nbatches] = g;
-				w->due[w->nbatches++] = w->groups.member[x];
-				break;
-			}
+	for (int g = 0; g < w->groups.ngroups; g++) {
+		int b0 = w->nbatches;
+
+		for (int x = w->groups.first[g]; x < w->groups.first[g + 1]; x++) {
+			int k = w->groups.member[x], seen = 0;
+
+			if (w->mark[k] != DUE)
+				continue;
+			for (int b = b0; b < w->nbatches && !seen; b++)
+				seen = same_class(w->bclass[b], w->klass[k]);
+			if (seen)
+				continue;
+			w->group[w->nbatches] = g;
+			w->bclass[w->nbatches] = w->klass[k];
+			w->due[w->nbatches++] = k;
+		}
+	}
 	return 0;
 nomem:
 	free(jobs);
@@ -611,7 +729,7 @@ int saturn_bpol_measure_batch(const saturn_snapshot_t *s, const saturn_decision_
 	uint32_t job_id = reset ? 0 : rec->job_id;
 	int rounds = reset ? 0 : rec->rounds;
 	const char *tried = reset ? NULL : rec->tried;
-	int maxg = saturn_snapshot_max_gpus(s, j->part_mask);
+	int maxg = class_max_gpus(s, j->part_mask, w->bclass[b]);
 	int n0 = out->n, nitems = 0, gpus = 0, due_max = 0, nlisted = 0, *listed = NULL;
 	int nodes = 1, due_nodes = 1;
 	char sfx[16], words[32];
@@ -630,7 +748,7 @@ int saturn_bpol_measure_batch(const saturn_snapshot_t *s, const saturn_decision_
 			const saturn_snap_job_t *jk = &s->jobs[d[k].job];
 			int due = pass == DUE, is_tried, nk = dec_nodes(&d[k]);
 
-			if (mark[k] != pass)
+			if (mark[k] != pass || !same_class(w->klass[k], w->bclass[b]))
 				continue;
 			if (due && d[k].gpus > due_max)
 				due_max = d[k].gpus;
@@ -693,7 +811,7 @@ int saturn_bpol_measure_batch(const saturn_snapshot_t *s, const saturn_decision_
 		}
 	}
 	for (int x = 0; x < nmb; x++)
-		if (mark[mb[x]] == LISTED)
+		if (mark[mb[x]] == LISTED && same_class(w->klass[mb[x]], w->bclass[b]))
 			listed[nlisted++] = mb[x];
 	if (list) {
 		size_t tl = 0;

@@ -204,6 +204,16 @@ int saturn_bpol_class_wait(const saturn_snapshot_t *s, const int *m, int n,
 			   const saturn_companion_t *jobs, const char *const *classes, int njobs,
 			   int tag, saturn_bpol_actions_t *out);
 
+/* The class profiler jobs are the plugin's memory: after a slurmctld
+ * restart it finds them again among the jobs by name. Whether name is a
+ * class profiler job's, "saturn-profile:BATCH@CLASS" (BATCH without '/'
+ * or '@', shorter than blen; CLASS a node class name: letters, digits,
+ * '.', '_', '-', '+', no leading '.', at most SATURN_CLASS_NAME_MAX and
+ * shorter than klen): 0 with batch and klass filled, or -1 (EINVAL;
+ * batch and klass "" when their sizes allow). */
+int saturn_bpol_class_job_name(const char *name, char *batch, size_t blen, char *klass,
+			       size_t klen);
+
 /* The outcome of carrying out the SUBMIT_PROFILER out->a[i] for the batch
  * of rec: job_id the profiler job, 0 when it could not be submitted.
  * Updates rec and appends (with the action's tag) SAVE, HOLD and DROP of
@@ -258,10 +268,21 @@ typedef struct saturn_bpol_measure {
 	int nbatches;              /* batches with a due decision */
 	int *group;                /* batch b: its group in groups */
 	int *due;                  /* batch b: its first due decision */
+	/* Node classes: a decision on a node of class X whose task has a
+	 * profile of class X's own (s->class_profile) relies on that
+	 * profile's options; the batch's decisions are then split by the
+	 * profile they rely on, one entry b (and one measurement job, on a
+	 * node of that class, writing NAME@X.json) per class. */
+	const char **klass;        /* per decision: the class whose profile its
+				    * option is from (points into d), NULL = the
+				    * batch's profile */
+	const char **bclass;       /* batch b: the class of its options, or NULL */
 } saturn_bpol_measure_t;
 
 /* Find the decisions of d[0..nd-1] (about s) on a predicted option of their
  * batch's profile (lookup, as for saturn_sched_build; it must not reload),
+ * or of their node class's own profile (s->class_profile, when s has one
+ * and it covers the task: the options the build planned that class with),
  * and the batches with one about to be released. 0 with w filled (free
  * with saturn_bpol_measure_free; w->nbatches may be 0), or -1 (ENOMEM, w
  * empty). */
@@ -271,6 +292,11 @@ int saturn_bpol_measure_prepare(const saturn_snapshot_t *s, const saturn_decisio
 
 /* Free what prepare filled (not w); NULL allowed. */
 void saturn_bpol_measure_free(saturn_bpol_measure_t *w);
+
+/* The GPU type a job must ask for to run on node class klass of s: the
+ * one type every node of that class has (its gpu_types, one type), or
+ * NULL when the class has no node or no single type. Points into s. */
+const char *saturn_bpol_class_gpu_type(const saturn_snapshot_t *s, const char *klass);
 
 /* The decision for batch b (0 <= b < w->nbatches) of w: the batch of
  * s->jobs[d[w->due[b]].job], whose record rec is (updated in place: reset

@@ -317,10 +317,13 @@ int saturn_sched_feedback(saturn_fb_t *fb, saturn_snapshot_t *s, saturn_profile_
 	}
 	s->feedback = fb;
 	prune(fb, s);
+	if (s->class_profile)
+		saturn_snapshot_classify(s); /* the running tasks' classes */
 	for (int i = 0; i < s->njobs; i++) {
 		saturn_snap_job_t *j = &s->jobs[i];
 		const saturn_profile_task_t *pt;
 		saturn_fb_key_t key;
+		const char *klass;
 		double spb;
 
 		if (j->state != SATURN_SNAP_RUNNING)
@@ -342,6 +345,24 @@ int saturn_sched_feedback(saturn_fb_t *fb, saturn_snapshot_t *s, saturn_profile_
 			pr = lookup ? lookup(j->batch, j->uid, arg) : NULL;
 		prev = i;
 		pt = pr ? saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0) : NULL;
+		klass = pt ? pt->klass : NULL;
+		/* on a node whose class has a profile of its own covering the
+		 * task, it runs with that profile's option (sched_build.c):
+		 * compared with that, and the correction is that class's */
+		if (s->class_profile && j->node >= 0 && j->node < s->nnodes &&
+		    s->nodes[j->node].klass[0]) {
+			const saturn_profile_t *cp = s->class_profile(j->batch, j->uid,
+								      s->nodes[j->node].klass,
+								      s->class_profile_arg);
+			const saturn_profile_task_t *cpt =
+				cp ? saturn_profile_find(cp, j->task_id >= 0 ? j->task_id : 0) : NULL;
+
+			if (cpt && profile_spb(cpt, j->technique, j->gpus,
+					       j->nnodes > 1 ? j->nnodes : 1) > 0) {
+				pt = cpt;
+				klass = s->nodes[j->node].klass;
+			}
+		}
 		if (!pt)
 			continue;
 		j->prior_spb = profile_spb(pt, j->technique, j->gpus, j->nnodes > 1 ? j->nnodes : 1);
@@ -353,7 +374,7 @@ int saturn_sched_feedback(saturn_fb_t *fb, saturn_snapshot_t *s, saturn_profile_
 		    j->gpus > SATURN_MAX_GPUS_PER_NODE || !j->technique[0])
 			continue;
 		saturn_fb_key_set(&key, j->uid, j->batch, pt->signature, j->technique, j->gpus,
-				  pt->klass);
+				  klass);
 		if (saturn_fb_record(fb, &key, spb / j->prior_spb,
 				     saturn_fb_confidence(j->batches_done, pt->batches), s->now) < 0)
 			rc = -1;

@@ -446,6 +446,10 @@ static int option_for_class(const part_classes_t *pc, const saturn_task_t *t, in
 	return 1;
 }
 
+static double corrected_spb_class(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
+				  const saturn_profile_task_t *pt, const char *klass,
+				  const char *technique, int gpus, int nodes, double spb);
+
 /* Per-class profiles (saturn_snapshot_t.class_profile): for every class
  * of pc with a profile of its own covering held job j, that profile's
  * usable options, within the model's limits, appended to t's with klass
@@ -498,6 +502,10 @@ static int add_class_options(const saturn_snapshot_t *s, const part_classes_t *p
 			free(o[i].klass);
 			o[i].klass = strdup(pc->hw[c]);
 			o[i].class_idx = CLASS_OWN;
+			/* corrected by what this class's tasks observed */
+			o[i].sec_per_batch = corrected_spb_class(s, j, pt, pc->hw[c], o[i].technique,
+								 o[i].gpus, saturn_option_nodes(&o[i]),
+								 o[i].sec_per_batch);
 			/* in the task's unit of work: its batches are the
 			 * batch profile's; the same work at this class's speed */
 			o[i].sec_per_batch *= pt->batches / t->batches;
@@ -640,6 +648,15 @@ static double corrected_spb(const saturn_snapshot_t *s, const saturn_snap_job_t 
 			    const saturn_profile_task_t *pt, const char *technique, int gpus,
 			    int nodes, double spb)
 {
+	return corrected_spb_class(s, j, pt, pt ? pt->klass : NULL, technique, gpus, nodes, spb);
+}
+
+/* As corrected_spb, with the correction of node class klass (a class's
+ * own profile: what its tasks observed there, feedback.c). */
+static double corrected_spb_class(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
+				  const saturn_profile_task_t *pt, const char *klass,
+				  const char *technique, int gpus, int nodes, double spb)
+{
 	saturn_fb_key_t key;
 	double r;
 
@@ -647,7 +664,7 @@ static double corrected_spb(const saturn_snapshot_t *s, const saturn_snap_job_t 
 	 * none for a task on several nodes) */
 	if (!s->feedback || !pt || nodes > 1)
 		return spb;
-	saturn_fb_key_set(&key, j->uid, j->batch, pt->signature, technique, gpus, pt->klass);
+	saturn_fb_key_set(&key, j->uid, j->batch, pt->signature, technique, gpus, klass);
 	r = saturn_fb_correction(s->feedback, &key, NULL);
 	if (r == 1)
 		return spb;
@@ -730,6 +747,55 @@ skip:
 	free_options(t->options, 1);
 	t->options = NULL;
 	return 1;
+}
+
+/* A released or running job j on a node (its allocation's first, or the
+ * node it is pinned to) whose class has a profile of its own covering it
+ * with j's option (technique, GPUs, nodes): that option's seconds per
+ * batch (in *cpt's batches; *cpt and *klass, the class, set), else 0. */
+static double class_spb(const saturn_snapshot_t *s, const part_classes_t *pc, class_cache_t *cc,
+			const saturn_snap_job_t *j, const saturn_profile_task_t **cpt,
+			const char **klass)
+{
+	const saturn_profile_t *cp;
+	const saturn_profile_task_t *p;
+	int n = j->node, c;
+
+	if (!s->class_profile || !pc->n || !cc->pr)
+		return 0;
+	if ((n < 0 || n >= s->nnodes) && j->pinned[0])
+		n = saturn_snapshot_node_index(s, j->pinned);
+	if (n < 0 || n >= s->nnodes)
+		return 0;
+	/* asked once per run of a batch's jobs, in add_class_options' slot
+	 * (the first class of that hardware): a lookup may reload */
+	c = pc->of_node[n];
+	for (int d = 0; d < c; d++)
+		if (!strcmp(pc->hw[d], pc->hw[c])) {
+			c = d;
+			break;
+		}
+	if (!cc->asked[c]) {
+		cc->pr[c] = s->class_profile(j->batch, j->uid, pc->hw[c], s->class_profile_arg);
+		cc->asked[c] = 1;
+	}
+	cp = cc->pr[c];
+	if (!cp || !(p = saturn_profile_find(cp, j->task_id >= 0 ? j->task_id : 0)))
+		return 0;
+	for (int i = 0; i < p->noptions; i++) {
+		const saturn_profile_option_t *o = &p->options[i];
+
+		if (o->gpus == j->gpus && o->technique && !strcmp(o->technique, j->technique) &&
+		    saturn_profile_option_nodes(o) == (j->nnodes > 1 ? j->nnodes : 1) &&
+		    (o->status == SATURN_OPT_MEASURED || o->status == SATURN_OPT_PREDICTED) &&
+		    o->sec_per_batch > 0 && isfinite(o->sec_per_batch) && p->batches > 0 &&
+		    p->batches * o->sec_per_batch <= SATURN_MAX_RUNTIME_S) {
+			*cpt = p;
+			*klass = pc->hw[pc->of_node[n]];
+			return o->sec_per_batch;
+		}
+	}
+	return 0;
 }
 
 /* Options and work of one job, within the model's limits: a bad profile
@@ -824,15 +890,29 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_
 	 * measured in seconds (sec_per_batch 1, batches = seconds left). */
 	{
 		double spb = 0, total, left;
+		const char *klass = NULL;
 
 		for (int i = 0; i < nopts; i++)
 			if (opts[i].gpus == j->gpus && !strcmp(opts[i].technique, j->technique) &&
 			    saturn_option_nodes(&opts[i]) == (j->nnodes > 1 ? j->nnodes : 1))
 				spb = opts[i].sec_per_batch;
+		/* on a class with a profile of its own, at that profile's
+		 * speed (it was planned there with it) */
+		if (pt) {
+			const saturn_profile_task_t *cpt = NULL;
+			double cspb = class_spb(s, pc, cc, j, &cpt, &klass);
+
+			if (cspb > 0) {
+				spb = cspb;
+				pt = cpt;
+			} else {
+				klass = pt->klass;
+			}
+		}
 		/* not started yet, or the prior of a running one's speed */
 		if (spb > 0)
-			spb = corrected_spb(s, j, pt, j->technique, j->gpus,
-					    j->nnodes > 1 ? j->nnodes : 1, spb);
+			spb = corrected_spb_class(s, j, pt, klass, j->technique, j->gpus,
+						  j->nnodes > 1 ? j->nnodes : 1, spb);
 		if (spb > 0) {
 			*from_profile = 1;
 			total = pt->batches * spb; /* within the limit: options_in_limits */

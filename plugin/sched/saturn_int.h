@@ -187,6 +187,12 @@ const saturn_profile_t *saturn_lookup_class_profile(const char *batch, long uid,
 /* The profile of batch (uid, name) as last loaded by
  * saturn_lookup_profile() (no file access), or NULL. */
 const saturn_profile_t *saturn_profile_cached(const char *batch, long uid);
+/* The profile of batch (batch, uid) measured on node class klass as last
+ * loaded (saturn_lookup_class_profile), or NULL; no file access, so
+ * pointers into it stay valid until the next lookup reloads it. The
+ * signature of saturn_snapshot_t.class_profile (arg unused). */
+const saturn_profile_t *saturn_profile_cached_class(const char *batch, long uid, const char *klass,
+						  void *arg);
 
 /* The params JSON text of the profile option d chose for task j ("{}" when
  * unknown), from the profile of j's batch (j->uid, j->batch). Valid until
@@ -230,6 +236,14 @@ uint32_t saturn_submit_profiler(const char *kind, const char *batch, const satur
  * options on several nodes (#12). */
 uint32_t saturn_submit_measure(const char *batch, const saturn_batch_owner_t *o, const char *args,
 			       int gpus, int nodes);
+
+/* As saturn_submit_profiler, on node class klass's GPUs (gres
+ * gpu:GPU_TYPE:GPUS): named saturn-KIND:BATCH@CLASS, with --class CLASS,
+ * writing PROFILE_DIR/UID/BATCH@CLASS.json. Returns the job id, 0 on
+ * failure (logged). */
+uint32_t saturn_submit_class_companion(const char *kind, const char *batch,
+				       const saturn_batch_owner_t *o, const char *args, int gpus,
+				       const char *klass, const char *gpu_type);
 
 /* STATE_DIR/KIND-UID-BATCH.job, the record of batch (uid, name)'s
  * companion job (root only) kept across restarts: its text (malloc'd,

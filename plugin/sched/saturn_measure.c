@@ -14,6 +14,10 @@
  * relied on and the log says so. The record of the running job survives a
  * slurmctld restart (STATE_DIR/measure-UID-NAME.job, root only). A batch is
  * (uid, name): each user's batch of a name has its own record and job.
+ * A task planned on node class X from X's own profile (NAME@X.json) has
+ * that profile's predicted options measured the same way, by a job
+ * saturn-measure:NAME@X on X's GPU type that rewrites NAME@X.json; its
+ * record is STATE_DIR/measure-UID-NAME@X.job.
  *
  * The decisions are lib/batch_policy.c's (saturn_bpol_measure_*); this
  * file reads and writes the records, gathers the facts (one read lock per
@@ -48,6 +52,10 @@
 typedef struct measure_rec {
 	char batch[SATURN_NAME_LEN];
 	long uid;
+	/* the node class whose own profile (NAME@CLASS.json) it measures;
+	 * "" = the batch's profile. Its file: measure-UID-NAME@CLASS.job */
+	char klass[SATURN_CLASS_NAME_MAX + 1];
+	char *key; /* NAME or NAME@CLASS, the record's file name part */
 	saturn_meas_rec_t r;
 } measure_rec_t;
 
@@ -63,31 +71,37 @@ static void rec_save(const measure_rec_t *m)
 		      m->batch, m->uid, m->r.job_id);
 		return;
 	}
-	saturn_record_write("measure", m->uid, m->batch, m->r.job_id, txt);
+	saturn_record_write("measure", m->uid, m->key, m->r.job_id, txt);
 	free(txt);
 }
 
-/* The batch's record: from memory, else from its file (once), else new.
- * May move the records: returns an index. */
-static int rec_get(const char *batch, long uid)
+/* The record of the batch (of its class klass's own profile, NULL =
+ * the batch's): from memory, else from its file (once), else new. May
+ * move the records: returns an index. */
+static int rec_get(const char *batch, long uid, const char *klass)
 {
 	measure_rec_t *m;
 	char *buf;
 
+	if (!klass)
+		klass = "";
 	for (int i = 0; i < nrecs; i++)
-		if (recs[i].uid == uid && !strcmp(recs[i].batch, batch))
+		if (recs[i].uid == uid && !strcmp(recs[i].batch, batch) &&
+		    !strcmp(recs[i].klass, klass))
 			return i;
 	xrecalloc(recs, nrecs + 1, sizeof(*recs));
 	m = &recs[nrecs++];
 	snprintf(m->batch, sizeof(m->batch), "%s", batch);
+	snprintf(m->klass, sizeof(m->klass), "%s", klass);
+	m->key = klass[0] ? xstrdup_printf("%s@%s", batch, klass) : xstrdup(batch);
 	m->uid = uid;
-	if ((buf = saturn_record_read("measure", uid, batch))) {
+	if ((buf = saturn_record_read("measure", uid, m->key))) {
 		if (saturn_meas_rec_parse(buf, &m->r) == 0)
 			info("sched/saturn: batch %s of uid %ld: measurement record found (job %u, %d round(s))",
-			     batch, uid, m->r.job_id, m->r.rounds);
+			     m->key, uid, m->r.job_id, m->r.rounds);
 		else
 			error("sched/saturn: batch %s of uid %ld: ignoring %s/measure-%ld-%s.job: not \"JOBID ARRAYID ROUNDS ITEMS\" and keys",
-			      batch, uid, saturn_state_dir, uid, batch);
+			      m->key, uid, saturn_state_dir, uid, m->key);
 		free(buf);
 	}
 	return nrecs - 1;
@@ -125,7 +139,7 @@ void saturn_measure_poll(void)
 		measure_rec_t *m = &recs[acts.a[i].tag];
 
 		if (acts.a[i].kind == SATURN_BPOL_LOG)
-			saturn_bpol_log(&acts.a[i], m->batch, m->uid);
+			saturn_bpol_log(&acts.a[i], m->key, m->uid);
 		else if (acts.a[i].kind == SATURN_BPOL_SAVE)
 			rec_save(m);
 	}
@@ -145,9 +159,16 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 	saturn_bpol_actions_t acts = {0};
 	saturn_batch_owner_t *owner = NULL; /* per action: SUBMIT_MEASURE's owner */
 	int *rec, nact, nsubmit = 0;
+	saturn_snapshot_t sc;
 
 	if (!saturn_cfg.profiler || !saturn_cfg.measure_predicted || nd <= 0)
 		return;
+	/* the class profiles as last loaded too: the policy keeps pointers
+	 * into them (a reload would free them); sc is s but for that */
+	sc = *s;
+	if (sc.class_profile)
+		sc.class_profile = saturn_profile_cached_class;
+	s = &sc;
 	if (saturn_bpol_measure_prepare(s, d, nd, cached, NULL, &w) < 0) {
 		error("sched/saturn: out of memory grouping decisions by batch: no measurement this cycle");
 		return;
@@ -161,7 +182,7 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 	for (int b = 0; b < w.nbatches; b++) {
 		const saturn_snap_job_t *j = &s->jobs[d[w.due[b]].job];
 
-		rec[b] = rec_get(j->batch, j->uid);
+		rec[b] = rec_get(j->batch, j->uid, w.bclass[b]);
 	}
 	for (int b = 0; b < w.nbatches; b++)
 		if (saturn_bpol_measure_batch(s, d, &w, b, &recs[rec[b]].r, b, &acts) < 0)
@@ -182,18 +203,29 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 	/* carry out, without locks; a submission's outcome is appended */
 	for (int i = 0; i < acts.n; i++) {
 		measure_rec_t *m = &recs[rec[acts.a[i].tag]];
+		const char *type;
 		uint32_t id = 0;
 
 		switch (acts.a[i].kind) {
 		case SATURN_BPOL_LOG:
-			saturn_bpol_log(&acts.a[i], m->batch, m->uid);
+			saturn_bpol_log(&acts.a[i], m->key, m->uid);
 			break;
 		case SATURN_BPOL_SUBMIT_MEASURE:
 			if (owner[i].script && (long)owner[i].uid == m->uid) {
 				char *args = xstrdup_printf("--measure '%s'", acts.a[i].text);
 
-				id = saturn_submit_measure(m->batch, &owner[i], args, acts.a[i].gpus,
-							   acts.a[i].nodes);
+				if (!m->klass[0])
+					id = saturn_submit_measure(m->batch, &owner[i], args,
+								   acts.a[i].gpus, acts.a[i].nodes);
+				else if ((type = saturn_bpol_class_gpu_type(s, m->klass)))
+					/* on that class's GPUs, into NAME@CLASS.json */
+					id = saturn_submit_class_companion("measure", m->batch,
+									   &owner[i], args,
+									   acts.a[i].gpus,
+									   m->klass, type);
+				else
+					error("sched/saturn: batch %s of uid %ld: class %s has no single GPU type: no measurement job for its profile",
+					      m->batch, m->uid, m->klass);
 				xfree(args);
 			}
 			/* acts.a may move here */
@@ -229,8 +261,10 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 
 void saturn_measure_fini(void)
 {
-	for (int i = 0; i < nrecs; i++)
+	for (int i = 0; i < nrecs; i++) {
 		saturn_meas_rec_free(&recs[i].r);
+		xfree(recs[i].key);
+	}
 	xfree(recs);
 	nrecs = 0;
 }

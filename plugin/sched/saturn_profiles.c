@@ -238,6 +238,18 @@ const saturn_profile_t *saturn_profile_cached(const char *batch, long uid)
 	return e ? e->profile : NULL;
 }
 
+const saturn_profile_t *saturn_profile_cached_class(const char *batch, long uid, const char *klass,
+						  void *arg)
+{
+	const profile_entry_t *e;
+
+	(void)arg;
+	if (!class_name_ok(klass))
+		return NULL;
+	e = profile_entry(batch, uid, klass);
+	return e ? e->profile : NULL;
+}
+
 const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decision_t *d)
 {
 	const saturn_profile_t *pr = saturn_profile_cached(j->batch, j->uid);
@@ -414,9 +426,10 @@ static uint32_t submit_companion(const char *kind, const char *batch, const satu
 				 const char *args, int gpus, const char *klass, const char *gpu_type);
 
 /* The per-class profiler jobs submitted (submit_class_profilers), kept in
- * memory only: after a restart the tasks no longer wait for them (the
- * class profiles still come and refine the plan). An entry goes once its
- * job has ended. */
+ * memory; after a restart found again among the jobs by their names
+ * (saturn-profile:NAME@CLASS, its owner the batch's user: class_jobs_find),
+ * so the tasks wait for them as before. An entry goes once its job has
+ * ended. */
 typedef struct class_job {
 	char batch[SATURN_NAME_LEN];
 	long uid;
@@ -426,6 +439,7 @@ typedef struct class_job {
 
 static class_job_t *class_jobs;
 static int nclass_jobs;
+static int class_jobs_found; /* the job records looked through once */
 
 uint32_t saturn_submit_profiler(const char *kind, const char *batch, const saturn_batch_owner_t *o,
 				const char *args, int gpus)
@@ -446,6 +460,13 @@ uint32_t saturn_submit_measure(const char *batch, const saturn_batch_owner_t *o,
 	id = submit_companion("measure", batch, o, args, gpus, NULL, NULL);
 	companion_nodes = 1;
 	return id;
+}
+
+uint32_t saturn_submit_class_companion(const char *kind, const char *batch,
+				       const saturn_batch_owner_t *o, const char *args, int gpus,
+				       const char *klass, const char *gpu_type)
+{
+	return submit_companion(kind, batch, o, args, gpus, klass, gpu_type);
 }
 
 /* As saturn_submit_profiler, for node class klass (not NULL): the job is
@@ -653,6 +674,46 @@ static void submit_class_profilers(saturn_snapshot_t *s, const saturn_snap_job_t
 	}
 }
 
+/* After a start: the class profiler jobs not ended, from the job records
+ * (one pass over the jobs under a read lock, once). A job named so by its
+ * user makes that user's batch wait until it ends, nobody else's. */
+static void class_jobs_find(void)
+{
+	slurmctld_lock_t read_lock = {.job = READ_LOCK};
+	ListIterator it;
+	job_record_t *jr;
+	int found = 0;
+
+	lock_slurmctld(read_lock);
+	it = list_iterator_create(job_list);
+	while ((jr = list_next(it))) {
+		char batch[SATURN_NAME_LEN], klass[SATURN_CLASS_NAME_MAX + 1];
+		int known = 0;
+		class_job_t *c;
+
+		if (IS_JOB_FINISHED(jr) || IS_JOB_COMPLETING(jr) ||
+		    saturn_bpol_class_job_name(jr->name, batch, sizeof(batch), klass,
+					       sizeof(klass)) < 0)
+			continue;
+		for (int i = 0; i < nclass_jobs && !known; i++)
+			known = class_jobs[i].job_id == jr->job_id;
+		if (known)
+			continue;
+		xrecalloc(class_jobs, nclass_jobs + 1, sizeof(*class_jobs));
+		c = &class_jobs[nclass_jobs++];
+		snprintf(c->batch, sizeof(c->batch), "%s", batch);
+		snprintf(c->klass, sizeof(c->klass), "%s", klass);
+		c->uid = (long)jr->user_id;
+		c->job_id = jr->job_id;
+		found++;
+	}
+	list_iterator_destroy(it);
+	unlock_slurmctld(read_lock);
+	if (found)
+		info("sched/saturn: %d class profiler job(s) found among the jobs: their batches' tasks wait for them",
+		     found);
+}
+
 /* Batches with a profile whose per-class profiler jobs still run: their
  * held tasks wait (saturn_bpol_class_wait), appended to acts with the
  * group as tag. The jobs' states under one read lock; ended ones are
@@ -664,6 +725,10 @@ static void class_wait_pass(saturn_snapshot_t *s, const saturn_batch_groups_t *g
 	saturn_companion_t *st;
 	int w = 0;
 
+	if (!class_jobs_found) {
+		class_jobs_find();
+		class_jobs_found = 1;
+	}
 	if (!nclass_jobs)
 		return;
 	st = xcalloc(nclass_jobs, sizeof(*st));
@@ -871,4 +936,5 @@ void saturn_profiles_fini(void)
 	nprof_jobs = 0;
 	xfree(class_jobs);
 	nclass_jobs = 0;
+	class_jobs_found = 0;
 }

@@ -6,7 +6,8 @@
 # saturn-profile --class CLASS), each class's profile is written
 # (PROFILE_DIR/UID/NAME@CLASS.json, "class" inside) and loaded, the tasks
 # are planned from the profiles and released with typed GRES, every task
-# exactly once.
+# exactly once. slurmctld restarts while the class profiler jobs run (they
+# sleep first): the tasks still wait for them (found again by name).
 . "$(dirname "$0")/sched-lib.sh"
 [ -x "$top_builddir/profiler/saturn-profile" ] && [ -x "$top_builddir/runner/saturn-run" ] ||
 	skip "saturn-profile/saturn-run not built"
@@ -16,6 +17,8 @@ cat >"$wrap" <<EOW
 # the node's recorded topology (cluster.sh: etc/gres-nodes/NODE.conf; the
 # instance folder sched_setup makes)
 g="${TMPDIR:-/tmp}/saturn-e2e-$(basename "$0" .sh)-$$/etc/gres-nodes/\$SLURMD_NODENAME.conf"
+# the class jobs outlive the batch's own: slurmctld restarts meanwhile
+case " \$* " in *" --class "*) sleep 30 ;; esac
 exec "$top_builddir/profiler/saturn-profile" --backend cpu --timeout 60 --trial-batches 2 --gres-conf "\$g" "\$@"
 EOW
 chmod 755 "$wrap"
@@ -31,6 +34,15 @@ grep -q "batch e2e-cls of uid 0: submitted profiler job .*gres:gpu:a100:2.*--out
 	fail "no profiler job for class a100x2-pcie"
 grep -q "batch e2e-cls of uid 0: submitted profiler job .*gres:gpu:2, .*--output .*/e2e-cls.json" "$CTLD_LOG" ||
 	fail "no profiler job for the batch"
+wait_for 150 test -s "$STATE_DIR/profiles/0/e2e-cls.json" || fail "no batch profile"
+if ! ls "$STATE_DIR"/profiles/0/e2e-cls@*.json >/dev/null 2>&1; then
+	note "restarting slurmctld while the class profiler jobs run"
+	sh "$CLUSTER" restart-ctld >/dev/null 2>&1 || fail "restart-ctld"
+	wait_for 30 grep -q 'sched/saturn: 2 class profiler job(s) found among the jobs' "$CTLD_LOG" ||
+		fail "the class profiler jobs were not found again: $(grep 'class profiler' "$CTLD_LOG")"
+else
+	note "the class profiles came before the batch's: no restart checked"
+fi
 for c in a100x2-pcie h100x2-nvlink; do
 	f="$STATE_DIR/profiles/0/e2e-cls@$c.json"
 	wait_for 150 test -s "$f" || fail "no profile $f"

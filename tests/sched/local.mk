@@ -74,6 +74,7 @@ TESTS += \
 	e2e/sched-off.sh \
 	e2e/sched-classes.sh \
 	e2e/sched-classes-profile.sh \
+	e2e/sched-classes-measure.sh \
 	e2e/sched-objective.sh \
 	e2e/sched-multinode.sh \
 	e2e/sched-multinode-ddp.sh
@@ -104,6 +105,7 @@ EXTRA_DIST += \
 	e2e/sched-off.sh \
 	e2e/sched-classes.sh \
 	e2e/sched-classes-profile.sh \
+	e2e/sched-classes-measure.sh \
 	e2e/sched-objective.sh \
 	e2e/sched-multinode.sh \
 	e2e/sched-multinode-ddp.sh

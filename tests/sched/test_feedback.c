@@ -452,6 +452,121 @@ START_TEST(test_build_running)
 }
 END_TEST
 
+/* Node classes: n1 is an a100 node, n2 an h100 one with a profile of its
+ * own (sweep@h100.json: ddp on 2 GPUs 0.25 s, on 4 predicted 0.15 s).
+ * The task running on n2 is compared with h100's profile (observed 0.5
+ * s/batch: x2 there, where the batch's profile would say x1), the
+ * correction is h100's, and it corrects h100's options only. */
+static const char h100_text[] =
+	"{\"format\": \"saturn-profile/1\", \"batch\": \"sweep\", \"created\": 1,"
+	" \"tasks\": [ {\"signature\": \"m/bs8\", \"task_ids\": \"0-5\", \"batches\": 100,"
+	" \"class\": \"h100\", \"options\": ["
+	"  {\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 0.25, \"status\": \"measured\"},"
+	"  {\"technique\": \"ddp\", \"gpus\": 4, \"sec_per_batch\": 0.15, \"status\": \"predicted\"} ] } ] }";
+
+static const saturn_profile_t *lookup_h100(const char *batch, long uid, const char *klass,
+					   void *arg)
+{
+	return strcmp(batch, "sweep") || uid != 1001 || strcmp(klass, "h100") ? NULL : arg;
+}
+
+/* spb of job's option tech/gpus planned on a class whose name has klass */
+static double class_spb(const saturn_sched_build_t *b, int job, const char *tech, int gpus,
+			const char *klass)
+{
+	for (int t = 0; t < b->problem->ntasks; t++) {
+		const saturn_task_t *task = &b->problem->tasks[t];
+
+		if (b->job_of_task[t] != job)
+			continue;
+		for (int o = 0; o < task->noptions; o++)
+			if (task->options[o].gpus == gpus && !strcmp(task->options[o].technique, tech) &&
+			    task->options[o].klass && strstr(task->options[o].klass, klass))
+				return task->options[o].sec_per_batch;
+	}
+	return -1;
+}
+
+START_TEST(test_class_feedback)
+{
+	saturn_snapshot_t *s = cluster();
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr = saturn_profile_parse(profile_text, strlen(profile_text), &err);
+	saturn_profile_t *cp = saturn_profile_parse(h100_text, strlen(h100_text), &err);
+	saturn_snap_node_t *n2 = saturn_snapshot_add_node(s);
+	saturn_fb_t *fb = saturn_fb_create();
+	saturn_sched_build_t b;
+	saturn_snap_job_t *j = &s->jobs[0];
+	saturn_fb_key_t key;
+	int nfound;
+
+	ck_assert_msg(pr && cp, "%s", err.text);
+	ck_assert_ptr_nonnull(n2);
+	snprintf(s->nodes[0].gpu_types, sizeof(s->nodes[0].gpu_types), "a100");
+	snprintf(n2->name, sizeof(n2->name), "n2");
+	snprintf(n2->gpu_types, sizeof(n2->gpu_types), "h100");
+	n2->gpus = 8;
+	s->class_profile = lookup_h100;
+	s->class_profile_arg = cp;
+	snprintf(s->nodes[0].klass, sizeof(s->nodes[0].klass), "a100");
+	snprintf(n2->klass, sizeof(n2->klass), "h100");
+	j->node = 1;
+	j->batches_left = 40;
+	j->batches_done = 60;
+	j->progress_spb = 0.5;
+	j->progress_updated = NOW;
+	ck_assert_int_eq(saturn_sched_feedback(fb, s, lookup_one, pr), 0);
+	ck_assert(NEAR(j->prior_spb, 0.25));
+	ck_assert_int_eq(fb->ncorr, 1);
+	ck_assert_str_eq(fb->corr[0].key.klass, "h100");
+	ck_assert(NEAR(fb->corr[0].ratio, 2));
+	saturn_fb_key_set(&key, 1001, "sweep", "m/bs8", "ddp", 4, "");
+	ck_assert(NEAR(saturn_fb_correction(fb, &key, NULL), 1)); /* not the batch's */
+	ck_assert_msg(saturn_sched_build(s, lookup_one, pr, &b, &err) == 0, "%s", err.text);
+	/* h100's own options: x2 (the curve) */
+	ck_assert_msg(NEAR(class_spb(&b, 1, "ddp", 4, "h100"), 0.3), "h100 ddp/4 %g",
+		      class_spb(&b, 1, "ddp", 4, "h100"));
+	ck_assert_msg(NEAR(class_spb(&b, 1, "ddp", 2, "h100"), 0.5), "h100 ddp/2 %g",
+		      class_spb(&b, 1, "ddp", 2, "h100"));
+	/* the batch's profile on a100: untouched */
+	ck_assert_msg(NEAR(class_spb(&b, 1, "ddp", 4, "a100"), 0.3), "a100 ddp/4 %g",
+		      class_spb(&b, 1, "ddp", 4, "a100"));
+	ck_assert_msg(NEAR(class_spb(&b, 1, "single", 1, "a100"), 1.0), "a100 single %g",
+		      class_spb(&b, 1, "single", 1, "a100"));
+	saturn_sched_build_free(&b);
+	/* released onto n2 with ddp on 4: planned at h100's own speed
+	 * (100 x 0.15 s), not the batch's (100 x 0.3 s) */
+	j = saturn_snapshot_add_job(s);
+	ck_assert_ptr_nonnull(j);
+	j->job_id = 110;
+	j->array_job_id = 100;
+	j->task_id = 2;
+	j->uid = 1001;
+	snprintf(j->batch, sizeof(j->batch), "sweep");
+	j->state = SATURN_SNAP_RELEASED;
+	j->node = -1;
+	j->gpus = 4;
+	snprintf(j->technique, sizeof(j->technique), "ddp");
+	snprintf(j->pinned, sizeof(j->pinned), "n2");
+	s->feedback = NULL;
+	ck_assert_msg(saturn_sched_build(s, lookup_one, pr, &b, &err) == 0, "%s", err.text);
+	nfound = 0;
+	for (int t = 0; t < b.problem->ntasks; t++)
+		if (b.job_of_task[t] == s->njobs - 1) {
+			ck_assert_msg(NEAR(b.problem->tasks[t].batches *
+					   b.problem->tasks[t].options[0].sec_per_batch, 15),
+				      "released on h100: %g s", b.problem->tasks[t].batches);
+			nfound++;
+		}
+	ck_assert_int_eq(nfound, 1);
+	saturn_sched_build_free(&b);
+	saturn_fb_destroy(fb);
+	saturn_profile_destroy(pr);
+	saturn_profile_destroy(cp);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 /* A running task without a profile (users' requests) still goes by its
  * observed speed when its progress file has batches_total. */
 START_TEST(test_build_no_profile)
@@ -700,6 +815,7 @@ int main(void)
 	tcase_add_test(tc, test_progress_summary);
 	tcase_add_loop_test(tc, test_build_running, 0, sizeof(run_cases) / sizeof(run_cases[0]));
 	tcase_add_test(tc, test_build_no_profile);
+	tcase_add_test(tc, test_class_feedback);
 	tcase_add_loop_test(tc, test_switch, 0, sizeof(switch_cases) / sizeof(switch_cases[0]));
 	tcase_add_test(tc, test_switch_parse);
 	tcase_add_test(tc, test_state);

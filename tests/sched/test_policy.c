@@ -893,6 +893,142 @@ START_TEST(test_measure_two_users)
 }
 END_TEST
 
+/* Node classes: class h100's own profile (PROFILE_DIR/UID/sweep@h100.json)
+ * has ddp on 2 GPUs predicted and on 4 measured, the batch's profile the
+ * other way round for 4. A decision on an h100 node relies on h100's own
+ * options: measured in a job of its own (entry with class h100), the
+ * a100 one from the batch's profile in another; ddp on 4 on h100 is
+ * measured there, so nothing to do for it. */
+static const char class_text[] =
+	"{\"format\": \"saturn-profile/1\", \"batch\": \"sweep\", \"created\": 1,"
+	" \"tasks\": [ {\"signature\": \"m/bs8\", \"task_ids\": \"0-7\", \"batches\": 100,"
+	" \"class\": \"h100\", \"options\": ["
+	"  {\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 0.3, \"status\": \"predicted\"},"
+	"  {\"technique\": \"ddp\", \"gpus\": 4, \"sec_per_batch\": 0.2, \"status\": \"measured\"} ] } ] }";
+
+static const saturn_profile_t *class_lookup(const char *batch, long uid, const char *klass,
+					    void *arg)
+{
+	return strcmp(batch, "sweep") || uid != 1001 || strcmp(klass, "h100") ? NULL : arg;
+}
+
+START_TEST(test_measure_class)
+{
+	saturn_profile_t *pr = profile(profile_text), *cp = profile(class_text);
+	saturn_snapshot_t *s = meas_snap(4, 100);
+	saturn_snap_node_t *n2 = saturn_snapshot_add_node(s);
+	struct mdec md[3] = {{0, 1, "ddp", 2}, {1, 1, "ddp", 2}, {2, 1, "ddp", 4}};
+	saturn_decision_t *d = decisions(md, 3);
+	saturn_bpol_measure_t w;
+	saturn_bpol_actions_t l = {0};
+	saturn_meas_rec_t rec[2] = {{0}, {0}};
+	int bh, sub;
+
+	snprintf(s->nodes[0].klass, sizeof(s->nodes[0].klass), "a100");
+	snprintf(s->nodes[0].gpu_types, sizeof(s->nodes[0].gpu_types), "a100");
+	ck_assert_ptr_nonnull(n2);
+	snprintf(n2->name, sizeof(n2->name), "n2");
+	snprintf(n2->klass, sizeof(n2->klass), "h100");
+	snprintf(n2->gpu_types, sizeof(n2->gpu_types), "h100");
+	n2->gpus = 8;
+	s->class_profile = class_lookup;
+	s->class_profile_arg = cp;
+	snprintf(d[0].klass, sizeof(d[0].klass), "a100");
+	for (int i = 1; i < 3; i++) {
+		snprintf(d[i].node, sizeof(d[i].node), "n2");
+		snprintf(d[i].klass, sizeof(d[i].klass), "h100");
+	}
+	ck_assert_str_eq(saturn_bpol_class_gpu_type(s, "h100"), "h100");
+	ck_assert_ptr_null(saturn_bpol_class_gpu_type(s, "v100"));
+	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 3, lookup, pr, &w), 0);
+	ck_assert_int_eq(w.nbatches, 2);
+	ck_assert_ptr_null(w.sig[2]); /* measured in h100's own profile */
+	bh = w.bclass[0] ? 0 : 1;
+	ck_assert_ptr_null(w.bclass[1 - bh]);
+	ck_assert_str_eq(w.bclass[bh], "h100");
+	ck_assert_int_eq(w.due[bh], 1);
+	ck_assert_int_eq(w.due[1 - bh], 0);
+	/* class h100: its own job, only its task */
+	ck_assert_int_eq(saturn_bpol_measure_batch(s, d, &w, bh, &rec[1], bh, &l), 1);
+	sub = find_kind(&l, 0, SATURN_BPOL_SUBMIT_MEASURE);
+	ck_assert_int_ge(sub, 0);
+	ck_assert_str_eq(l.a[sub].text, "1:ddp:2");
+	ck_assert_int_eq(l.a[sub].ntasks, 1);
+	ck_assert_int_eq(l.a[sub].tasks[0], 1);
+	ck_assert_pstr_eq(rec[1].tried, "ddp:2@m/bs8\n");
+	saturn_bpol_actions_free(&l);
+	/* the batch's profile: task 0 on a100 alone (4 GPUs there at most) */
+	ck_assert_int_eq(saturn_bpol_measure_batch(s, d, &w, 1 - bh, &rec[0], 1 - bh, &l), 1);
+	sub = find_kind(&l, 0, SATURN_BPOL_SUBMIT_MEASURE);
+	ck_assert_int_ge(sub, 0);
+	ck_assert_str_eq(l.a[sub].text, "0:ddp:2");
+	ck_assert_int_eq(l.a[sub].ntasks, 1);
+	ck_assert_int_eq(l.a[sub].tasks[0], 0);
+	saturn_bpol_actions_free(&l);
+	saturn_bpol_measure_free(&w);
+	/* once h100's profile says measured, its decision is released */
+	cp->tasks[0].options[0].status = SATURN_OPT_MEASURED;
+	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d + 1, 2, lookup, pr, &w), 0);
+	ck_assert_int_eq(w.nbatches, 0);
+	saturn_bpol_measure_free(&w);
+	saturn_meas_rec_free(&rec[0]);
+	saturn_meas_rec_free(&rec[1]);
+	free(d);
+	saturn_snapshot_destroy(s);
+	saturn_profile_destroy(pr);
+	saturn_profile_destroy(cp);
+}
+END_TEST
+
+/* The class profiler jobs' names, found again after a restart. */
+static const struct cjn_case {
+	const char *name;
+	int ok;
+	const char *batch, *klass;
+} cjn_cases[] = {
+	{"saturn-profile:sweep@h100x8", 1, "sweep", "h100x8"},
+	{"saturn-profile:my.sweep-2@a100-pcie+nv_1", 1, "my.sweep-2", "a100-pcie+nv_1"},
+	{"saturn-profile:sweep", 0, "", ""},             /* the batch's own job */
+	{"saturn-measure:sweep@h100", 0, "", ""},        /* not a profiler job */
+	{"saturn-profile:@h100", 0, "", ""},
+	{"saturn-profile:sweep@", 0, "", ""},
+	{"saturn-profile:sweep@.h100", 0, "", ""},
+	{"saturn-profile:sw/eep@h100", 0, "", ""},
+	{"saturn-profile:a@b@h100", 0, "", ""},          /* '@' in the class */
+	{"saturn-profile:sweep@h 100", 0, "", ""},
+	{"xsaturn-profile:sweep@h100", 0, "", ""},
+	{"", 0, "", ""},
+	{NULL, 0, "", ""},
+};
+
+START_TEST(test_class_job_name)
+{
+	const struct cjn_case *c = &cjn_cases[_i];
+	char batch[SATURN_NAME_LEN] = "x", klass[SATURN_CLASS_NAME_MAX + 1] = "x";
+
+	ck_assert_int_eq(saturn_bpol_class_job_name(c->name, batch, sizeof(batch), klass,
+						    sizeof(klass)), c->ok ? 0 : -1);
+	ck_assert_str_eq(batch, c->batch);
+	ck_assert_str_eq(klass, c->klass);
+}
+END_TEST
+
+START_TEST(test_class_job_name_long)
+{
+	char name[300], batch[8], klass[SATURN_CLASS_NAME_MAX + 1];
+
+	/* a batch longer than the buffer, a class over the limit */
+	ck_assert_int_eq(saturn_bpol_class_job_name("saturn-profile:longbatch@h100", batch,
+						    sizeof(batch), klass, sizeof(klass)), -1);
+	snprintf(name, sizeof(name), "saturn-profile:b@%0*d", SATURN_CLASS_NAME_MAX + 1, 0);
+	ck_assert_int_eq(saturn_bpol_class_job_name(name, batch, sizeof(batch), klass,
+						    sizeof(klass)), -1);
+	snprintf(name, sizeof(name), "saturn-profile:b@%0*d", SATURN_CLASS_NAME_MAX, 0);
+	ck_assert_int_eq(saturn_bpol_class_job_name(name, batch, sizeof(batch), klass,
+						    sizeof(klass)), 0);
+}
+END_TEST
+
 static const struct poll_case {
 	const char *what;
 	uint32_t job;        /* the record's */
@@ -978,6 +1114,9 @@ int main(void)
 	tcase_add_test(tc, test_measure_then_release);
 	tcase_add_test(tc, test_measure_items_cap);
 	tcase_add_test(tc, test_measure_two_users);
+	tcase_add_test(tc, test_measure_class);
+	tcase_add_loop_test(tc, test_class_job_name, 0, N(cjn_cases));
+	tcase_add_test(tc, test_class_job_name_long);
 	tcase_add_loop_test(tc, test_poll, 0, N(poll_cases));
 	tcase_add_test(tc, test_technique_ok);
 	suite_add_tcase(su, tc);
