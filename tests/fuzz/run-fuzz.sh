@@ -44,7 +44,7 @@ SRCS="$LIB/model/error.c $LIB/model/model.c $LIB/model/formats.c $LIB/model/json
 [ -f "$LIB/model/safefile.c" ] && SRCS="$SRCS $LIB/model/safefile.c"
 # fuzz_build: the snapshot -> problem build of sched/saturn, with progress
 # files and the persisted state
-BUILD_SRCS="$LIB/sched/sched_settings.c $LIB/sched/sched_snapshot.c $LIB/sched/sched_build.c $LIB/sched/sched_plan.c $LIB/sched/sched_decide.c $LIB/sched/feedback.c $LIB/sched/planrec.c $LIB/sched/node_class.c $LIB/sched/sched_state.c $LIB/sched/progress.c $LIB/planner/bounds.c $LIB/planner/instance.c $LIB/planner/listsched.c"
+BUILD_SRCS="$LIB/sched/sched_settings.c $LIB/sched/sched_snapshot.c $LIB/sched/sched_build.c $LIB/sched/sched_plan.c $LIB/sched/sched_decide.c $LIB/sched/feedback.c $LIB/sched/planrec.c $LIB/sched/node_class.c $LIB/sched/batch_policy.c $LIB/sched/sched_state.c $LIB/sched/progress.c $LIB/planner/bounds.c $LIB/planner/instance.c $LIB/planner/listsched.c"
 status=0
 for t in $FUZZ_TARGETS; do
 	bin="$WORK/fuzz_$t"
