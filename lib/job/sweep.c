@@ -47,9 +47,14 @@ double saturn_scale_comm(saturn_scale_kind_t kind, int g, int micro,
 	case SATURN_SCALE_SHARDED:
 		return 3.0 * (g - 1) / g / bw_of(bw ? bw->ag : NULL, max, g);
 	case SATURN_SCALE_PIPELINE: {
+		/* activations and their gradients go point to point from one
+		 * stage to the next, one pair of GPUs at a time: the
+		 * bandwidth of a hop is that of two GPUs, not that of a ring
+		 * over all g (which on PCIe falls as more GPUs share the
+		 * switches and the CPU interconnect) */
 		double m = micro > 0 ? micro : 8;
 
-		return (m + g - 1) / m / bw_of(bw ? bw->ar : NULL, max, g);
+		return (m + g - 1) / m / bw_of(bw ? bw->ar : NULL, max, 2);
 	}
 	default:
 		return 2.0 * (g - 1) / g / bw_of(bw ? bw->ar : NULL, max, g);

@@ -8,8 +8,9 @@
  * each trial runs with); comm(g) is the communication
  * volume over the measured NCCL bus bandwidth of g GPUs: 2(g-1)/g / busbw_ar
  * (all-reduce of gradients), 3(g-1)/g / busbw_ag (FSDP: two all-gathers and a
- * reduce-scatter), (m+g-1)/m / busbw_ar (pipeline point-to-point). a, b, c
- * >= 0 are fitted by non-negative least squares; with two measured counts b
+ * reduce-scatter), (m+g-1)/m / busbw_ar(2) (pipeline: point to point
+ * between neighbouring stages, at the bandwidth of one pair). a, b, c >= 0
+ * are fitted by non-negative least squares; with two measured counts b
  * is taken as 0.
  *
  * Trial selection per technique on GPU counts [lo, hi]: measure lo and hi,

@@ -692,6 +692,43 @@ START_TEST(test_sweep_pipeline_constant)
 }
 END_TEST
 
+/* A pipeline's stages pass activations point to point, one pair of GPUs at
+ * a time: its communication moves at the bandwidth of two GPUs whatever
+ * the count, not at that of a ring over all of them, which on PCIe falls
+ * past 4 GPUs. On such a table a pipeline whose hops run at the pair's
+ * bandwidth is predicted exactly between its measured counts. (With the
+ * ring's bandwidth of g GPUs the fit missed by 14 % at 4 GPUs here.) */
+START_TEST(test_sweep_pipeline_hops)
+{
+	double ar[9] = {0}, ag[9] = {0}, one[9] = {0}, truth[9];
+	saturn_bw_table_t bw = {8, ar, ag}, pair = {8, one, one};
+	saturn_sweep_t *sw;
+	int micro[9] = {0};
+
+	for (int k = 2; k <= 8; k++) {
+		ar[k] = ag[k] = k <= 2 ? 17 : k <= 4 ? 14 : 9; /* PCIe */
+		one[k] = ar[2];
+		micro[k] = 8;
+	}
+	/* the same comm(g) as the pair's bandwidth at every count */
+	for (int k = 2; k <= 8; k++)
+		ck_assert_double_eq_tol(
+		    saturn_scale_comm(SATURN_SCALE_PIPELINE, k, micro[k], &bw),
+		    saturn_scale_comm(SATURN_SCALE_PIPELINE, k, micro[k], &pair),
+		    1e-12);
+	for (int k = 2; k <= 8; k++) {
+		double m = micro[k];
+
+		truth[k] = 0.5 * (m + k - 1) / (m * k) + 0.03 +
+			   4.0 * (m + k - 1) / m / ar[2];
+	}
+	sw = saturn_sweep_create(SATURN_SCALE_PIPELINE, 8, 2, 8, &bw, 0);
+	ck_assert_int_eq(drive(sw, truth), 3);
+	ck_assert_double_lt(worst(sw, 2, 8, truth), 1e-6);
+	saturn_sweep_destroy(sw);
+}
+END_TEST
+
 /* Where the two measured ends leave the shape open (communication hidden
  * behind compute on few GPUs, exposed on many), the sweep measures a
  * middle count (the two ends alone missed by 9.1 %); where the model
@@ -930,6 +967,7 @@ int main(void)
 	tcase_add_test(tc, test_sweep_lent_one_gpu);
 	tcase_add_test(tc, test_sweep_close_calls);
 	tcase_add_test(tc, test_sweep_pipeline_constant);
+	tcase_add_test(tc, test_sweep_pipeline_hops);
 	tcase_add_test(tc, test_sweep_middle);
 	tcase_add_test(tc, test_emulator_model);
 	tcase_add_test(tc, test_progress);
