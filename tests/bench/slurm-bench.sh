@@ -47,10 +47,9 @@
 #   and checkpoints on SIGUSR1, resumes from its progress; the clusters
 #   get RequeueExit=75 and cred_expire=5, sched/saturn's jobs --requeue:
 #   reconfiguration can act, e.g. a variant
-#   "rc=saturn_reconfigure=yes,saturn_reconfigure_checkpoint=2,...";,
+#   "rc=saturn_reconfigure=yes,saturn_reconfigure_checkpoint=2,...";
 #   BENCH_SCALE does not apply there), BENCH_STARTUP (seconds a resumed
-#   task sleeps before its first batch,
-#   default 5).
+#   task sleeps before its first batch, default 5).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-${SATURN_BUILD:-/tmp/saturn-demo-build}}
