@@ -39,7 +39,17 @@
 #   makespans' task end times come from: the tasks' own log lines
 #   (date +%s.%N) or Slurm's accounting (the clusters run with
 #   SATURN_ACCOUNTING=1, i.e. slurmdbd and MariaDB; sacct's End, whole
-#   seconds, so each makespan may read up to 1 s longer)).
+#   seconds, so each makespan may read up to 1 s longer)),
+#   BENCH_FAMILY (mixed: the models above; scaling: models whose scaling
+#   differs more, see MODELS below), BENCH_BATCHES (batches per task,
+#   default 50: longer tasks with the profile unchanged, unlike
+#   BENCH_SCALE), BENCH_CHECKPOINT=1 (every task runs under saturn-run
+#   and checkpoints on SIGUSR1, resumes from its progress; the clusters
+#   get RequeueExit=75 and cred_expire=5, sched/saturn's jobs --requeue:
+#   reconfiguration can act, e.g. a variant
+#   "rc=saturn_reconfigure=yes,saturn_reconfigure_checkpoint=2,...";
+#   BENCH_SCALE does not apply there), BENCH_STARTUP (seconds a resumed
+#   task sleeps before its first batch, default 5).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-${SATURN_BUILD:-/tmp/saturn-demo-build}}
@@ -109,17 +119,84 @@ echo "# slurm-bench on $(uname -n), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ), 
 # The mixed sweep: per model, 4 tasks, 50 batches, the profile's seconds per
 # batch at 1/2/4/8 GPUs (none: out of memory) and the "true" variant's
 # factor. Task ids: model k has tasks 4k .. 4k+3.
-MODELS='bert-large/bs32  0.20 0.12 0.085 0.075 0.7
+FAMILY=${BENCH_FAMILY:-mixed}
+case $FAMILY in
+mixed)
+	MODELS='bert-large/bs32  0.20 0.12 0.085 0.075 0.7
 gpt2-medium/bs16 0.40 0.22 0.13  0.10  1.5
 gpt2-xl/bs8      none 0.60 0.34  0.22  0.9
 llama-7b/bs4     none none 0.70  0.42  1.3'
+	;;
+scaling)
+	# Models whose scaling differs as it does in real sweeps: a
+	# data-parallel CNN that is compute-bound and scales near-linearly
+	# (ResNet-50 with DDP over NVLink: ~95% efficiency per doubling); a
+	# small LSTM language model whose step is latency- and
+	# all-reduce-bound, flat beyond one GPU; BERT-large fine-tuning,
+	# sublinear beyond 2 GPUs (as in the first family); a 7B decoder that
+	# needs FSDP over at least 4 GPUs to fit (optimizer state), then
+	# scales sublinearly. True factors as in the first family's range.
+	MODELS='resnet50/bs256   0.40 0.21 0.11  0.058 0.7
+lstm-lm/bs64     0.10 0.09 0.085 0.08  1.5
+bert-large/bs32  0.20 0.12 0.085 0.075 1.3
+llama-7b/bs4     none none 0.70  0.42  0.9'
+	;;
+*)
+	echo "slurm-bench: BENCH_FAMILY must be mixed or scaling" >&2
+	exit 1
+	;;
+esac
 TASKS=16
-BATCHES=50
+BATCHES=${BENCH_BATCHES:-50}
+CKPT=${BENCH_CHECKPOINT:-0}
+STARTUP=${BENCH_STARTUP:-5}
+if [ "$CKPT" = 1 ]; then
+	# RequeueExit=75 and the shortest requeue delay cluster.sh allows
+	# (cred_expire + 1 = 6 s), for every cluster of the run alike
+	export SATURN_REQUEUE_EXIT=75 SATURN_CRED_EXPIRE=5
+fi
 # work folder: new and private to this run (profiles, task scripts, logs,
 # plans); kept at the end for a look at the task logs
 W=$(mktemp -d /tmp/slurm-bench.XXXXXX)
 chmod 755 "$W"
 echo "# work folder: $W"
+# the task program under saturn-run (BENCH_CHECKPOINT=1): SPB BATCHES
+# STARTUP; sleeps the batches from SATURN_RESUME_BATCH on, about 1 s at a
+# time, reporting progress on SATURN_PROGRESS_PIPE; on SIGUSR1 it saves a
+# checkpoint (one batch's time) and exits; a resumed start first sleeps
+# STARTUP s (loading the checkpoint, rebuilding the process group; the
+# first start's is taken as part of the profile's time, as before)
+cat >"$W/child.sh" <<'EOC'
+#!/bin/sh
+spb=$1 batches=$2 startup=$3
+b=${SATURN_RESUME_BATCH:-0}
+b=${b%%.*}
+ck=0
+trap 'ck=1' USR1
+exec 3>"${SATURN_PROGRESS_PIPE:-/dev/stdout}"
+[ "$b" -gt 0 ] && sleep "$startup"
+# batches per sleep: about 1 s of work
+k=$(awk -v s="$spb" 'BEGIN { k = int(1 / s + 0.5); print k < 1 ? 1 : k }')
+while [ "$b" -lt "$batches" ] && [ "$ck" = 0 ]; do
+	n=$k
+	[ $((b + n)) -le "$batches" ] || n=$((batches - b))
+	sleep "$(awk -v s="$spb" -v n="$n" 'BEGIN { printf "%.3f", s * n }')" &
+	p=$!
+	wait $p || true
+	if [ "$ck" = 1 ]; then
+		kill $p 2>/dev/null || true
+		break
+	fi
+	b=$((b + n))
+	echo "SATURN_PROGRESS batches_done=$b batches_total=$batches sec_per_batch=$spb" >&3
+done
+if [ "$ck" = 1 ]; then
+	sleep "$spb" # a checkpoint costs about one batch
+	echo "SATURN_CHECKPOINTED batch=$b" >&3
+fi
+exit 0
+EOC
+chmod 755 "$W/child.sh"
 
 # gen VARIANT: $W/VARIANT.profile.json (planned), .truth.problem.json
 # (true speeds, for the clairvoyant plan), .sbatch (sleeps the true time)
@@ -133,7 +210,7 @@ for k, line in enumerate(l for l in sys.stdin if l.strip()):
     sig, spb, fac = f[0], f[1:5], float(f[5]) if variant == "true" else 1.0
     opts = []
     for g, v in zip((1, 2, 4, 8), spb):
-        tech = "single" if g == 1 else ("ddp" if sig.startswith(("bert", "gpt2-medium")) else "fsdp")
+        tech = "single" if g == 1 else ("ddp" if sig.startswith(("bert", "gpt2-medium", "resnet", "lstm")) else "fsdp")
         if v == "none":
             opts.append({"technique": tech, "gpus": g, "status": "oom", "reason": "CUDA out of memory (stand-in)"})
         else:
@@ -176,6 +253,20 @@ esac
 EOS
 		cat <<EOS
 batches=$BATCHES
+EOS
+		if [ "$CKPT" = 1 ]; then
+			cat <<EOS
+# under saturn-run: checkpoints on SIGUSR1 (exit 75, requeued), resumes
+# from the batch in its progress file
+export PATH="$BUILD/runner:\$PATH"
+srun saturn-run --direct --batches \$batches --grace 30 -- "$W/child.sh" "\$spb" \$batches $STARTUP
+rc=\$?
+[ \$rc = 0 ] || exit \$rc
+end=\$(date +%s.%N)
+echo "task=\$task job=\$SLURM_JOB_ID node=\$SLURMD_NODENAME gpus=\$gpus technique=\${SATURN_TECHNIQUE:-\$t} restarts=\${SLURM_RESTART_COUNT:-0} end=\$end" >>"\$BENCH_LOG"
+EOS
+		else
+			cat <<EOS
 chunk=\$(awk -v b=\$batches -v s=\$spb "BEGIN { printf \"%.3f\", b * s * ${BENCH_SCALE:-1} / 10 }")
 start=\$(date +%s.%N)
 for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -189,6 +280,7 @@ done
 end=\$(date +%s.%N)
 echo "task=\$task job=\$SLURM_JOB_ID node=\$SLURMD_NODENAME gpus=\$gpus technique=\${SATURN_TECHNIQUE:-\$t} start=\$start end=\$end" >>"\$BENCH_LOG"
 EOS
+		fi
 	} >"$W/$1.sbatch"
 	chmod 644 "$W/$1.sbatch" "$W/$1.profile.json"
 }
@@ -251,6 +343,8 @@ fi
 if [ "${BENCH_SKIP_MAKESPAN:-0}" != 1 ]; then
 	VARIANTS=${BENCH_VARIANTS:-exact true}
 	SATS=${BENCH_SATURN_VARIANTS:-saturn=${BENCH_SATURN_PARAMS:-}}
+	REQ=
+	[ "$CKPT" = 1 ] && REQ=--requeue
 	for v in $VARIANTS; do
 		gen "$v"
 	done
@@ -272,12 +366,18 @@ if [ "${BENCH_SKIP_MAKESPAN:-0}" != 1 ]; then
 			for v in $VARIANTS; do
 				cp "$W/$v.profile.json" "$STATE/profiles/0/mixed-$v.json"
 				mark=$(wc -l <"$SATURN_CLUSTER_DIR/log/slurmctld.log")
-				m=$(run_sweep "$v" "$label" --saturn-batch="mixed-$v" --gres=gpu:8)
+				# shellcheck disable=SC2086 # REQ: no word or one
+				m=$(run_sweep "$v" "$label" --saturn-batch="mixed-$v" --gres=gpu:8 $REQ)
 				echo "$m" >"$W/$v.$label.$r"
 				echo "run $r $v: sched/saturn ($label) ${m}s"
 				tail -n +"$((mark + 1))" "$SATURN_CLUSTER_DIR/log/slurmctld.log" | grep -a "sched/saturn: plan p" >"$W/$v.plans-$label.$r" || true
 				sed -n '1s/^\[[^]]*\] /  first plan: /p' "$W/$v.plans-$label.$r"
 				echo "  plans made during the run: $(wc -l <"$W/$v.plans-$label.$r")"
+				if [ "$CKPT" = 1 ]; then
+					nrc=$(tail -n +"$((mark + 1))" "$SATURN_CLUSTER_DIR/log/slurmctld.log" | grep -ac 'reconfiguring JobId=' || true)
+					nrs=$(grep -c 'restarts=[1-9]' "$W/$v-$label-$r.log" || true)
+					echo "  reconfigurations decided: $nrc; tasks that ended after a restart: $nrs"
+				fi
 			done
 			cp "$SATURN_CLUSTER_DIR/log/slurmctld.log" "$W/$label-slurmctld-$r.log" 2>/dev/null || true
 			sh "$CL" stop >/dev/null 2>&1
