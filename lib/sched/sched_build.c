@@ -1071,6 +1071,44 @@ void saturn_sched_build_free(saturn_sched_build_t *out)
 	memset(out, 0, sizeof(*out));
 }
 
+int saturn_sched_pin_released(const saturn_snapshot_t *s, saturn_sched_build_t *b,
+			      saturn_plan_t *plan, const unsigned char *held_before)
+{
+	int pinned = 0;
+
+	if (!plan || !b->problem || !held_before)
+		return 0;
+	for (int i = 0; i < plan->nassign; i++) {
+		saturn_assign_t *a = &plan->assign[i];
+		int t = a->task >= 0 ? a->task : i, o = a->option;
+		saturn_task_t *task;
+
+		if (t < 0 || t >= b->problem->ntasks || !held_before[t])
+			continue;
+		task = &b->problem->tasks[t];
+		if (task->is_running || task->is_released ||
+		    s->jobs[b->job_of_task[t]].state != SATURN_SNAP_RELEASED ||
+		    a->node < 0 || a->node >= b->problem->nnodes || o < 0 || o >= task->noptions)
+			continue;
+		if (o != 0) {
+			saturn_option_t x = task->options[0];
+
+			task->options[0] = task->options[o];
+			task->options[o] = x;
+		}
+		for (int k = 1; k < task->noptions; k++) {
+			free(task->options[k].technique);
+			free(task->options[k].klass);
+		}
+		task->noptions = 1;
+		a->option = 0;
+		task->is_released = true;
+		task->released_node = a->node;
+		pinned++;
+	}
+	return pinned;
+}
+
 /* The tasks saturn_problem_bad_tasks() names, collected for drop_bad(). */
 typedef struct bad_tasks {
 	saturn_sched_build_t *out;

@@ -400,6 +400,19 @@ int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn look
 /* Free what a build produced (not out itself). */
 void saturn_sched_build_free(saturn_sched_build_t *out);
 
+/* After plan's releases were applied this cycle (sched/saturn's fast path
+ * applies the carried plan before the solve): each task of b->problem
+ * that was held at the build (held_before[t] != 0) and whose job is now
+ * SATURN_SNAP_RELEASED in s is pinned as the next cycle's build would
+ * pin it: is_released on the node plan gave it, with only the option
+ * plan gave it (plan's entry then points to option 0). A plan solved
+ * afterwards in the same cycle then starts those tasks where Slurm will,
+ * and decides the held tasks around them, not around a placement of its
+ * own. A task plan does not place is left as it is. Returns the number
+ * of tasks pinned. */
+int saturn_sched_pin_released(const saturn_snapshot_t *s, saturn_sched_build_t *b,
+			      saturn_plan_t *plan, const unsigned char *held_before);
+
 /* First-come-first-served plan: tasks in problem order (running first as
  * pinned), each with its first option, at the earliest time that many GPUs
  * are free on one node (GPU timelines never overlap, so the plan is valid).

@@ -495,8 +495,26 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	 * task due when another ends starts without waiting for the solver. */
 	carried = saturn_sched_carry(prev_plan, s->now - prev_now, b.problem);
 	plan_limits(mu, b.problem, carried);
-	if (carried && apply_plan(s, &b, carried, mu, &t4, &t5, &released) < 0)
-		goto out;
+	if (carried) {
+		unsigned char *held = xcalloc(b.problem->ntasks ? b.problem->ntasks : 1, 1);
+		int pinned;
+
+		for (int t = 0; t < b.problem->ntasks; t++)
+			held[t] = s->jobs[b.job_of_task[t]].state == SATURN_SNAP_HELD;
+		if (apply_plan(s, &b, carried, mu, &t4, &t5, &released) < 0) {
+			xfree(held);
+			goto out;
+		}
+		/* What the carried plan just released starts where it said
+		 * (Slurm holds those tasks to their nodes): the solve below
+		 * plans them there, so that a new plan applied in this cycle
+		 * does not release held tasks around a placement of its own. */
+		pinned = saturn_sched_pin_released(s, &b, carried, held);
+		xfree(held);
+		if (pinned)
+			debug("sched/saturn: %d task(s) released by the carried plan pinned for the solve",
+			      pinned);
+	}
 
 	if (b.any_profile) {
 		saturn_planner_opts_t opts;

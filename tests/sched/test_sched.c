@@ -1951,6 +1951,94 @@ START_TEST(test_carry_shift)
 }
 END_TEST
 
+/* One cycle, two plans: the carried plan releases task 1 onto n1 (due in
+ * 30 s, when the running task 0 there ends: within the slack) and task 2
+ * onto n2; then a new plan is solved. Slurm holds task 1 to n1, so the new
+ * plan must start it there and release the held task 3 onto n2 (4 GPUs
+ * free now), not onto n1 behind task 1, as a plan that moved task 1 to n2
+ * would (the symptom: tasks released onto a node behind others while
+ * another is free). */
+START_TEST(test_carry_release_pinned)
+{
+	saturn_snapshot_t *s = cluster(4, 4);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *prev, *carried, *plan;
+	saturn_planner_opts_t o;
+	saturn_decision_t *d = NULL;
+	unsigned char held[4];
+	int nd, found = 0;
+
+	s->jobs[0].state = SATURN_SNAP_RUNNING;
+	s->jobs[0].node = 0;
+	s->jobs[0].gpu_mask = 0xff;
+	s->jobs[0].gpus = 8;
+	snprintf(s->jobs[0].technique, SATURN_TECH_LEN, "user");
+	s->jobs[0].start_time = 970; /* 30 s left */
+	/* task 1 takes 120 s: unpinned, the best plan moves it to n2 (ends
+	 * at 120) and task 3 to n1 at 30 */
+	s->jobs[1].time_limit_s = 120;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, 4);
+	prev = saturn_plan_create(4);
+	ck_assert_int_eq(saturn_plan_set(prev, 0, b.problem, 0, 0, 0, 0, NULL), 0);
+	ck_assert_int_eq(saturn_plan_set(prev, 1, b.problem, 1, 0, 0, 30, NULL), 0);
+	ck_assert_int_eq(saturn_plan_set(prev, 2, b.problem, 2, 0, 1, 0, NULL), 0);
+	ck_assert_int_eq(saturn_plan_set(prev, 3, b.problem, 3, 0, 1, 60, NULL), 0);
+	prev->makespan_s = 120;
+	carried = saturn_sched_carry(prev, 0, b.problem);
+	ck_assert_ptr_nonnull(carried);
+	/* the carried plan's releases, as apply_plan marks them */
+	for (int t = 0; t < 4; t++)
+		held[t] = s->jobs[b.job_of_task[t]].state == SATURN_SNAP_HELD;
+	nd = saturn_sched_decide(s, &b, carried, 30, &d);
+	for (int i = 0; i < nd; i++)
+		if (d[i].release)
+			s->jobs[d[i].job].state = SATURN_SNAP_RELEASED;
+	free(d);
+	ck_assert_int_eq(s->jobs[b.job_of_task[1]].state, SATURN_SNAP_RELEASED);
+	ck_assert_int_eq(s->jobs[b.job_of_task[2]].state, SATURN_SNAP_RELEASED);
+	ck_assert_int_eq(s->jobs[b.job_of_task[3]].state, SATURN_SNAP_HELD);
+
+	ck_assert_int_eq(saturn_sched_pin_released(s, &b, carried, held), 2);
+	ck_assert(b.problem->tasks[1].is_released);
+	ck_assert_int_eq(b.problem->tasks[1].released_node, 0);
+	ck_assert_int_eq(b.problem->tasks[1].noptions, 1);
+	ck_assert(b.problem->tasks[2].is_released);
+	ck_assert_int_eq(b.problem->tasks[2].released_node, 1);
+	ck_assert(!b.problem->tasks[3].is_released);
+	/* pinned once: a second call finds nothing new */
+	ck_assert_int_eq(saturn_sched_pin_released(s, &b, carried, held), 0);
+	ck_assert_int_eq(saturn_plan_validate(carried, b.problem, &err), 0);
+
+	saturn_planner_opts_init(&o);
+	o.time_limit_s = 0.2;
+	plan = saturn_planner_solve(b.problem, &o, &err);
+	ck_assert_msg(plan != NULL, "%s", err.text);
+	ck_assert_str_eq(plan->assign[1].node_name, "n1");
+	ck_assert_double_eq_tol(plan->assign[1].start_s, 30, 1e-9);
+	ck_assert_str_eq(plan->assign[2].node_name, "n2");
+	assert_gpus_exclusive(plan);
+	nd = saturn_sched_decide(s, &b, plan, 30, &d);
+	for (int i = 0; i < nd; i++) {
+		ck_assert_int_ne(d[i].job, b.job_of_task[1]);
+		if (d[i].job != b.job_of_task[3])
+			continue;
+		found = 1;
+		ck_assert_str_eq(d[i].node, "n2");
+		ck_assert(d[i].release);
+		ck_assert_double_eq_tol(d[i].start_s, 0, 1e-9);
+	}
+	ck_assert(found);
+	free(d);
+	saturn_plan_destroy(plan);
+	saturn_plan_destroy(carried);
+	saturn_plan_destroy(prev);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("sched");
@@ -1988,6 +2076,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_switch_boundary, 0, sizeof(switch_cases) / sizeof(switch_cases[0]));
 	tcase_add_loop_test(tc, test_decide_plan_shapes, 0, sizeof(shape_cases) / sizeof(shape_cases[0]));
 	tcase_add_test(tc, test_carry_order);
+	tcase_add_test(tc, test_carry_release_pinned);
 	tcase_add_loop_test(tc, test_state_version, 0, sizeof(version_cases) / sizeof(version_cases[0]));
 	tcase_add_loop_test(tc, test_carry_shift, 0, sizeof(shift_cases) / sizeof(shift_cases[0]));
 	suite_add_tcase(su, tc);
