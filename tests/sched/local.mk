@@ -74,6 +74,7 @@ TESTS += \
 	e2e/sched-classes.sh \
 	e2e/sched-classes-profile.sh \
 	e2e/sched-objective.sh \
+	e2e/sched-noharm.sh \
 	e2e/sched-multinode.sh \
 	e2e/sched-multinode-ddp.sh
 EXTRA_DIST += \
@@ -103,6 +104,7 @@ EXTRA_DIST += \
 	e2e/sched-classes.sh \
 	e2e/sched-classes-profile.sh \
 	e2e/sched-objective.sh \
+	e2e/sched-noharm.sh \
 	e2e/sched-multinode.sh \
 	e2e/sched-multinode-ddp.sh
 
