@@ -390,14 +390,18 @@ int saturn_mu_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double 
 }
 
 typedef struct mu_sub {
+	double weight;
 	double submit;
 	int task;
 } mu_sub_t;
 
+/* Slurm's queue order: higher priority first, then submission */
 static int cmp_sub(const void *a, const void *b)
 {
 	const mu_sub_t *x = a, *y = b;
 
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
 	if (x->submit != y->submit)
 		return x->submit < y->submit ? -1 : 1;
 	return x->task - y->task;
@@ -418,7 +422,7 @@ int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, d
 		saturn_task_t *task = &q->tasks[t];
 		int k = 0, want = m->req_gpus ? m->req_gpus[t] : 0, has = 0;
 
-		ord[t] = (mu_sub_t){m->submit[m->batch_of_task[t]], t};
+		ord[t] = (mu_sub_t){m->weight[m->batch_of_task[t]], m->submit[m->batch_of_task[t]], t};
 		if (task->is_running || want <= 0)
 			continue;
 		for (int o = 0; o < task->noptions; o++)
@@ -436,7 +440,8 @@ int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, d
 		/* the dropped options stay allocated past noptions: freed below */
 		task->noptions = k;
 	}
-	/* first come, first served: tasks in submission order */
+	/* first come, first served in Slurm's order: by priority (the
+	 * batches' weights; all 1 under priority/basic), then submission */
 	qsort(ord, (size_t)q->ntasks, sizeof(*ord), cmp_sub);
 	for (int i = 0; i < q->ntasks; i++)
 		tmp[i] = q->tasks[ord[i].task];

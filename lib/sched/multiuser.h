@@ -88,7 +88,9 @@ int saturn_mu_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double 
 /* The stock-Slurm bound (saturn_bound=stock): per batch, its completion
  * when every task runs on the GPU count its user asked for (req_gpus; the
  * fastest option with that count, all options when none has it or it is
- * unknown), first come first served in order of the batches' submission
+ * unknown), first come first served in the order Slurm's queue has them:
+ * by the batches' weights (the priority Slurm gives their jobs, higher
+ * first; all equal without priorities), then submission
  * (saturn_sched_fcfs; running tasks keep their place), within the limit
  * groups' caps (saturn_mu_apply_limits). Returns 0 or -1 (ENOMEM). */
 int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double *dl);

@@ -10,8 +10,9 @@
 #   a  user A (saturnuser)   12 tasks (5 medium, 7 xl)   at 0
 #   b  user B (saturnuser2)   4 tasks (4 medium)          at MC_GAP
 #   c  user C (saturnuser3)   6 tasks (3 medium, 3 xl)    at 2 x MC_GAP
-# Task times are the profile's scaled by MC_SCALE (2: a medium task on 4
-# GPUs takes 27 s, an xl one 54 s). Cases, each on a fresh 2 x 8-GPU
+# Task times are the demo profile's scaled by MC_SCALE (2: a medium task
+# on 4 GPUs takes 27 s, an xl one 54 s), and so are the profiles
+# sched/saturn plans with. Cases, each on a fresh 2 x 8-GPU
 # cluster with priority/multifactor (and, with MC_ACCOUNTING=1, slurmdbd
 # and the fair-share factor):
 #   multi     sched/backfill (stock Slurm), all three batches
@@ -91,15 +92,20 @@ profile() {
 	chown "$uid" "$pd/$1.json"
 	chmod 600 "$pd/$1.json"
 }
-MED='"options": [
-	{ "technique": "single", "gpus": 1, "sec_per_batch": 1.00, "status": "measured" },
-	{ "technique": "ddp", "gpus": 2, "sec_per_batch": 0.56, "status": "measured" },
-	{ "technique": "ddp", "gpus": 4, "sec_per_batch": 0.34, "status": "measured" },
-	{ "technique": "ddp", "gpus": 8, "sec_per_batch": 0.30, "status": "measured" } ]'
-XL='"options": [
-	{ "technique": "fsdp", "gpus": 2, "sec_per_batch": 1.20, "status": "measured" },
-	{ "technique": "fsdp", "gpus": 4, "sec_per_batch": 0.68, "status": "measured" },
-	{ "technique": "fsdp", "gpus": 8, "sec_per_batch": 0.55, "status": "measured" } ]'
+# the options' seconds per batch as the tasks run them (the profile's,
+# scaled like the tasks: a profile measured on these tasks)
+sc() {
+	awk -v x="$1" -v s="$DEMO_TIME_SCALE" 'BEGIN { printf "%.4f", x * s }'
+}
+MED="\"options\": [
+	{ \"technique\": \"single\", \"gpus\": 1, \"sec_per_batch\": $(sc 1.00), \"status\": \"measured\" },
+	{ \"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": $(sc 0.56), \"status\": \"measured\" },
+	{ \"technique\": \"ddp\", \"gpus\": 4, \"sec_per_batch\": $(sc 0.34), \"status\": \"measured\" },
+	{ \"technique\": \"ddp\", \"gpus\": 8, \"sec_per_batch\": $(sc 0.30), \"status\": \"measured\" } ]"
+XL="\"options\": [
+	{ \"technique\": \"fsdp\", \"gpus\": 2, \"sec_per_batch\": $(sc 1.20), \"status\": \"measured\" },
+	{ \"technique\": \"fsdp\", \"gpus\": 4, \"sec_per_batch\": $(sc 0.68), \"status\": \"measured\" },
+	{ \"technique\": \"fsdp\", \"gpus\": 8, \"sec_per_batch\": $(sc 0.55), \"status\": \"measured\" } ]"
 
 # batch B: user, task ids, medium ids, xl ids, task count
 spec() {

@@ -581,6 +581,25 @@ START_TEST(test_stock_deadlines)
 		ck_assert_double_eq_tol(dc[1], 5000, 1e-6);
 		saturn_mu_free(&c);
 	}
+	/* Slurm's order is by priority: batch 1 weighing more runs first
+	 * (0-1000 s on 8 GPUs), then a0 and a1 (1000-3000 s) */
+	{
+		saturn_mu_t c;
+		double dc[2];
+
+		ck_assert_int_eq(saturn_mu_init(&c, 3, 2, 2, 0), 0);
+		memcpy(c.batch_of_task, m.batch_of_task, 3 * sizeof(int));
+		memcpy(c.req_gpus, m.req_gpus, 3 * sizeof(int));
+		c.user_of_batch[1] = 1;
+		c.submit[0] = -100;
+		c.submit[1] = -50;
+		c.weight[0] = 10;
+		c.weight[1] = 1000;
+		ck_assert_int_eq(saturn_mu_stock_deadlines(&c, p, dc), 0);
+		ck_assert_double_eq_tol(dc[1], 1000, 1e-6);
+		ck_assert_double_eq_tol(dc[0], 3000, 1e-6);
+		saturn_mu_free(&c);
+	}
 	/* bounded by it: every batch by its stock completion, the makespan
 	 * shorter (8 GPUs each: 3000 s in all at most) */
 	m.deadline = calloc(2, sizeof(double));
