@@ -615,9 +615,85 @@ static int order_tags(int by_deadline, const saturn_mu_t *m, const saturn_proble
 	return 0;
 }
 
+/* saturn_bound=stock: a copy of p whose held tasks keep only the options
+ * no longer than the option their user asked for (the fastest with
+ * req_gpus; tasks without it keep all), so GPUs free at least as often as
+ * under stock Slurm and a batch arriving later waits no longer for them.
+ * The dropped options stay allocated past noptions: turnover_free restores
+ * the counts. NULL when out of memory. */
+static saturn_problem_t *turnover_copy(const saturn_mu_t *m, const saturn_problem_t *p)
+{
+	saturn_problem_t *q = saturn_problem_copy(p);
+
+	if (!q)
+		return NULL;
+	for (int t = 0; t < q->ntasks; t++) {
+		saturn_task_t *task = &q->tasks[t];
+		int want = m->req_gpus[t], k = 0;
+		double lim = INFINITY;
+
+		if (task->is_running || want <= 0)
+			continue;
+		for (int o = 0; o < task->noptions; o++)
+			if (task->options[o].gpus == want && saturn_option_nodes(&task->options[o]) == 1 &&
+			    saturn_task_runtime(task, o) < lim)
+				lim = saturn_task_runtime(task, o);
+		if (!isfinite(lim))
+			continue;
+		for (int o = 0; o < task->noptions; o++) {
+			if (saturn_task_runtime(task, o) <= lim * (1 + 1e-9)) {
+				saturn_option_t x = task->options[k];
+
+				task->options[k++] = task->options[o];
+				task->options[o] = x;
+			}
+		}
+		task->noptions = k;
+	}
+	return q;
+}
+
+static void turnover_free(saturn_problem_t *q, const saturn_problem_t *p)
+{
+	if (!q)
+		return;
+	for (int t = 0; t < q->ntasks; t++)
+		q->tasks[t].noptions = p->tasks[t].noptions;
+	saturn_problem_destroy(q);
+}
+
+/* Point plan's option indices (of q, a turnover_copy) at p's options. */
+static void turnover_remap(saturn_plan_t *plan, const saturn_problem_t *q,
+			   const saturn_problem_t *p)
+{
+	for (int i = 0; i < plan->nassign; i++) {
+		saturn_assign_t *a = &plan->assign[i];
+		int t = a->task >= 0 ? a->task : i;
+		const saturn_option_t *qo;
+
+		if (t >= p->ntasks || a->option < 0 || a->option >= q->tasks[t].noptions)
+			continue;
+		qo = &q->tasks[t].options[a->option];
+		for (int o = 0; o < p->tasks[t].noptions; o++) {
+			const saturn_option_t *po = &p->tasks[t].options[o];
+
+			if (po == qo || (po->gpus == qo->gpus &&
+					 saturn_option_nodes(po) == saturn_option_nodes(qo) &&
+					 !strcmp(po->technique, qo->technique) &&
+					 po->sec_per_batch == qo->sec_per_batch)) {
+				a->option = o;
+				break;
+			}
+		}
+	}
+}
+
 saturn_plan_t *saturn_mu_plan(int objective, const saturn_mu_t *m, const saturn_problem_t *p,
 			      const saturn_planner_opts_t *opts, saturn_error_t *err)
 {
+	saturn_problem_t *q = NULL;
+	const saturn_problem_t *p0 = p;
+
 	saturn_planner_opts_t o;
 	saturn_plan_t *best = NULL, *cand = NULL;
 	double *dl = calloc((size_t)m->nbatches + 1, sizeof(double));
@@ -631,6 +707,13 @@ saturn_plan_t *saturn_mu_plan(int objective, const saturn_mu_t *m, const saturn_
 	if (!dl || !tag || saturn_mu_deadlines(m, p, dl) < 0) {
 		saturn_error_set(err, "out of memory planning the batches");
 		goto fail;
+	}
+	if (objective == SATURN_FAIR_BOUNDED && m->deadline && m->req_gpus && m->nbatches > 1) {
+		if (!(q = turnover_copy(m, p))) {
+			saturn_error_set(err, "out of memory planning the batches");
+			goto fail;
+		}
+		p = q;
 	}
 	/* three candidates: the budget split between them */
 	if (multi && m->nbatches > 1 && o.time_limit_s > 0)
@@ -665,7 +748,9 @@ saturn_plan_t *saturn_mu_plan(int objective, const saturn_mu_t *m, const saturn_
 		}
 		cand = NULL;
 	}
-	if (saturn_plan_validate(best, p, err) < 0 || saturn_mu_limits_check(m, p, best, err) < 0) {
+	if (q)
+		turnover_remap(best, q, p0);
+	if (saturn_plan_validate(best, p0, err) < 0 || saturn_mu_limits_check(m, p0, best, err) < 0) {
 		/* limits a task cannot meet on its own are not checked; anything
 		 * else is a bug reported, never a wrong plan */
 		goto fail;
@@ -676,6 +761,7 @@ fail:
 	best = NULL;
 out:
 	saturn_plan_destroy(cand);
+	turnover_free(q, p0);
 	free(dl);
 	free(tag);
 	return best;
