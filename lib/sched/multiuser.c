@@ -708,7 +708,7 @@ saturn_plan_t *saturn_mu_plan(int objective, const saturn_mu_t *m, const saturn_
 		saturn_error_set(err, "out of memory planning the batches");
 		goto fail;
 	}
-	if (objective == SATURN_FAIR_BOUNDED && m->deadline && m->req_gpus && m->nbatches > 1) {
+	if (objective == SATURN_FAIR_BOUNDED && m->deadline && m->req_gpus) {
 		if (!(q = turnover_copy(m, p))) {
 			saturn_error_set(err, "out of memory planning the batches");
 			goto fail;

@@ -154,7 +154,7 @@ int saturn_mu_compact(const saturn_mu_t *m, const saturn_problem_t *p, saturn_pl
  * its time budget shared between them), limits applied to each, the best
  * by saturn_mu_better() returned (validated; method names the candidate:
  * "joint/anneal", "smith", "deadline"). Bounded with the stock bound
- * (m->deadline set, several batches): a held task is given no option
+ * (m->deadline set; also with one batch, for those to come): a held task is given no option
  * longer than the one its user asked for (req_gpus), so GPUs free at
  * least as often as under stock Slurm for batches that arrive later.
  * NULL with err on failure. */
