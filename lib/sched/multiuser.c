@@ -339,6 +339,24 @@ out:
 	return rc;
 }
 
+typedef struct mu_sub {
+	double weight;
+	double submit;
+	int task;
+} mu_sub_t;
+
+/* Slurm's queue order: higher priority first, then submission */
+static int cmp_sub(const void *a, const void *b)
+{
+	const mu_sub_t *x = a, *y = b;
+
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	if (x->submit != y->submit)
+		return x->submit < y->submit ? -1 : 1;
+	return x->task - y->task;
+}
+
 int saturn_mu_cmp_task_at(const void *a, const void *b)
 {
 	const saturn_mu_task_at_t *x = a, *y = b;
@@ -351,7 +369,7 @@ int saturn_mu_cmp_task_at(const void *a, const void *b)
 int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double *dl)
 {
 	saturn_problem_t *q = saturn_problem_copy(p);
-	saturn_mu_task_at_t *ord = calloc((size_t)p->ntasks + 1, sizeof(*ord));
+	mu_sub_t *ord = calloc((size_t)p->ntasks + 1, sizeof(*ord));
 	saturn_task_t *tmp = calloc((size_t)p->ntasks + 1, sizeof(*tmp));
 	saturn_plan_t *plan = NULL;
 	int rc = -1;
@@ -363,7 +381,7 @@ int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, d
 		saturn_task_t *task = &q->tasks[t];
 		int k = 0, want = m->req_gpus ? m->req_gpus[t] : 0, has = 0;
 
-		ord[t] = (saturn_mu_task_at_t){m->submit[m->batch_of_task[t]], t};
+		ord[t] = (mu_sub_t){m->weight[m->batch_of_task[t]], m->submit[m->batch_of_task[t]], t};
 		if (task->is_running || want <= 0)
 			continue;
 		for (int o = 0; o < task->noptions; o++)
@@ -381,8 +399,9 @@ int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, d
 		/* the dropped options stay allocated past noptions: freed below */
 		task->noptions = k;
 	}
-	/* first come, first served: tasks in submission order */
-	qsort(ord, (size_t)q->ntasks, sizeof(*ord), saturn_mu_cmp_task_at);
+	/* first come, first served in Slurm's order: by priority (the
+	 * batches' weights; all 1 under priority/basic), then submission */
+	qsort(ord, (size_t)q->ntasks, sizeof(*ord), cmp_sub);
 	for (int i = 0; i < q->ntasks; i++)
 		tmp[i] = q->tasks[ord[i].task];
 	memcpy(q->tasks, tmp, sizeof(*tmp) * (size_t)q->ntasks);
@@ -555,9 +574,85 @@ static int order_tags(int by_deadline, const saturn_mu_t *m, const saturn_proble
 	return 0;
 }
 
+/* saturn_bound=stock: a copy of p whose held tasks keep only the options
+ * no longer than the option their user asked for (the fastest with
+ * req_gpus; tasks without it keep all), so GPUs free at least as often as
+ * under stock Slurm and a batch arriving later waits no longer for them.
+ * The dropped options stay allocated past noptions: turnover_free restores
+ * the counts. NULL when out of memory. */
+static saturn_problem_t *turnover_copy(const saturn_mu_t *m, const saturn_problem_t *p)
+{
+	saturn_problem_t *q = saturn_problem_copy(p);
+
+	if (!q)
+		return NULL;
+	for (int t = 0; t < q->ntasks; t++) {
+		saturn_task_t *task = &q->tasks[t];
+		int want = m->req_gpus[t], k = 0;
+		double lim = INFINITY;
+
+		if (task->is_running || want <= 0)
+			continue;
+		for (int o = 0; o < task->noptions; o++)
+			if (task->options[o].gpus == want && saturn_option_nodes(&task->options[o]) == 1 &&
+			    saturn_task_runtime(task, o) < lim)
+				lim = saturn_task_runtime(task, o);
+		if (!isfinite(lim))
+			continue;
+		for (int o = 0; o < task->noptions; o++) {
+			if (saturn_task_runtime(task, o) <= lim * (1 + 1e-9)) {
+				saturn_option_t x = task->options[k];
+
+				task->options[k++] = task->options[o];
+				task->options[o] = x;
+			}
+		}
+		task->noptions = k;
+	}
+	return q;
+}
+
+static void turnover_free(saturn_problem_t *q, const saturn_problem_t *p)
+{
+	if (!q)
+		return;
+	for (int t = 0; t < q->ntasks; t++)
+		q->tasks[t].noptions = p->tasks[t].noptions;
+	saturn_problem_destroy(q);
+}
+
+/* Point plan's option indices (of q, a turnover_copy) at p's options. */
+static void turnover_remap(saturn_plan_t *plan, const saturn_problem_t *q,
+			   const saturn_problem_t *p)
+{
+	for (int i = 0; i < plan->nassign; i++) {
+		saturn_assign_t *a = &plan->assign[i];
+		int t = a->task >= 0 ? a->task : i;
+		const saturn_option_t *qo;
+
+		if (t >= p->ntasks || a->option < 0 || a->option >= q->tasks[t].noptions)
+			continue;
+		qo = &q->tasks[t].options[a->option];
+		for (int o = 0; o < p->tasks[t].noptions; o++) {
+			const saturn_option_t *po = &p->tasks[t].options[o];
+
+			if (po == qo || (po->gpus == qo->gpus &&
+					 saturn_option_nodes(po) == saturn_option_nodes(qo) &&
+					 !strcmp(po->technique, qo->technique) &&
+					 po->sec_per_batch == qo->sec_per_batch)) {
+				a->option = o;
+				break;
+			}
+		}
+	}
+}
+
 saturn_plan_t *saturn_mu_plan(int objective, const saturn_mu_t *m, const saturn_problem_t *p,
 			      const saturn_planner_opts_t *opts, saturn_error_t *err)
 {
+	saturn_problem_t *q = NULL;
+	const saturn_problem_t *p0 = p;
+
 	saturn_planner_opts_t o;
 	saturn_plan_t *best = NULL, *cand = NULL;
 	double *dl = calloc((size_t)m->nbatches + 1, sizeof(double));
@@ -571,6 +666,13 @@ saturn_plan_t *saturn_mu_plan(int objective, const saturn_mu_t *m, const saturn_
 	if (!dl || !tag || saturn_mu_deadlines(m, p, dl) < 0) {
 		saturn_error_set(err, "out of memory planning the batches");
 		goto fail;
+	}
+	if (objective == SATURN_FAIR_BOUNDED && m->deadline && m->req_gpus) {
+		if (!(q = turnover_copy(m, p))) {
+			saturn_error_set(err, "out of memory planning the batches");
+			goto fail;
+		}
+		p = q;
 	}
 	/* three candidates: the budget split between them */
 	if (multi && m->nbatches > 1 && o.time_limit_s > 0)
@@ -605,7 +707,9 @@ saturn_plan_t *saturn_mu_plan(int objective, const saturn_mu_t *m, const saturn_
 		}
 		cand = NULL;
 	}
-	if (saturn_plan_validate(best, p, err) < 0 || saturn_mu_limits_check(m, p, best, err) < 0) {
+	if (q)
+		turnover_remap(best, q, p0);
+	if (saturn_plan_validate(best, p0, err) < 0 || saturn_mu_limits_check(m, p0, best, err) < 0) {
 		/* limits a task cannot meet on its own are not checked; anything
 		 * else is a bug reported, never a wrong plan */
 		goto fail;
@@ -616,6 +720,7 @@ fail:
 	best = NULL;
 out:
 	saturn_plan_destroy(cand);
+	turnover_free(q, p0);
 	free(dl);
 	free(tag);
 	return best;

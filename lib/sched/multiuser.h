@@ -88,7 +88,9 @@ int saturn_mu_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double 
 /* The stock-Slurm bound (saturn_bound=stock): per batch, its completion
  * when every task runs on the GPU count its user asked for (req_gpus; the
  * fastest option with that count, all options when none has it or it is
- * unknown), first come first served in order of the batches' submission
+ * unknown), first come first served in the order Slurm's queue has them:
+ * by the batches' weights (the priority Slurm gives their jobs, higher
+ * first; all equal without priorities), then submission
  * (saturn_sched_fcfs; running tasks keep their place), within the limit
  * groups' caps (saturn_mu_apply_limits). Returns 0 or -1 (ENOMEM). */
 int saturn_mu_stock_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double *dl);
@@ -151,7 +153,11 @@ int saturn_mu_compact(const saturn_mu_t *m, const saturn_problem_t *p, saturn_pl
 /* Plan p for objective (SATURN_FAIR_*): candidates by the planner (opts,
  * its time budget shared between them), limits applied to each, the best
  * by saturn_mu_better() returned (validated; method names the candidate:
- * "joint/anneal", "smith", "deadline"). NULL with err on failure. */
+ * "joint/anneal", "smith", "deadline"). Bounded with the stock bound
+ * (m->deadline set; also with one batch, for those to come): a held task is given no option
+ * longer than the one its user asked for (req_gpus), so GPUs free at
+ * least as often as under stock Slurm for batches that arrive later.
+ * NULL with err on failure. */
 saturn_plan_t *saturn_mu_plan(int objective, const saturn_mu_t *m, const saturn_problem_t *p,
 			      const saturn_planner_opts_t *opts, saturn_error_t *err);
 

@@ -10,6 +10,7 @@
 
 #include "feedback.h"
 #include "idset.h"
+#include "multiuser.h"
 #include "reconfig.h"
 
 void saturn_reconfig_settings_init(saturn_reconfig_settings_t *rs)
@@ -331,17 +332,85 @@ void saturn_reconfig_result_free(saturn_reconfig_result_t *out)
 	memset(out, 0, sizeof(*out));
 }
 
+/* The objective's gain of np over plan (saturn_reconfig_decide_mu): 1 with
+ * out->gain_s set when it is enough, else 0 with out->why. c0, c1: the
+ * batches' completions in plan and np; dl their bounds. */
+static int mu_gain(int objective, const saturn_mu_t *m, const saturn_plan_t *plan,
+		   const saturn_plan_t *np, const double *dl, const double *c0, const double *c1,
+		   double min_gain, double margin_s, saturn_reconfig_result_t *out)
+{
+	double vo = out->old_value, vn = out->new_value, need = min_gain * plan->makespan_s;
+
+	if (need < margin_s)
+		need = margin_s;
+	if (objective == SATURN_FAIR_WEIGHTED) {
+		double wsum = 0;
+
+		for (int k = 0; k < m->nbatches; k++)
+			wsum += m->weight[k];
+		out->gain_s = wsum > 0 ? (vo - vn) / wsum : 0;
+		if (!(vn < vo * (1 - min_gain)) || out->gain_s < margin_s) {
+			snprintf(out->why, sizeof(out->why),
+				 "weighted flow time %.0fs with task(s) restarted, %.0fs now: gain %.0fs per unit weight below saturn_min_gain %.0f%% or saturn_reconfigure_margin %.0fs",
+				 vn, vo, out->gain_s, min_gain * 100, margin_s);
+			return 0;
+		}
+		return 1;
+	}
+	if (vo <= 1 + 1e-9) {
+		/* every batch within its bound: the makespan, bounds kept */
+		if (vn > 1 + 1e-9) {
+			snprintf(out->why, sizeof(out->why),
+				 "restarting would take a batch past its bound (stretch %.2f)", vn);
+			return 0;
+		}
+		out->gain_s = plan->makespan_s - np->makespan_s;
+	} else {
+		double l0 = -INFINITY, l1 = 0;
+
+		for (int k = 0; k < m->nbatches; k++) {
+			if (c0[k] - dl[k] > l0)
+				l0 = c0[k] - dl[k];
+			if (c1[k] - dl[k] > l1)
+				l1 = c1[k] - dl[k];
+		}
+		out->gain_s = vn < vo - 1e-9 ? l0 - l1 : 0;
+	}
+	if (out->gain_s < need) {
+		snprintf(out->why, sizeof(out->why),
+			 "gain %.0fs (stretch %.2f -> %.2f, makespan %.0fs -> %.0fs) below %.0fs (saturn_min_gain %.0f%%, saturn_reconfigure_margin %.0fs)",
+			 out->gain_s, vo, vn, plan->makespan_s, np->makespan_s, need, min_gain * 100,
+			 margin_s);
+		return 0;
+	}
+	return 1;
+}
+
 int saturn_reconfig_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			   const saturn_plan_t *plan, saturn_profile_lookup_fn lookup, void *arg,
 			   const saturn_reconfig_settings_t *rs, double min_gain,
 			   const saturn_planner_opts_t *opts, saturn_reconfig_result_t *out,
 			   saturn_error_t *err)
 {
+	return saturn_reconfig_decide_mu(s, b, plan, lookup, arg, rs, min_gain, opts, 0, NULL, out,
+					 err);
+}
+
+int saturn_reconfig_decide_mu(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
+			      const saturn_plan_t *plan, saturn_profile_lookup_fn lookup, void *arg,
+			      const saturn_reconfig_settings_t *rs, double min_gain,
+			      const saturn_planner_opts_t *opts, int objective,
+			      const struct saturn_mu *m, saturn_reconfig_result_t *out,
+			      saturn_error_t *err)
+{
 	const saturn_problem_t *p0 = b->problem;
 	saturn_problem_t *p = NULL;
 	saturn_plan_t *np = NULL;
+	double *dl = NULL, *c0 = NULL, *c1 = NULL;
 	char *unpinned;
-	int n, nch = 0;
+	int n, nch = 0, stopped = -1;
+	int multi = m && (objective == SATURN_FAIR_WEIGHTED || objective == SATURN_FAIR_BOUNDED) &&
+		    m->nbatches > 1 && m->ntasks == p0->ntasks;
 
 	memset(out, 0, sizeof(*out));
 	out->old_makespan_s = plan->makespan_s;
@@ -359,6 +428,26 @@ int saturn_reconfig_decide(const saturn_snapshot_t *s, const saturn_sched_build_
 		return n;
 	}
 	out->ncandidates = n;
+	if (multi) {
+		size_t nb = (size_t)m->nbatches + 1;
+
+		if (!(dl = calloc(nb, sizeof(double))) || !(c0 = calloc(nb, sizeof(double))) ||
+		    !(c1 = calloc(nb, sizeof(double))) || saturn_mu_deadlines(m, p0, dl) < 0) {
+			saturn_error_set(err, "out of memory deciding reconfigurations");
+			goto fail;
+		}
+		/* the candidates' plan for the objective, within the limits */
+		if (!(np = saturn_mu_plan(objective, m, p, opts, err)))
+			goto fail;
+		out->new_makespan_s = np->makespan_s;
+		out->old_value = saturn_mu_value(objective, m, plan, dl);
+		out->new_value = saturn_mu_value(objective, m, np, dl);
+		saturn_mu_completions(m, plan, c0);
+		saturn_mu_completions(m, np, c1);
+		if (!mu_gain(objective, m, plan, np, dl, c0, c1, min_gain, rs->margin_s, out))
+			goto done;
+		goto choose;
+	}
 	/* the gain needed: below both thresholds; no plan beats the bound */
 	{
 		double need = plan->makespan_s * (1 - min_gain);
@@ -391,6 +480,7 @@ int saturn_reconfig_decide(const saturn_snapshot_t *s, const saturn_sched_build_
 			 rs->margin_s);
 		goto done;
 	}
+choose:
 	if (!(out->choices = calloc((size_t)n, sizeof(*out->choices)))) {
 		saturn_error_set(err, "out of memory deciding reconfigurations");
 		goto fail;
@@ -403,8 +493,15 @@ int saturn_reconfig_decide(const saturn_snapshot_t *s, const saturn_sched_build_
 		if (!unpinned[t])
 			continue;
 		if (a->node == t0->running.node && a->gpus == t0->running.ngpus &&
-		    !strcmp(a->technique, t0->options[0].technique))
+		    !strcmp(a->technique, t0->options[0].technique)) {
+			/* an objective's plan may start it later than its
+			 * restart, after another batch's task: its gain comes
+			 * from stopping the task (preemption), not from a new
+			 * option, and the task goes on running */
+			if (multi && a->start_s > p->tasks[t].release_s + 1 && stopped < 0)
+				stopped = t;
 			continue; /* keeps what it has: it goes on running */
+		}
 		c = &out->choices[nch++];
 		c->job = b->job_of_task[t];
 		c->task = t;
@@ -415,21 +512,48 @@ int saturn_reconfig_decide(const saturn_snapshot_t *s, const saturn_sched_build_
 		c->old_end_s = plan->assign[t].end_s;
 		c->new_end_s = a->end_s;
 	}
+	if (stopped >= 0) {
+		snprintf(out->why, sizeof(out->why),
+			 "the better plan stops task %d to run another batch first and keeps its option: a preemption, not a reconfiguration",
+			 stopped);
+		nch = 0;
+	}
+	/* no harm: a restarted task's batch ends no later than now or its
+	 * bound, whichever is later */
+	for (int i = 0; multi && i < nch; i++) {
+		int t = out->choices[i].task, k = m->batch_of_task[t];
+
+		if (c1[k] > fmax(c0[k], dl[k]) + 1e-6) {
+			snprintf(out->why, sizeof(out->why),
+				 "restarting task %d would end its batch at %.0fs, after %.0fs now and its bound %.0fs",
+				 t, c1[k], c0[k], dl[k]);
+			nch = 0;
+			break;
+		}
+	}
 	out->nchoices = nch;
 	if (nch == 0) {
 		free(out->choices);
 		out->choices = NULL;
-		snprintf(out->why, sizeof(out->why), "the better plan keeps every running task as it is");
+		if (!out->why[0])
+			snprintf(out->why, sizeof(out->why),
+				 "the better plan keeps every running task as it is");
 	}
 done:
 	saturn_plan_destroy(np);
 	saturn_problem_destroy(p);
 	free(unpinned);
+	free(dl);
+	free(c0);
+	free(c1);
 	return nch;
 fail:
 	saturn_plan_destroy(np);
 	saturn_problem_destroy(p);
 	free(unpinned);
+	free(dl);
+	free(c0);
+	free(c1);
 	saturn_reconfig_result_free(out);
 	return -1;
 }

@@ -109,7 +109,12 @@ typedef struct saturn_reconfig_result {
 	saturn_reconfig_choice_t *choices; /* malloc'd; NULL when none */
 	double old_makespan_s; /* the current plan's */
 	double new_makespan_s; /* the plan with the candidates free (0 when not solved) */
-	double gain_s;         /* old - new (expected gain of the choices) */
+	double gain_s;         /* old - new (expected gain of the choices);
+				* saturn_reconfig_decide_mu: of the objective,
+				* in seconds (see there) */
+	double old_value;      /* saturn_reconfig_decide_mu: the objective's
+				* value (saturn_mu_value) now and with the */
+	double new_value;      /* choices (0 when not solved) */
 	char why[192];         /* no choice: why ("gain 12s below the margin 60s") */
 } saturn_reconfig_result_t;
 
@@ -129,6 +134,35 @@ int saturn_reconfig_decide(const saturn_snapshot_t *s, const saturn_sched_build_
 			   const saturn_reconfig_settings_t *rs, double min_gain,
 			   const saturn_planner_opts_t *opts, saturn_reconfig_result_t *out,
 			   saturn_error_t *err);
+
+struct saturn_mu;
+
+/* saturn_reconfig_decide under a multi-batch objective (multiuser.h,
+ * objective SATURN_FAIR_WEIGHTED or SATURN_FAIR_BOUNDED, m the cycle's
+ * batches of b->problem with its bound in m->deadline when
+ * saturn_bound=stock): the problem with the candidates free is planned by
+ * saturn_mu_plan (m's limits and candidates) and judged by the objective,
+ * not the joint makespan:
+ *   weighted  gain = (old - new weighted flow time) / sum of the weights
+ *             (seconds of flow time per unit weight); the new value below
+ *             old x (1 - min_gain);
+ *   bounded   when the current plan keeps every batch within its bound
+ *             (saturn_mu_deadlines), the makespan rule of
+ *             saturn_reconfig_decide, the new plan within every bound too;
+ *             else gain = how much sooner the latest batch past its bound
+ *             (largest completion - bound) ends, the new stretch lower;
+ * and the gain at least rs->margin_s and min_gain x the current makespan.
+ * No harm: a decision is refused whole when a batch with a task to
+ * restart would end later than both its end in the current plan and its
+ * bound (one user's running task is never restarted to benefit another
+ * beyond the restarted user's bound). Other objectives, m NULL, one batch
+ * or m not of b->problem: saturn_reconfig_decide. Returns as it. */
+int saturn_reconfig_decide_mu(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
+			      const saturn_plan_t *plan, saturn_profile_lookup_fn lookup, void *arg,
+			      const saturn_reconfig_settings_t *rs, double min_gain,
+			      const saturn_planner_opts_t *opts, int objective,
+			      const struct saturn_mu *m, saturn_reconfig_result_t *out,
+			      saturn_error_t *err);
 
 /* Free what a decision filled (not out itself); NULL allowed. */
 void saturn_reconfig_result_free(saturn_reconfig_result_t *out);

@@ -607,7 +607,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		if (s->jobs[i].state == SATURN_SNAP_RELEASED)
 			released_pending++;
 	persist(s, &b, plan);
-	saturn_reconfig_pass(s, &b, plan);
+	saturn_reconfig_pass(s, &b, plan, mu);
 	saturn_plan_destroy(prev_plan);
 	prev_plan = plan;
 	prev_now = s->now;

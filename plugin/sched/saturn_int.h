@@ -74,9 +74,13 @@ void saturn_progress_sweep(const saturn_snapshot_t *s);
 /* After the cycle's plan is chosen (no lock held): restart running tasks
  * that opted in when lib/sched/reconfig.h finds the batch ends sooner (SIGUSR1
  * to their steps under the job write lock), log each decision with its
- * expected gain. */
+ * expected gain. mu (may be NULL): the cycle's batches; under
+ * saturn_objective=weighted|bounded the decision is judged by the
+ * objective and never harms a restarted task's batch past its bound
+ * (saturn_reconfig_decide_mu). */
+struct saturn_mu;
 void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
-			  const saturn_plan_t *plan);
+			  const saturn_plan_t *plan, const struct saturn_mu *mu);
 /* Right after the snapshot (no lock held), every cycle, also one without
  * Saturn jobs: follow the tasks signalled (keep one still running from
  * being chosen again; log the realised gain of one that ended). */

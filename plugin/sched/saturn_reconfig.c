@@ -31,6 +31,7 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "multiuser.h"
 #include "planner.h"
 #include "reconfig.h"
 #include "sched_core.h"
@@ -176,7 +177,7 @@ static int signal_task(const saturn_snap_job_t *j)
 }
 
 void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
-			  const saturn_plan_t *plan)
+			  const saturn_plan_t *plan, const struct saturn_mu *mu)
 {
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = READ_LOCK,
 				       .part = READ_LOCK, .fed = READ_LOCK};
@@ -196,8 +197,8 @@ void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		return;
 	saturn_planner_opts_init(&opts);
 	opts.time_limit_s = saturn_cfg.solver_time_s;
-	n = saturn_reconfig_decide(s, b, plan, saturn_lookup_profile, NULL, &rcfg, saturn_cfg.min_gain,
-				   &opts, &r, &err);
+	n = saturn_reconfig_decide_mu(s, b, plan, saturn_lookup_profile, NULL, &rcfg,
+				      saturn_cfg.min_gain, &opts, saturn_cfg.fairness, mu, &r, &err);
 	if (n < 0) {
 		error("sched/saturn: reconfiguration not decided: %s", err.text);
 		return;
@@ -216,11 +217,12 @@ void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 
 		if (signal_task(j) < 0)
 			continue;
-		info("sched/saturn: reconfiguring JobId=%u (task %d of batch %s, restart %d): %s on %d GPU(s) of %s -> %s on %d GPU(s) of %s from ~%.0fs; task ends ~%.0fs -> ~%.0fs; makespan %.0fs -> %.0fs: expected gain %.0fs",
+		info("sched/saturn: reconfiguring JobId=%u (task %d of batch %s, restart %d): %s on %d GPU(s) of %s -> %s on %d GPU(s) of %s from ~%.0fs; task ends ~%.0fs -> ~%.0fs; makespan %.0fs -> %.0fs: expected gain %.0fs (objective %s)",
 		     j->job_id, j->task_id, j->batch, j->restarts + 1, j->technique, j->gpus,
 		     j->node >= 0 && j->node < s->nnodes ? s->nodes[j->node].name : "?",
 		     c->technique, c->gpus, c->node, c->start_s, c->old_end_s, c->new_end_s,
-		     r.old_makespan_s, r.new_makespan_s, r.gain_s);
+		     r.old_makespan_s, r.new_makespan_s, r.gain_s,
+		     saturn_objective_name(saturn_cfg.fairness));
 		{
 			sent_t *e = find_sent(j->job_id);
 

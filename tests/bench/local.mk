@@ -6,7 +6,7 @@ bench_saturn_bench_SOURCES = bench/saturn-bench.c bench/bench_model.h
 bench_saturn_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_saturn_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_saturn_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la
-EXTRA_DIST += bench/README.md bench/run-bench.sh mutate.sh bench/fair-cluster.sh
+EXTRA_DIST += bench/README.md bench/run-bench.sh mutate.sh bench/fair-cluster.sh bench/multi-cluster.sh
 EXTRA_DIST += bench/class-cluster.sh
 
 # formats and validator timing at the size limit (doc/benchmarks.md)

@@ -76,6 +76,7 @@ TESTS += \
 	e2e/sched-classes-profile.sh \
 	e2e/sched-classes-measure.sh \
 	e2e/sched-objective.sh \
+	e2e/sched-noharm.sh \
 	e2e/sched-multinode.sh \
 	e2e/sched-multinode-ddp.sh
 EXTRA_DIST += \
@@ -107,6 +108,7 @@ EXTRA_DIST += \
 	e2e/sched-classes-profile.sh \
 	e2e/sched-classes-measure.sh \
 	e2e/sched-objective.sh \
+	e2e/sched-noharm.sh \
 	e2e/sched-multinode.sh \
 	e2e/sched-multinode-ddp.sh
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "multiuser.h"
 #include "planner.h"
 #include "profile.h"
 #include "reconfig.h"
@@ -444,6 +445,115 @@ START_TEST(test_problem_classes)
 }
 END_TEST
 
+static const saturn_profile_t *lookup_any(const char *batch, long uid, void *arg)
+{
+	(void)batch;
+	(void)uid;
+	return arg;
+}
+
+/* Two users under a multi-batch objective on one 8-GPU node; A's task
+ * runs, B's (held, asks for 4 GPUs) waits.
+ * Whole node: A's task runs on the 8 GPUs with 225 s left; B's waits for
+ * it and ends at 725 s on 8 GPUs. Restarting A's task on 4 GPUs lets B
+ * start at 30 s on the other 4: B ends at 630 s, A at 451 s instead of
+ * 225 s, the makespan 95 s shorter. The makespan restarts A; bounded by
+ * stock Slurm may not (A's bound is its end now: running tasks keep their
+ * place); weighted with equal weights may not (the flow times' sum grows);
+ * weighted with B ten times A's priority finds B first on the whole node,
+ * then A again on 8 GPUs best: a preemption, refused.
+ * Tail: A's task runs on 1 GPU with 900 s left, B's on 4 GPUs beside it
+ * (600 s); A restarted on 4 GPUs ends at 451 s: every objective takes it
+ * (A's own batch ends sooner). Bounded by the fair share, B (share 4 GPUs,
+ * deadline 490 s) misses its bound on 4 GPUs: the plan runs B on the whole
+ * node from 30 s and A on 8 GPUs after it (755 s, still sooner than 900 s
+ * for A). */
+static const struct mu_case {
+	int tail;      /* the tail case, else the whole-node one */
+	int objective;
+	int stock;     /* m->deadline from saturn_mu_stock_deadlines */
+	double prio_b; /* B's priority, A's 1 */
+	int expect;    /* choices */
+	const char *why;
+} mu_cases[] = {
+	{0, SATURN_FAIR_NONE, 0, 1, 1, NULL},
+	{0, SATURN_FAIR_BOUNDED, 1, 1, 0, "past its bound"},
+	{0, SATURN_FAIR_WEIGHTED, 0, 1, 0, "weighted flow time"},
+	{0, SATURN_FAIR_WEIGHTED, 0, 10, 0, "preemption"},
+	{1, SATURN_FAIR_NONE, 0, 1, 1, NULL},
+	{1, SATURN_FAIR_BOUNDED, 1, 1, 1, NULL},
+	{1, SATURN_FAIR_BOUNDED, 0, 1, 1, NULL},
+	{1, SATURN_FAIR_WEIGHTED, 0, 1, 1, NULL},
+};
+
+START_TEST(test_mu_objective)
+{
+	const struct mu_case *c = &mu_cases[_i];
+	saturn_snapshot_t *s = nodes(1, 8);
+	saturn_profile_t *pr;
+	saturn_sched_build_t b = {0};
+	saturn_plan_t *plan;
+	saturn_reconfig_settings_t rs;
+	saturn_planner_opts_t opts;
+	saturn_reconfig_result_t r;
+	saturn_error_t err = {{0}};
+	saturn_mu_t m = {0};
+	saturn_snap_job_t *j;
+	int n;
+
+	saturn_reconfig_settings_init(&rs);
+	if (c->tail)
+		j = running(s, 2, 0, "single", 1, 0x1, 1100, 900);
+	else
+		j = running(s, 2, 0, "ddp", 8, 0xff, 1100, 900);
+	j->uid = 1001;
+	j->prio = 1;
+	j->submit_time = s->now - 10;
+	j = held(s, 0);
+	snprintf(j->batch, sizeof(j->batch), "other");
+	j->job_id = 8;
+	j->array_job_id = 8;
+	j->uid = 1002;
+	j->req_gpus = 4;
+	j->prio = c->prio_b;
+	j->submit_time = s->now - 10;
+	pr = saturn_profile_parse(profile_text, strlen(profile_text), &err);
+	ck_assert_msg(pr != NULL, "%s", err.text);
+	ck_assert_msg(saturn_sched_build(s, lookup_any, pr, &b, &err) == 0, "%s", err.text);
+	ck_assert_int_eq(b.problem->ntasks, 2);
+	ck_assert_int_eq(saturn_mu_from_snapshot(&m, s, &b), 0);
+	ck_assert_int_eq(m.nbatches, 2);
+	if (c->stock) {
+		m.deadline = calloc((size_t)m.nbatches, sizeof(double));
+		ck_assert_ptr_nonnull(m.deadline);
+		ck_assert_int_eq(saturn_mu_stock_deadlines(&m, b.problem, m.deadline), 0);
+	}
+	saturn_planner_opts_init(&opts);
+	opts.time_limit_s = 0.5;
+	plan = saturn_mu_plan(c->objective, &m, b.problem, &opts, &err);
+	ck_assert_msg(plan != NULL, "%s", err.text);
+	ck_assert_double_eq_tol(plan->makespan_s, c->tail ? 900 : 725, 1);
+	n = saturn_reconfig_decide_mu(s, &b, plan, lookup_any, pr, &rs, 0.05, &opts, c->objective,
+				      &m, &r, &err);
+	ck_assert_msg(n >= 0, "%s", err.text);
+	ck_assert_msg(n == c->expect, "objective %d: %d choice(s), expected %d (why: %s; value %g -> %g, makespan %g -> %g)",
+		      c->objective, n, c->expect, r.why, r.old_value, r.new_value, r.old_makespan_s, r.new_makespan_s);
+	ck_assert_int_eq(r.ncandidates, 1);
+	if (n && !(c->tail && c->objective == SATURN_FAIR_BOUNDED && !c->stock)) {
+		ck_assert_int_eq(r.choices[0].gpus, 4);
+		ck_assert_double_eq_tol(r.new_makespan_s, c->tail ? 600 : 630, 1);
+	}
+	if (c->why)
+		ck_assert_msg(strstr(r.why, c->why), "why '%s' lacks '%s'", r.why, c->why);
+	saturn_reconfig_result_free(&r);
+	saturn_plan_destroy(plan);
+	saturn_mu_free(&m);
+	saturn_sched_build_free(&b);
+	saturn_profile_destroy(pr);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("reconfig");
@@ -462,6 +572,7 @@ int main(void)
 	tcase_add_test(tc, test_lost_node);
 	tcase_add_test(tc, test_already_best);
 	tcase_add_loop_test(tc, test_deny, 0, sizeof(deny_cases) / sizeof(deny_cases[0]));
+	tcase_add_loop_test(tc, test_mu_objective, 0, sizeof(mu_cases) / sizeof(mu_cases[0]));
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);
