@@ -591,12 +591,12 @@ START_TEST(test_stock_turnover)
 	int g[2] = {2, 4};
 	double spb[2] = {1.2, 0.68};
 
-	add_node(p, "n1", 8);
+	fx_add_node(p, "n1", 8);
 	for (int t = 0; t < 5; t++) {
 		char id[8];
 
 		snprintf(id, sizeof(id), "t%d", t);
-		add_task(p, id, 40, 2, g, spb);
+		fx_add_task(p, id, 40, 2, g, spb);
 	}
 	ck_assert_int_eq(saturn_problem_check(p, &err), 0);
 	ck_assert_int_eq(saturn_mu_init(&m, 5, 2, 2, 0), 0);
