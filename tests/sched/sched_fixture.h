@@ -1,8 +1,9 @@
 /* sched_fixture.h - what the tests of lib/sched share: problem builders
- * (a node, a task of one technique, a running task), a snapshot of nodes,
- * the planner's options for a short solve, settings parsed with their
- * error text checked, and the Check suite runner that is each test
- * program's main. Static functions: each test is one program. */
+ * (a node, a task of one technique, a running task), a snapshot of nodes
+ * and a held task in it, the planner's options for a short solve,
+ * settings parsed with their error text checked, and the Check suite
+ * runner that is each test program's main. Static functions: each test
+ * is one program. */
 #ifndef SATURN_SCHED_FIXTURE_H
 #define SATURN_SCHED_FIXTURE_H
 
@@ -83,6 +84,23 @@ static inline saturn_snapshot_t *fx_snapshot(double now, int nnodes, int gpus)
 		n->gpus = gpus;
 	}
 	return s;
+}
+
+/* Appends a held task of job array `array` (job id `array` too), batch
+ * `batch`, asking for 1 GPU; the caller sets the rest. */
+static inline saturn_snap_job_t *fx_add_held(saturn_snapshot_t *s, uint32_t array, int task,
+					     const char *batch)
+{
+	saturn_snap_job_t *j = saturn_snapshot_add_job(s);
+
+	ck_assert_ptr_nonnull(j);
+	j->job_id = array;
+	j->array_job_id = array;
+	j->task_id = task;
+	snprintf(j->batch, sizeof(j->batch), "%s", batch);
+	j->state = SATURN_SNAP_HELD;
+	j->req_gpus = 1;
+	return j;
 }
 
 /* Parses setting `text` into ss and checks the return code; for rc 1 (a
