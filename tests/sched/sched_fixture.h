@@ -1,12 +1,14 @@
 /* sched_fixture.h - what the tests of lib/sched share: problem builders
- * (a node, a task of one technique, a running task), the planner's options
- * for a short solve, settings parsed with their error text checked, and the
- * Check suite runner that is each test program's main. Static functions:
- * each test is one program. */
+ * (a node, a task of one technique, a running task), a snapshot of nodes
+ * and a held task in it, the planner's options for a short solve,
+ * settings parsed with their error text checked, and the Check suite
+ * runner that is each test program's main. Static functions: each test
+ * is one program. */
 #ifndef SATURN_SCHED_FIXTURE_H
 #define SATURN_SCHED_FIXTURE_H
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +66,41 @@ static inline saturn_planner_opts_t fx_opts(double limit_s)
 	saturn_planner_opts_init(&o);
 	o.time_limit_s = limit_s;
 	return o;
+}
+
+/* A snapshot taken at `now` with nnodes nodes n1, n2, ... of gpus GPUs
+ * each and no job yet. */
+static inline saturn_snapshot_t *fx_snapshot(double now, int nnodes, int gpus)
+{
+	saturn_snapshot_t *s = saturn_snapshot_create();
+
+	ck_assert_ptr_nonnull(s);
+	s->now = now;
+	for (int k = 0; k < nnodes; k++) {
+		saturn_snap_node_t *n = saturn_snapshot_add_node(s);
+
+		ck_assert_ptr_nonnull(n);
+		snprintf(n->name, sizeof(n->name), "n%d", k + 1);
+		n->gpus = gpus;
+	}
+	return s;
+}
+
+/* Appends a held task of job array `array` (job id `array` too), batch
+ * `batch`, asking for 1 GPU; the caller sets the rest. */
+static inline saturn_snap_job_t *fx_add_held(saturn_snapshot_t *s, uint32_t array, int task,
+					     const char *batch)
+{
+	saturn_snap_job_t *j = saturn_snapshot_add_job(s);
+
+	ck_assert_ptr_nonnull(j);
+	j->job_id = array;
+	j->array_job_id = array;
+	j->task_id = task;
+	snprintf(j->batch, sizeof(j->batch), "%s", batch);
+	j->state = SATURN_SNAP_HELD;
+	j->req_gpus = 1;
+	return j;
 }
 
 /* Parses setting `text` into ss and checks the return code; for rc 1 (a

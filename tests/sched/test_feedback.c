@@ -15,6 +15,8 @@
 #include "progress.h"
 #include "sched_core.h"
 
+#include "sched_fixture.h"
+
 #define NEAR(a, b) (fabs((double)(a) - (double)(b)) < 1e-9 * (1 + fabs((double)(b))))
 
 /* one signature, ddp at 1, 2, 4 GPUs and single at 1: the technique's
@@ -302,13 +304,9 @@ END_TEST
  * jobs 1 and 2 are held (tasks 1 and 6: the other signature). */
 static saturn_snapshot_t *cluster(void)
 {
-	saturn_snapshot_t *s = saturn_snapshot_create();
-	saturn_snap_node_t *n = saturn_snapshot_add_node(s);
+	saturn_snapshot_t *s = fx_snapshot(NOW, 1, 8);
 	saturn_snap_job_t *j;
 
-	s->now = NOW;
-	snprintf(n->name, sizeof(n->name), "n1");
-	n->gpus = 8;
 	for (int i = 0; i < 3; i++) {
 		j = saturn_snapshot_add_job(s);
 		j->job_id = 100 + (uint32_t)i;
@@ -625,7 +623,7 @@ START_TEST(test_switch)
 	ck_assert_msg(pr != NULL, "%s", err.text);
 	saturn_sched_settings_init(&cfg);
 	ck_assert_int_eq(cfg.feedback, 1);
-	ck_assert_int_eq(saturn_sched_settings_parse(&cfg, c->params, &err), 0);
+	fx_setting(&cfg, c->params, 0, NULL);
 	ck_assert_int_eq(cfg.feedback, c->on);
 	j->batches_left = 40;
 	j->batches_done = 60;
@@ -657,7 +655,7 @@ START_TEST(test_switch)
 	/* switched off at a reconfigure after a cycle with it on: the
 	 * snapshot forgets the table, the plan is the profile's again */
 	if (c->on) {
-		ck_assert_int_eq(saturn_sched_settings_parse(&cfg, "saturn_feedback=no", &err), 0);
+		fx_setting(&cfg, "saturn_feedback=no", 0, NULL);
 		ck_assert_int_eq(cfg.feedback, 0);
 		ck_assert_int_eq(saturn_sched_feedback(NULL, s, lookup_one, pr), 0);
 		ck_assert_ptr_null(s->feedback);
@@ -681,17 +679,14 @@ END_TEST
 START_TEST(test_switch_parse)
 {
 	saturn_sched_settings_t cfg;
-	saturn_error_t err = {{0}};
 
 	saturn_sched_settings_init(&cfg);
-	ck_assert_int_eq(saturn_sched_settings_parse(&cfg, "saturn_feedback=maybe", &err), 1);
+	fx_setting(&cfg, "saturn_feedback=maybe", 1, "saturn_feedback=maybe: must be yes or no");
 	ck_assert_int_eq(cfg.feedback, 1);
-	ck_assert_msg(strstr(err.text, "saturn_feedback=maybe: must be yes or no"), "%s", err.text);
-	ck_assert_int_eq(saturn_sched_settings_parse(&cfg, "saturn_feedback=no", &err), 0);
-	ck_assert_int_eq(saturn_sched_settings_parse(&cfg, "saturn_feedback=", &err), 1);
+	fx_setting(&cfg, "saturn_feedback=no", 0, NULL);
+	fx_setting(&cfg, "saturn_feedback=", 1, NULL);
 	ck_assert_int_eq(cfg.feedback, 0);
-	ck_assert_int_eq(saturn_sched_settings_parse(&cfg, "saturn_feedbak=no", &err), 1);
-	ck_assert_msg(strstr(err.text, "saturn_feedback,"), "%s", err.text);
+	fx_setting(&cfg, "saturn_feedbak=no", 1, "saturn_feedback,");
 	saturn_sched_settings_free(&cfg);
 }
 END_TEST
@@ -799,13 +794,8 @@ START_TEST(test_state_parse)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *su = suite_create("feedback");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_loop_test(tc, test_observed, 0, sizeof(obs_cases) / sizeof(obs_cases[0]));
 	tcase_add_test(tc, test_pure);
 	tcase_add_test(tc, test_confidence);
@@ -820,10 +810,9 @@ int main(void)
 	tcase_add_test(tc, test_switch_parse);
 	tcase_add_test(tc, test_state);
 	tcase_add_loop_test(tc, test_state_parse, 0, sizeof(state_cases) / sizeof(state_cases[0]));
-	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return fx_run_suite("feedback", 0, add_tests);
 }

@@ -19,6 +19,8 @@
 #include "planner.h"
 #include "sched_core.h"
 
+#include "sched_fixture.h"
+
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static const struct derive_case {
@@ -204,28 +206,18 @@ END_TEST
 /* n1, n2: 2 a100 GPUs each over PCIe; n3, n4: 2 h100 over NVLink. */
 static saturn_snapshot_t *two_classes(int ntasks, const char *type, const char *constraint)
 {
-	saturn_snapshot_t *s = saturn_snapshot_create();
+	saturn_snapshot_t *s = fx_snapshot(1000, 4, 2);
 
-	ck_assert_ptr_nonnull(s);
-	s->now = 1000;
 	for (int k = 0; k < 4; k++) {
-		saturn_snap_node_t *n = saturn_snapshot_add_node(s);
+		saturn_snap_node_t *n = &s->nodes[k];
 
-		snprintf(n->name, sizeof(n->name), "n%d", k + 1);
-		n->gpus = 2;
 		snprintf(n->gpu_types, sizeof(n->gpu_types), "%s", k < 2 ? "a100" : "h100");
 		snprintf(n->link, sizeof(n->link), "%s", k < 2 ? "pcie" : "nvlink");
 		snprintf(n->features, sizeof(n->features), "%s", k < 2 ? "a100,pcie" : "h100,nvlink");
 	}
 	for (int i = 0; i < ntasks; i++) {
-		saturn_snap_job_t *j = saturn_snapshot_add_job(s);
+		saturn_snap_job_t *j = fx_add_held(s, 7, i, "sweep");
 
-		j->job_id = 7;
-		j->array_job_id = 7;
-		j->task_id = i;
-		snprintf(j->batch, sizeof(j->batch), "sweep");
-		j->state = SATURN_SNAP_HELD;
-		j->req_gpus = 1;
 		j->time_limit_s = 60;
 		j->submit_time = 900;
 		j->node = -1;
@@ -241,14 +233,12 @@ static saturn_snapshot_t *two_classes(int ntasks, const char *type, const char *
 static void plan_and_check(saturn_snapshot_t *s, saturn_sched_build_t *b, const char *allowed,
 			   const char *want_type)
 {
-	saturn_planner_opts_t opts;
+	saturn_planner_opts_t opts = fx_opts(0.2);
 	saturn_error_t err = {""};
 	saturn_plan_t *plan;
 	saturn_decision_t *d = NULL;
 	int nd;
 
-	saturn_planner_opts_init(&opts);
-	opts.time_limit_s = 0.2;
 	plan = saturn_planner_solve(b->problem, &opts, &err);
 	ck_assert_msg(plan != NULL, "%s", err.text);
 	nd = saturn_sched_decide(s, b, plan, 1e9, &d);
@@ -540,30 +530,22 @@ END_TEST
 START_TEST(test_settings)
 {
 	saturn_sched_settings_t st;
-	saturn_error_t err = {""};
 
 	saturn_sched_settings_init(&st);
-	ck_assert_int_eq(saturn_sched_settings_parse(&st, "saturn_node_classes=fast:h100;slow:a100", &err), 0);
+	fx_setting(&st, "saturn_node_classes=fast:h100;slow:a100", 0, NULL);
 	ck_assert_int_eq(saturn_class_rules_count(st.node_classes), 2);
 	ck_assert_str_eq(st.node_classes_text, "fast:h100;slow:a100");
-	ck_assert_int_eq(saturn_sched_settings_parse(&st, "saturn_node_classes=fast", &err), 1);
-	ck_assert_msg(strstr(err.text, "saturn_node_classes=fast: 'fast' has no ':MATCH'"), "%s", err.text);
+	fx_setting(&st, "saturn_node_classes=fast", 1, "saturn_node_classes=fast: 'fast' has no ':MATCH'");
 	/* the bad value keeps the previous one */
 	ck_assert_int_eq(saturn_class_rules_count(st.node_classes), 2);
-	ck_assert_int_eq(saturn_sched_settings_parse(&st, "saturn_node_classes=none", &err), 0);
+	fx_setting(&st, "saturn_node_classes=none", 0, NULL);
 	ck_assert_ptr_null(st.node_classes);
 	saturn_sched_settings_free(&st);
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *su = suite_create("node_class");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
-
-	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_derive, 0, N(derive_cases));
 	tcase_add_test(tc, test_derive_cut);
 	tcase_add_loop_test(tc, test_rules, 0, N(rules_cases));
@@ -581,10 +563,9 @@ int main(void)
 	tcase_add_test(tc, test_build_per_class_profiles);
 	tcase_add_test(tc, test_class_wait);
 	tcase_add_test(tc, test_settings);
-	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return fx_run_suite("node_class", 60, add_tests);
 }

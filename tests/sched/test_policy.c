@@ -15,6 +15,8 @@
 #include "profile.h"
 #include "sched_core.h"
 
+#include "sched_fixture.h"
+
 #define H SATURN_SNAP_HELD
 #define P SATURN_SNAP_RELEASED
 #define R SATURN_SNAP_RUNNING
@@ -47,20 +49,10 @@ static int find_kind(const saturn_bpol_actions_t *l, int from, saturn_bpol_kind_
 	return -1;
 }
 
+/* node n1 of node_gpus GPUs (none for 0) */
 static saturn_snapshot_t *snap(int node_gpus)
 {
-	saturn_snapshot_t *s = saturn_snapshot_create();
-
-	ck_assert_ptr_nonnull(s);
-	s->now = 1000;
-	if (node_gpus > 0) {
-		saturn_snap_node_t *n = saturn_snapshot_add_node(s);
-
-		ck_assert_ptr_nonnull(n);
-		snprintf(n->name, sizeof(n->name), "n1");
-		n->gpus = node_gpus;
-	}
-	return s;
+	return fx_snapshot(1000, node_gpus > 0, node_gpus);
 }
 
 static saturn_snap_job_t *add_job(saturn_snapshot_t *s, int state, uint32_t job, uint32_t array,
@@ -1095,13 +1087,8 @@ END_TEST
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *su = suite_create("batch_policy");
-	TCase *tc = tcase_create("policy");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_loop_test(tc, test_profiler, 0, N(prof_cases));
 	tcase_add_test(tc, test_profiler_partitions);
 	tcase_add_test(tc, test_profiler_two_users);
@@ -1119,10 +1106,9 @@ int main(void)
 	tcase_add_test(tc, test_class_job_name_long);
 	tcase_add_loop_test(tc, test_poll, 0, N(poll_cases));
 	tcase_add_test(tc, test_technique_ok);
-	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return fx_run_suite("batch_policy", 0, add_tests);
 }

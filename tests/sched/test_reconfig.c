@@ -16,6 +16,8 @@
 #include "reconfig.h"
 #include "sched_core.h"
 
+#include "sched_fixture.h"
+
 /* A model that scales sublinearly past 4 GPUs; 2000 batches a task. */
 static const char profile_text[] =
 	"{\"format\": \"saturn-profile/1\", \"batch\": \"sweep\", \"created\": 1,"
@@ -68,27 +70,10 @@ START_TEST(test_settings)
 		ck_assert_msg(strstr(err.text, c->expect), "error '%s' lacks '%s'", err.text, c->expect);
 	/* the scheduler's own parser leaves these keys to us */
 	saturn_sched_settings_init(&ss);
-	memset(&err, 0, sizeof(err));
-	ck_assert_int_eq(saturn_sched_settings_parse(&ss, c->params, &err), 0);
+	fx_setting(&ss, c->params, 0, NULL);
 	saturn_sched_settings_free(&ss);
 }
 END_TEST
-
-/* nnodes nodes n1, n2, ... of gpus GPUs each, no job yet. */
-static saturn_snapshot_t *nodes(int nnodes, int gpus)
-{
-	saturn_snapshot_t *s = saturn_snapshot_create();
-
-	ck_assert_ptr_nonnull(s);
-	s->now = 10000;
-	for (int k = 0; k < nnodes; k++) {
-		saturn_snap_node_t *n = saturn_snapshot_add_node(s);
-
-		snprintf(n->name, sizeof(n->name), "n%d", k + 1);
-		n->gpus = gpus;
-	}
-	return s;
-}
 
 /* A running task of batch sweep, opted in, requeue-able, under
  * saturn-run (done batches reported). */
@@ -118,14 +103,8 @@ static saturn_snap_job_t *running(saturn_snapshot_t *s, int task, int node, cons
 
 static saturn_snap_job_t *held(saturn_snapshot_t *s, int task)
 {
-	saturn_snap_job_t *j = saturn_snapshot_add_job(s);
+	saturn_snap_job_t *j = fx_add_held(s, 7, task, "sweep");
 
-	j->job_id = 7;
-	j->array_job_id = 7;
-	j->task_id = task;
-	snprintf(j->batch, sizeof(j->batch), "sweep");
-	j->state = SATURN_SNAP_HELD;
-	j->req_gpus = 1;
 	j->submit_time = 100;
 	return j;
 }
@@ -148,8 +127,7 @@ static int decide(world_t *w, saturn_snapshot_t *s, double min_gain)
 	w->pr = saturn_profile_parse(profile_text, strlen(profile_text), &err);
 	ck_assert_msg(w->pr != NULL, "%s", err.text);
 	ck_assert_msg(saturn_sched_build(s, lookup_one, w->pr, &w->b, &err) == 0, "%s", err.text);
-	saturn_planner_opts_init(&w->opts);
-	w->opts.time_limit_s = 0.5;
+	w->opts = fx_opts(0.5);
 	w->plan = saturn_planner_solve(w->b.problem, &w->opts, &err);
 	ck_assert_msg(w->plan != NULL, "%s", err.text);
 	n = saturn_reconfig_decide(s, &w->b, w->plan, lookup_one, w->pr, &w->rs, min_gain, &w->opts,
@@ -172,7 +150,7 @@ static void world_free(world_t *w, saturn_snapshot_t *s)
  * 8-GPU node; restarted on 8 it ends ~500 s sooner despite the restart. */
 START_TEST(test_tail)
 {
-	saturn_snapshot_t *s = nodes(1, 8);
+	saturn_snapshot_t *s = fx_snapshot(10000, 1, 8);
 	world_t w = {0};
 
 	saturn_reconfig_settings_init(&w.rs);
@@ -197,7 +175,7 @@ END_TEST
  * instead of 0.3; the profile's other options are not known to be slow. */
 START_TEST(test_slow)
 {
-	saturn_snapshot_t *s = nodes(1, 8);
+	saturn_snapshot_t *s = fx_snapshot(10000, 1, 8);
 	saturn_snap_job_t *j;
 	world_t w = {0};
 
@@ -218,7 +196,7 @@ END_TEST
  * once end sooner (ddp scales poorly from 4 to 8). */
 START_TEST(test_lost_node)
 {
-	saturn_snapshot_t *s = nodes(1, 8);
+	saturn_snapshot_t *s = fx_snapshot(10000, 1, 8);
 	world_t w = {0};
 
 	saturn_reconfig_settings_init(&w.rs);
@@ -238,7 +216,7 @@ END_TEST
 /* Nothing to gain: the task already runs with its best option. */
 START_TEST(test_already_best)
 {
-	saturn_snapshot_t *s = nodes(1, 8);
+	saturn_snapshot_t *s = fx_snapshot(10000, 1, 8);
 	world_t w = {0};
 
 	saturn_reconfig_settings_init(&w.rs);
@@ -275,7 +253,7 @@ static const struct deny_case {
 START_TEST(test_deny)
 {
 	const struct deny_case *c = &deny_cases[_i];
-	saturn_snapshot_t *s = nodes(1, 8);
+	saturn_snapshot_t *s = fx_snapshot(10000, 1, 8);
 	saturn_snap_job_t *j;
 	world_t w = {0};
 
@@ -335,7 +313,7 @@ END_TEST
  * remaining batches from the profile when the report has no total. */
 START_TEST(test_problem)
 {
-	saturn_snapshot_t *s = nodes(2, 8);
+	saturn_snapshot_t *s = fx_snapshot(10000, 2, 8);
 	saturn_error_t err = {{0}};
 	saturn_profile_t *pr = saturn_profile_parse(profile_text, strlen(profile_text), &err);
 	saturn_reconfig_settings_t rs;
@@ -411,7 +389,7 @@ END_TEST
  * move only among the nodes of its node's class. */
 START_TEST(test_problem_classes)
 {
-	saturn_snapshot_t *s = nodes(2, 8);
+	saturn_snapshot_t *s = fx_snapshot(10000, 2, 8);
 	saturn_error_t err = {{0}};
 	saturn_profile_t *pr = saturn_profile_parse(profile_text, strlen(profile_text), &err);
 	saturn_reconfig_settings_t rs;
@@ -489,7 +467,7 @@ static const struct mu_case {
 START_TEST(test_mu_objective)
 {
 	const struct mu_case *c = &mu_cases[_i];
-	saturn_snapshot_t *s = nodes(1, 8);
+	saturn_snapshot_t *s = fx_snapshot(10000, 1, 8);
 	saturn_profile_t *pr;
 	saturn_sched_build_t b = {0};
 	saturn_plan_t *plan;
@@ -554,14 +532,8 @@ START_TEST(test_mu_objective)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *su = suite_create("reconfig");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
-
-	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_settings, 0, sizeof(settings_cases) / sizeof(settings_cases[0]));
 	tcase_add_loop_test(tc, test_eligible, 0, sizeof(elig_cases) / sizeof(elig_cases[0]));
 	tcase_add_loop_test(tc, test_requeues, 0, sizeof(exit_cases) / sizeof(exit_cases[0]));
@@ -573,10 +545,9 @@ int main(void)
 	tcase_add_test(tc, test_already_best);
 	tcase_add_loop_test(tc, test_deny, 0, sizeof(deny_cases) / sizeof(deny_cases[0]));
 	tcase_add_loop_test(tc, test_mu_objective, 0, sizeof(mu_cases) / sizeof(mu_cases[0]));
-	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return fx_run_suite("reconfig", 60, add_tests);
 }
