@@ -1,8 +1,8 @@
 #!/bin/sh
 # sched-reconfig.sh - reconfiguring running tasks on a real cluster: two
 # tasks of a batch that opted in (--saturn-reconfigure) start on the one
-# GPU per node that other jobs leave free (those jobs ask for 10 minutes);
-# the other jobs end after ~20 s, so the tail of the batch would run on 1
+# GPU per node that another job leaves free (it asks for 10 minutes);
+# that job ends after ~20 s, so the tail of the batch would run on 1
 # GPU of a half-idle node. sched/saturn signals both tasks (SIGUSR1),
 # saturn-run checkpoints and exits 75, Slurm requeues them (RequeueExit=75,
 # cred_expire=5), they come back held, and the next plan releases them on 8
@@ -45,22 +45,24 @@ out=$(sbatch --saturn-batch=e2e-bad --saturn-reconfigure=maybe --gres=gpu:1 --wr
 	fail "sbatch accepted --saturn-reconfigure=maybe: $out"
 echo "$out" | grep -q "bad --saturn-reconfigure value 'maybe'" || fail "no clear error for --saturn-reconfigure=maybe: $out"
 
-# 7 of the 8 GPUs of each node taken for "10 minutes" (they end after 20 s)
+# 7 of the 8 GPUs of each node taken for "10 minutes" (it ends after 20 s),
+# by one job on both nodes: both nodes free up at the same instant. (With a
+# job per node, one could end a cycle before the other on a loaded machine;
+# the plan then rightly put both tasks on 4 GPUs of the free node, since the
+# other node's GPUs were still taken for 10 minutes as far as it knew.)
 blockers() {
-	for n in n1 n2; do
-		sbatch --parsable -w $n --gres=gpu:7 --time=10 -o /dev/null --wrap 'sleep 20' >/dev/null ||
-			fail "sbatch blocker on $n"
-	done
-	wait_for 30 sh -c '[ "$(squeue -h -t R -o %i | wc -l)" = 2 ]' || fail "the other jobs did not start"
+	sbatch --parsable -N2 -w n1,n2 --gres=gpu:7 --time=10 -o /dev/null --wrap 'sleep 20' >/dev/null ||
+		fail "sbatch blocker on n1,n2"
+	wait_for 30 sh -c '[ "$(squeue -h -t R -o %i | wc -l)" = 1 ]' || fail "the other job did not start"
 }
 
 # Control: the same batch without --saturn-reconfigure (saturn_reconfigure
-# is no) keeps running on 1 GPU after the other jobs end.
+# is no) keeps running on 1 GPU after the other job ends.
 blockers
 ctl=$(sbatch --parsable --saturn-batch=e2e-rc --requeue --array=0-1 --gres=gpu:1 --time=10 -o /dev/null \
 	"$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch (control)"
 wait_for 40 sh -c "[ \$(grep -c '^start ' $STARTLOG) -ge 2 ]" || fail "the control tasks did not start"
-wait_for 60 sh -c '[ "$(squeue -h -t R -o %b | grep -c "gpu:7")" = 0 ]' || fail "the other jobs did not end"
+wait_for 60 sh -c '[ "$(squeue -h -t R -o %b | grep -c "gpu:7")" = 0 ]' || fail "the other job did not end"
 sleep 15 # several cycles with the GPUs idle
 grep -aq 'reconfiguring JobId=' "$CTLD_LOG" && fail "a task that did not opt in was reconfigured"
 [ "$(squeue -h -j "$ctl" -t R -o %b | grep -c 'gpu:1')" = 2 ] || fail "the control tasks do not run on 1 GPU each"

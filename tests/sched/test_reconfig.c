@@ -423,6 +423,69 @@ START_TEST(test_problem_classes)
 }
 END_TEST
 
+/* Two tasks of an array on 1 GPU each, one per 8-GPU node (the e2e test
+ * sched-reconfig.sh). With both nodes free, each restarts on its own node
+ * with 8 GPUs, even with no solver time at all (the cheap candidates are
+ * always tried). With 7 GPUs of n1 held by another job for 10 minutes (one
+ * of the jobs that held them has ended, the other not yet), both on 4 GPUs
+ * of n2 is the best there is: not a bad solve. */
+static const struct split_case {
+	int n1_busy;
+	double time_limit_s;
+	int gpus;
+	const char *node0, *node1;
+	double new_makespan;
+} split_cases[] = {
+	{0, 1e-9, 8, "n1", "n2", 181 + 1040 * 0.25},
+	{0, 0.5, 8, "n1", "n2", 181 + 1040 * 0.25},
+	{1, 1e-9, 4, "n2", "n2", 181 + 1040 * 0.3},
+	{1, 0.5, 4, "n2", "n2", 181 + 1040 * 0.3},
+};
+
+START_TEST(test_split_nodes)
+{
+	const struct split_case *c = &split_cases[_i];
+	saturn_snapshot_t *s = fx_snapshot(10000, 2, 8);
+	saturn_error_t err = {{0}};
+	world_t w = {0};
+	int n;
+
+	saturn_reconfig_settings_init(&w.rs);
+	running(s, 0, 0, "single", 1, 0x1, 160, 1040);
+	running(s, 1, 1, "single", 1, 0x1, 160, 1040);
+	if (c->n1_busy) {
+		saturn_snap_busy_t *bz = saturn_snapshot_add_busy(s);
+
+		ck_assert_ptr_nonnull(bz);
+		bz->node = 0;
+		bz->gpu_mask = 0xfe;
+		bz->until = s->now + 600;
+	}
+	w.pr = saturn_profile_parse(profile_text, strlen(profile_text), &err);
+	ck_assert_msg(w.pr != NULL, "%s", err.text);
+	ck_assert_msg(saturn_sched_build(s, lookup_one, w.pr, &w.b, &err) == 0, "%s", err.text);
+	saturn_planner_opts_init(&w.opts);
+	w.opts.time_limit_s = 0.5;
+	w.plan = saturn_planner_solve(w.b.problem, &w.opts, &err);
+	ck_assert_msg(w.plan != NULL, "%s", err.text);
+	w.opts.time_limit_s = c->time_limit_s;
+	n = saturn_reconfig_decide(s, &w.b, w.plan, lookup_one, w.pr, &w.rs, 0.05, &w.opts, &w.r,
+				   &err);
+	ck_assert_msg(n >= 0, "%s", err.text);
+	ck_assert_int_eq(n, 2);
+	ck_assert_double_eq_tol(w.r.old_makespan_s, 1040, 1);
+	ck_assert_double_eq_tol(w.r.new_makespan_s, c->new_makespan, 1);
+	for (int i = 0; i < 2; i++) {
+		const saturn_reconfig_choice_t *ch = &w.r.choices[i];
+
+		ck_assert_int_eq(ch->gpus, c->gpus);
+		ck_assert_str_eq(ch->technique, "ddp");
+		ck_assert_str_eq(ch->node, s->jobs[ch->job].task_id == 0 ? c->node0 : c->node1);
+	}
+	world_free(&w, s);
+}
+END_TEST
+
 static const saturn_profile_t *lookup_any(const char *batch, long uid, void *arg)
 {
 	(void)batch;
@@ -545,6 +608,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_already_best);
 	tcase_add_loop_test(tc, test_deny, 0, sizeof(deny_cases) / sizeof(deny_cases[0]));
 	tcase_add_loop_test(tc, test_mu_objective, 0, sizeof(mu_cases) / sizeof(mu_cases[0]));
+	tcase_add_loop_test(tc, test_split_nodes, 0, sizeof(split_cases) / sizeof(split_cases[0]));
 }
 
 int main(void)
