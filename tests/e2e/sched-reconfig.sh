@@ -45,13 +45,14 @@ out=$(sbatch --saturn-batch=e2e-bad --saturn-reconfigure=maybe --gres=gpu:1 --wr
 	fail "sbatch accepted --saturn-reconfigure=maybe: $out"
 echo "$out" | grep -q "bad --saturn-reconfigure value 'maybe'" || fail "no clear error for --saturn-reconfigure=maybe: $out"
 
-# 7 of the 8 GPUs of each node taken for "10 minutes" (they end after 20 s)
+# 7 of the 8 GPUs of each node taken for "10 minutes" (they end after 20 s):
+# one job on both nodes, so that both nodes' GPUs come free in the same
+# cycle (two jobs, one a node, end seconds apart on a loaded machine, and a
+# cycle in between rightly moves both tasks onto the first node that is free)
 blockers() {
-	for n in n1 n2; do
-		sbatch --parsable -w $n --gres=gpu:7 --time=10 -o /dev/null --wrap 'sleep 20' >/dev/null ||
-			fail "sbatch blocker on $n"
-	done
-	wait_for 30 sh -c '[ "$(squeue -h -t R -o %i | wc -l)" = 2 ]' || fail "the other jobs did not start"
+	sbatch --parsable -N2 -w n1,n2 --gres=gpu:7 --time=10 -o /dev/null --wrap 'sleep 20' >/dev/null ||
+		fail "sbatch blocker on n1 and n2"
+	wait_for 30 sh -c '[ "$(squeue -h -t R -o %i | wc -l)" = 1 ]' || fail "the other job did not start"
 }
 
 # Control: the same batch without --saturn-reconfigure (saturn_reconfigure
@@ -60,7 +61,7 @@ blockers
 ctl=$(sbatch --parsable --saturn-batch=e2e-rc --requeue --array=0-1 --gres=gpu:1 --time=10 -o /dev/null \
 	"$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch (control)"
 wait_for 40 sh -c "[ \$(grep -c '^start ' $STARTLOG) -ge 2 ]" || fail "the control tasks did not start"
-wait_for 60 sh -c '[ "$(squeue -h -t R -o %b | grep -c "gpu:7")" = 0 ]' || fail "the other jobs did not end"
+wait_for 60 sh -c '[ "$(squeue -h -t R -o %b | grep -c "gpu:7")" = 0 ]' || fail "the other job did not end"
 sleep 15 # several cycles with the GPUs idle
 grep -aq 'reconfiguring JobId=' "$CTLD_LOG" && fail "a task that did not opt in was reconfigured"
 [ "$(squeue -h -j "$ctl" -t R -o %b | grep -c 'gpu:1')" = 2 ] || fail "the control tasks do not run on 1 GPU each"
