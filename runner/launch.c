@@ -627,6 +627,7 @@ struct outcome {
 	int status; /* waitpid() status: the first process to end non-zero's */
 	int timed_out;
 	int ckpt_requested;
+	int ckpt_late; /* the request came after the program ended */
 };
 
 /* Reap what ended; remember the first process that ended non-zero. */
@@ -768,6 +769,16 @@ static void supervise(const struct opts *o, struct run *r, struct procs *p,
 		run_progress_write(r, 0);
 	}
 	run_fifo_drain(r);
+	/* a request that arrived while the last process was being reaped
+	 * (Slurm signals the step's processes one by one, children first):
+	 * the program has it too, and may well have checkpointed */
+	{
+		unsigned char sig;
+
+		while (read(sigpipe_fds[0], &sig, 1) == 1)
+			if (sig == SIGUSR1 || (sig == SIGTERM && o->ckpt_on_term))
+				out->ckpt_late = 1;
+	}
 	/* whatever is left of the groups after their leaders ended */
 	kill_procs(p, SIGTERM, 1);
 	out->status = p->first_bad >= 0 ? p->bad_status : 0;
@@ -869,6 +880,27 @@ int run_launch(const struct opts *o, struct run *r, int argc, char **argv)
 		rc = run_trial_finish(r, rc, out.timed_out);
 	} else {
 		run_progress_write(r, 1);
+		/* The request can reach the program first: Slurm's process
+		 * tracking (proctrack/linuxproc, cgroup) signals every process
+		 * of the step, the program before saturn-run, and on a loaded
+		 * node the program may checkpoint and exit 0 before
+		 * saturn-run's own SIGUSR1 is delivered. A program that
+		 * reported SATURN_CHECKPOINTED, or whose end came with the
+		 * request, and did not finish its last batch was asked for a
+		 * checkpoint all the same: exiting 0 would end the job with
+		 * its work undone. */
+		if (!out.ckpt_requested &&
+		    (out.ckpt_late || (rc == 0 && r->checkpointed)) &&
+		    !(rc == 0 && r->total > 0 && r->done >= r->total)) {
+			fprintf(stderr,
+				"%s: the program ended at batch %.0f of %.0f "
+				"(status %d) %s: a checkpoint request that "
+				"reached it first\n",
+				run_prog, r->done, r->total, rc,
+				r->checkpointed ? "after a checkpoint"
+						: "as SIGUSR1 arrived");
+			out.ckpt_requested = 1;
+		}
 		if (out.ckpt_requested) {
 			fprintf(stderr,
 				"%s: %s at batch %.0f; exiting %d so the job "

@@ -408,6 +408,10 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	}
 	saturn_progress_sweep(s);
 	saturn_reconfig_follow(s);
+	/* every cycle, also one without Saturn tasks or nodes: the tasks a
+	 * measurement job measured for may all have run and ended before the
+	 * job's end was seen, and its record must still learn of it */
+	saturn_measure_poll();
 	if (nsaturn == 0) {
 		if (prev_plan) {
 			info("sched/saturn: no Saturn jobs left: plan %s done", plan_id);
@@ -444,7 +448,6 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	}
 	saturn_planrec_observe_pass(s);
 	saturn_profiler_pass(s);
-	saturn_measure_poll();
 	if (s->njobs == 0)
 		return;
 	if (saturn_sched_build(s, saturn_lookup_profile, NULL, &b, &err) < 0) {

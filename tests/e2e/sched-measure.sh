@@ -69,7 +69,10 @@ o = [o for o in p["tasks"][0]["options"] if o["technique"] == "ddp" and o["gpus"
 assert o and o[0]["status"] == "measured", o
 P
 done
-grep -q "batch e2e-meas of uid 0: measurement job $mj ended" "$CTLD_LOG" || fail "measurement end not logged"
+# logged by the first cycle after the job ended (the queue can be empty
+# before that cycle ran)
+wait_for 30 grep -q "batch e2e-meas of uid 0: measurement job $mj ended" "$CTLD_LOG" ||
+	fail "measurement end not logged"
 rounds=$(grep -c "batch e2e-meas of uid 0: measuring predicted option" "$CTLD_LOG")
 note "measurement rounds: $rounds"
 [ "$rounds" -le 8 ] || fail "$rounds measurement rounds"

@@ -73,6 +73,27 @@ wait $pid; rc=$?
 [ $rc = 75 ] || fail "checkpoint exit status $rc"
 grep -q '"job_id":43' "$tmp/43.json" || fail "progress after checkpoint"
 
+# Slurm signals every process of the step, the program before saturn-run:
+# the program may checkpoint and exit 0 before saturn-run's own SIGUSR1
+# arrives. Here only the program gets it: still exit 75, or the job would
+# end with its work undone.
+rm -f "$tmp/prog.pid"
+SLURM_JOB_ID=44 SATURN_PROGRESS_FILE="$tmp/44.json" saturn-run --grace 10 -- \
+	sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && exec saturn-emulate --model gpt2 --batch-size 8 --batches 100000 --time-scale 0.05' \
+	"$tmp/prog.pid" 2>"$tmp/err" &
+pid=$!
+n=0; while [ ! -s "$tmp/prog.pid" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+sleep 0.5
+kill -USR1 "$(cat "$tmp/prog.pid")"
+wait $pid; rc=$?
+[ $rc = 75 ] || fail "checkpoint asked of the program only: status $rc ($(cat "$tmp/err"))"
+grep -q "a checkpoint request that reached it first" "$tmp/err" || fail "no message: $(cat "$tmp/err")"
+# ... but a program that checkpoints after its last batch and exits 0 is done
+printf '%s\n' 'echo "SATURN_PROGRESS batches_done=10 batches_total=10" > "$SATURN_PROGRESS_PIPE"' \
+	'echo "SATURN_CHECKPOINTED batch=10" > "$SATURN_PROGRESS_PIPE"' >"$tmp/ckpt-end.sh"
+saturn-run --batches 10 -- sh "$tmp/ckpt-end.sh"; rc=$?
+[ $rc = 0 ] || fail "a program that finished and checkpointed: status $rc, not 0"
+
 # a program that checkpoints but does not exit is stopped after --grace
 # (SIGTERM) and saturn-run still exits 75 so the job is requeued
 cat > "$tmp/ckpt-stays.sh" <<'P'
