@@ -506,7 +506,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 						made_makespan - (s->now - made_now),
 						saturn_cfg.min_gain);
 		if (gain < saturn_cfg.min_gain)
-			debug("sched/saturn: plan %s has slipped (%.0fs left, %.0fs expected when it was made): a plan shorter by %.0f%% replaces it",
+			debug("sched/saturn: the carried plan %s has slipped (%.0fs left, %.0fs expected when it was made): a plan shorter by %.0f%% replaces it",
 			      plan_id, carried->makespan_s, made_makespan - (s->now - made_now),
 			      100 * gain);
 	}
