@@ -518,6 +518,18 @@ void saturn_sched_reason(char *buf, size_t len, double start_s,
 int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s,
 			       double min_gain);
 
+/* The gain a new plan needs over the carried one (the min_gain of
+ * saturn_sched_should_switch). carried_left_s is the carried plan's
+ * makespan now, re-timed on this cycle's problem (observed speeds,
+ * overruns); expected_left_s what the plan expected when it was made, less
+ * the time since (<= 0: unknown). min_gain keeps a plan against the
+ * solver's noise on the same problem; a plan that has slipped by min_gain
+ * or more since it was made was made on speeds now known to be wrong, and
+ * any plan shorter by SATURN_SLIPPED_GAIN replaces it (the new one expects
+ * what it is measured by, so it keeps min_gain until it slips in turn). */
+#define SATURN_SLIPPED_GAIN 0.01
+double saturn_sched_switch_gain(double carried_left_s, double expected_left_s, double min_gain);
+
 /* The previous cycle's plan, elapsed_s later, as a plan of the new problem
  * p: running tasks as pinned in p; the others keep their option, node and
  * order, with start times moved by elapsed_s (never before 0) and shifted

@@ -99,6 +99,13 @@ int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s
 	return new_makespan_s < old_makespan_left_s * (1.0 - min_gain);
 }
 
+double saturn_sched_switch_gain(double carried_left_s, double expected_left_s, double min_gain)
+{
+	if (!(expected_left_s > 0) || !(carried_left_s > expected_left_s * (1.0 + min_gain)))
+		return min_gain;
+	return min_gain < SATURN_SLIPPED_GAIN ? min_gain : SATURN_SLIPPED_GAIN;
+}
+
 /* --- carrying a plan over to the next cycle -------------------------- */
 
 saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,

@@ -67,6 +67,9 @@ static saturn_plan_t *prev_plan;
 char plan_id[64];
 static unsigned long plan_seq;
 static double prev_now;
+/* when the plan now kept was made, and its makespan then (the switch rule:
+ * saturn_sched_switch_gain); 0: not known (a plan restored from the state) */
+static double made_now, made_makespan;
 /* runtime feedback kept across cycles (feedback.h), restored from the state */
 static saturn_fb_t *feedback;
 
@@ -359,7 +362,7 @@ static void plan_limits(const saturn_mu_t *mu, const saturn_problem_t *p, saturn
  * over the fair-share deadlines by min_gain, or within the bound a
  * makespan shorter by min_gain). */
 static int mu_switch(const saturn_mu_t *mu, const saturn_problem_t *p, const saturn_plan_t *plan,
-		     const saturn_plan_t *carried)
+		     const saturn_plan_t *carried, double min_gain)
 {
 	double *dl = calloc((size_t)mu->nbatches + 1, sizeof(double)), vn, vc;
 	int obj = saturn_cfg.fairness, sw;
@@ -367,17 +370,17 @@ static int mu_switch(const saturn_mu_t *mu, const saturn_problem_t *p, const sat
 	if (!dl || saturn_mu_deadlines(mu, p, dl) < 0) {
 		free(dl);
 		return saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,
-						  saturn_cfg.min_gain);
+						  min_gain);
 	}
 	vn = saturn_mu_value(obj, mu, plan, dl);
 	vc = saturn_mu_value(obj, mu, carried, dl);
 	if (obj == SATURN_FAIR_WEIGHTED)
-		sw = vn < vc * (1 - saturn_cfg.min_gain);
-	else if (vc > 1 && vn < vc * (1 - saturn_cfg.min_gain))
+		sw = vn < vc * (1 - min_gain);
+	else if (vc > 1 && vn < vc * (1 - min_gain))
 		sw = 1;
 	else if (vn <= (vc > 1 ? vc : 1))
 		sw = saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,
-						saturn_cfg.min_gain);
+						min_gain);
 	else
 		sw = 0;
 	free(dl);
@@ -392,7 +395,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	saturn_sched_build_t b;
 	saturn_error_t err = {{0}};
 	saturn_plan_t *plan = NULL, *carried = NULL;
-	double t0, t1, t2, t3, t4 = 0, t5 = 0;
+	double t0, t1, t2, t3, t4 = 0, t5 = 0, gain = saturn_cfg.min_gain;
 	int nsaturn, released = 0, new_plan = 0;
 
 	next_due_mono = 0;
@@ -417,6 +420,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 			info("sched/saturn: no Saturn jobs left: plan %s done", plan_id);
 			saturn_plan_destroy(prev_plan);
 			prev_plan = NULL;
+			made_now = 0;
 			memset(&b, 0, sizeof(b));
 			persist(s, &b, NULL);
 		}
@@ -518,6 +522,15 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 			debug("sched/saturn: %d task(s) released by the carried plan pinned for the solve",
 			      pinned);
 	}
+	if (carried && made_now > 0) {
+		gain = saturn_sched_switch_gain(carried->makespan_s,
+						made_makespan - (s->now - made_now),
+						saturn_cfg.min_gain);
+		if (gain < saturn_cfg.min_gain)
+			debug("sched/saturn: the carried plan %s has slipped (%.0fs left, %.0fs expected when it was made): a plan shorter by %.0f%% replaces it",
+			      plan_id, carried->makespan_s, made_makespan - (s->now - made_now),
+			      100 * gain);
+	}
 
 	if (b.any_profile) {
 		saturn_planner_opts_t opts;
@@ -531,8 +544,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		 * (at once when the carried plan itself meets it). */
 		opts.warm = carried ? carried : prev_plan;
 		if (carried)
-			opts.stop_ratio = saturn_cfg.min_gain < 1 ? 1.0 / (1.0 - saturn_cfg.min_gain) :
-								    INFINITY;
+			opts.stop_ratio = gain < 1 ? 1.0 / (1.0 - gain) : INFINITY;
 		if (saturn_cfg.fairness == SATURN_FAIR_SHARE) {
 			plan = plan_share(s, &b, &opts);
 			/* the stages' gaps filled (no task later), within the limits */
@@ -569,9 +581,9 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	/* keep the carried plan unless the new one is better by min_gain */
 	if (carried && !(mu && (saturn_cfg.fairness == SATURN_FAIR_WEIGHTED ||
 				saturn_cfg.fairness == SATURN_FAIR_BOUNDED) ?
-				 mu_switch(mu, b.problem, plan, carried) :
+				 mu_switch(mu, b.problem, plan, carried, gain) :
 				 saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,
-							    saturn_cfg.min_gain))) {
+							    gain))) {
 		saturn_plan_destroy(plan);
 		plan = carried;
 		carried = NULL;
@@ -579,6 +591,8 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		int more = 0;
 
 		new_plan = 1;
+		made_now = s->now;
+		made_makespan = plan->makespan_s;
 		snprintf(plan_id, sizeof(plan_id), "p%ld-%lu", (long)s->now, ++plan_seq);
 		if (apply_plan(s, &b, plan, mu, &t4, &t5, &more) < 0)
 			goto out;

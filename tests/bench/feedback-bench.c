@@ -29,10 +29,13 @@
  * tasks per model (4: 16 tasks).
  *   usage: feedback-bench [seeds=8] [budget_s=0.3] [first_seed=1] [lo] [hi]
  *                         [per_model]
- *          feedback-bench mixed [budget_s=2] [seeds=1]
+ *          feedback-bench mixed|scaling [budget_s=2] [seeds=1]
  * "mixed" replays tests/bench/slurm-bench.sh's sweep instead (its profile,
  * 50-batch tasks reporting every 5 batches, the "true" variant's factors),
- * variants exact and true, seeds 1..seeds. No Slurm latency.
+ * variants exact and true, seeds 1..seeds. No Slurm latency. "scaling":
+ * the same with BENCH_FAMILY=scaling (150 batches, its factors).
+ * SATURN_BENCH_FIXED_GAIN=1: the switch rule before saturn_sched_switch_gain
+ * (min_gain even against a carried plan that has slipped).
  */
 #include "config.h"
 
@@ -76,6 +79,15 @@ static const double mixed_factor[NMODELS] = {0.7, 1.5, 0.9, 1.3};
 static const char *const mixed_sig[NMODELS] = {"bert-large/bs32", "gpt2-medium/bs16", "gpt2-xl/bs8",
 					       "llama-7b/bs4"};
 #define MIXED_BATCHES 50.0
+/* "scaling" mode (argument 1 "scaling"): slurm-bench.sh's BENCH_FAMILY=scaling
+ * (150 batches a task, DDP but the 7B model's FSDP), same replay. */
+static int scaling;
+static const double scaling_spb[NMODELS][NCOUNTS] = {
+	{0.40, 0.21, 0.11, 0.058}, {0.10, 0.09, 0.085, 0.08}, {0.20, 0.12, 0.085, 0.075}, {0, 0, 0.70, 0.42}};
+static const double scaling_factor[NMODELS] = {0.7, 1.5, 1.3, 0.9};
+static const char *const scaling_sig[NMODELS] = {"resnet50/bs256", "lstm-lm/bs64", "bert-large/bs32",
+						 "llama-7b/bs4"};
+#define SCALING_BATCHES 150.0
 #define MIXED_REPORT_BATCHES 5.0
 
 static const char *technique_of(int m, int k)
@@ -84,14 +96,19 @@ static const char *technique_of(int m, int k)
 		return "ddp";
 	if (counts[k] == 1)
 		return "single";
+	if (scaling)
+		return m < 3 ? "ddp" : "fsdp";
 	return m < 2 ? "ddp" : "fsdp";
 }
 
 static double batches_of(int m)
 {
-	return mixed ? MIXED_BATCHES : model_batches[m];
+	return scaling ? SCALING_BATCHES : mixed ? MIXED_BATCHES : model_batches[m];
 }
 static int verbose; /* SATURN_BENCH_VERBOSE=1: running tasks' estimate/true left per event */
+/* SATURN_BENCH_FIXED_GAIN=1: the switch rule before saturn_sched_switch_gain
+ * (min_gain even for a plan that has slipped) */
+static int fixed_gain;
 
 static double profile_spb(int m, int g)
 {
@@ -123,7 +140,7 @@ static saturn_profile_t *make_profile(double spb[NMODELS][NCOUNTS])
 		char sig[64];
 
 		if (mixed)
-			snprintf(sig, sizeof(sig), "%s", mixed_sig[m]);
+			snprintf(sig, sizeof(sig), "%s", scaling ? scaling_sig[m] : mixed_sig[m]);
 		else
 			snprintf(sig, sizeof(sig), "model%d/bs16", m);
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
@@ -176,7 +193,7 @@ static double replay(const saturn_profile_t *believed, double truth[NMODELS][NCO
 	saturn_snapshot_t *s = saturn_snapshot_create();
 	saturn_fb_t *fb = use_feedback ? saturn_fb_create() : NULL;
 	saturn_plan_t *prev = NULL;
-	double t = T0, prev_t = T0, last_end = T0;
+	double t = T0, prev_t = T0, last_end = T0, made_t = 0, made_mk = 0;
 	int done = 0, guard = 0;
 
 	memset(tk, 0, sizeof(tk));
@@ -186,7 +203,7 @@ static double replay(const saturn_profile_t *believed, double truth[NMODELS][NCO
 		saturn_error_t err = {{0}};
 		saturn_plan_t *carried, *plan = NULL;
 		saturn_planner_opts_t opts;
-		double next = INFINITY;
+		double next = INFINITY, gain = MIN_GAIN;
 
 		/* snapshot */
 		saturn_snapshot_reset(s);
@@ -258,8 +275,11 @@ static double replay(const saturn_profile_t *believed, double truth[NMODELS][NCO
 		opts.time_limit_s = budget_s;
 		opts.seed = seed;
 		opts.warm = carried ? carried : prev;
+		if (carried && !fixed_gain)
+			gain = saturn_sched_switch_gain(carried->makespan_s, made_mk - (t - made_t),
+							MIN_GAIN);
 		if (carried)
-			opts.stop_ratio = 1.0 / (1.0 - MIN_GAIN);
+			opts.stop_ratio = 1.0 / (1.0 - gain);
 		plan = saturn_planner_solve(b.problem, &opts, &err);
 		if (!plan) {
 			fprintf(stderr, "feedback-bench: planner: %s\n", err.text);
@@ -267,12 +287,18 @@ static double replay(const saturn_profile_t *believed, double truth[NMODELS][NCO
 			saturn_sched_build_free(&b);
 			goto fail;
 		}
+		if (verbose && carried)
+			fprintf(stderr, "  t=%.1f fb=%d new plan %.1f s, carried %.1f s (expected %.1f s), bound %.1f s\n",
+				t - T0, use_feedback, plan->makespan_s, carried->makespan_s,
+				made_mk - (t - made_t), plan->lower_bound_s);
 		if (carried && !saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,
-							   MIN_GAIN)) {
+							   gain)) {
 			saturn_plan_destroy(plan);
 			plan = carried;
 		} else {
 			saturn_plan_destroy(carried);
+			made_t = t;
+			made_mk = plan->makespan_s;
 			(*nplans)++;
 		}
 		/* release what starts now, onto the plan's node and GPUs */
@@ -416,9 +442,10 @@ static int mixed_main(double budget, int nseeds)
 
 	mixed = 1;
 	PER_MODEL = 4;
-	printf("feedback-bench mixed: the sweep of tests/bench/slurm-bench.sh (16 tasks, 50 batches, progress every %.0f batches),\n"
+	printf("feedback-bench %s: the sweep of tests/bench/slurm-bench.sh (16 tasks, %.0f batches, progress every %.0f batches),\n"
 	       "no Slurm latency; planner budget %.2f s per plan, min_gain %.0f %%\n\n",
-	       MIXED_REPORT_BATCHES, budget, 100 * MIN_GAIN);
+	       scaling ? "scaling" : "mixed", batches_of(0), MIXED_REPORT_BATCHES, budget,
+	       100 * MIN_GAIN);
 	printf("%-6s %9s %9s %9s %9s  %s\n", "variant", "none", "feedback", "clairv.", "uniform",
 	       "plans none/fb/clairv.; feedback / uniform, / clairv.");
 	for (int v = 0; v < 2; v++) {
@@ -427,8 +454,10 @@ static int mixed_main(double budget, int nseeds)
 
 		for (int m = 0; m < NMODELS; m++)
 			for (int k = 0; k < NCOUNTS; k++) {
-				prof[m][k] = mixed_spb[m][k];
-				truth[m][k] = mixed_spb[m][k] * (v ? mixed_factor[m] : 1);
+				double spb = scaling ? scaling_spb[m][k] : mixed_spb[m][k];
+
+				prof[m][k] = spb;
+				truth[m][k] = spb * (v ? (scaling ? scaling_factor[m] : mixed_factor[m]) : 1);
 			}
 		pp = make_profile(prof);
 		tp = make_profile(truth);
@@ -453,8 +482,11 @@ static int mixed_main(double budget, int nseeds)
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], "mixed") == 0) {
+	if (argc > 1 && (strcmp(argv[1], "mixed") == 0 || strcmp(argv[1], "scaling") == 0)) {
+		scaling = strcmp(argv[1], "scaling") == 0;
 		verbose = getenv("SATURN_BENCH_VERBOSE") && atoi(getenv("SATURN_BENCH_VERBOSE")) > 0;
+		fixed_gain = getenv("SATURN_BENCH_FIXED_GAIN") &&
+			     atoi(getenv("SATURN_BENCH_FIXED_GAIN")) > 0;
 		return mixed_main(argc > 2 ? atof(argv[2]) : 2.0, argc > 3 ? atoi(argv[3]) : 1);
 	}
 

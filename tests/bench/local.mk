@@ -26,7 +26,7 @@ bench_measure_bench_LDADD = $(top_builddir)/lib/libsaturn-job.la -lm
 
 # whether runtime feedback pays (doc/benchmarks.md, "Runtime feedback"):
 # tests/bench/feedback-bench [seeds] [budget_s] [first_seed] [lo] [hi] [per_model]
-# tests/bench/feedback-bench mixed [budget_s] [seeds]   (slurm-bench.sh's sweep)
+# tests/bench/feedback-bench mixed|scaling [budget_s] [seeds]   (slurm-bench.sh's sweeps)
 noinst_PROGRAMS += bench/feedback-bench
 bench_feedback_bench_SOURCES = bench/feedback-bench.c
 bench_feedback_bench_CPPFLAGS = $(UNIT_CPPFLAGS)

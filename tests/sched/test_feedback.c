@@ -674,6 +674,86 @@ START_TEST(test_switch)
 }
 END_TEST
 
+/* A plan made on speeds that turned out wrong: once the carried plan,
+ * re-timed on this cycle's problem, has slipped by min_gain or more from
+ * what it expected when it was made, a plan shorter by 1 % replaces it
+ * (min_gain alone kept the profile's plan of slurm-bench's scaling sweep
+ * to the end: 143.5 s left against 137.9 s, 3.9 % shorter, every cycle). */
+static const struct slip_case {
+	const char *what;
+	double new_mk, carried, expected, min_gain;
+	int expect_switch;
+} slip_cases[] = {
+	{"slipped 10 %: 3.9 % shorter replaces it", 137.9, 143.5, 130.5, 0.05, 1},
+	{"slipped: 0.3 % shorter does not", 143.0, 143.5, 130.5, 0.05, 0},
+	{"as expected: 3 % shorter does not", 118.0, 121.5, 121.5, 0.05, 0},
+	{"as expected: 6 % shorter does", 114.0, 121.5, 121.5, 0.05, 1},
+	{"slipped under min_gain: min_gain", 130.0, 135.0, 130.0, 0.05, 0},
+	{"expected unknown (restored plan): min_gain", 137.9, 143.5, 0, 0.05, 0},
+	{"min_gain 0: any shorter", 143.4, 143.5, 130.5, 0, 1},
+};
+
+START_TEST(test_slipped)
+{
+	const struct slip_case *c = &slip_cases[_i];
+	double gain = saturn_sched_switch_gain(c->carried, c->expected, c->min_gain);
+
+	ck_assert_msg(gain <= c->min_gain && gain >= 0, "%s: gain %g", c->what, gain);
+	ck_assert_msg(saturn_sched_should_switch(c->new_mk, c->carried, gain) == c->expect_switch,
+		      "%s: gain %g", c->what, gain);
+}
+END_TEST
+
+/* The carried plan re-timed with the observed speeds: a plan made on the
+ * profile (task 0 at 0.5 s/batch) slips when task 0 is seen at 1.0; with
+ * saturn_feedback=no the problem is the profile's and nothing slips. */
+START_TEST(test_slipped_feedback)
+{
+	saturn_snapshot_t *s = cluster();
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr = saturn_profile_parse(profile_text, strlen(profile_text), &err);
+	saturn_fb_t *fb = saturn_fb_create();
+	saturn_sched_build_t b;
+	saturn_snap_job_t *j = &s->jobs[0];
+	saturn_plan_t *made, *carried;
+
+	ck_assert_msg(pr != NULL, "%s", err.text);
+	j->batches_left = 40;
+	j->batches_done = 60;
+	j->progress_spb = 0.5;
+	j->progress_updated = NOW;
+	ck_assert_int_eq(saturn_sched_feedback(NULL, s, lookup_one, pr), 0);
+	ck_assert_msg(saturn_sched_build(s, lookup_one, pr, &b, &err) == 0, "%s", err.text);
+	made = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(made);
+	saturn_sched_build_free(&b);
+
+	for (int on = 0; on <= 1; on++) {
+		double gain;
+
+		j->progress_spb = on ? 1.0 : 0.5; /* x2 the profile's 0.5 */
+		j->obs_spb = j->prior_spb = 0;
+		ck_assert_int_eq(saturn_sched_feedback(on ? fb : NULL, s, lookup_one, pr), 0);
+		ck_assert_msg(saturn_sched_build(s, lookup_one, pr, &b, &err) == 0, "%s", err.text);
+		carried = saturn_sched_carry(made, 0, b.problem);
+		ck_assert_ptr_nonnull(carried);
+		gain = saturn_sched_switch_gain(carried->makespan_s, made->makespan_s, 0.05);
+		ck_assert_msg(on ? carried->makespan_s > made->makespan_s * 1.05
+				 : NEAR(carried->makespan_s, made->makespan_s),
+			      "feedback %d: carried %g, made %g", on, carried->makespan_s,
+			      made->makespan_s);
+		ck_assert_msg(NEAR(gain, on ? SATURN_SLIPPED_GAIN : 0.05), "feedback %d: gain %g", on,
+			      gain);
+		saturn_plan_destroy(carried);
+		saturn_sched_build_free(&b);
+	}
+	saturn_plan_destroy(made);
+	saturn_fb_destroy(fb);
+	saturn_profile_destroy(pr);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 /* a bad value keeps the previous one and names the key; the unknown-key
  * message lists it */
 START_TEST(test_switch_parse)
@@ -807,6 +887,8 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_build_no_profile);
 	tcase_add_test(tc, test_class_feedback);
 	tcase_add_loop_test(tc, test_switch, 0, sizeof(switch_cases) / sizeof(switch_cases[0]));
+	tcase_add_loop_test(tc, test_slipped, 0, sizeof(slip_cases) / sizeof(slip_cases[0]));
+	tcase_add_test(tc, test_slipped_feedback);
 	tcase_add_test(tc, test_switch_parse);
 	tcase_add_test(tc, test_state);
 	tcase_add_loop_test(tc, test_state_parse, 0, sizeof(state_cases) / sizeof(state_cases[0]));
