@@ -423,7 +423,8 @@ void saturn_batch_owner_free(saturn_batch_owner_t *o)
 }
 
 static uint32_t submit_companion(const char *kind, const char *batch, const saturn_batch_owner_t *o,
-				 const char *args, int gpus, const char *klass, const char *gpu_type);
+				 const char *args, int gpus, int nodes, const char *klass,
+				 const char *gpu_type);
 
 /* The per-class profiler jobs submitted (submit_class_profilers), kept in
  * memory; after a restart found again among the jobs by their names
@@ -444,29 +445,20 @@ static int class_jobs_found; /* the job records looked through once */
 uint32_t saturn_submit_profiler(const char *kind, const char *batch, const saturn_batch_owner_t *o,
 				const char *args, int gpus)
 {
-	return submit_companion(kind, batch, o, args, gpus, NULL, NULL);
+	return submit_companion(kind, batch, o, args, gpus, 1, NULL, NULL);
 }
-
-/* Nodes of the next companion job (saturn_submit_measure sets it for its
- * one call; 1 otherwise). */
-static int companion_nodes = 1;
 
 uint32_t saturn_submit_measure(const char *batch, const saturn_batch_owner_t *o, const char *args,
 			       int gpus, int nodes)
 {
-	uint32_t id;
-
-	companion_nodes = nodes > 1 ? nodes : 1;
-	id = submit_companion("measure", batch, o, args, gpus, NULL, NULL);
-	companion_nodes = 1;
-	return id;
+	return submit_companion("measure", batch, o, args, gpus, nodes > 1 ? nodes : 1, NULL, NULL);
 }
 
 uint32_t saturn_submit_class_companion(const char *kind, const char *batch,
 				       const saturn_batch_owner_t *o, const char *args, int gpus,
 				       const char *klass, const char *gpu_type)
 {
-	return submit_companion(kind, batch, o, args, gpus, klass, gpu_type);
+	return submit_companion(kind, batch, o, args, gpus, 1, klass, gpu_type);
 }
 
 /* As saturn_submit_profiler, for node class klass (not NULL): the job is
@@ -485,7 +477,8 @@ static char *internode_args(void)
 }
 
 static uint32_t submit_companion(const char *kind, const char *batch, const saturn_batch_owner_t *o,
-				 const char *args, int gpus, const char *klass, const char *gpu_type)
+				 const char *args, int gpus, int nodes, const char *klass,
+				 const char *gpu_type)
 {
 	/* STATE_DIR/jobs/UID: work folder and output; STATE_DIR/scripts/: the
 	 * script copy, 0600 the user's (per user: two users' batches of one
@@ -532,8 +525,8 @@ static uint32_t submit_companion(const char *kind, const char *batch, const satu
 	desc.group_id = o->gid;
 	desc.account = xstrdup(o->account);
 	desc.partition = xstrdup(o->partition);
-	desc.min_nodes = (uint32_t)companion_nodes;
-	desc.max_nodes = (uint32_t)companion_nodes;
+	desc.min_nodes = (uint32_t)nodes;
+	desc.max_nodes = (uint32_t)nodes;
 	if (gpu_type && gpu_type[0])
 		desc.tres_per_node = xstrdup_printf("gres:gpu:%s:%d", gpu_type, gpus);
 	else
@@ -559,7 +552,7 @@ static uint32_t submit_companion(const char *kind, const char *batch, const satu
 		id = resp->job_id;
 		info("sched/saturn: batch %s of uid %u: submitted %s job %u (%s, %d node(s), %d min): %s %s --output %s",
 		     batch, o->uid, !strcmp(kind, "profile") ? "profiler" : "measurement", id,
-		     desc.tres_per_node, companion_nodes, saturn_cfg.profile_time_min,
+		     desc.tres_per_node, nodes, saturn_cfg.profile_time_min,
 		     saturn_cfg.profiler, args, out);
 	}
 	slurm_free_submit_response_response_msg(resp);
@@ -659,7 +652,8 @@ static void submit_class_profilers(saturn_snapshot_t *s, const saturn_snap_job_t
 		}
 		{
 			uint32_t id = submit_companion("profile", j0->batch, o, args,
-						       gpus < maxg ? gpus : maxg, n->klass, n->gpu_types);
+						       gpus < maxg ? gpus : maxg, 1, n->klass,
+						       n->gpu_types);
 			class_job_t *c;
 
 			if (!id)
