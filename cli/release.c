@@ -23,6 +23,8 @@
 #include "cli.h"
 
 #ifdef HAVE_LIBSLURM
+#include <errno.h>
+
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
@@ -102,7 +104,7 @@ static int release_one(job_desc_msg_t *desc)
 	int rc = 0;
 
 	if (slurm_update_job2(desc, &resp) != SLURM_SUCCESS) {
-		int e = slurm_get_errno();
+		int e = errno; /* Slurm sets errno (slurm_get_errno() is gone in 24.11) */
 
 		fprintf(stderr, "%s: release: %s: %s%s\n", cli_prog, desc->job_id_str,
 			slurm_strerror(e), hint(e));
@@ -187,7 +189,7 @@ int cmd_release(int argc, char **argv)
 				"release: SchedulerType is still sched/saturn, which would hold the tasks again; set SchedulerType=sched/backfill, restart slurmctld, then release (or --force)");
 	}
 	if (slurm_load_jobs((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
-		int e = slurm_get_errno();
+		int e = errno; /* Slurm sets errno (slurm_get_errno() is gone in 24.11) */
 
 		slurm_fini();
 		return cli_fail(CLI_EXIT_FAIL, "release: cannot list the jobs: %s", slurm_strerror(e));

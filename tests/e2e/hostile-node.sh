@@ -54,6 +54,12 @@ pids=$(job_pids "$victim_raw")
 # never more than the step's own few processes, never this shell
 [ "$(echo "$pids" | wc -l)" -le 10 ] || fail "JobId=$victim_raw: too many processes: $pids"
 echo "$pids" | grep -qx "$$" && fail "JobId=$victim_raw: process list holds this shell"
+# Stopped first, all at once, then killed: a slurmstepd that saw its script
+# die before its own turn would tell slurmctld the batch script ended, and
+# Slurm 24.11 takes that message as n1 responding (ReturnToService=2 then
+# brings the dead node back at once).
+# shellcheck disable=SC2086
+kill -STOP $pids 2>/dev/null
 # shellcheck disable=SC2086
 kill -9 $pids 2>/dev/null
 scontrol update nodename=n1 state=down reason=test || fail "scontrol update state=down"
