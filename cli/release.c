@@ -93,7 +93,7 @@ static char *job_id_text(const slurm_job_info_t *j)
 /* An admin hold is lifted only by an operator: say so on a refusal. */
 static const char *hint(int e)
 {
-	return e == ESLURM_ACCESS_DENIED || e == ESLURM_JOB_HELD ? " (run as root or SlurmUser)" : "";
+	return e == ESLURM_ACCESS_DENIED || e == ESLURM_JOB_HELD || e == ESLURM_USER_ID_MISSING ? " (run as root or SlurmUser)" : "";
 }
 
 /* Send one release; the reply of an array expression carries a code per

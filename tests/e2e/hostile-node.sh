@@ -23,6 +23,11 @@ running_on() {
 }
 wait_for 40 running_on n1 || fail "no task started on n1"
 wait_for 20 running_on n2 || fail "no task started on n2"
+# Slurm 24.11 counts a node's answers to RPCs in a thread that runs every
+# 2 s (agent.c, _agent_nodes_update): the answer to the victim's launch,
+# counted after the node is set DOWN below, would bring n1 back at once
+# (ReturnToService=2). The node dies some seconds after its last answer.
+sleep 3
 victim=$(squeue -h -j "$job" -t R -o '%i %N' | awk '$2 == "n1" { print $1; exit }')
 victim_raw=$(squeue -h -j "$job" -t R -o '%i %A' | awk -v v="$victim" '$1 == v { print $2 }')
 
@@ -54,12 +59,6 @@ pids=$(job_pids "$victim_raw")
 # never more than the step's own few processes, never this shell
 [ "$(echo "$pids" | wc -l)" -le 10 ] || fail "JobId=$victim_raw: too many processes: $pids"
 echo "$pids" | grep -qx "$$" && fail "JobId=$victim_raw: process list holds this shell"
-# Stopped first, all at once, then killed: a slurmstepd that saw its script
-# die before its own turn would tell slurmctld the batch script ended, and
-# Slurm 24.11 takes that message as n1 responding (ReturnToService=2 then
-# brings the dead node back at once).
-# shellcheck disable=SC2086
-kill -STOP $pids 2>/dev/null
 # shellcheck disable=SC2086
 kill -9 $pids 2>/dev/null
 scontrol update nodename=n1 state=down reason=test || fail "scontrol update state=down"
