@@ -28,6 +28,8 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "slurm_compat.h"
+
 static void release_usage(FILE *out)
 {
 	fprintf(out,
@@ -138,7 +140,7 @@ static int check_config(void)
 		fprintf(stderr,
 			"%s: note: JobSubmitPlugins still has saturn: new Saturn jobs are still held; remove it from slurm.conf (or release again later)\n",
 			cli_prog);
-	slurm_free_ctl_conf(conf);
+	saturn_slurm_free_conf(conf);
 	return saturn;
 }
 

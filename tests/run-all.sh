@@ -38,7 +38,12 @@ if [ -x "$top/scripts/slurm-source.sh" ]; then
 fi
 
 cd "$top"
+# one autoreconf at a time in this tree (tests/run-slurm.sh builds the same
+# tree for another release, maybe at the same time)
+exec 8>"$top/.autoreconf.lock"
+command -v flock >/dev/null 2>&1 && flock 8
 autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
+exec 8>&-
 mkdir -p "$build"
 cd "$build"
 # shellcheck disable=SC2086
@@ -48,6 +53,8 @@ tail -n 12 configure.out
 make -j"$jobs" >make.out 2>&1 || { tail -n 60 make.out; exit 1; }
 
 status=0
+# results of an earlier run must not be counted as this run's
+find tests -name '*.trs' -exec rm -f {} + 2>/dev/null || true
 if [ -n "${SATURN_TESTS:-}" ]; then
 	make -j"$jobs" check TESTS="$SATURN_TESTS" >check.out 2>&1 || status=$?
 else

@@ -39,6 +39,14 @@ all) tests= ;;
 esac
 
 t0=$(date +%s)
+# 26.05 needs a Slurm source tree of one's own (the archive does not serve
+# Debian's): skipped, not failed, on a machine that has neither it nor a root
+if [ "$v" = 26.05 ] && [ -z "${SATURN_SLURM_TREE:-}" ] &&
+	! [ -f "$("$top/scripts/slurm-root.sh" "$v" path)/.saturn-root" ]; then
+	echo "# Slurm 26.05: no root and no SATURN_SLURM_TREE (a Slurm 26.05.x source tree): skipped"
+	echo "Slurm $v: 0 passed, 0 failed, 1 skipped"
+	exit 0
+fi
 "$top/scripts/slurm-root.sh" "$v" create || {
 	echo "Slurm $v: 0 passed, 1 failed, 0 skipped (no root)"
 	exit 1

@@ -110,4 +110,12 @@ typedef struct job_details job_details_t;
 #define SATURN_HAS_CALC_FS_FACTOR 1
 #endif
 
+/* --- libslurm (the public API, for the `saturn` command) -------------------
+ * slurm_free_ctl_conf() was renamed slurm_free_conf() in 26.05. */
+#if SATURN_SLURM_AT_LEAST(26, 5)
+#define saturn_slurm_free_conf(c) slurm_free_conf(c)
+#else
+#define saturn_slurm_free_conf(c) slurm_free_ctl_conf(c)
+#endif
+
 #endif /* SATURN_SLURM_COMPAT_H */

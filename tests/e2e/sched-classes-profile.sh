@@ -65,8 +65,8 @@ for t in 0 1 2 3; do
 	line=$(grep "^task=$t " "$JOBLOG")
 	tech=$(field technique "$line")
 	[ -n "$tech" ] && [ "$tech" != user ] || fail "task $t not planned from a profile: $line"
-	grep -q "released JobId=${job}_$t(.*gres[:/]gpu:[ah]100:[0-9], class [ah]100x2-" "$CTLD_LOG" ||
-		fail "task $t not released with a typed GRES: $(grep "released JobId=${job}_$t(" "$CTLD_LOG")"
+	grep -q "released JobId=[^ ]* (task ${job}_$t of batch .*gres[:/]gpu:[ah]100:[0-9], class [ah]100x2-" "$CTLD_LOG" ||
+		fail "task $t not released with a typed GRES: $(grep "(task ${job}_$t of batch" "$CTLD_LOG")"
 done
 [ "$(grep -c 'batch e2e-cls of uid 0: submitted profiler job' "$CTLD_LOG")" = 3 ] ||
 	fail "expected 3 profiler jobs (batch + 2 classes): $(grep -c 'submitted profiler job' "$CTLD_LOG")"

@@ -37,8 +37,8 @@ for t in 0 1 2 3 4 5 6 7; do
 	line=$(grep "^task=$t " "$JOBLOG")
 	node=$(field node "$line")
 	case "$node" in n1 | n2) want=a100 ;; n3 | n4) want=h100 ;; *) fail "task $t on '$node'" ;; esac
-	grep -q "released JobId=${a}_$t(.*gres[:/]gpu:$want:1, class ${want}x2-" "$CTLD_LOG" ||
-		fail "task $t ran on $node but was not released with gres:gpu:$want:1: $(grep "released JobId=${a}_$t " "$CTLD_LOG")"
+	grep -q "released JobId=[^ ]* (task ${a}_$t of batch .*gres[:/]gpu:$want:1, class ${want}x2-" "$CTLD_LOG" ||
+		fail "task $t ran on $node but was not released with gres:gpu:$want:1: $(grep "(task ${a}_$t of batch" "$CTLD_LOG")"
 done
 nodes=$(sed -n 's/.* node=\(n[0-9]\) .*/\1/p' "$JOBLOG" | sort -u | tr '\n' ' ')
 case "$nodes" in *n1*n3* | *n2*n3* | *n1*n4* | *n2*n4*) ;; *) fail "untyped batch did not use both classes: $nodes" ;; esac

@@ -78,7 +78,7 @@ out=$("$SATURN" release --all 2>&1) && fail "saturn release --all succeeded unde
 echo "$out" | grep -q 'still sched/saturn' || fail "no clear refusal: $out"
 held_ids >"$SATURN_CLUSTER_DIR/held.after"
 for t in $(comm -23 "$SATURN_CLUSTER_DIR/held.before" "$SATURN_CLUSTER_DIR/held.after"); do
-	grep -aq "sched/saturn: released JobId=$t(" "$CTLD_LOG" ||
+	grep -aq "sched/saturn: released JobId=[^ ]* (task $t of batch" "$CTLD_LOG" ||
 		fail "held task $t changed after the refused release, and sched/saturn did not release it"
 done
 gres_norm "$(squeue -h -j "$job" -t R -o '%b')" | grep -q 'gpu:8' &&
