@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jobenv.h"
 #include "cli.h"
 #include "formats.h"
 #include "safefile.h"
@@ -309,8 +310,8 @@ int cmd_status(int argc, char **argv)
 		free(dir);
 		return cli_status_sacct(batch, user_arg, since);
 	}
-	if (!dir && getenv("SATURN_STATE_DIR"))
-		dir = strdup(getenv("SATURN_STATE_DIR"));
+	if (!dir && getenv(SATURN_STATE_DIR_ENV))
+		dir = strdup(getenv(SATURN_STATE_DIR_ENV));
 	if (!dir)
 		dir = state_dir_from_conf();
 	if (!dir)

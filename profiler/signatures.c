@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jobenv.h"
 #include "signatures.h"
 #include "trials.h"
 
@@ -39,11 +40,11 @@ int signature_pass(const struct opts *o, const char *work, int nids,
 			snprintf(log, sizeof(log), "%s/sig-%d.log", work, id);
 			if (asprintf(&env[0], "SLURM_ARRAY_TASK_ID=%d", id) <
 				0 ||
-			    asprintf(&env[1], "SATURN_REPORT_FILE=%s", report) <
+			    asprintf(&env[1], SATURN_REPORT_FILE_ENV "=%s", report) <
 				0 ||
-			    asprintf(&env[2], "SATURN_BATCH=%s", o->batch) < 0)
+			    asprintf(&env[2], SATURN_BATCH_ENV "=%s", o->batch) < 0)
 				return -1;
-			env[3] = "SATURN_MODE=signature";
+			env[3] = SATURN_MODE_ENV "=signature";
 			env[4] = "SLURM_OVERLAP=1";
 			env[5] = NULL;
 			pids[k] = spawn_script(o->script, log, env);

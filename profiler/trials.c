@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jobenv.h"
 #include "formats.h"
 #include "trials.h"
 
@@ -69,7 +70,7 @@ pid_t spawn_script(const char *script, const char *log, char *const *env)
 	setpgid(0, 0);
 	for (int i = 0; env[i]; i++)
 		putenv(env[i]);
-	unsetenv("SATURN_PROGRESS_FILE");
+	unsetenv(SATURN_PROGRESS_FILE_ENV);
 	{
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		int nul = open("/dev/null", O_RDONLY);
@@ -185,19 +186,19 @@ static int start_trial(struct trial_pool *p, struct trial *tr, int seq)
 	snprintf(tr->log, sizeof(tr->log), "%s/trial-%d.log", p->work, seq);
 	unlink(tr->report);
 	if (asprintf(&env[ne++], "SLURM_ARRAY_TASK_ID=%d", tr->task_id) < 0 ||
-	    asprintf(&env[ne++], "SATURN_TECHNIQUE=%s", tr->technique) < 0 ||
-	    asprintf(&env[ne++], "SATURN_GPUS=%d", tr->gpus) < 0 ||
-	    asprintf(&env[ne++], "SATURN_TECHNIQUE_PARAMS=%s", tr->params) <
+	    asprintf(&env[ne++], SATURN_TECHNIQUE_ENV "=%s", tr->technique) < 0 ||
+	    asprintf(&env[ne++], SATURN_GPUS_ENV "=%d", tr->gpus) < 0 ||
+	    asprintf(&env[ne++], SATURN_TECHNIQUE_PARAMS_ENV "=%s", tr->params) <
 		0 ||
-	    asprintf(&env[ne++], "SATURN_TRIAL_BATCHES=%d", o->trial_batches) <
+	    asprintf(&env[ne++], SATURN_TRIAL_BATCHES_ENV "=%d", o->trial_batches) <
 		0 ||
-	    asprintf(&env[ne++], "SATURN_TRIAL_WARMUP=%d", o->warmup) < 0 ||
-	    asprintf(&env[ne++], "SATURN_TRIAL_TIMEOUT=%.0f", o->timeout) < 0 ||
-	    asprintf(&env[ne++], "SATURN_REPORT_FILE=%s", tr->report) < 0 ||
+	    asprintf(&env[ne++], SATURN_TRIAL_WARMUP_ENV "=%d", o->warmup) < 0 ||
+	    asprintf(&env[ne++], SATURN_TRIAL_TIMEOUT_ENV "=%.0f", o->timeout) < 0 ||
+	    asprintf(&env[ne++], SATURN_REPORT_FILE_ENV "=%s", tr->report) < 0 ||
 	    asprintf(&env[ne++], "CUDA_VISIBLE_DEVICES=%s", vis) < 0 ||
-	    asprintf(&env[ne++], "SATURN_VISIBLE_DEVICES=%s", vis) < 0 ||
-	    asprintf(&env[ne++], "SATURN_BATCH=%s", o->batch) < 0 ||
-	    asprintf(&env[ne++], "SATURN_MODE=%s", "trial") < 0 ||
+	    asprintf(&env[ne++], SATURN_VISIBLE_DEVICES_ENV "=%s", vis) < 0 ||
+	    asprintf(&env[ne++], SATURN_BATCH_ENV "=%s", o->batch) < 0 ||
+	    asprintf(&env[ne++], SATURN_MODE_ENV "=%s", "trial") < 0 ||
 	    asprintf(&env[ne++], "SLURM_OVERLAP=%s", "1") < 0 ||
 	    /* the trial's nodes, not the job's: saturn-run launches on
 	     * several nodes only for a multi-node trial */

@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jobenv.h"
 #include "run.h"
 #include "technique.h"
 
@@ -117,9 +118,9 @@ static int strip_ranks_word(char **argv)
 
 static int is_direct(const struct opts *o, const char *cmd)
 {
-	const char *list = getenv("SATURN_DIRECT_COMMANDS");
+	const char *list = getenv(SATURN_DIRECT_COMMANDS_ENV);
 	const char *base = strrchr(cmd, '/');
-	const char *env = getenv("SATURN_RUN_DIRECT");
+	const char *env = getenv(SATURN_RUN_DIRECT_ENV);
 	int tv;
 	char buf[1024];
 
@@ -192,14 +193,14 @@ static char **argv_copy(int argc, char **argv)
  * message. */
 static int assignment(struct launch *l)
 {
-	const char *tname = getenv("SATURN_TECHNIQUE");
+	const char *tname = getenv(SATURN_TECHNIQUE_ENV);
 	saturn_error_t err = {{0}};
 	double gd = 0;
 	int have = 0;
 
 	const char *nn = getenv("SLURM_JOB_NUM_NODES");
 
-	if (run_env_num("SATURN_GPUS", &gd, &have) < 0)
+	if (run_env_num(SATURN_GPUS_ENV, &gd, &have) < 0)
 		return -1;
 	l->gpus = have ? (int)gd : 0;
 	if (!nn || !*nn)
@@ -219,7 +220,7 @@ static int assignment(struct launch *l)
 		return -1;
 	}
 	if (l->gpus < 1) {
-		const char *cvd = getenv("SATURN_VISIBLE_DEVICES");
+		const char *cvd = getenv(SATURN_VISIBLE_DEVICES_ENV);
 
 		l->gpus =
 		    count_devices(cvd ? cvd : getenv("CUDA_VISIBLE_DEVICES"));
@@ -235,7 +236,7 @@ static int assignment(struct launch *l)
 		return -1;
 	}
 	if (!(l->params = saturn_technique_params(
-		  l->t, l->gpus, getenv("SATURN_TECHNIQUE_PARAMS"), &err))) {
+		  l->t, l->gpus, getenv(SATURN_TECHNIQUE_PARAMS_ENV), &err))) {
 		fprintf(stderr, "%s: SATURN_TECHNIQUE_PARAMS: %s\n", run_prog,
 			err.text);
 		return -1;
@@ -246,7 +247,7 @@ static int assignment(struct launch *l)
 /* CUDA_VISIBLE_DEVICES: the first l->gpus of the visible GPUs. */
 static int devices(struct launch *l)
 {
-	const char *sv = getenv("SATURN_VISIBLE_DEVICES");
+	const char *sv = getenv(SATURN_VISIBLE_DEVICES_ENV);
 	const char *cvd = sv && *sv ? sv : getenv("CUDA_VISIBLE_DEVICES");
 
 	if (cvd && *cvd && l->gpus > 0) {
@@ -281,8 +282,8 @@ static int technique_env(const struct opts *o, struct launch *l, int argc,
 	char store[4096];
 	saturn_error_t err = {{0}};
 	int nv = saturn_technique_vars(
-	    t, l->gpus, l->nodes, l->params, getenv("SATURN_BATCH"),
-	    getenv("SATURN_PLAN_ID"), vars, SATURN_TECHNIQUE_MAX_PARAMS + 8,
+	    t, l->gpus, l->nodes, l->params, getenv(SATURN_BATCH_ENV),
+	    getenv(SATURN_PLAN_ID_ENV), vars, SATURN_TECHNIQUE_MAX_PARAMS + 8,
 	    store, sizeof(store));
 
 	if (nv < 0) {
@@ -313,8 +314,8 @@ static int technique_env(const struct opts *o, struct launch *l, int argc,
 		/* vars: the fixed ones, then the params */
 		setenv(k, vars[SATURN_TECHNIQUE_FIXED_VARS + i].value, 1);
 	}
-	setenv("SATURN_TECHNIQUE", t->name, 1);
-	setenv("SATURN_TECHNIQUE_PARAMS", l->params, 1);
+	setenv(SATURN_TECHNIQUE_ENV, t->name, 1);
+	setenv(SATURN_TECHNIQUE_PARAMS_ENV, l->params, 1);
 	if (is_direct(o, argv[0]))
 		return (l->largv = argv_copy(argc, argv)) ? 0 : -1;
 	if (saturn_template_argv(t->launch, vars, nv, argv, argc, &l->largv,
@@ -346,19 +347,19 @@ static int child_env(const struct opts *o, const struct run *r,
 		if (technique_env(o, l, argc, argv) < 0)
 			return -1;
 	} else {
-		setenv("SATURN_TECHNIQUE", "user", 1);
+		setenv(SATURN_TECHNIQUE_ENV, "user", 1);
 		if (!(l->largv = argv_copy(argc, argv)))
 			return -1;
 	}
 	if (l->gpus > 0)
-		setenv_num("SATURN_GPUS", l->gpus);
+		setenv_num(SATURN_GPUS_ENV, l->gpus);
 	if (r->trial) {
-		setenv_num("SATURN_BATCHES", r->warmup + r->measure);
-		setenv("SATURN_TRIAL", "1", 1);
+		setenv_num(SATURN_BATCHES_ENV, r->warmup + r->measure);
+		setenv(SATURN_TRIAL_ENV, "1", 1);
 	} else if (o->batches > 0) {
-		setenv_num("SATURN_BATCHES", o->batches);
+		setenv_num(SATURN_BATCHES_ENV, o->batches);
 	}
-	setenv_num("SATURN_RESUME_BATCH", o->resume);
+	setenv_num(SATURN_RESUME_BATCH_ENV, o->resume);
 	return 0;
 }
 
@@ -392,8 +393,8 @@ static int port_free(int port)
  * message. */
 static int master_endpoint(struct launch *l, const struct run *r)
 {
-	const char *a = getenv("SATURN_MASTER_ADDR");
-	const char *p = getenv("SATURN_MASTER_PORT");
+	const char *a = getenv(SATURN_MASTER_ADDR_ENV);
+	const char *p = getenv(SATURN_MASTER_PORT_ENV);
 	const char *step = getenv("SLURM_STEP_ID");
 	unsigned long h;
 	double v = 0;
@@ -420,7 +421,7 @@ static int master_endpoint(struct launch *l, const struct run *r)
 	} else {
 		snprintf(l->master_addr, sizeof(l->master_addr), "127.0.0.1");
 	}
-	if (run_env_num("SATURN_MASTER_PORT", &v, &have) < 0)
+	if (run_env_num(SATURN_MASTER_PORT_ENV, &v, &have) < 0)
 		return -1;
 	if (have) {
 		if (v < 1 || v > 65535 || v != floor(v)) {
@@ -482,7 +483,7 @@ static void rank_env(const struct launch *l, int i)
  * process's environment (srun passes it on). -1 after a message. */
 static int multinode_line(struct launch *l)
 {
-	const char *srun = getenv("SATURN_SRUN");
+	const char *srun = getenv(SATURN_SRUN_ENV);
 	int nl = 0, world = l->nodes * l->nranks;
 	char **a;
 	char b[3][64];
@@ -592,7 +593,7 @@ static void child_exec(const struct opts *o, struct launch *l, int argc,
 			saturn_error_t err = {{0}};
 			int nv = saturn_technique_vars(
 			    t, l->gpus, l->nodes, l->params,
-			    getenv("SATURN_BATCH"), getenv("SATURN_PLAN_ID"),
+			    getenv(SATURN_BATCH_ENV), getenv(SATURN_PLAN_ID_ENV),
 			    vars, SATURN_TECHNIQUE_MAX_PARAMS + 8, store,
 			    sizeof(store));
 			char **nargv = NULL;
@@ -843,12 +844,12 @@ int run_launch(const struct opts *o, struct run *r, int argc, char **argv)
 	int rc = EXIT_SETUP;
 
 	if (assignment(&l) < 0 || child_env(o, r, &l, argc, argv) < 0 ||
-	    run_env_num("SATURN_RANK_GRACE", &rank_grace, NULL) < 0 ||
+	    run_env_num(SATURN_RANK_GRACE_ENV, &rank_grace, NULL) < 0 ||
 	    (l.nranks > 0 && master_endpoint(&l, r) < 0) ||
 	    (l.nranks > 0 && l.nodes > 1 && multinode_line(&l) < 0) ||
 	    run_fifo_make(r) < 0)
 		goto out;
-	setenv("SATURN_PROGRESS_PIPE", r->fifo_path, 1);
+	setenv(SATURN_PROGRESS_PIPE_ENV, r->fifo_path, 1);
 	if (o->verbose) {
 		fprintf(stderr, "%s: technique %s on %d GPUs", run_prog,
 			l.t ? l.t->name : "user", l.gpus);

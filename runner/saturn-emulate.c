@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jobenv.h"
 #include "emulate.h"
 #include "numparse.h"
 
@@ -124,7 +125,7 @@ static double gauss(void)
 
 static FILE *progress_out(void)
 {
-	const char *p = getenv("SATURN_PROGRESS_PIPE");
+	const char *p = getenv(SATURN_PROGRESS_PIPE_ENV);
 	FILE *f;
 
 	if (!p || !*p)
@@ -184,13 +185,13 @@ int main(int argc, char **argv)
 	saturn_emu_hw_t hw;
 	saturn_emu_result_t res;
 	saturn_error_t err = {{0}};
-	const char *technique = getenv("SATURN_TECHNIQUE");
-	const char *params = getenv("SATURN_TECHNIQUE_PARAMS");
+	const char *technique = getenv(SATURN_TECHNIQUE_ENV);
+	const char *params = getenv(SATURN_TECHNIQUE_PARAMS_ENV);
 	double scale = 1, batches = -1, noise = 0, start_batch, done;
 	int c, bs = 0, gpus = 0, print = 0;
 	double link_gbs = 0, mem_gb = 0, tflops = 0;
 	const char *link = NULL;
-	int trial = getenv("SATURN_TRIAL") != NULL;
+	int trial = getenv(SATURN_TRIAL_ENV) != NULL;
 	FILE *out;
 	double t0, next, last_line = 0;
 
@@ -300,7 +301,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (link)
-		setenv("SATURN_EMU_LINK", link, 1);
+		setenv(SATURN_EMU_LINK_ENV, link, 1);
 	if (saturn_emu_hw_from_env(&hw, &err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err.text);
 		return EXIT_USAGE;
@@ -312,7 +313,7 @@ int main(int argc, char **argv)
 	if (tflops > 0)
 		hw.tflops = tflops;
 	if (gpus < 1)
-		gpus = (int)env_double("SATURN_GPUS", 0);
+		gpus = (int)env_double(SATURN_GPUS_ENV, 0);
 	if (gpus < 1) {
 		const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
 
@@ -338,8 +339,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (batches < 0)
-		batches = env_double("SATURN_BATCHES", 100);
-	start_batch = env_double("SATURN_RESUME_BATCH", 0);
+		batches = env_double(SATURN_BATCHES_ENV, 100);
+	start_batch = env_double(SATURN_RESUME_BATCH_ENV, 0);
 
 	signal(SIGUSR1, on_usr1);
 	signal(SIGTERM, on_term);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jobenv.h"
 #include "numparse.h"
 #include "run.h"
 
@@ -108,7 +109,7 @@ static int resume_point(struct opts *o, const struct run *r)
 	int have = 0;
 
 	if (!o->have_resume &&
-	    run_env_num("SATURN_RESUME_BATCH", &o->resume, &have) < 0)
+	    run_env_num(SATURN_RESUME_BATCH_ENV, &o->resume, &have) < 0)
 		return -1;
 	if (!o->have_resume && !have && r->progress_file && !r->trial) {
 		saturn_progress_t old;
@@ -127,8 +128,8 @@ int main(int argc, char **argv)
 {
 	struct opts o = {.grace = 60};
 	struct run r = {.fifo_rd = -1, .fifo_wr = -1, .t_warm = -1};
-	const char *mode = getenv("SATURN_MODE");
-	const char *pfile = getenv("SATURN_PROGRESS_FILE");
+	const char *mode = getenv(SATURN_MODE_ENV);
+	const char *pfile = getenv(SATURN_PROGRESS_FILE_ENV);
 	const char *j = getenv("SLURM_JOB_ID");
 	const char *procid = getenv("SLURM_PROCID");
 	int rc;
@@ -145,7 +146,7 @@ int main(int argc, char **argv)
 		return EXIT_SETUP;
 	}
 	if (o.batches == 0 &&
-	    run_env_num("SATURN_BATCHES", &o.batches, NULL) < 0)
+	    run_env_num(SATURN_BATCHES_ENV, &o.batches, NULL) < 0)
 		return EXIT_SETUP;
 	if (mode && strcmp(mode, "signature") == 0)
 		return run_mode_signature(&o, argc, argv);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobenv.h"
 #include "run.h"
 
 /* Options that do not change speed: dropped from a derived signature with
@@ -29,7 +30,7 @@ static const char *default_ignore =
 
 static char *derive_signature(int argc, char **argv)
 {
-	const char *list = getenv("SATURN_SIGNATURE_IGNORE");
+	const char *list = getenv(SATURN_SIGNATURE_IGNORE_ENV);
 	size_t cap = 1, len = 0;
 	char *s;
 
@@ -60,7 +61,7 @@ static char *derive_signature(int argc, char **argv)
 
 int run_mode_signature(const struct opts *o, int argc, char **argv)
 {
-	const char *report = getenv("SATURN_REPORT_FILE");
+	const char *report = getenv(SATURN_REPORT_FILE_ENV);
 	char *sig;
 	json_object *r;
 	int rc;

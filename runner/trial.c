@@ -14,19 +14,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobenv.h"
 #include "run.h"
 
 int run_trial_setup(struct run *r)
 {
 	r->warmup = 1;
 	r->measure = 3;
-	if (run_env_num("SATURN_TRIAL_WARMUP", &r->warmup, NULL) < 0 ||
-	    run_env_num("SATURN_TRIAL_BATCHES", &r->measure, NULL) < 0 ||
-	    run_env_num("SATURN_TRIAL_TIMEOUT", &r->timeout, NULL) < 0)
+	if (run_env_num(SATURN_TRIAL_WARMUP_ENV, &r->warmup, NULL) < 0 ||
+	    run_env_num(SATURN_TRIAL_BATCHES_ENV, &r->measure, NULL) < 0 ||
+	    run_env_num(SATURN_TRIAL_TIMEOUT_ENV, &r->timeout, NULL) < 0)
 		return -1;
 	if (r->measure < 1)
 		r->measure = 1;
-	if (!getenv("SATURN_REPORT_FILE")) {
+	if (!getenv(SATURN_REPORT_FILE_ENV)) {
 		fprintf(stderr,
 			"%s: SATURN_MODE=trial needs SATURN_REPORT_FILE\n",
 			run_prog);
@@ -74,7 +75,7 @@ static void trial_report(struct run *r, const char *status, const char *reason)
 		json_object_object_add(o, "peak_mem_mb", json_object_new_double(r->peak_mem));
 		json_object_object_add(o, "reason", json_object_new_string(reason ? reason : ""));
 	}
-	run_write_report(getenv("SATURN_REPORT_FILE"), o, "the trial report");
+	run_write_report(getenv(SATURN_REPORT_FILE_ENV), o, "the trial report");
 }
 
 int run_trial_finish(struct run *r, int rc, int timed_out)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobenv.h"
 #include "emulate.h"
 #include "numparse.h"
 #include "technique.h"
@@ -70,7 +71,7 @@ static int env_num(const char *name, double lo, double *v, saturn_error_t *err)
 
 int saturn_emu_hw_from_env(saturn_emu_hw_t *hw, saturn_error_t *err)
 {
-	const char *link = getenv("SATURN_EMU_LINK");
+	const char *link = getenv(SATURN_EMU_LINK_ENV);
 	int nvlink = 1;
 
 	if (link && *link) {
@@ -81,13 +82,13 @@ int saturn_emu_hw_from_env(saturn_emu_hw_t *hw, saturn_error_t *err)
 			nvlink = 0;
 		else
 			return saturn_error_set(
-			    err, "SATURN_EMU_LINK=%s: want nvlink or pcie",
+			    err, SATURN_EMU_LINK_ENV "=%s: want nvlink or pcie",
 			    link);
 	}
 	saturn_emu_hw_default(hw, nvlink);
-	if (env_num("SATURN_EMU_LINK_GBS", 0, &hw->link_gbs, err) < 0 ||
-	    env_num("SATURN_EMU_GPU_MEM_GB", 0, &hw->gpu_mem_gb, err) < 0 ||
-	    env_num("SATURN_EMU_TFLOPS", 0, &hw->tflops, err) < 0)
+	if (env_num(SATURN_EMU_LINK_GBS_ENV, 0, &hw->link_gbs, err) < 0 ||
+	    env_num(SATURN_EMU_GPU_MEM_GB_ENV, 0, &hw->gpu_mem_gb, err) < 0 ||
+	    env_num(SATURN_EMU_TFLOPS_ENV, 0, &hw->tflops, err) < 0)
 		return -1;
 	return 0;
 }

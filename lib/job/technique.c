@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobenv.h"
 #include "saturn_limits.h"
 #include "technique.h"
 #include "technique_int.h"
@@ -282,7 +283,7 @@ int saturn_technique_max_gpus(const saturn_technique_t *t, int node_gpus)
 saturn_techniques_t *saturn_techniques_default(saturn_error_t *err)
 {
 	saturn_techniques_t *reg = saturn_techniques_create();
-	const char *env = getenv("SATURN_TECHNIQUES_CONF");
+	const char *env = getenv(SATURN_TECHNIQUES_CONF_ENV);
 	int rc;
 
 	if (!reg) {

@@ -13,6 +13,7 @@
 
 /* Longest batch name, in bytes (not counting the NUL): SATURN_BATCH_NAME_MAX,
  * from the one name-limits header. */
+#include "jobenv.h"
 #include "saturn_limits.h"
 
 /* Format a one-line reason into why[len] (nothing when why is NULL or len
@@ -20,24 +21,6 @@
  * plugin/common/submit_rules.c. */
 __attribute__((format(printf, 3, 4))) void saturn_why(char *why, size_t len, const char *fmt,
 						      ...);
-
-/* Environment name the tag travels under in the job's SPANK (job control)
- * environment: SATURN_BATCH=NAME in job_desc->spank_job_env and
- * job_ptr->spank_job_env (visible inside the job as SLURM_SPANK_SATURN_BATCH).
- */
-#define SATURN_BATCH_ENV "SATURN_BATCH"
-
-/* The user's own GPU request (tres_per_node as submitted, e.g.
- * "gres:gpu:2"), which sched/saturn saves in a task's supplemental
- * environment when it first releases it with the plan's count, and puts
- * back when it re-holds the task: a held task always asks for what its
- * user asked (saturn release --all releases it so). */
-#define SATURN_USER_GRES_ENV "SATURN_USER_GRES"
-
-/* The job's --saturn-reconfigure[=yes|no]: SATURN_RECONFIGURE=yes or no in
- * the same environment (sched/saturn may restart the running task with
- * another option; reconfig.h). Absent: saturn_reconfigure decides. */
-#define SATURN_RECONFIGURE_ENV "SATURN_RECONFIGURE"
 
 /* Name used when neither the option nor the job name gives a usable one. */
 #define SATURN_BATCH_DEFAULT "batch"

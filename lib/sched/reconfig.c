@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gain.h"
 #include "feedback.h"
 #include "idset.h"
 #include "multiuser.h"
@@ -349,7 +350,7 @@ static int mu_gain(int objective, const saturn_mu_t *m, const saturn_plan_t *pla
 		for (int k = 0; k < m->nbatches; k++)
 			wsum += m->weight[k];
 		out->gain_s = wsum > 0 ? (vo - vn) / wsum : 0;
-		if (!(vn < vo * (1 - min_gain)) || out->gain_s < margin_s) {
+		if (!saturn_gains(vn, vo, min_gain) || out->gain_s < margin_s) {
 			snprintf(out->why, sizeof(out->why),
 				 "weighted flow time %.0fs with task(s) restarted, %.0fs now: gain %.0fs per unit weight below saturn_min_gain %.0f%% or saturn_reconfigure_margin %.0fs",
 				 vn, vo, out->gain_s, min_gain * 100, margin_s);
@@ -450,7 +451,7 @@ int saturn_reconfig_decide_mu(const saturn_snapshot_t *s, const saturn_sched_bui
 	}
 	/* the gain needed: below both thresholds; no plan beats the bound */
 	{
-		double need = plan->makespan_s * (1 - min_gain);
+		double need = saturn_gain_needed(plan->makespan_s, min_gain);
 		saturn_bounds_t bd;
 
 		if (plan->makespan_s - rs->margin_s < need)
@@ -468,7 +469,7 @@ int saturn_reconfig_decide_mu(const saturn_snapshot_t *s, const saturn_sched_bui
 		goto fail;
 	out->new_makespan_s = np->makespan_s;
 	out->gain_s = plan->makespan_s - np->makespan_s;
-	if (!(np->makespan_s < plan->makespan_s * (1 - min_gain))) {
+	if (!saturn_gains(np->makespan_s, plan->makespan_s, min_gain)) {
 		snprintf(out->why, sizeof(out->why),
 			 "makespan %.0fs with %d task(s) restarted, %.0fs now: gain below saturn_min_gain %.0f%%",
 			 np->makespan_s, n, plan->makespan_s, min_gain * 100);

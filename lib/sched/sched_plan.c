@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gain.h"
 #include "listsched.h"
 #include "planner.h"
 #include "sched_core.h"
@@ -96,7 +97,7 @@ int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s
 {
 	if (old_makespan_left_s <= 0)
 		return 1;
-	return new_makespan_s < old_makespan_left_s * (1.0 - min_gain);
+	return saturn_gains(new_makespan_s, old_makespan_left_s, min_gain);
 }
 
 double saturn_sched_switch_gain(double carried_left_s, double expected_left_s, double min_gain)

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gain.h"
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 #include "slurm_compat.h" /* plugin/common: one place for what differs between releases */
@@ -383,8 +384,8 @@ static int mu_switch(const saturn_mu_t *mu, const saturn_problem_t *p, const sat
 	vn = saturn_mu_value(obj, mu, plan, dl);
 	vc = saturn_mu_value(obj, mu, carried, dl);
 	if (obj == SATURN_FAIR_WEIGHTED)
-		sw = vn < vc * (1 - min_gain);
-	else if (vc > 1 && vn < vc * (1 - min_gain))
+		sw = saturn_gains(vn, vc, min_gain);
+	else if (vc > 1 && saturn_gains(vn, vc, min_gain))
 		sw = 1;
 	else if (vn <= (vc > 1 ? vc : 1))
 		sw = saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,

@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "jobenv.h"
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 #include "slurm_compat.h" /* plugin/common: one place for what differs between releases */
@@ -241,7 +242,7 @@ static void release_note_nodes(job_record_t *job_ptr, const saturn_snap_job_t *j
 		env_set(job_ptr, SATURN_REQ_NODES_ENV, num);
 	}
 	snprintf(num, sizeof(num), "%d", k);
-	env_set(job_ptr, "SATURN_NODES", num);
+	env_set(job_ptr, SATURN_NODES_ENV, num);
 }
 
 /* Slurm's record after the update still has the planned node count and
@@ -310,19 +311,19 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
 		env_set(job_ptr, SATURN_USER_GRES_ENV, orig);
 	xfree(orig);
 	retype_gres(job_ptr, j, d);
-	env_set(job_ptr, "SATURN_BATCH", j->batch);
-	env_set(job_ptr, "SATURN_TECHNIQUE", d->technique);
+	env_set(job_ptr, SATURN_BATCH_ENV, j->batch);
+	env_set(job_ptr, SATURN_TECHNIQUE_ENV, d->technique);
 	snprintf(num, sizeof(num), "%d", d->gpus);
-	env_set(job_ptr, "SATURN_GPUS", num);
-	env_set(job_ptr, "SATURN_TECHNIQUE_PARAMS", saturn_option_params(j, d));
-	env_set(job_ptr, "SATURN_PLAN_ID", plan_id);
+	env_set(job_ptr, SATURN_GPUS_ENV, num);
+	env_set(job_ptr, SATURN_TECHNIQUE_PARAMS_ENV, saturn_option_params(j, d));
+	env_set(job_ptr, SATURN_PLAN_ID_ENV, plan_id);
 	{
 		/* STATE_DIR/progress/UID/JOBID.json; the folder was made before
 		 * the locks were taken (saturn_progress_prepare) */
 		char *pf = saturn_progress_path((long)job_ptr->user_id, job_ptr->job_id);
 
 		if (pf)
-			env_set(job_ptr, "SATURN_PROGRESS_FILE", pf);
+			env_set(job_ptr, SATURN_PROGRESS_FILE_ENV, pf);
 		xfree(pf);
 	}
 	info("sched/saturn: released %pJ (task %s of batch %s): %d GPU(s)%s on %s, technique %s, plan %s, %s, class %s",
@@ -436,14 +437,14 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 		char num[32];
 
 		snprintf(num, sizeof(num), "%ld", (long)job_ptr->details->begin_time);
-		env_set(job_ptr, "SATURN_NOT_BEFORE", num);
+		env_set(job_ptr, SATURN_NOT_BEFORE_ENV, num);
 		job_ptr->details->begin_time = 0;
 	}
-	env_unset(job_ptr, "SATURN_TECHNIQUE");
-	env_unset(job_ptr, "SATURN_TECHNIQUE_PARAMS");
-	env_unset(job_ptr, "SATURN_GPUS");
-	env_unset(job_ptr, "SATURN_NODES");
-	env_unset(job_ptr, "SATURN_PLAN_ID");
+	env_unset(job_ptr, SATURN_TECHNIQUE_ENV);
+	env_unset(job_ptr, SATURN_TECHNIQUE_PARAMS_ENV);
+	env_unset(job_ptr, SATURN_GPUS_ENV);
+	env_unset(job_ptr, SATURN_NODES_ENV);
+	env_unset(job_ptr, SATURN_PLAN_ID_ENV);
 	saturn_set_reason(job_ptr, r->reason, now);
 	last_job_update = now;
 	info("sched/saturn: re-held %pJ (task %d of batch %s, was %s%s): %s; asks for %s again", job_ptr,

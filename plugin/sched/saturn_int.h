@@ -126,11 +126,6 @@ void load_backfill(void);
 
 /* --- saturn_apply.c (caller holds the job write lock unless said) ----- */
 
-/* The user's own node count (--nodes) of a task a release gave another
- * count, in its supplemental environment: the next plan keeps the user's
- * rule (at least that many nodes) however often it is re-held. */
-#define SATURN_REQ_NODES_ENV "SATURN_REQ_NODES"
-
 /* last_job_update right after our own changes: not news for the loop. */
 extern time_t own_update;
 

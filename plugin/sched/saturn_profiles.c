@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jobenv.h"
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 #include "slurm_compat.h" /* plugin/common: one place for what differs between releases */
@@ -545,7 +546,7 @@ static uint32_t submit_companion(const char *kind, const char *batch, const satu
 	desc.env_size = 2;
 	desc.environment = xcalloc(3, sizeof(char *));
 	desc.environment[0] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin");
-	desc.environment[1] = xstrdup_printf("SATURN_PROFILE_BATCH=%s", batch);
+	desc.environment[1] = xstrdup_printf(SATURN_PROFILE_BATCH_ENV "=%s", batch);
 	if (slurm_submit_batch_job(&desc, &resp) != SLURM_SUCCESS || !resp) {
 		error("sched/saturn: batch %s of uid %u: cannot submit the %s job: %m", batch,
 		      o->uid, !strcmp(kind, "profile") ? "profiler" : "measurement");

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jobenv.h"
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 #include "slurm_compat.h" /* plugin/common: one place for what differs between releases */
@@ -305,9 +306,9 @@ static saturn_snap_job_t *add_job(saturn_snapshot_t *s, job_record_t *job_ptr, c
 	j->array_job_id = job_ptr->array_job_id;
 	if (job_ptr->details) {
 		const char *tech = saturn_env_value(job_ptr->details->env_sup,
-						    job_ptr->details->env_cnt, "SATURN_TECHNIQUE");
+						    job_ptr->details->env_cnt, SATURN_TECHNIQUE_ENV);
 		const char *g = saturn_env_value(job_ptr->details->env_sup,
-						 job_ptr->details->env_cnt, "SATURN_GPUS");
+						 job_ptr->details->env_cnt, SATURN_GPUS_ENV);
 
 		snprintf(j->technique, sizeof(j->technique), "%s", tech ? tech : "user");
 		j->gpus = g ? atoi(g) : j->req_gpus;
@@ -434,9 +435,9 @@ static void pinned_nodes(saturn_snapshot_t *s, saturn_snap_job_t *j, const char 
 static void pending_fields(saturn_snapshot_t *s, saturn_snap_job_t *j, job_record_t *job_ptr)
 {
 	job_details_t *d = job_ptr->details;
-	const char *nb = saturn_env_value(d->env_sup, d->env_cnt, "SATURN_NOT_BEFORE");
+	const char *nb = saturn_env_value(d->env_sup, d->env_cnt, SATURN_NOT_BEFORE_ENV);
 
-	j->planned = saturn_env_value(d->env_sup, d->env_cnt, "SATURN_PLAN_ID") != NULL;
+	j->planned = saturn_env_value(d->env_sup, d->env_cnt, SATURN_PLAN_ID_ENV) != NULL;
 	j->requeued = job_ptr->restart_cnt > 0;
 	j->exit_held = exit_held(job_ptr);
 	j->begin_time = (double)d->begin_time;
