@@ -8,7 +8,7 @@
 
 #include "probe.h"
 
-struct tsweep; /* saturn-profile.c: the sweeps of one technique */
+struct tsweep; /* sweeps.h: the sweeps of one technique */
 
 /* One distinct signature of the batch. */
 struct sig {
