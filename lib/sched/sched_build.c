@@ -14,6 +14,7 @@
 
 #include "batch_policy.h"
 #include "planner.h"
+#include "safetext.h"
 #include "sched_core.h"
 
 /* --- problem --------------------------------------------------------- */
@@ -111,6 +112,8 @@ static int options_in_limits(const saturn_profile_task_t *pt, saturn_option_t *o
 		if (!tech || !tech[0] || strlen(tech) > SATURN_TECHNIQUE_NAME_MAX)
 			snprintf(bad, sizeof(bad), "technique name empty or over %d characters",
 				 SATURN_TECHNIQUE_NAME_MAX);
+		else if (!saturn_text_ok(tech, SATURN_TEXT_NAME))
+			snprintf(bad, sizeof(bad), "technique name not letters, digits, '.', '_', '+', '-'");
 		else if (o[i].gpus < 1 || o[i].gpus > SATURN_MAX_GPUS_PER_NODE)
 			snprintf(bad, sizeof(bad), "gpus %d out of range (1 to %d)", o[i].gpus,
 				 SATURN_MAX_GPUS_PER_NODE);
@@ -122,9 +125,15 @@ static int options_in_limits(const saturn_profile_task_t *pt, saturn_option_t *o
 				 SATURN_MAX_RUNTIME_S);
 		else if (k >= SATURN_MAX_OPTIONS)
 			snprintf(bad, sizeof(bad), "more than %d options", SATURN_MAX_OPTIONS);
-		if (bad[0] && !why[0])
-			snprintf(why, whylen, "saturn: profile: %.32s/%d GPUs: %s",
-				 tech && tech[0] ? tech : "?", o[i].gpus, bad);
+		if (bad[0] && !why[0]) {
+			char clean[SATURN_TECHNIQUE_NAME_MAX + 1];
+
+			/* the reason reaches squeue: the name as safe text */
+			saturn_text_clean(tech && tech[0] ? tech : "?", SATURN_TEXT_NAME, clean,
+					  sizeof(clean));
+			snprintf(why, whylen, "saturn: profile: %.32s/%d GPUs: %s", clean, o[i].gpus,
+				 bad);
+		}
 		k = keep_option(o, i, k, !bad[0]);
 	}
 	if (k == 0)

@@ -165,3 +165,8 @@ endif
 
 # The fixture the lib/sched tests share.
 EXTRA_DIST += sched/sched_fixture.h
+
+# Hostile users, round two (doc/security.md, "Attacks tried"): text from a
+# user's profile in root's records, ... (port slots 30-39).
+TESTS += e2e/hostile-text.sh
+EXTRA_DIST += e2e/hostile-text.sh
