@@ -1183,6 +1183,7 @@ int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn look
 {
 	saturn_problem_t *p;
 	int *order = NULL;
+	unsigned char *keep = NULL;
 	uint64_t *run_used = NULL;
 	part_classes_t pc = {0};
 	class_cache_t cc = {0};
@@ -1270,6 +1271,10 @@ nomem_node:
 	for (int i = 0; i < s->njobs; i++)
 		order[i] = i;
 	sort_jobs(order, s->njobs, s);
+	/* past the cap: the first held tasks in Slurm's queue order */
+	if (!(keep = malloc((size_t)(s->njobs ? s->njobs : 1))) ||
+	    saturn_sched_task_cap(s, s->max_tasks, keep) < 0)
+		goto nomem;
 
 	for (int k = 0, prev = -1; k < s->njobs; k++) {
 		int i = order[k], fp, rc;
@@ -1277,6 +1282,11 @@ nomem_node:
 		saturn_task_t t = {0};
 		char name[48], why[128] = "";
 
+		if (!keep[i]) {
+			if (add_skip(out, i, SATURN_CAP_REASON) < 0)
+				goto nomem;
+			continue;
+		}
 		/* one lookup per run of tasks of the same batch and user (an
 		 * array's tasks are adjacent in order) */
 		if (prev < 0 || strcmp(s->jobs[prev].batch, j->batch) || s->jobs[prev].uid != j->uid) {
@@ -1307,6 +1317,7 @@ nomem_node:
 			out->any_profile = 1;
 	}
 	free(order);
+	free(keep);
 	free(run_used);
 	free(cc.pr);
 	free(cc.asked);
@@ -1322,6 +1333,7 @@ nomem_node:
 	return 0;
 nomem:
 	free(order);
+	free(keep);
 	free(run_used);
 	free(cc.pr);
 	free(cc.asked);

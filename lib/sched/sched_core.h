@@ -56,6 +56,8 @@ typedef struct saturn_sched_settings {
 	saturn_class_rules_t *node_classes; /* saturn_node_classes: the admin's
 					     * classes (node_class.h), NULL = derived */
 	char *node_classes_text; /* the setting as given, NULL = none */
+	int max_tasks;         /* saturn_max_tasks: most tasks one plan takes; past it
+				* the first in Slurm's queue order (SATURN_MAX_TASKS) */
 } saturn_sched_settings_t;
 
 /* saturn_fairness: none = one plan of every user's tasks (shortest
@@ -254,6 +256,12 @@ typedef struct saturn_snapshot {
 	const saturn_profile_t *(*class_profile)(const char *batch, long uid, const char *klass,
 						 void *arg);
 	void *class_profile_arg;
+	/* At most this many tasks in one problem (saturn_max_tasks; 0 or
+	 * more than SATURN_MAX_TASKS: SATURN_MAX_TASKS). Past it the held
+	 * tasks are taken in Slurm's queue order and the rest are left held
+	 * with a reason (saturn_sched_task_cap); the plan never fails for
+	 * their number. Set by the caller. */
+	int max_tasks;
 	/* Predicted multi-node options of a batch's profile may be planned:
 	 * they are measured on their nodes before a task runs on one
 	 * (saturn_measure_predicted with saturn_profiler; batch_policy.h).
@@ -399,6 +407,26 @@ int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn look
 
 /* Free what a build produced (not out itself). */
 void saturn_sched_build_free(saturn_sched_build_t *out);
+
+/* --- the task cap (task_cap.c) --------------------------------------- */
+
+/* Which jobs of s a problem of at most cap tasks (cap <= 0 or above
+ * SATURN_MAX_TASKS: SATURN_MAX_TASKS) holds: every running and released
+ * one (they hold GPUs or are Slurm's to start), then held ones in Slurm's
+ * queue order (saturn_sched_queue_cmp) while there is room. keep[i] (s->njobs
+ * entries) is set to 1 for those, 0 for the held ones left out. Returns
+ * the number left out (0 when all fit), or -1 (ENOMEM: keep all 1). One
+ * user's many tasks can thus delay only the tasks behind them in Slurm's
+ * queue, never stop the plan of all (doc/security.md, "The task cap"). */
+int saturn_sched_task_cap(const saturn_snapshot_t *s, int cap, unsigned char *keep);
+
+/* Slurm's queue order of two held jobs: the priority Slurm would give them
+ * (prio, higher first, when both know it), then submission time, job id
+ * (the array's), task id. <0, 0, >0 like strcmp. */
+int saturn_sched_queue_cmp(const saturn_snap_job_t *a, const saturn_snap_job_t *b);
+
+/* The reason of a held task left out by the cap. */
+#define SATURN_CAP_REASON "saturn: waits: more tasks held than a plan takes (saturn_max_tasks); planned once among the first in the queue"
 
 /* After plan's releases were applied this cycle (sched/saturn's fast path
  * applies the carried plan before the solve): each task of b->problem

@@ -525,6 +525,7 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 	s->class_rules = saturn_cfg.node_classes;
 	s->class_profile = saturn_lookup_class_profile;
 	s->measure_multinode = saturn_cfg.profiler && saturn_cfg.measure_predicted;
+	s->max_tasks = saturn_cfg.max_tasks;
 	{
 		static int said; /* once per slurmctld */
 
