@@ -179,6 +179,10 @@ static double running_left(const saturn_snapshot_t *s, const saturn_snap_job_t *
 	}
 	if (j->time_limit_s > 0 && j->time_limit_s - elapsed < cap)
 		cap = j->time_limit_s - elapsed;
+	/* it held a released task's GPUs past their planned start: its
+	 * reports and profile lost their credit, it ends when Slurm ends it */
+	if (j->overran)
+		left = cap;
 	if (!(left <= cap))
 		left = cap;
 	if (!(left >= 1))
@@ -1284,6 +1288,13 @@ nomem_node:
 
 		if (!keep[i]) {
 			if (add_skip(out, i, SATURN_CAP_REASON) < 0)
+				goto nomem;
+			continue;
+		}
+		if (j->state == SATURN_SNAP_HELD && j->never[0]) {
+			/* released, it would hold its GPUs in every plan, for ever */
+			snprintf(why, sizeof(why), SATURN_NEVER_PREFIX "%s", j->never);
+			if (add_skip(out, i, why) < 0)
 				goto nomem;
 			continue;
 		}

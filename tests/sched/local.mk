@@ -178,3 +178,6 @@ EXTRA_DIST += sched/sched_fixture.h
 # user's profile in root's records, ... (port slots 30-39).
 TESTS += e2e/hostile-text.sh
 EXTRA_DIST += e2e/hostile-text.sh
+# tasks Slurm will never start (slot 10)
+TESTS += e2e/hostile-never.sh
+EXTRA_DIST += e2e/hostile-never.sh
