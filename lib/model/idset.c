@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "idset.h"
+#include "safetext.h"
 
 #define LIKE "an id range like 0-15, 1,3,5-7 or 0-15:2"
 
@@ -74,14 +75,24 @@ int saturn_idset_parse(const char *what, const char *s, int max_id,
 		} else {
 			hi = lo;
 		}
-		if (rc == -2)
-			FAIL("'%.*s': id out of range (ids 0 to %d)",
-			     (int)(p - item), item, max_id);
+		if (rc == -2) {
+			char shown[65];
+			size_t len = (size_t)(p - item);
+
+			/* the item as safe text (it reaches logs) */
+			memcpy(shown, item, len > 64 ? 64 : len);
+			shown[len > 64 ? 64 : len] = '\0';
+			saturn_text_clean(shown, SATURN_TEXT_LINE, shown, sizeof(shown));
+			FAIL("'%s': id out of range (ids 0 to %d)", shown, max_id);
+		}
 		if (rc < 0 || (*p && *p != ',')) {
+			char shown[65];
 			size_t len = strcspn(item, ",");
 
-			FAIL("'%.*s' is not " LIKE, (int)(len > 64 ? 64 : len),
-			     item);
+			memcpy(shown, item, len > 64 ? 64 : len);
+			shown[len > 64 ? 64 : len] = '\0';
+			saturn_text_clean(shown, SATURN_TEXT_LINE, shown, sizeof(shown));
+			FAIL("'%s' is not " LIKE, shown);
 		}
 		for (long v = lo; v <= hi; v += step) {
 			if (n >= max_count)

@@ -36,6 +36,14 @@
 /* A requeued task's earliest restart (the begin time Slurm gave it), kept
  * while the task is re-held. */
 #define SATURN_NOT_BEFORE_ENV "SATURN_NOT_BEFORE"
+/* Facts over claims (doc/security.md): when the task was released; how
+ * often it was re-held because its node stayed busy past its planned start;
+ * that its own run overran the plan (its reports no longer trusted); and why
+ * Slurm will never start it (the job settings the note holds). */
+#define SATURN_RELEASED_AT_ENV "SATURN_RELEASED_AT"
+#define SATURN_BOUNCES_ENV "SATURN_BOUNCES"
+#define SATURN_OVERRAN_ENV "SATURN_OVERRAN"
+#define SATURN_NEVER_ENV "SATURN_NEVER"
 /* The batch a companion profiler job measures. */
 #define SATURN_PROFILE_BATCH_ENV "SATURN_PROFILE_BATCH"
 

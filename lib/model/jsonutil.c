@@ -111,6 +111,8 @@ int sj_check_format(json_object *root, const char *want, saturn_error_t *err)
 	if (!json_object_is_type(f, json_type_string))
 		return saturn_error_set(err, "format: must be a string (expected \"%s\")", want);
 	s = json_object_get_string(f);
+	if (strcmp(s, want) != 0 && !saturn_text_ok(s, SATURN_TEXT_LINE))
+		return saturn_error_set(err, "format: unsupported value, not one line of printable text (expected \"%s\")", want);
 	if (strcmp(s, want) != 0)
 		return saturn_error_set(err, "format: unsupported \"%.64s\" (expected \"%s\")", s, want);
 	return 0;
@@ -178,6 +180,24 @@ int sj_str(json_object *obj, const char *ctx, const char *key, bool required,
 	*out = strdup(s);
 	if (!*out)
 		return saturn_error_set(err, "out of memory");
+	return 1;
+}
+
+int sj_text(json_object *obj, const char *ctx, const char *key, bool required,
+	    bool nonempty, size_t maxlen, saturn_text_kind_t kind, char **out,
+	    saturn_error_t *err)
+{
+	char name[SATURN_ERROR_LEN / 2];
+	int rc = sj_str(obj, ctx, key, required, nonempty, maxlen, out, err);
+
+	if (rc <= 0)
+		return rc;
+	field_name(name, sizeof(name), ctx, key);
+	if (saturn_text_check(name, *out, kind, err) < 0) {
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
 	return 1;
 }
 

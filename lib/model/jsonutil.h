@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "error.h"
+#include "safetext.h"
 
 /* Parse len bytes as one JSON value (strict mode: no
  * trailing commas, no trailing garbage; UTF-8 checked). Empty input,
@@ -38,6 +39,14 @@ int sj_get(json_object *obj, const char *ctx, const char *key, bool required,
  * longer than maxlen, or empty when nonempty is set, are refused. */
 int sj_str(json_object *obj, const char *ctx, const char *key, bool required,
 	   bool nonempty, size_t maxlen, char **out, saturn_error_t *err);
+
+/* sj_str() for text from a user's file: the value must also be inside the
+ * character set kind (safetext.h), else -1 with err naming the field and
+ * the byte ("CTX.KEY: character 0x0a at offset 1 is not allowed (...)");
+ * *out is NULL after any failure. */
+int sj_text(json_object *obj, const char *ctx, const char *key, bool required,
+	    bool nonempty, size_t maxlen, saturn_text_kind_t kind, char **out,
+	    saturn_error_t *err);
 
 /* An integer field in [min, max] (a JSON number with no fractional part). */
 int sj_int(json_object *obj, const char *ctx, const char *key, bool required,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "numparse.h"
+#include "safetext.h"
 
 /* A string strtol/strtod may read: not empty, no leading space (which both
  * skip silently). Trailing junk is caught by the callers' end check. */
@@ -22,8 +23,11 @@ static int plausible(const char *s)
 static int fail(saturn_error_t *err, const char *name, const char *s,
 		const char *kind, const char *range)
 {
-	saturn_error_set(err, "%s%s'%.64s%s' is not %s%s", name ? name : "",
-			 name ? ": " : "", s ? s : "",
+	char shown[65];
+
+	/* the value as safe text: messages reach logs (safetext.h) */
+	saturn_text_clean(s ? s : "", SATURN_TEXT_LINE, shown, sizeof(shown));
+	saturn_error_set(err, "%s%s'%s%s' is not %s%s", name ? name : "", name ? ": " : "", shown,
 			 s && strnlen(s, 65) > 64 ? "..." : "", kind, range);
 	errno = EINVAL;
 	return -1;

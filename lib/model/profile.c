@@ -8,8 +8,10 @@
  * including the planner's limits (model.h): no option's runtime (batches x
  * sec_per_batch) beyond SATURN_MAX_RUNTIME_S, no more than
  * SATURN_MAX_BATCHES batches, technique names of at most
- * SATURN_TECHNIQUE_NAME_MAX characters. A profile that passes yields options
- * saturn_problem_check() accepts.
+ * SATURN_TECHNIQUE_NAME_MAX characters. Every string is restricted to a
+ * safe character set (safetext.h) before it is used, even in an error
+ * message. A profile that passes yields options saturn_problem_check()
+ * accepts.
  * Array task ids may be given as a list of integers or as a Slurm-style
  * range string ("0-7,9,12-20:4"); they are always written as a list.
  */
@@ -115,12 +117,14 @@ static int parse_hw(json_object *jh, int i, saturn_profile_hw_t *h,
 	snprintf(ctx, sizeof(ctx), "hardware[%d]", i);
 	if (!json_object_is_type(jh, json_type_object))
 		return saturn_error_set(err, "%s: must be an object", ctx);
-	if (sj_str(jh, ctx, "class", false, true, SATURN_ID_MAX, &h->klass, err) < 0 ||
-	    sj_str(jh, ctx, "node", false, true, SATURN_ID_MAX, &h->node, err) < 0 ||
-	    sj_str(jh, ctx, "gpu_model", true, true, SATURN_ID_MAX, &h->gpu_model, err) < 0 ||
+	if (sj_text(jh, ctx, "class", false, true, SATURN_ID_MAX, SATURN_TEXT_NAME, &h->klass, err) < 0 ||
+	    sj_text(jh, ctx, "node", false, true, SATURN_ID_MAX, SATURN_TEXT_LINE, &h->node, err) < 0 ||
+	    sj_text(jh, ctx, "gpu_model", true, true, SATURN_ID_MAX, SATURN_TEXT_LINE, &h->gpu_model,
+		    err) < 0 ||
 	    sj_int(jh, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &h->gpus, err) < 0 ||
 	    sj_num(jh, ctx, "gpu_mem_mb", false, 0, false, &h->gpu_mem_mb, err) < 0 ||
-	    sj_str(jh, ctx, "interconnect", false, true, SATURN_ID_MAX, &h->interconnect, err) < 0 ||
+	    sj_text(jh, ctx, "interconnect", false, true, SATURN_ID_MAX, SATURN_TEXT_LINE,
+		    &h->interconnect, err) < 0 ||
 	    sj_num(jh, ctx, "gemm_tflops", false, 0, false, &h->gemm_tflops, err) < 0 ||
 	    sj_get(jh, ctx, "link_gbs", false, json_type_array, &links, err) < 0 ||
 	    sj_get(jh, ctx, "nccl", false, json_type_array, &nccl, err) < 0)
@@ -238,9 +242,10 @@ static int parse_option(json_object *jo, const char *ctx,
 
 	if (!json_object_is_type(jo, json_type_object))
 		return saturn_error_set(err, "%s: must be an object", ctx);
-	if (sj_str(jo, ctx, "technique", true, true, SATURN_TECHNIQUE_NAME_MAX, &o->technique, err) < 0 ||
+	if (sj_text(jo, ctx, "technique", true, true, SATURN_TECHNIQUE_NAME_MAX, SATURN_TEXT_NAME,
+		    &o->technique, err) < 0 ||
 	    sj_int(jo, ctx, "gpus", true, 1, SATURN_MAX_GPUS_PER_NODE, &o->gpus, err) < 0 ||
-	    sj_str(jo, ctx, "status", true, true, SATURN_ID_MAX, &status, err) < 0)
+	    sj_text(jo, ctx, "status", true, true, SATURN_ID_MAX, SATURN_TEXT_NAME, &status, err) < 0)
 		return -1;
 	rc = saturn_opt_status_parse(status, &o->status);
 	if (rc < 0)
@@ -254,7 +259,7 @@ static int parse_option(json_object *jo, const char *ctx,
 	if (o->sec_per_batch > SATURN_MAX_RUNTIME_S)
 		return saturn_error_set(err, "%s.sec_per_batch: %.6g s is beyond the limit of %.0f s", ctx, o->sec_per_batch, SATURN_MAX_RUNTIME_S);
 	if (sj_num(jo, ctx, "peak_mem_mb", false, 0, false, &o->peak_mem_mb, err) < 0 ||
-	    sj_str(jo, ctx, "reason", false, false, MAX_REASON, &o->reason, err) < 0 ||
+	    sj_text(jo, ctx, "reason", false, false, MAX_REASON, SATURN_TEXT_LINE, &o->reason, err) < 0 ||
 	    sj_get(jo, ctx, "params", false, json_type_object, &params, err) < 0 ||
 	    sj_int(jo, ctx, "nodes", false, 1, SATURN_MAX_TASK_NODES, &o->nodes, err) < 0)
 		return -1;
@@ -266,6 +271,16 @@ static int parse_option(json_object *jo, const char *ctx,
 			return saturn_error_set(err, "out of memory");
 		if (strlen(s) > MAX_PARAMS)
 			return saturn_error_set(err, "%s.params: longer than %d bytes", ctx, MAX_PARAMS);
+		/* it becomes SATURN_TECHNIQUE_PARAMS in the job's environment:
+		 * one line of printable text (json-c escapes control characters;
+		 * bytes above 0x7e, e.g. UTF-8, are refused) */
+		{
+			char pf[SATURN_ERROR_LEN / 2];
+
+			snprintf(pf, sizeof(pf), "%s.params", ctx);
+			if (saturn_text_check(pf, s, SATURN_TEXT_LINE, err) < 0)
+				return -1;
+		}
 		o->params = strdup(s);
 		if (!o->params)
 			return saturn_error_set(err, "out of memory");
@@ -283,12 +298,14 @@ static int parse_task(json_object *jt, int i, saturn_profile_task_t *t,
 	snprintf(ctx, sizeof(ctx), "tasks[%d]", i);
 	if (!json_object_is_type(jt, json_type_object))
 		return saturn_error_set(err, "%s: must be an object", ctx);
-	if (sj_str(jt, ctx, "signature", true, true, SATURN_ID_MAX, &t->signature, err) < 0)
+	/* checked before it is part of ctx (every later message quotes it) */
+	if (sj_text(jt, ctx, "signature", true, true, SATURN_ID_MAX, SATURN_TEXT_LINE, &t->signature,
+		    err) < 0)
 		return -1;
 	snprintf(ctx, sizeof(ctx), "tasks[%d] (%.64s)", i, t->signature);
 	if (parse_task_ids(jt, ctx, t, err) < 0 ||
 	    sj_num(jt, ctx, "batches", true, 0, false, &t->batches, err) < 0 ||
-	    sj_str(jt, ctx, "class", false, true, SATURN_ID_MAX, &t->klass, err) < 0 ||
+	    sj_text(jt, ctx, "class", false, true, SATURN_ID_MAX, SATURN_TEXT_NAME, &t->klass, err) < 0 ||
 	    sj_get(jt, ctx, "options", true, json_type_array, &opts, err) < 0)
 		return -1;
 	if (t->ntask_ids < 1)
@@ -399,7 +416,7 @@ saturn_profile_t *saturn_profile_parse(const char *buf, size_t len,
 		goto fail;
 	}
 	if (sj_check_format(root, SATURN_PROFILE_FORMAT, err) < 0 ||
-	    sj_str(root, "", "batch", true, true, SATURN_ID_MAX, &pr->batch, err) < 0 ||
+	    sj_text(root, "", "batch", true, true, SATURN_ID_MAX, SATURN_TEXT_LINE, &pr->batch, err) < 0 ||
 	    sj_num(root, "", "created", false, 0, false, &pr->created, err) < 0 ||
 	    sj_get(root, "", "hardware", false, json_type_array, &hw, err) < 0 ||
 	    sj_get(root, "", "tasks", true, json_type_array, &tasks, err) < 0)

@@ -106,7 +106,12 @@ void saturn_profile_destroy(saturn_profile_t *pr);
  * limits (model.h) are checked here: batches at most SATURN_MAX_BATCHES,
  * sec_per_batch and every usable option's batches x sec_per_batch at most
  * SATURN_MAX_RUNTIME_S, technique names of at most
- * SATURN_TECHNIQUE_NAME_MAX characters. */
+ * SATURN_TECHNIQUE_NAME_MAX characters. Every string is inside a safe
+ * character set (safetext.h): technique, status and class names are
+ * SATURN_TEXT_NAME; signatures, reasons, hardware descriptions, the batch
+ * and the params' JSON text one line of printable ASCII (SATURN_TEXT_LINE),
+ * so that nothing a user writes here can break a log line, a reason or a
+ * record. */
 saturn_profile_t *saturn_profile_parse(const char *buf, size_t len,
 				       saturn_error_t *err);
 

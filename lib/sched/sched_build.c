@@ -14,6 +14,7 @@
 
 #include "batch_policy.h"
 #include "planner.h"
+#include "safetext.h"
 #include "sched_core.h"
 
 /* --- problem --------------------------------------------------------- */
@@ -111,6 +112,8 @@ static int options_in_limits(const saturn_profile_task_t *pt, saturn_option_t *o
 		if (!tech || !tech[0] || strlen(tech) > SATURN_TECHNIQUE_NAME_MAX)
 			snprintf(bad, sizeof(bad), "technique name empty or over %d characters",
 				 SATURN_TECHNIQUE_NAME_MAX);
+		else if (!saturn_text_ok(tech, SATURN_TEXT_NAME))
+			snprintf(bad, sizeof(bad), "technique name not letters, digits, '.', '_', '+', '-'");
 		else if (o[i].gpus < 1 || o[i].gpus > SATURN_MAX_GPUS_PER_NODE)
 			snprintf(bad, sizeof(bad), "gpus %d out of range (1 to %d)", o[i].gpus,
 				 SATURN_MAX_GPUS_PER_NODE);
@@ -122,9 +125,15 @@ static int options_in_limits(const saturn_profile_task_t *pt, saturn_option_t *o
 				 SATURN_MAX_RUNTIME_S);
 		else if (k >= SATURN_MAX_OPTIONS)
 			snprintf(bad, sizeof(bad), "more than %d options", SATURN_MAX_OPTIONS);
-		if (bad[0] && !why[0])
-			snprintf(why, whylen, "saturn: profile: %.32s/%d GPUs: %s",
-				 tech && tech[0] ? tech : "?", o[i].gpus, bad);
+		if (bad[0] && !why[0]) {
+			char clean[SATURN_TECHNIQUE_NAME_MAX + 1];
+
+			/* the reason reaches squeue: the name as safe text */
+			saturn_text_clean(tech && tech[0] ? tech : "?", SATURN_TEXT_NAME, clean,
+					  sizeof(clean));
+			snprintf(why, whylen, "saturn: profile: %.32s/%d GPUs: %s", clean, o[i].gpus,
+				 bad);
+		}
 		k = keep_option(o, i, k, !bad[0]);
 	}
 	if (k == 0)
@@ -170,6 +179,10 @@ static double running_left(const saturn_snapshot_t *s, const saturn_snap_job_t *
 	}
 	if (j->time_limit_s > 0 && j->time_limit_s - elapsed < cap)
 		cap = j->time_limit_s - elapsed;
+	/* it held a released task's GPUs past their planned start: its
+	 * reports and profile lost their credit, it ends when Slurm ends it */
+	if (j->overran)
+		left = cap;
 	if (!(left <= cap))
 		left = cap;
 	if (!(left >= 1))
@@ -1174,6 +1187,7 @@ int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn look
 {
 	saturn_problem_t *p;
 	int *order = NULL;
+	unsigned char *keep = NULL;
 	uint64_t *run_used = NULL;
 	part_classes_t pc = {0};
 	class_cache_t cc = {0};
@@ -1261,6 +1275,10 @@ nomem_node:
 	for (int i = 0; i < s->njobs; i++)
 		order[i] = i;
 	sort_jobs(order, s->njobs, s);
+	/* past the cap: the first held tasks in Slurm's queue order */
+	if (!(keep = malloc((size_t)(s->njobs ? s->njobs : 1))) ||
+	    saturn_sched_task_cap(s, s->max_tasks, keep) < 0)
+		goto nomem;
 
 	for (int k = 0, prev = -1; k < s->njobs; k++) {
 		int i = order[k], fp, rc;
@@ -1268,6 +1286,18 @@ nomem_node:
 		saturn_task_t t = {0};
 		char name[48], why[128] = "";
 
+		if (!keep[i]) {
+			if (add_skip(out, i, SATURN_CAP_REASON) < 0)
+				goto nomem;
+			continue;
+		}
+		if (j->state == SATURN_SNAP_HELD && j->never[0]) {
+			/* released, it would hold its GPUs in every plan, for ever */
+			snprintf(why, sizeof(why), SATURN_NEVER_PREFIX "%s", j->never);
+			if (add_skip(out, i, why) < 0)
+				goto nomem;
+			continue;
+		}
 		/* one lookup per run of tasks of the same batch and user (an
 		 * array's tasks are adjacent in order) */
 		if (prev < 0 || strcmp(s->jobs[prev].batch, j->batch) || s->jobs[prev].uid != j->uid) {
@@ -1298,6 +1328,7 @@ nomem_node:
 			out->any_profile = 1;
 	}
 	free(order);
+	free(keep);
 	free(run_used);
 	free(cc.pr);
 	free(cc.asked);
@@ -1313,6 +1344,7 @@ nomem_node:
 	return 0;
 nomem:
 	free(order);
+	free(keep);
 	free(run_used);
 	free(cc.pr);
 	free(cc.asked);

@@ -56,6 +56,8 @@ typedef struct saturn_sched_settings {
 	saturn_class_rules_t *node_classes; /* saturn_node_classes: the admin's
 					     * classes (node_class.h), NULL = derived */
 	char *node_classes_text; /* the setting as given, NULL = none */
+	int max_tasks;         /* saturn_max_tasks: most tasks one plan takes; past it
+				* the first in Slurm's queue order (SATURN_MAX_TASKS) */
 } saturn_sched_settings_t;
 
 /* saturn_fairness: none = one plan of every user's tasks (shortest
@@ -198,6 +200,22 @@ typedef struct saturn_snap_job {
 	 * limits on it (slots with key 0 unused). */
 	double prio;
 	saturn_snap_limit_t limits[SATURN_SNAP_LIMITS];
+	/* Facts over claims (doc/security.md, "A released task whose node
+	 * stays busy"): */
+	double released_at;    /* released: when the plan released it (epoch,
+				* SATURN_RELEASED_AT); 0 = unknown */
+	int bounces;           /* held/released: how often it was re-held because
+				* its node stayed busy (SATURN_BOUNCES) */
+	int overran;           /* running: it held the GPUs of a task released onto
+				* them past their planned start (SATURN_OVERRAN):
+				* planned until its time limit, its own reports and
+				* profile no longer trusted */
+	/* held/released: why Slurm will never start it as it is (its time
+	 * limit over every partition's MaxTime, partitions or accounts its
+	 * user may not use, a pending reason of Slurm's that is not about
+	 * resources: "PartitionTimeLimit: ..."), "" = it may. Such a task
+	 * is never released: held with this as its reason. */
+	char never[96];
 } saturn_snap_job_t;
 
 /* The plugin numbers the distinct partitions of the Saturn jobs of one
@@ -254,6 +272,12 @@ typedef struct saturn_snapshot {
 	const saturn_profile_t *(*class_profile)(const char *batch, long uid, const char *klass,
 						 void *arg);
 	void *class_profile_arg;
+	/* At most this many tasks in one problem (saturn_max_tasks; 0 or
+	 * more than SATURN_MAX_TASKS: SATURN_MAX_TASKS). Past it the held
+	 * tasks are taken in Slurm's queue order and the rest are left held
+	 * with a reason (saturn_sched_task_cap); the plan never fails for
+	 * their number. Set by the caller. */
+	int max_tasks;
 	/* Predicted multi-node options of a batch's profile may be planned:
 	 * they are measured on their nodes before a task runs on one
 	 * (saturn_measure_predicted with saturn_profiler; batch_policy.h).
@@ -400,6 +424,29 @@ int saturn_sched_build(const saturn_snapshot_t *s, saturn_profile_lookup_fn look
 /* Free what a build produced (not out itself). */
 void saturn_sched_build_free(saturn_sched_build_t *out);
 
+/* --- the task cap (task_cap.c) --------------------------------------- */
+
+/* Which jobs of s a problem of at most cap tasks (cap <= 0 or above
+ * SATURN_MAX_TASKS: SATURN_MAX_TASKS) holds: every running and released
+ * one (they hold GPUs or are Slurm's to start), then held ones in Slurm's
+ * queue order (saturn_sched_queue_cmp) while there is room. keep[i] (s->njobs
+ * entries) is set to 1 for those, 0 for the held ones left out. Returns
+ * the number left out (0 when all fit), or -1 (ENOMEM: keep all 1). One
+ * user's many tasks can thus delay only the tasks behind them in Slurm's
+ * queue, never stop the plan of all (doc/security.md, "The task cap"). */
+int saturn_sched_task_cap(const saturn_snapshot_t *s, int cap, unsigned char *keep);
+
+/* Slurm's queue order of two held jobs: the priority Slurm would give them
+ * (prio, higher first, when both know it), then submission time, job id
+ * (the array's), task id. <0, 0, >0 like strcmp. */
+int saturn_sched_queue_cmp(const saturn_snap_job_t *a, const saturn_snap_job_t *b);
+
+/* The reason of a held task Slurm will never start (j->never). */
+#define SATURN_NEVER_PREFIX "saturn: held: Slurm will not start it: "
+
+/* The reason of a held task left out by the cap. */
+#define SATURN_CAP_REASON "saturn: waits: more tasks held than a plan takes (saturn_max_tasks); planned once among the first in the queue"
+
 /* After plan's releases were applied this cycle (sched/saturn's fast path
  * applies the carried plan before the solve): each task of b->problem
  * that was held at the build (held_before[t] != 0) and whose job is now
@@ -476,7 +523,27 @@ typedef enum saturn_rehold_cause {
 				  * time in the future), or held by RequeueExitHold */
 	SATURN_REHOLD_UNPLANNED, /* pending with priority > 0 but never released by
 				  * a plan (escaped the hold) */
+	SATURN_REHOLD_NEVER,     /* released, and Slurm will never start it (never) */
+	SATURN_REHOLD_LATE,      /* released, not started SATURN_LATE_GRACE_S after
+				  * its release, its pinned node's GPUs still busy
+				  * (another task overran its plan) */
 } saturn_rehold_cause_t;
+
+/* A released task still pending this long after its release, on a node
+ * without the GPUs it needs free, goes back to the plan ... */
+#define SATURN_LATE_GRACE_S 60.0
+/* ... at most this many times (SATURN_BOUNCES): then it stays released and
+ * waits for its node, as Slurm would have it. */
+#define SATURN_MAX_BOUNCES 3
+
+/* GPUs of snapshot node n that no running task and no other job holds. */
+int saturn_snap_free_gpus(const saturn_snapshot_t *s, int n);
+
+/* The running Saturn tasks holding GPUs of released job j's pinned node
+ * (the ones a SATURN_REHOLD_LATE blames): their snapshot indices into out
+ * (at most max). Returns the number written. */
+int saturn_sched_late_holders(const saturn_snapshot_t *s, const saturn_snap_job_t *j, int *out,
+			      int max);
 
 typedef struct saturn_rehold {
 	int job;                     /* snapshot job index */
@@ -488,7 +555,10 @@ typedef struct saturn_rehold {
  * NULL). Only RELEASED jobs can be; in this order: exit_held; requeued with
  * a pin and a begin time after s->now; pinned to a node that is not among
  * the snapshot's usable nodes (pinned_state says why; a released job without
- * a pin is left to Slurm); not planned. A task held on purpose by its user
+ * a pin is left to Slurm); never (Slurm will not start it); not planned;
+ * released more than
+ * SATURN_LATE_GRACE_S ago (released_at) onto a node with fewer free GPUs
+ * than it needs, bounced fewer than SATURN_MAX_BOUNCES times (LATE). A task held on purpose by its user
  * is not in the snapshot at all. */
 saturn_rehold_cause_t saturn_sched_rehold_cause(const saturn_snapshot_t *s,
 						const saturn_snap_job_t *j, char *buf, size_t len);

@@ -202,11 +202,64 @@ saturn_rehold_cause_t saturn_sched_rehold_cause(const saturn_snapshot_t *s,
 			 j->pinned_state[0] ? j->pinned_state : "not usable");
 		return SATURN_REHOLD_NODE;
 	}
+	if (j->never[0]) {
+		snprintf(buf, len, SATURN_NEVER_PREFIX "%s", j->never);
+		return SATURN_REHOLD_NEVER;
+	}
 	if (!j->planned) {
 		snprintf(buf, len, "saturn: re-planning (left its hold outside the plan)");
 		return SATURN_REHOLD_UNPLANNED;
 	}
+	if (j->pinned[0] && j->released_at > 0 && s->now - j->released_at > SATURN_LATE_GRACE_S &&
+	    j->bounces < SATURN_MAX_BOUNCES && saturn_snap_free_gpus(s, j->node) < j->gpus) {
+		snprintf(buf, len, "saturn: re-planning (%s still busy %.0f s after its planned start)",
+			 j->pinned, s->now - j->released_at);
+		return SATURN_REHOLD_LATE;
+	}
 	return SATURN_REHOLD_NONE;
+}
+
+/* The GPU ids running job r holds on node n. */
+static uint64_t running_mask_on(const saturn_snap_job_t *r, int n)
+{
+	uint64_t m = r->node == n ? r->gpu_mask : 0;
+
+	for (int k = 0; k + 1 < r->nnodes && k < SATURN_SNAP_MAX_NODES - 1; k++)
+		if (r->more_node[k] == n)
+			m |= r->more_mask[k];
+	return m;
+}
+
+int saturn_snap_free_gpus(const saturn_snapshot_t *s, int n)
+{
+	uint64_t used = 0;
+	int g, free_ = 0;
+
+	if (n < 0 || n >= s->nnodes)
+		return 0;
+	for (int i = 0; i < s->nbusy; i++)
+		if (s->busy[i].node == n)
+			used |= s->busy[i].gpu_mask;
+	for (int i = 0; i < s->njobs; i++)
+		if (s->jobs[i].state == SATURN_SNAP_RUNNING)
+			used |= running_mask_on(&s->jobs[i], n);
+	g = s->nodes[n].gpus < 64 ? s->nodes[n].gpus : 64;
+	for (int k = 0; k < g; k++)
+		free_ += !(used & (1ULL << k));
+	return free_;
+}
+
+int saturn_sched_late_holders(const saturn_snapshot_t *s, const saturn_snap_job_t *j, int *out,
+			      int max)
+{
+	int n = 0;
+
+	if (j->node < 0 || j->node >= s->nnodes)
+		return 0;
+	for (int i = 0; i < s->njobs && n < max; i++)
+		if (s->jobs[i].state == SATURN_SNAP_RUNNING && running_mask_on(&s->jobs[i], j->node))
+			out[n++] = i;
+	return n;
 }
 
 int saturn_sched_decide_rehold(const saturn_snapshot_t *s, saturn_rehold_t **out)
@@ -254,6 +307,7 @@ void saturn_snapshot_mark_held(saturn_snapshot_t *s, saturn_snap_job_t *j)
 	j->pinned_state[0] = '\0';
 	j->planned = 0;
 	j->exit_held = 0;
+	j->released_at = 0;
 	snprintf(j->technique, sizeof(j->technique), "user");
 	j->gpus = j->req_gpus;
 }

@@ -28,6 +28,7 @@ void saturn_sched_settings_init(saturn_sched_settings_t *s)
 	s->profile_cache = 1;
 	s->feedback = 1;
 	s->record = SATURN_PLANREC_ADMIN_COMMENT;
+	s->max_tasks = SATURN_MAX_TASKS;
 }
 
 void saturn_sched_settings_free(saturn_sched_settings_t *s)
@@ -216,13 +217,20 @@ int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 		} else if (!strcmp(key, "saturn_record")) {
 			if (saturn_planrec_field_parse(val, &s->record) < 0)
 				why = "must be admin_comment, comment or none";
+		} else if (!strcmp(key, "saturn_max_tasks")) {
+			double m;
+
+			if (saturn_setting_num(val, 1, SATURN_MAX_TASKS, &m) < 0 || m != (int)m)
+				why = "must be a whole number of tasks from 1 to 100000";
+			else
+				s->max_tasks = (int)m;
 		} else if (!strcmp(key, "saturn_node_classes")) {
 			if (parse_classes(s, val, err_classes, sizeof(err_classes)) < 0)
 				why = err_classes;
 		} else if (!strncmp(key, "saturn_reconfigure", 18)) {
 			/* reconfig.c: saturn_reconfig_settings_parse */
 		} else {
-			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_internode_bw, saturn_fairness, saturn_objective, saturn_bound, saturn_feedback, saturn_record, saturn_node_classes, saturn_reconfigure*)";
+			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_internode_bw, saturn_fairness, saturn_objective, saturn_bound, saturn_feedback, saturn_record, saturn_node_classes, saturn_max_tasks, saturn_reconfigure*)";
 		}
 		if (!why)
 			continue;

@@ -19,7 +19,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "jobenv.h"
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 #include "slurm_compat.h" /* plugin/common: one place for what differs between releases */
@@ -317,6 +316,8 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
 	env_set(job_ptr, SATURN_GPUS_ENV, num);
 	env_set(job_ptr, SATURN_TECHNIQUE_PARAMS_ENV, saturn_option_params(j, d));
 	env_set(job_ptr, SATURN_PLAN_ID_ENV, plan_id);
+	snprintf(num, sizeof(num), "%ld", (long)time(NULL));
+	env_set(job_ptr, SATURN_RELEASED_AT_ENV, num);
 	{
 		/* STATE_DIR/progress/UID/JOBID.json; the folder was made before
 		 * the locks were taken (saturn_progress_prepare) */
@@ -445,12 +446,48 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 	env_unset(job_ptr, SATURN_GPUS_ENV);
 	env_unset(job_ptr, SATURN_NODES_ENV);
 	env_unset(job_ptr, SATURN_PLAN_ID_ENV);
+	env_unset(job_ptr, SATURN_RELEASED_AT_ENV);
+	if (r->cause == SATURN_REHOLD_NEVER) {
+		char note[300];
+
+		saturn_never_note(job_ptr, j->never, note, sizeof(note));
+		env_set(job_ptr, SATURN_NEVER_ENV, note);
+	}
+	if (r->cause == SATURN_REHOLD_LATE) {
+		char num[32];
+
+		/* counted, never reset: it bounces at most SATURN_MAX_BOUNCES times */
+		snprintf(num, sizeof(num), "%d", j->bounces + 1);
+		env_set(job_ptr, SATURN_BOUNCES_ENV, num);
+	}
 	saturn_set_reason(job_ptr, r->reason, now);
 	last_job_update = now;
 	info("sched/saturn: re-held %pJ (task %d of batch %s, was %s%s): %s; asks for %s again", job_ptr,
 	     j->task_id, j->batch, j->pinned[0] ? "pinned to " : "not pinned", j->pinned, r->reason,
 	     job_ptr->tres_per_node ? job_ptr->tres_per_node : "no GRES");
 	return 1;
+}
+
+/* A task released onto GPUs that stayed busy past its planned start: the
+ * running Saturn tasks on that node overran what their reports or profile
+ * told the plan. Each is marked (SATURN_OVERRAN in its own record, kept
+ * across restarts) and planned until its time limit from now on, so only
+ * its own batch pays for the claim (doc/security.md). Job write lock. */
+static void blame_holders(saturn_snapshot_t *s, const saturn_snap_job_t *late)
+{
+	int h[16], n = saturn_sched_late_holders(s, late, h, 16);
+
+	for (int k = 0; k < n; k++) {
+		saturn_snap_job_t *r = &s->jobs[h[k]];
+		job_record_t *job_ptr = find_job_record(r->job_id);
+
+		if (r->overran || !job_ptr || !IS_JOB_RUNNING(job_ptr) || !job_ptr->details)
+			continue;
+		env_set(job_ptr, SATURN_OVERRAN_ENV, "1");
+		r->overran = 1;
+		info("sched/saturn: %pJ (batch %s) still holds %s past the planned start of JobId=%u: planned until its time limit from now on",
+		     job_ptr, r->batch, late->pinned, late->job_id);
+	}
 }
 
 /* Re-hold what saturn_sched_decide_rehold lists, under the job write
@@ -478,6 +515,8 @@ int rehold_pass(saturn_snapshot_t *s)
 
 		ok[i] = rc >= 0;
 		done += rc > 0;
+		if (rc > 0 && r[i].cause == SATURN_REHOLD_LATE)
+			blame_holders(s, &s->jobs[r[i].job]);
 		if (rc < 0)
 			debug("sched/saturn: JobId=%u task %d changed since the snapshot: not re-held this cycle",
 			      s->jobs[r[i].job].job_id, s->jobs[r[i].job].task_id);

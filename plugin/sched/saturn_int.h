@@ -96,6 +96,11 @@ void saturn_reconfig_fini(void);
  * (snapshot incomplete: skip the cycle). */
 int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p);
 
+/* The SATURN_NEVER note a re-hold leaves on a task Slurm will not start
+ * (never: the reason): tied to the job's time limit, partitions, account
+ * and QOS, so that a job its user fixes is planned again. Into buf. */
+void saturn_never_note(job_record_t *job_ptr, const char *never, char *buf, size_t len);
+
 /* saturn_priority.c, under the read locks: j->prio (the priority Slurm's
  * priority/multifactor would give job_ptr were it not held; 0 under
  * another priority plugin) and j->limits (its QOS and association limits

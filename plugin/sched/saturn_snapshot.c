@@ -431,6 +431,20 @@ static void pinned_nodes(saturn_snapshot_t *s, saturn_snap_job_t *j, const char 
 	j->node = first;
 }
 
+/* A number sched/saturn keeps in a job's supplemental environment
+ * (slurmctld alone writes it); 0 when absent or not a number >= 0. */
+static double env_num(job_details_t *d, const char *name)
+{
+	const char *v = d ? saturn_env_value(d->env_sup, d->env_cnt, name) : NULL;
+	char *end;
+	double x;
+
+	if (!v)
+		return 0;
+	x = strtod(v, &end);
+	return end != v && !*end && x >= 0 && x < 1e12 ? x : 0;
+}
+
 /* What saturn_sched_decide_rehold needs of a pending job. */
 static void pending_fields(saturn_snapshot_t *s, saturn_snap_job_t *j, job_record_t *job_ptr)
 {
@@ -442,6 +456,8 @@ static void pending_fields(saturn_snapshot_t *s, saturn_snap_job_t *j, job_recor
 	j->exit_held = exit_held(job_ptr);
 	j->begin_time = (double)d->begin_time;
 	j->not_before = nb ? strtod(nb, NULL) : 0;
+	j->released_at = env_num(d, SATURN_RELEASED_AT_ENV);
+	j->bounces = (int)env_num(d, SATURN_BOUNCES_ENV);
 	pending_nodes(j, job_ptr);
 	if (j->state == SATURN_SNAP_HELD || !d->req_nodes || !d->req_nodes[0])
 		return;
@@ -479,35 +495,150 @@ static int part_bit(struct snap_parts *sp, part_record_t *part_ptr)
 	return -1;
 }
 
+/* Why Slurm's scheduler would never start job_ptr in part_ptr as the job
+ * is (the name of its pending reason), or NULL when it may. With
+ * EnforcePartLimits=NO (Slurm's default) such a job is accepted and left
+ * pending; released by a plan, it would hold its GPUs in every plan. */
+static const char *part_refuses(part_record_t *part_ptr, job_record_t *job_ptr)
+{
+	if (job_ptr->time_limit != NO_VAL && job_ptr->time_limit != INFINITE &&
+	    part_ptr->max_time != INFINITE && part_ptr->max_time != NO_VAL &&
+	    job_ptr->time_limit > part_ptr->max_time && job_ptr->limit_set.time != ADMIN_SET_LIMIT)
+		return "PartitionTimeLimit";
+	if (!validate_group(part_ptr, job_ptr->user_id) ||
+	    part_policy_valid_acct(part_ptr, job_ptr->account, NULL) != SLURM_SUCCESS)
+		return "PartitionConfig";
+	return NULL;
+}
+
 /* Bits of the partitions job_ptr may run in (part_ptr_list for a job
- * submitted to several, else part_ptr); 0 = unknown: any node. */
-static uint64_t job_part_mask(struct snap_parts *sp, job_record_t *job_ptr)
+ * submitted to several, else part_ptr); 0 = unknown: any node. Partitions
+ * Slurm would never start it in (part_refuses) are left out; when that is
+ * every one, never says why (as "REASON (partition NAME)"). */
+static uint64_t job_part_mask(struct snap_parts *sp, job_record_t *job_ptr, char *never,
+			      size_t len)
 {
 	uint64_t mask = 0;
+	int usable = 0, unknown = 0;
+	const char *why = NULL, *where = NULL;
+	part_record_t *part_ptr;
 
+	never[0] = '\0';
 	if (job_ptr->part_ptr_list) {
 		struct listIterator *it = list_iterator_create(job_ptr->part_ptr_list);
-		part_record_t *part_ptr;
 
 		while ((part_ptr = list_next(it))) {
-			int k = part_bit(sp, part_ptr);
+			const char *r = part_refuses(part_ptr, job_ptr);
+			int k;
 
-			if (k < 0) {
-				mask = 0;
-				break;
+			if (r) {
+				if (!why) {
+					why = r;
+					where = part_ptr->name;
+				}
+				continue;
 			}
-			mask |= 1ULL << k;
+			usable++;
+			if ((k = part_bit(sp, part_ptr)) < 0)
+				unknown = 1;
+			else
+				mask |= 1ULL << k;
 		}
 		list_iterator_destroy(it);
-		return mask;
-	}
-	if (job_ptr->part_ptr) {
-		int k = part_bit(sp, job_ptr->part_ptr);
+	} else if ((part_ptr = job_ptr->part_ptr)) {
+		const char *r = part_refuses(part_ptr, job_ptr);
+		int k;
 
-		if (k >= 0)
-			mask = 1ULL << k;
+		if (r) {
+			why = r;
+			where = part_ptr->name;
+		} else {
+			usable++;
+			if ((k = part_bit(sp, part_ptr)) >= 0)
+				mask = 1ULL << k;
+		}
 	}
-	return mask;
+	if (!usable && why)
+		snprintf(never, len, "%s (partition %.40s)", why, where ? where : "?");
+	return unknown ? 0 : mask;
+}
+
+/* Slurm's pending reasons of a released job that no end of another job
+ * will clear (the job as it is will never start), by the name squeue
+ * shows; NULL for the others. */
+static const char *reason_never_clears(uint32_t reason)
+{
+	switch (reason) {
+	case WAIT_PART_TIME_LIMIT:
+		return "PartitionTimeLimit";
+	case WAIT_PART_CONFIG:
+		return "PartitionConfig";
+	case WAIT_PART_NODE_LIMIT:
+		return "PartitionNodeLimit";
+	case WAIT_PN_MEM_LIMIT:
+		return "MinMemoryPerNode";
+	case WAIT_ACCOUNT:
+		return "InvalidAccount";
+	case WAIT_QOS:
+		return "InvalidQOS";
+	case WAIT_QOS_MAX_WALL_PER_JOB:
+		return "QOSMaxWallDurationPerJobLimit";
+	case WAIT_ASSOC_MAX_WALL_PER_JOB:
+		return "AssocMaxWallDurationPerJobLimit";
+	case FAIL_ACCOUNT:
+		return "FAIL_ACCOUNT";
+	case FAIL_QOS:
+		return "FAIL_QOS";
+	case FAIL_BAD_CONSTRAINTS:
+		return "BadConstraints";
+	default:
+		return NULL;
+	}
+}
+
+/* What a SATURN_NEVER note is tied to: the job's time limit, partitions,
+ * account and QOS; changing any of them (scontrol update) drops it. */
+static void never_key(job_record_t *job_ptr, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u/%.64s/%.64s/%u", job_ptr->time_limit,
+		 job_ptr->partition ? job_ptr->partition : "", job_ptr->account ? job_ptr->account : "",
+		 job_ptr->qos_id);
+}
+
+void saturn_never_note(job_record_t *job_ptr, const char *never, char *buf, size_t len)
+{
+	char key[160];
+
+	never_key(job_ptr, key, sizeof(key));
+	snprintf(buf, len, "%s|%s", key, never);
+}
+
+/* The never of a pending job: the partitions' (held), Slurm's pending
+ * reason (released), or an earlier re-hold's note while the job is
+ * unchanged. */
+static void pending_never(saturn_snap_job_t *j, job_record_t *job_ptr, const char *part_never)
+{
+	const char *note = saturn_env_value(job_ptr->details->env_sup, job_ptr->details->env_cnt,
+					    SATURN_NEVER_ENV);
+	const char *r;
+	char key[160];
+	size_t kl;
+
+	j->never[0] = '\0';
+	if (part_never[0]) {
+		snprintf(j->never, sizeof(j->never), "%s", part_never);
+		return;
+	}
+	if (j->state == SATURN_SNAP_RELEASED && (r = reason_never_clears(job_ptr->state_reason))) {
+		snprintf(j->never, sizeof(j->never), "%s", r);
+		return;
+	}
+	if (!note)
+		return;
+	never_key(job_ptr, key, sizeof(key));
+	kl = strlen(key);
+	if (!strncmp(note, key, kl) && note[kl] == '|')
+		snprintf(j->never, sizeof(j->never), "%s", note + kl + 1);
 }
 
 /* Fill s under the read locks. Returns the number of Saturn jobs, or -1 on
@@ -520,12 +651,14 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 	int *snap_of_node, nsaturn = 0;
 	struct snap_parts sp = {0};
 	uint64_t part_mask;
+	char part_never[96];
 
 	saturn_snapshot_reset(s);
 	s->now = (double)time(NULL);
 	s->class_rules = saturn_cfg.node_classes;
 	s->class_profile = saturn_lookup_class_profile;
 	s->measure_multinode = saturn_cfg.profiler && saturn_cfg.measure_predicted;
+	s->max_tasks = saturn_cfg.max_tasks;
 	{
 		static int said; /* once per slurmctld */
 
@@ -583,6 +716,7 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 				if (set_running_nodes(s, j, &a) < 0)
 					goto nomem;
 				running_fields(j, job_ptr);
+				j->overran = env_num(job_ptr->details, SATURN_OVERRAN_ENV) > 0;
 			}
 			continue;
 		}
@@ -591,7 +725,7 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 		if (job_ptr->priority == 0 && job_ptr->state_reason != WAIT_HELD &&
 		    !exit_held(job_ptr))
 			continue; /* held by the user (or failed): not ours to release */
-		part_mask = job_part_mask(&sp, job_ptr);
+		part_mask = job_part_mask(&sp, job_ptr, part_never, sizeof(part_never));
 		if (job_ptr->array_recs && job_ptr->array_recs->task_id_bitmap) {
 			bitstr_t *b = job_ptr->array_recs->task_id_bitmap;
 
@@ -606,6 +740,7 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 						   SATURN_SNAP_HELD : SATURN_SNAP_RELEASED;
 				j->node = -1;
 				pending_fields(s, j, job_ptr);
+				pending_never(j, job_ptr, part_never);
 			}
 			continue;
 		}
@@ -618,6 +753,7 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 									   SATURN_SNAP_RELEASED;
 		j->node = -1;
 		pending_fields(s, j, job_ptr);
+		pending_never(j, job_ptr, part_never);
 	}
 	list_iterator_destroy(it);
 	/* each usable node: the partitions (of Saturn jobs) containing it that

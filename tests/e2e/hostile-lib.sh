@@ -79,3 +79,26 @@ job_bin() {
 job_bin_clean() {
 	[ -n "${JOB_BIN:-}" ] && rm -rf "$JOB_BIN"
 }
+
+# write_array_task FILE SECONDS: a batch script that sleeps SECONDS
+# ($TASK_SECONDS when set) and then logs "array=A task=T job=J node=N
+# user=U technique=X gpus=G" to the job log, so that several users' arrays
+# can be told apart (assert_array_once).
+write_array_task() {
+	cat >"$1" <<EOS
+#!/bin/sh
+sleep \${TASK_SECONDS:-$2}
+echo "array=\${SLURM_ARRAY_JOB_ID:-\$SLURM_JOB_ID} task=\${SLURM_ARRAY_TASK_ID:-0} job=\$SLURM_JOB_ID node=\$SLURMD_NODENAME user=\$(id -u) technique=\${SATURN_TECHNIQUE:-} gpus=\${SATURN_GPUS:-}" >>$JOBLOG
+EOS
+	chmod 755 "$1"
+}
+
+# assert_array_once ARRAY N: tasks 0..N-1 of ARRAY each logged exactly once.
+assert_array_once() {
+	for i in $(seq 0 $(($2 - 1))); do
+		c=$(grep -c "^array=$1 task=$i " "$JOBLOG" || true)
+		[ "$c" = 1 ] || fail "task ${1}_$i ran $c times (expected exactly once)"
+	done
+	total=$(grep -c "^array=$1 " "$JOBLOG" || true)
+	[ "$total" = "$2" ] || fail "$total runs of array $1 logged, expected $2"
+}

@@ -42,6 +42,8 @@ CFLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fn
 SRCS="$LIB/model/error.c $LIB/model/model.c $LIB/model/formats.c $LIB/model/jsonutil.c $LIB/model/validate.c $LIB/model/profile.c $LIB/model/idset.c"
 # the file helpers, where a tree has them in a file of their own
 [ -f "$LIB/model/safefile.c" ] && SRCS="$SRCS $LIB/model/safefile.c"
+# the character sets of users' text (every parser of a user's file uses it)
+[ -f "$LIB/model/safetext.c" ] && SRCS="$SRCS $LIB/model/safetext.c"
 # fuzz_build: the snapshot -> problem build of sched/saturn, with progress
 # files and the persisted state
 BUILD_SRCS="$LIB/sched/sched_settings.c $LIB/sched/sched_snapshot.c $LIB/sched/sched_build.c $LIB/sched/sched_plan.c $LIB/sched/sched_decide.c $LIB/sched/feedback.c $LIB/sched/planrec.c $LIB/sched/node_class.c $LIB/sched/batch_policy.c $LIB/sched/sched_state.c $LIB/sched/progress.c $LIB/planner/bounds.c $LIB/planner/instance.c $LIB/planner/listsched.c"

@@ -15,6 +15,14 @@ sched_test_sched_multinode_SOURCES = sched/test_sched_multinode.c
 sched_test_sched_multinode_CPPFLAGS = $(UNIT_CPPFLAGS)
 sched_test_sched_multinode_CFLAGS = $(UNIT_CFLAGS)
 sched_test_sched_multinode_LDADD = $(UNIT_LDADD)
+
+# Hostile users, round two (doc/security.md, "Attacks tried").
+check_PROGRAMS += sched/test_hostile
+TESTS += sched/test_hostile
+sched_test_hostile_SOURCES = sched/test_hostile.c
+sched_test_hostile_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_hostile_CFLAGS = $(UNIT_CFLAGS)
+sched_test_hostile_LDADD = $(UNIT_LDADD)
 endif
 
 # Runtime feedback (lib/sched/feedback.c) and how the build and the state use it.
@@ -165,3 +173,11 @@ endif
 
 # The fixture the lib/sched tests share.
 EXTRA_DIST += sched/sched_fixture.h
+
+# Hostile users, round two (doc/security.md, "Attacks tried"): text from a
+# user's profile in root's records, ... (port slots 30-39).
+TESTS += e2e/hostile-text.sh
+EXTRA_DIST += e2e/hostile-text.sh
+# tasks Slurm will never start (slot 10)
+TESTS += e2e/hostile-never.sh
+EXTRA_DIST += e2e/hostile-never.sh

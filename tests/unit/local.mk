@@ -46,6 +46,16 @@ unit_test_formats_CFLAGS = $(UNIT_CFLAGS)
 unit_test_formats_LDADD = $(UNIT_LDADD)
 endif
 
+# The character sets of text from users' files (lib/model/safetext.c).
+if HAVE_CHECK
+check_PROGRAMS += unit/test_safetext
+TESTS += unit/test_safetext
+unit_test_safetext_SOURCES = unit/test_safetext.c
+unit_test_safetext_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_safetext_CFLAGS = $(UNIT_CFLAGS)
+unit_test_safetext_LDADD = $(UNIT_LDADD)
+endif
+
 if HAVE_CHECK
 check_PROGRAMS += unit/test_profile
 TESTS += unit/test_profile

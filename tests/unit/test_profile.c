@@ -14,6 +14,7 @@
 
 #include "formats.h"
 #include "profile.h"
+#include "safetext.h"
 
 static const char good[] =
 	"{ \"format\": \"saturn-profile/1\", \"batch\": \"lr-sweep\", \"created\": 1764400000.5,\n"
@@ -230,6 +231,24 @@ static const struct bad_case {
 	{HW("{\"gpu_model\": \"x\", \"gpus\": 2, \"gemm_tflops\": \"fast\"}"), "hardware[0].gemm_tflops", "number"},
 	{HW("{\"gpu_model\": \"x\", \"gpus\": 2, \"gemm_tflops\": NaN}"), "hardware[0].gemm_tflops", "finite"},
 	{HW("{\"gpu_model\": \"x\", \"gpus\": 2}, {\"gpu_model\": \"y\", \"gpus\": 2}"), "hardware[1].class", "twice"},
+	/* text from a user's file that reaches logs, reasons and records
+	 * (safetext.h): refused with the field and the byte named, the byte
+	 * never echoed (doc/security.md, "Clean text") */
+	{T("[1]", "{\"technique\": \"x\\nerror: forged line by mallory\", \"gpus\": 2, \"sec_per_batch\": 1, \"status\": \"measured\"}"),
+	 "tasks[0] (s).options[0].technique: character 0x0a at offset 1 is not allowed", "a name"},
+	{T("[1]", "{\"technique\": \"ddp;x=1\", \"gpus\": 2, \"sec_per_batch\": 1, \"status\": \"measured\"}"), "options[0].technique: character 0x3b at offset 3", ""},
+	{T("[1]", "{\"technique\": \"-rf\", \"gpus\": 2, \"sec_per_batch\": 1, \"status\": \"measured\"}"), "options[0].technique: character 0x2d at offset 0", ""},
+	{T("[1]", "{\"technique\": \"ddp\", \"gpus\": 2, \"status\": \"oom\", \"reason\": \"a\\u001b[2Jb\"}"), "options[0].reason: character 0x1b at offset 1", "printable"},
+	{T("[1]", "{\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 1, \"status\": \"measured\\r\"}"), "options[0].status: character 0x0d", ""},
+	{T("[1]", "{\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 1, \"status\": \"measured\", \"params\": {\"k\": \"\u00e9\"}}"), "options[0].params: character 0xc3", ""},
+	{HEAD "\"tasks\": [{\"signature\": \"s\\nerror: x\", \"task_ids\": [1], \"batches\": 1, \"options\": []}]}", "tasks[0].signature: character 0x0a at offset 1", ""},
+	{HEAD "\"tasks\": [{\"signature\": \"s\", \"class\": \"a b\", \"task_ids\": [1], \"batches\": 1, \"options\": []}]}", "tasks[0] (s).class: character 0x20", ""},
+	{"{\"format\": \"saturn-profile/1\", \"batch\": \"b\\u0007\", \"tasks\": []}", "batch: character 0x07 at offset 1", ""},
+	{"{\"format\": \"saturn-profile/1\\nerror: x\", \"batch\": \"b\", \"tasks\": []}", "format: unsupported value, not one line", ""},
+	{HW("{\"gpu_model\": \"x\\tgpu\", \"gpus\": 2}"), "hardware[0].gpu_model: character 0x09", ""},
+	{HW("{\"gpu_model\": \"x\", \"node\": \"n\\n1\", \"gpus\": 2}"), "hardware[0].node: character 0x0a", ""},
+	{HW("{\"gpu_model\": \"x\", \"interconnect\": \"nv\\u007flink\", \"gpus\": 2}"), "hardware[0].interconnect: character 0x7f", ""},
+	{HW("{\"gpu_model\": \"x\", \"class\": \"h100/x\", \"gpus\": 2}"), "hardware[0].class: character 0x2f", ""},
 };
 
 START_TEST(test_bad)
@@ -242,6 +261,9 @@ START_TEST(test_bad)
 	ck_assert_msg(strstr(err.text, c->expect1) && strstr(err.text, c->expect2),
 		      "message \"%s\" lacks \"%s\"/\"%s\" for %s", err.text,
 		      c->expect1, c->expect2, c->doc);
+	/* the message is logged: it never carries a byte of the bad text */
+	ck_assert_msg(saturn_text_ok(err.text, SATURN_TEXT_LINE), "message not clean text: %s",
+		      err.text);
 }
 END_TEST
 

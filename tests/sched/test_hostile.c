@@ -1,0 +1,279 @@
+/* test_hostile.c - the second round of hostile users (issue 20) in the
+ * controller's Slurm-free half: a plan that one user's numbers cannot
+ * stop or bend. Each case is an attack of doc/security.md's table. */
+#include "config.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner.h"
+#include "sched_core.h"
+#include "sched_fixture.h"
+
+/* --- the task cap ---------------------------------------------------- */
+
+/* Past saturn_max_tasks the first held tasks in Slurm's queue order are
+ * planned and the others are left held with the cap's reason; before,
+ * the whole problem failed (E2BIG) and nobody was planned. */
+START_TEST(test_task_cap_queue_order)
+{
+	saturn_snapshot_t *s = fx_snapshot(1000, 2, 4);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	int planned[8] = {0};
+
+	/* attacker (uid 2): 5 tasks, submitted first but at a lower priority;
+	 * victim (uid 1): 2 tasks at a higher priority, submitted later */
+	for (int t = 0; t < 5; t++) {
+		saturn_snap_job_t *j = fx_add_held(s, 100, t, "flood");
+
+		j->uid = 2;
+		j->submit_time = 10;
+		j->prio = 100;
+		j->time_limit_s = 600;
+	}
+	for (int t = 0; t < 2; t++) {
+		saturn_snap_job_t *j = fx_add_held(s, 200, t, "small");
+
+		j->uid = 1;
+		j->submit_time = 20;
+		j->prio = 500;
+		j->time_limit_s = 600;
+	}
+	s->max_tasks = 4;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, 4);
+	ck_assert_int_eq(b.nskipped, 3);
+	for (int t = 0; t < b.problem->ntasks; t++)
+		planned[b.job_of_task[t]] = 1;
+	/* the victim's (higher priority) both, then the attacker's first two */
+	ck_assert(planned[5] && planned[6] && planned[0] && planned[1]);
+	for (int k = 0; k < b.nskipped; k++) {
+		ck_assert_int_ge(b.skipped[k], 2);
+		ck_assert_int_le(b.skipped[k], 4);
+		ck_assert_str_eq(b.skip_reason[k], SATURN_CAP_REASON);
+	}
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* One more held task than the planner's limit: the plan still takes
+ * SATURN_MAX_TASKS of them (was: "cannot build the problem", nobody
+ * planned). */
+START_TEST(test_task_cap_over_limit)
+{
+	saturn_snapshot_t *s = fx_snapshot(1000, 4, 8);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+
+	for (int t = 0; t <= SATURN_MAX_TASKS; t++) {
+		saturn_snap_job_t *j = fx_add_held(s, 100 + (uint32_t)(t / 1000), t % 1000, "flood");
+
+		j->uid = 2;
+		j->submit_time = 10;
+		j->time_limit_s = 60;
+	}
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, SATURN_MAX_TASKS);
+	ck_assert_int_eq(b.nskipped, 1);
+	ck_assert_int_eq(b.skipped[0], SATURN_MAX_TASKS);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+START_TEST(test_task_cap_setting)
+{
+	saturn_sched_settings_t ss;
+
+	saturn_sched_settings_init(&ss);
+	ck_assert_int_eq(ss.max_tasks, SATURN_MAX_TASKS);
+	fx_setting(&ss, "saturn_max_tasks=5000", 0, NULL);
+	ck_assert_int_eq(ss.max_tasks, 5000);
+	fx_setting(&ss, "saturn_max_tasks=0", 1, "saturn_max_tasks=0: must be a whole number of tasks");
+	fx_setting(&ss, "saturn_max_tasks=100001", 1, "from 1 to 100000");
+	ck_assert_int_eq(ss.max_tasks, 5000);
+	saturn_sched_settings_free(&ss);
+}
+END_TEST
+
+/* --- a released task whose node stays busy -------------------------- */
+
+/* n1 (4 GPUs) runs the liar's task (uid 2), which claims 1 s left; n2 (4
+ * GPUs) is held by another job for 300 s more. The victim (uid 1, 4 GPUs)
+ * was released onto n1 90 s ago and still waits. */
+static saturn_snapshot_t *stranded(double released_ago, int bounces)
+{
+	saturn_snapshot_t *s = fx_snapshot(1000, 2, 4);
+	saturn_snap_job_t *liar = saturn_snapshot_add_job(s), *v;
+	saturn_snap_busy_t *busy = saturn_snapshot_add_busy(s);
+
+	busy->node = 1;
+	busy->gpu_mask = 0xF;
+	busy->until = 1300;
+	liar->job_id = 50;
+	liar->task_id = -1;
+	snprintf(liar->batch, sizeof(liar->batch), "liar");
+	liar->uid = 2;
+	liar->state = SATURN_SNAP_RUNNING;
+	liar->node = 0;
+	liar->gpu_mask = 0xF;
+	liar->gpus = liar->req_gpus = 4;
+	snprintf(liar->technique, sizeof(liar->technique), "user");
+	liar->start_time = 0;
+	liar->time_limit_s = 3600;
+	liar->batches_left = 1;
+	liar->batches_done = 999;
+	liar->progress_spb = 0.001;
+	v = fx_add_held(s, 60, -1, "victim");
+	v->array_job_id = 0;
+	v->uid = 1;
+	v->state = SATURN_SNAP_RELEASED;
+	v->req_gpus = v->gpus = 4;
+	snprintf(v->technique, sizeof(v->technique), "user");
+	v->time_limit_s = 600;
+	v->node = 0;
+	snprintf(v->pinned, sizeof(v->pinned), "n1");
+	v->planned = 1;
+	v->released_at = 1000 - released_ago;
+	v->bounces = bounces;
+	return s;
+}
+
+/* The victim goes back to the plan after SATURN_LATE_GRACE_S, at most
+ * SATURN_MAX_BOUNCES times; the liar is blamed and, planned until its
+ * time limit, no longer draws the victim onto its node (before: the
+ * victim stayed pinned to n1 for as long as the liar ran). */
+START_TEST(test_late_release_replanned)
+{
+	saturn_snapshot_t *s = stranded(90, 0);
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	saturn_plan_t *plan;
+	saturn_rehold_t *r = NULL;
+	char why[160];
+	int h[4], n, vt = -1;
+
+	ck_assert_int_eq(saturn_snap_free_gpus(s, 0), 0);
+	ck_assert_int_eq(saturn_snap_free_gpus(s, 1), 0);
+	ck_assert_int_eq(saturn_sched_rehold_cause(s, &s->jobs[1], why, sizeof(why)),
+			 SATURN_REHOLD_LATE);
+	ck_assert_msg(strstr(why, "n1 still busy 90 s"), "%s", why);
+	ck_assert_int_eq(saturn_sched_decide_rehold(s, &r), 1);
+	ck_assert_int_eq(r[0].job, 1);
+	free(r);
+	n = saturn_sched_late_holders(s, &s->jobs[1], h, 4);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(h[0], 0);
+	/* what the plugin does: re-hold the victim, blame the liar */
+	saturn_snapshot_mark_held(s, &s->jobs[1]);
+	s->jobs[0].overran = 1;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	for (int t = 0; t < b.problem->ntasks; t++)
+		if (b.job_of_task[t] == 0)
+			ck_assert_double_eq_tol(b.problem->tasks[t].batches, 2600, 1e-6);
+		else
+			vt = t;
+	ck_assert_int_ge(vt, 0);
+	plan = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(plan);
+	for (int i = 0; i < plan->nassign; i++)
+		if (plan->assign[i].task == vt) {
+			ck_assert_str_eq(plan->assign[i].node_name, "n2");
+			ck_assert_double_eq_tol(plan->assign[i].start_s, 300, 1e-6);
+		}
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* Not late: within the grace, bounced enough, the node's GPUs free, or
+ * the release time unknown (a release before this version). */
+START_TEST(test_late_release_bounds)
+{
+	saturn_snapshot_t *s = stranded(30, 0);
+
+	ck_assert_int_eq(saturn_sched_rehold_cause(s, &s->jobs[1], NULL, 0), SATURN_REHOLD_NONE);
+	saturn_snapshot_destroy(s);
+	s = stranded(90, SATURN_MAX_BOUNCES);
+	ck_assert_int_eq(saturn_sched_rehold_cause(s, &s->jobs[1], NULL, 0), SATURN_REHOLD_NONE);
+	saturn_snapshot_destroy(s);
+	s = stranded(90, 0);
+	s->jobs[0].gpu_mask = 0x3; /* 2 GPUs free: not enough */
+	ck_assert_int_eq(saturn_sched_rehold_cause(s, &s->jobs[1], NULL, 0), SATURN_REHOLD_LATE);
+	s->jobs[1].gpus = 2; /* enough: Slurm's to start */
+	ck_assert_int_eq(saturn_sched_rehold_cause(s, &s->jobs[1], NULL, 0), SATURN_REHOLD_NONE);
+	saturn_snapshot_destroy(s);
+	s = stranded(90, 0);
+	s->jobs[1].released_at = 0;
+	ck_assert_int_eq(saturn_sched_rehold_cause(s, &s->jobs[1], NULL, 0), SATURN_REHOLD_NONE);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* --- tasks Slurm will never start ------------------------------------ */
+
+/* A held task Slurm would never start (its --time over every partition's
+ * MaxTime) is left out of the plan, held with a reason naming it; a
+ * released one Slurm reports such a reason for is re-held (before: it was
+ * planned as "starting now" on its pinned node in every cycle). */
+START_TEST(test_never_started)
+{
+	saturn_snapshot_t *s = fx_snapshot(1000, 1, 8);
+	saturn_snap_job_t *bad = fx_add_held(s, 70, 0, "forever"), *good;
+	saturn_sched_build_t b;
+	saturn_error_t err = {{0}};
+	char why[160];
+
+	bad->uid = 2;
+	bad->req_gpus = 8;
+	bad->time_limit_s = 1800;
+	snprintf(bad->never, sizeof(bad->never), "PartitionTimeLimit (partition gpu)");
+	good = fx_add_held(s, 80, 0, "small");
+	good->uid = 1;
+	good->req_gpus = 8;
+	good->time_limit_s = 120;
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, 1);
+	ck_assert_int_eq(b.job_of_task[0], 1);
+	ck_assert_int_eq(b.nskipped, 1);
+	ck_assert_str_eq(b.skip_reason[0],
+			 "saturn: held: Slurm will not start it: PartitionTimeLimit (partition gpu)");
+	saturn_sched_build_free(&b);
+	/* released, pinned, planned: Slurm's reason sends it back */
+	bad->state = SATURN_SNAP_RELEASED;
+	bad->planned = 1;
+	bad->node = 0;
+	snprintf(bad->pinned, sizeof(bad->pinned), "n1");
+	snprintf(bad->never, sizeof(bad->never), "PartitionConfig");
+	ck_assert_int_eq(saturn_sched_rehold_cause(s, bad, why, sizeof(why)), SATURN_REHOLD_NEVER);
+	ck_assert_str_eq(why, "saturn: held: Slurm will not start it: PartitionConfig");
+	saturn_snapshot_mark_held(s, bad);
+	ck_assert_str_eq(bad->never, "PartitionConfig"); /* stays out of the plan */
+	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
+	ck_assert_int_eq(b.problem->ntasks, 1);
+	ck_assert_int_eq(b.job_of_task[0], 1);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+static void add_tests(TCase *tc)
+{
+	tcase_add_test(tc, test_task_cap_queue_order);
+	tcase_add_test(tc, test_task_cap_over_limit);
+	tcase_add_test(tc, test_task_cap_setting);
+	tcase_add_test(tc, test_late_release_replanned);
+	tcase_add_test(tc, test_late_release_bounds);
+	tcase_add_test(tc, test_never_started);
+}
+
+int main(void)
+{
+	return fx_run_suite("hostile", 120, add_tests);
+}
