@@ -300,9 +300,17 @@ void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b)
 		const spase_task_t *tk = &in->t[t];
 		double l = tk->pinned ? tk->opt[0].dur : INFINITY;
 
+		/* A zero-length task holds no GPU time: a plan is valid with
+		 * it at its release even where every GPU is busy then
+		 * (validate.c), so its release is all it proves. (Counting
+		 * the instant its GPUs are free, as the decoder places it,
+		 * gave a bound above a valid plan: a warm plan taken
+		 * literally, makespan 0 against a bound of 100 s.) */
+		if (tk->zero && !tk->pinned)
+			l = tk->release;
 		/* Earliest end on an otherwise empty node (busy GPUs and
 		 * running tasks still count). */
-		for (int o = 0; o < tk->nopt && !tk->pinned; o++) {
+		for (int o = 0; o < tk->nopt && !tk->pinned && !tk->zero; o++) {
 			if (tk->opt[o].nodes > 1 && ok && gs && gn) {
 				/* a gang: the earliest k nodes free at once */
 				double e;
