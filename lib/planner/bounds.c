@@ -285,7 +285,7 @@ static double area_bound(const spase_inst_t *in, double a)
 	return lo;
 }
 
-void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b)
+void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b, double *frac)
 {
 	int nc = in->p->nclasses > 0 ? in->p->nclasses : 1;
 	dual_scratch_t s;
@@ -398,6 +398,9 @@ out:
 		b->best = b->area;
 	if (b->dual > b->best)
 		b->best = b->dual;
+	b->lp = spase_lp_bound(in, b->best, frac);
+	if (b->lp > b->best)
+		b->best = b->lp;
 }
 
 /* Here, not in planner.c: a carried plan is labelled with these every
@@ -410,7 +413,7 @@ int saturn_planner_bounds_cheap(const saturn_problem_t *p, saturn_bounds_t *b,
 	memset(b, 0, sizeof(*b));
 	if (!in)
 		return saturn_error_set(err, "planner: out of memory");
-	spase_bounds(in, b);
+	spase_bounds(in, b, NULL);
 	spase_inst_destroy(in);
 	return 0;
 }

@@ -42,7 +42,7 @@ int saturn_planner_bounds(const saturn_problem_t *p, saturn_bounds_t *b,
 
 	if (!in)
 		return saturn_error_set(err, "planner: out of memory");
-	spase_bounds(in, b);
+	spase_bounds(in, b, NULL);
 	/* The MILPs model one node per task: not for multi-node options. */
 	if (in->nfree > 0 && in->nfree <= MILP_BOUND_MAX_TASKS &&
 	    in->max_nodes == 1) {
@@ -188,7 +188,7 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 	wsol = spase_sol_create(in);
 	if (!w || !best || !cand || !wsol)
 		goto nomem;
-	spase_bounds(in, &b);
+	spase_bounds(in, &b, NULL);
 	target = b.best * (1 + TARGET_TOL);
 
 	/* The previous plan itself, where it still holds: a candidate of its

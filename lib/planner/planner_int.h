@@ -148,8 +148,18 @@ double spase_gang_earliest(const spase_inst_t *in, const spase_prof_t *prof,
 			   int pref, double *scratch, int *nodes);
 
 /* --- bounds.c --- */
-/* Length, area and dual bounds of in (b->milp left 0). */
-void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b);
+/* Length, area, dual and class-aware LP bounds of in (b->milp left 0).
+ * frac (NULL, or in->nt x classes doubles, zeroed by the caller): the LP
+ * bound's fractional split of each free task over the classes at the
+ * smallest makespan it accepted (rows of zeros: not computed). */
+void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b, double *frac);
+
+/* --- lpbound.c --- */
+/* The class-aware LP bound (lpbound.c): the largest T it proves too short,
+ * never below lower, or 0 when it proves nothing above lower (or is not
+ * run: one class and no release, too many task-class pairs, ENOMEM). frac
+ * as for spase_bounds(). */
+double spase_lp_bound(const spase_inst_t *in, double lower, double *frac);
 
 /* --- heuristics.c --- */
 /* Run the constructive heuristics (H1 minimum-area allotments per

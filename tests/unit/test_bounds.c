@@ -271,6 +271,7 @@ START_TEST(test_milp_claim)
 	fx_task(p, "t4", 1, 0, o4, 1);
 	fx_check(p);
 	b = bounds(p);
+	ck_assert_double_gt(b.milp, 7.99);
 	ck_assert_double_le(b.milp, 8);
 	ck_assert_double_le(b.best, 8);
 	saturn_planner_opts_init(&op);
