@@ -23,6 +23,8 @@
 #include "cli.h"
 
 #ifdef HAVE_LIBSLURM
+#include <errno.h>
+
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
@@ -91,7 +93,7 @@ static char *job_id_text(const slurm_job_info_t *j)
 /* An admin hold is lifted only by an operator: say so on a refusal. */
 static const char *hint(int e)
 {
-	return e == ESLURM_ACCESS_DENIED || e == ESLURM_JOB_HELD ? " (run as root or SlurmUser)" : "";
+	return e == ESLURM_ACCESS_DENIED || e == ESLURM_JOB_HELD || e == ESLURM_USER_ID_MISSING ? " (run as root or SlurmUser)" : "";
 }
 
 /* Send one release; the reply of an array expression carries a code per
@@ -102,7 +104,7 @@ static int release_one(job_desc_msg_t *desc)
 	int rc = 0;
 
 	if (slurm_update_job2(desc, &resp) != SLURM_SUCCESS) {
-		int e = slurm_get_errno();
+		int e = errno; /* Slurm sets errno (slurm_get_errno() is gone in 24.11) */
 
 		fprintf(stderr, "%s: release: %s: %s%s\n", cli_prog, desc->job_id_str,
 			slurm_strerror(e), hint(e));
@@ -187,7 +189,7 @@ int cmd_release(int argc, char **argv)
 				"release: SchedulerType is still sched/saturn, which would hold the tasks again; set SchedulerType=sched/backfill, restart slurmctld, then release (or --force)");
 	}
 	if (slurm_load_jobs((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
-		int e = slurm_get_errno();
+		int e = errno; /* Slurm sets errno (slurm_get_errno() is gone in 24.11) */
 
 		slurm_fini();
 		return cli_fail(CLI_EXIT_FAIL, "release: cannot list the jobs: %s", slurm_strerror(e));

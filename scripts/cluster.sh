@@ -27,6 +27,11 @@
 #                         job (75: saturn-run after a checkpoint) [none]
 #   SATURN_TIMEOUT        seconds to wait in start/stop/wait-idle [60]
 #   SATURN_SLURM_BIN      folder of the Slurm daemons [/usr/sbin]
+#   SATURN_SLURM_PLUGINS  folder of Slurm's own plugins [the first of
+#                         LIBDIR/slurm-wlm (Debian) and LIBDIR/slurm (built
+#                         from source) that holds sched_backfill.so]
+# Another Slurm release than the host's: run this script inside its root,
+# scripts/slurm-root.sh VERSION run scripts/cluster.sh start
 #   SATURN_PARTITIONS     partitions, space-separated NAME:NODES (Slurm node
 #                         lists, e.g. "a:n1 b:n[2-3]"); the first is the
 #                         default [one partition gpu with all nodes]
@@ -240,7 +245,18 @@ find_plugin() {
 }
 
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
-DEBIAN_PLUGIN_DIR=/usr/lib/$multiarch/slurm-wlm
+# Slurm's own plugins: Debian's folder (slurm-wlm), or where a Slurm built
+# from source installs them (LIBDIR/slurm), or SATURN_SLURM_PLUGINS.
+DEBIAN_PLUGIN_DIR=${SATURN_SLURM_PLUGINS:-}
+if [ -z "$DEBIAN_PLUGIN_DIR" ]; then
+	for d in /usr/lib/$multiarch/slurm-wlm /usr/lib/$multiarch/slurm /usr/lib/slurm /usr/local/lib/slurm; do
+		if [ -f "$d/sched_backfill.so" ]; then
+			DEBIAN_PLUGIN_DIR=$d
+			break
+		fi
+	done
+	: "${DEBIAN_PLUGIN_DIR:=/usr/lib/$multiarch/slurm-wlm}"
+fi
 
 # Slurm client commands against this instance.
 sq() {

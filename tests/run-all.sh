@@ -1,16 +1,24 @@
 #!/bin/sh
 # run-all.sh - the project's test command: install what is needed, build
-# everything (with the Slurm plugins), run every test, print one summary line.
+# everything (with the Slurm plugins), run every test, print one summary line;
+# then the core end-to-end set on the other Slurm releases the plugins
+# support (tests/run-slurm.sh: Slurm 24.11 in a Debian 13 root by default).
 #
 #   tests/run-all.sh           (as root on Debian 12; see README.md)
 #
 # Steps: scripts/install-deps.sh (Debian packages), scripts/slurm-source.sh
 # (the Slurm source matching the installed daemons, configured headers-only),
-# autoreconf + configure --enable-werror in ./build, make, make check.
+# autoreconf + configure --enable-werror in ./build, make, make check;
+# then tests/run-slurm.sh VERSION for each of SATURN_OTHER_SLURM.
 # The last line reads "N passed, N failed, N skipped", counting each Check
-# test case and each shell test.
+# test case and each shell test, of every release together (each release's
+# own line is printed before it).
 # Environment: SATURN_BUILD_DIR (default ./build), SATURN_CONFIGURE_FLAGS
-# (extra configure flags, e.g. --enable-sanitizers), FUZZ_SECONDS.
+# (extra configure flags, e.g. --enable-sanitizers), FUZZ_SECONDS,
+# SATURN_TESTS (run only these tests, e.g. "e2e/sched-plan.sh unit/test_model"),
+# SATURN_SLURM_SOURCE (a Slurm source tree of one's own: slurm-source.sh --from),
+# SATURN_OTHER_SLURM (releases to run the core set on afterwards, default
+# "24.11"; "" for none; "24.11 26.05" with SATURN_SLURM_TREE for 26.05).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +29,11 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 slurm_flags=""
 if [ -x "$top/scripts/slurm-source.sh" ]; then
-	src=$("$top/scripts/slurm-source.sh" | tail -n 1)
+	if [ -n "${SATURN_SLURM_SOURCE:-}" ]; then
+		src=$("$top/scripts/slurm-source.sh" --from "$SATURN_SLURM_SOURCE" | tail -n 1)
+	else
+		src=$("$top/scripts/slurm-source.sh" | tail -n 1)
+	fi
 	slurm_flags="--with-slurm-source=$src"
 fi
 
@@ -36,7 +48,11 @@ tail -n 12 configure.out
 make -j"$jobs" >make.out 2>&1 || { tail -n 60 make.out; exit 1; }
 
 status=0
-make -j"$jobs" check >check.out 2>&1 || status=$?
+if [ -n "${SATURN_TESTS:-}" ]; then
+	make -j"$jobs" check TESTS="$SATURN_TESTS" >check.out 2>&1 || status=$?
+else
+	make -j"$jobs" check >check.out 2>&1 || status=$?
+fi
 grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):' check.out || true
 
 # Count: a Check program contributes its test cases; other tests count once.
@@ -70,5 +86,25 @@ if [ "$status" -ne 0 ]; then
 	done
 	[ "$failed" -gt 0 ] || failed=1
 fi
+slurm_ver=$( (slurmctld -V || /usr/sbin/slurmctld -V) 2>/dev/null | awk '{print $NF}' || true)
+others=${SATURN_OTHER_SLURM-24.11}
+[ -z "$others" ] || echo "Slurm ${slurm_ver:-?}: $passed passed, $failed failed, $skipped skipped"
+
+# The other releases: each in its own root, its own build folder.
+for v in $others; do
+	line=$("$top/tests/run-slurm.sh" "$v" | tee /dev/stderr | tail -n 1) || true
+	case "$line" in
+	"Slurm $v: "*" passed, "*" failed, "*" skipped")
+		set -- $(echo "${line#Slurm $v: }" | tr -d ',')
+		passed=$((passed + $1))
+		failed=$((failed + $3))
+		skipped=$((skipped + $5))
+		;;
+	*)
+		echo "--- Slurm $v: no result (see above)"
+		failed=$((failed + 1))
+		;;
+	esac
+done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

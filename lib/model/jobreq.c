@@ -203,11 +203,13 @@ int saturn_tres_parse(const char *tres, saturn_tres_req_t *req, char *why,
 		const char *e = p, *c1, *c2, *eq;
 		size_t name_len, head;
 		long long count = 1;
+		int gres = 0;
 
 		if (n >= 5 &&
 		    (!strncmp(e, "gres:", 5) || !strncmp(e, "gres/", 5))) {
 			e += 5;
 			n -= 5;
+			gres = 1;
 		}
 		/* NAME[:TYPE]=COUNT, else NAME[:TYPE][:COUNT] */
 		eq = memchr(e, '=', n);
@@ -268,6 +270,10 @@ int saturn_tres_parse(const char *tres, saturn_tres_req_t *req, char *why,
 				return -1;
 			}
 			req->gpus += (int)count;
+		} else if (!gres && name_len == 3 && !strncmp(e, "cpu", 3) && !c1) {
+			/* "cpu=N" (a TRES, not a GRES): -c/--cpus-per-task
+			 * in tres_per_task from Slurm 23.11 on */
+			req->cpus = count > req->cpus ? (int)count : req->cpus;
 		} else {
 			if (!req->other)
 				snprintf(req->first_other,

@@ -61,7 +61,10 @@ char *saturn_batch_name_default(const char *job_name,
 /* What one TRES-per-X string asks for. */
 typedef struct saturn_tres_req {
 	int gpus;  /* GPUs asked for ("gres:gpu[:type][:N]"); 0 when none */
-	int other; /* number of non-GPU GRES entries */
+	int other; /* number of other entries (non-GPU GRES, TRES but cpu) */
+	/* CPUs of a "cpu=N" entry (Slurm 23.11 and later put -c N into
+	 * tres_per_task so); 0 when none. Not counted in other. */
+	int cpus;
 	char first_other[64]; /* the first non-GPU entry, for messages */
 	/* The GPU type asked for ("gres:gpu:a100:2" -> "a100"); "" when the
 	 * GPU entries name none, or name several different types (then
@@ -79,7 +82,8 @@ typedef struct saturn_tres_req {
  *                                     with a digit, e.g. MIG's "3g.20gb")
  *   [gres:|gres/]NAME:TYPE:COUNT
  *   [gres:|gres/]NAME[:TYPE]=COUNT    Slurm's TRES form ("gres/gpu=4")
- * as Slurm 22.05 writes them (gres_prepend_tres_type, xfmt_tres). COUNT is
+ *   cpu=COUNT                         a CPU count (req->cpus, not other)
+ * as Slurm 22.05 to 26.05 write them (gres_prepend_tres_type, xfmt_tres). COUNT is
  * decimal with an optional k/m/g suffix (x1024), from 1 to 1000000.
  * GPU counts of several gpu entries add up. tres may be NULL or empty
  * (nothing asked for).

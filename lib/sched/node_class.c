@@ -256,20 +256,20 @@ int saturn_gpu_type_match(const char *type, const char *gpu_types)
 	return in_list(type, strlen(type), gpu_types);
 }
 
-int saturn_gres_string(char *buf, size_t len, const char *type, int gpus)
+int saturn_gres_string(char *buf, size_t len, const char *prefix, const char *type, int gpus)
 {
 	int n;
 
 	if (!buf || len == 0)
 		return -1;
-	if (gpus < 1) {
+	if (gpus < 1 || !prefix || (strcmp(prefix, "gres:") && strcmp(prefix, "gres/"))) {
 		buf[0] = '\0';
 		return -1;
 	}
 	if (type && type[0])
-		n = snprintf(buf, len, "gres:gpu:%s:%d", type, gpus);
+		n = snprintf(buf, len, "%sgpu:%s:%d", prefix, type, gpus);
 	else
-		n = snprintf(buf, len, "gres:gpu:%d", gpus);
+		n = snprintf(buf, len, "%sgpu:%d", prefix, gpus);
 	if (n < 0 || (size_t)n >= len) {
 		buf[0] = '\0';
 		return -1;

@@ -88,11 +88,13 @@ int saturn_constraint_match(const char *expr, const char *features);
  * type NULL or "" (the job asked for no type) is always 1. */
 int saturn_gpu_type_match(const char *type, const char *gpu_types);
 
-/* The GRES a task is released with: "gres:gpu:TYPE:N", or "gres:gpu:N"
- * when type is NULL or "". The type is the one the user asked for, else
+/* The GRES a task is released with: PREFIX"gpu:TYPE:N", or PREFIX"gpu:N"
+ * when type is NULL or "". prefix is the form of the Slurm release the
+ * caller runs in: "gres:" (up to 23.02) or "gres/" (23.11 on; the plugin's
+ * SATURN_TRES_GRES_PREFIX). The type is the one the user asked for, else
  * the node's only GPU type (saturn_release_type). Returns 0, or -1 when it
- * does not fit into buf[len] or gpus < 1 (buf then ""). */
-int saturn_gres_string(char *buf, size_t len, const char *type, int gpus);
+ * does not fit into buf[len], gpus < 1 or prefix is neither (buf then ""). */
+int saturn_gres_string(char *buf, size_t len, const char *prefix, const char *type, int gpus);
 
 /* The GPU type to release a task with on a node: the type the user asked
  * for (req_type, when not "") or else the node's single GPU type; NULL when

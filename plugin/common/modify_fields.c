@@ -1,10 +1,14 @@
 /* modify_fields.c - the parts of a job update request that are set (see
- * modify_fields.h). One row per member of Slurm 22.05.8's job_desc_msg_t,
- * in the header's order, with the unset value slurm_init_job_desc_msg()
- * gives it (src/api/init_msg.c); members slurmctld never unpacks from an
- * update (array_bitmap, het_job_offset, script_buf, selinux_context,
+ * modify_fields.h). One row per member of job_desc_msg_t, in the header's
+ * order, for each Slurm release the plugins build for (22.05.8, 24.11.5,
+ * 26.05.x: members a release added or dropped are between `#if`s of
+ * slurm_compat.h), with the unset value slurm_init_job_desc_msg() gives it
+ * (src/api/init_msg.c); members slurmctld never unpacks from an update
+ * (array_bitmap, het_job_offset, id, script_buf, selinux_context,
  * tres_req_cnt) are listed as well, so a plugin or client that sets them
  * is seen. The option names are scontrol's (src/scontrol/update_job.c).
+ * The unit test checks that the rows cover every byte of the struct of the
+ * release it is built against: a member a new release adds fails it.
  */
 #include "config.h"
 
@@ -15,12 +19,14 @@
 #include "slurm/slurm.h"
 
 #include "modify_fields.h"
+#include "slurm_compat.h"
 
 enum kind {
 	K_STR,   /* char *: set when not NULL (even "", which clears) */
 	K_PTR,   /* any other pointer: set when not NULL */
 	K_INT,   /* an unsigned integer or time_t: set when not `unset` */
 	K_BYTES, /* a plain struct: set when any byte is not 0 */
+	K_STEP,  /* a slurm_step_id_t: set when not SLURM_STEP_ID_INITIALIZER */
 };
 
 struct row {
@@ -49,6 +55,9 @@ static const struct row rows[] = {
 	F(admin_comment, "AdminComment", STR, 0),
 	F(alloc_node, NULL, STR, 0),
 	F(alloc_resp_port, NULL, INT, 0),
+#if SATURN_SLURM_AT_LEAST(25, 5)
+	F(alloc_tls_cert, NULL, STR, 0),
+#endif
 	F(alloc_sid, "hold/uhold", INT, NO_VAL),
 	F(argc, NULL, INT, 0),
 	F(argv, NULL, PTR, 0),
@@ -64,6 +73,12 @@ static const struct row rows[] = {
 	F(comment, "Comment", STR, 0),
 	F(contiguous, "Contiguous", INT, NO_VAL16),
 	F(container, NULL, STR, 0),
+#if SATURN_SLURM_AT_LEAST(23, 2)
+	F(container_id, NULL, STR, 0),
+#endif
+#if SATURN_SLURM_AT_LEAST(26, 5)
+	F(container_type, NULL, STR, 0),
+#endif
 	F(core_spec, "CoreSpec", INT, NO_VAL16),
 	F(cpu_bind, NULL, STR, 0),
 	F(cpu_bind_type, NULL, INT, NO_VAL16),
@@ -84,30 +99,50 @@ static const struct row rows[] = {
 	F(features, "Features", STR, 0),
 	F(fed_siblings_active, NULL, INT, 0),
 	F(fed_siblings_viable, NULL, INT, 0),
-	F(group_id, NULL, INT, NO_VAL),
+	F(group_id, NULL, INT, SATURN_JOB_DESC_UID_UNSET),
 	F(het_job_offset, NULL, INT, 0),
+#if SATURN_SLURM_AT_LEAST(23, 11)
+	F(id, NULL, PTR, 0),
+#endif
 	F(immediate, NULL, INT, 0),
+#if !SATURN_JOB_DESC_HAS_STEP_ID
 	F(job_id, "JobId", INT, NO_VAL),
+#endif
 	F(job_id_str, "JobId", STR, 0),
+#if SATURN_SLURM_AT_LEAST(23, 2)
+	F(job_size_str, NULL, STR, 0),
+#endif
 	F(kill_on_node_fail, NULL, INT, NO_VAL16),
 	F(licenses, "Licenses", STR, 0),
+#if SATURN_SLURM_AT_LEAST(23, 2)
+	F(licenses_tot, NULL, STR, 0),
+#endif
 	F(mail_type, "MailType", INT, NO_VAL16),
 	F(mail_user, "MailUser", STR, 0),
 	F(mcs_label, NULL, STR, 0),
 	F(mem_bind, NULL, STR, 0),
 	F(mem_bind_type, NULL, INT, NO_VAL16),
 	F(mem_per_tres, "MemPerTres", STR, 0),
+#if SATURN_SLURM_AT_LEAST(26, 5)
+	F(mem_update_delay, NULL, INT, 0),
+	F(mem_update_margin, NULL, INT, 0),
+#endif
 	F(name, "JobName", STR, 0),
 	F(network, NULL, STR, 0),
 	F(nice, "Nice", INT, NO_VAL),
 	F(num_tasks, "NumTasks", INT, NO_VAL),
+#if SATURN_SLURM_AT_LEAST(24, 11)
+	F(oom_kill_step, NULL, INT, 0),
+#endif
 	F(open_mode, NULL, INT, 0),
 	F(origin_cluster, NULL, STR, 0),
 	F(other_port, NULL, INT, 0),
 	F(overcommit, NULL, INT, NO_VAL8),
 	F(partition, "Partition", STR, 0),
 	F(plane_size, NULL, INT, NO_VAL16),
+#if !SATURN_SLURM_AT_LEAST(24, 5)
 	F(power_flags, NULL, INT, 0),
+#endif
 	F(prefer, "Prefer", STR, 0),
 	F(priority, "Priority", INT, NO_VAL),
 	F(profile, NULL, INT, 0),
@@ -118,13 +153,22 @@ static const struct row rows[] = {
 	F(req_nodes, "ReqNodeList", STR, 0),
 	F(requeue, "Requeue", INT, NO_VAL16),
 	F(reservation, "ReservationName", STR, 0),
+#if SATURN_SLURM_AT_LEAST(24, 5)
+	F(resv_port_cnt, NULL, INT, 0),
+#endif
 	F(script, NULL, STR, 0),
 	F(script_buf, NULL, PTR, 0),
 	F(script_hash, NULL, BYTES, 0),
+#if SATURN_SLURM_AT_LEAST(24, 5)
+	F(segment_size, NULL, INT, 0),
+#endif
 	F(shared, "OverSubscribe", INT, NO_VAL16),
 	F(site_factor, "SiteFactor", INT, NO_VAL),
 	F(spank_job_env, NULL, PTR, 0),
 	F(spank_job_env_size, NULL, INT, 0),
+#if SATURN_JOB_DESC_HAS_STEP_ID
+	F(step_id, "JobId", STEP, 0),
+#endif
 	F(submit_line, NULL, STR, 0),
 	F(task_dist, NULL, INT, NO_VAL),
 	F(time_limit, "TimeLimit", INT, NO_VAL),
@@ -135,7 +179,7 @@ static const struct row rows[] = {
 	F(tres_per_node, "TresPerNode", STR, 0),
 	F(tres_per_socket, "TresPerSocket", STR, 0),
 	F(tres_per_task, "TresPerTask", STR, 0),
-	F(user_id, "UserID", INT, NO_VAL),
+	F(user_id, "UserID", INT, SATURN_JOB_DESC_UID_UNSET),
 	F(wait_all_nodes, NULL, INT, NO_VAL16),
 	F(warn_flags, NULL, INT, 0),
 	F(warn_signal, NULL, INT, 0),
@@ -161,7 +205,9 @@ static const struct row rows[] = {
 	F(pn_min_tmp_disk, "MinTmpDiskNode", INT, NO_VAL),
 	F(req_context, NULL, STR, 0),
 	F(req_switch, "Switches", INT, NO_VAL),
+#if !SATURN_SLURM_AT_LEAST(23, 2)
 	F(select_jobinfo, NULL, PTR, 0),
+#endif
 	F(selinux_context, NULL, STR, 0),
 	F(std_err, NULL, STR, 0),
 	F(std_in, NULL, STR, 0),
@@ -220,6 +266,14 @@ static int row_set(const struct row *r, const unsigned char *base)
 		return *(void *const *)p != NULL;
 	case K_INT:
 		return (get_int(p, r->size) & ~r->ignore) != (r->unset & ~r->ignore);
+#if SATURN_JOB_DESC_HAS_STEP_ID
+	case K_STEP: {
+		const slurm_step_id_t *id = (const void *)p, unset = SLURM_STEP_ID_INITIALIZER;
+
+		return id->sluid != unset.sluid || id->job_id != unset.job_id ||
+		       id->step_het_comp != unset.step_het_comp || id->step_id != unset.step_id;
+	}
+#endif
 	default:
 		for (size_t i = 0; i < r->size; i++)
 			if (p[i])
@@ -231,10 +285,22 @@ static int row_set(const struct row *r, const unsigned char *base)
 /* Give row r of the request at base its unset value. */
 static void row_unset(const struct row *r, unsigned char *base)
 {
-	if (r->kind == K_INT)
+	if (r->kind == K_INT) {
 		set_int(base + r->off, r->size, r->unset);
-	else
-		memset(base + r->off, 0, r->size);
+		return;
+	}
+	/* padding too: a K_STEP member is set field by field below */
+	memset(base + r->off, 0, r->size);
+#if SATURN_JOB_DESC_HAS_STEP_ID
+	if (r->kind == K_STEP) {
+		slurm_step_id_t *id = (void *)(base + r->off), unset = SLURM_STEP_ID_INITIALIZER;
+
+		id->sluid = unset.sluid;
+		id->job_id = unset.job_id;
+		id->step_het_comp = unset.step_het_comp;
+		id->step_id = unset.step_id;
+	}
+#endif
 }
 
 void saturn_job_desc_init(struct job_descriptor *d)
@@ -316,6 +382,11 @@ int saturn_job_desc_poke(struct job_descriptor *d, size_t i)
 	case K_INT:
 		set_int(p, rows[i].size, rows[i].unset == 1 ? 2 : 1);
 		break;
+#if SATURN_JOB_DESC_HAS_STEP_ID
+	case K_STEP:
+		((slurm_step_id_t *)(void *)p)->job_id = 7;
+		break;
+#endif
 	default:
 		memset(p, 0x5a, rows[i].size);
 		break;

@@ -38,6 +38,8 @@ static const struct modify_allow {
 	{"user_id", {SATURN_MODIFY_SAME, SATURN_MODIFY_SAME, SATURN_MODIFY_SAME}},
 	/* which job: set by scontrol and slurmctld for every update */
 	{"job_id", {SATURN_MODIFY_IGNORE, SATURN_MODIFY_IGNORE, SATURN_MODIFY_IGNORE}},
+	/* the same from Slurm 25.11 on (job_id became step_id.job_id) */
+	{"step_id", {SATURN_MODIFY_IGNORE, SATURN_MODIFY_IGNORE, SATURN_MODIFY_IGNORE}},
 	{"job_id_str", {SATURN_MODIFY_IGNORE, SATURN_MODIFY_IGNORE, SATURN_MODIFY_IGNORE}},
 	{"array_bitmap", {SATURN_MODIFY_IGNORE, SATURN_MODIFY_IGNORE, SATURN_MODIFY_IGNORE}},
 	/* the sender's host, set by slurmctld */

@@ -55,7 +55,15 @@
 #include "model.h" /* SATURN_MAX_TASK_NODES */
 
 #include "../common/modify_fields.h"
+#include "../common/slurm_compat.h"
 #include "../common/submit_rules.h"
+
+/* the unset owner of a request, as slurm_compat.h spells it without
+ * slurmctld's headers */
+#if SATURN_SLURM_AT_LEAST(23, 2)
+_Static_assert(SATURN_JOB_DESC_UID_UNSET == SLURM_AUTH_NOBODY,
+	       "slurm_compat.h: SATURN_JOB_DESC_UID_UNSET is not SLURM_AUTH_NOBODY");
+#endif
 
 const char plugin_name[] = "Saturn batch gate (validate and hold Saturn jobs)";
 const char plugin_type[] = "job_submit/saturn";
@@ -65,8 +73,12 @@ extern int init(void);
 extern void fini(void);
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		      char **err_msg);
-extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
-		      uint32_t submit_uid);
+#if SATURN_JOB_MODIFY_HAS_ERR_MSG
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid,
+		      char **err_msg);
+#else
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid);
+#endif
 
 #define ENV_PREFIX SATURN_BATCH_ENV "="
 #define ENV_PREFIX_LEN (sizeof(ENV_PREFIX) - 1)
@@ -326,6 +338,8 @@ static char *check_request(job_desc_msg_t *d, const char *batch)
 	for (size_t i = 0; i < sizeof(per_x) / sizeof(per_x[0]); i++) {
 		if (saturn_tres_parse(per_x[i].tres, &r, why, sizeof(why)) < 0)
 			return xstrdup_printf("saturn: batch %s: %s", batch, why);
+		/* cpu=N in tres_per_task is -c/--cpus-per-task (Slurm 23.11 on),
+		 * which saturn_tres_parse counts apart: allowed */
 		if (r.gpus || r.other)
 			return xstrdup_printf("saturn: batch %s: %s is not supported for Saturn jobs; ask for GPUs per node with --gres=gpu:N (the plan then sets the count)",
 					      batch, r.gpus ? per_x[i].option : "GRES per task/socket");
@@ -364,7 +378,8 @@ static char *check_gpus(job_desc_msg_t *d, const char *batch)
 		if (k == 1)
 			d->tres_per_node = xstrdup(d->tres_per_job);
 		else
-			d->tres_per_node = xstrdup_printf("gres:gpu:%d", job.gpus / (int)k);
+			d->tres_per_node = xstrdup_printf(SATURN_TRES_GRES_PREFIX "gpu:%d",
+							  job.gpus / (int)k);
 		xfree(d->tres_per_job);
 	}
 	return NULL;
@@ -471,8 +486,12 @@ static void undo_throttle(job_desc_msg_t *job_desc, job_record_t *job_ptr)
  * (validate_operator: root, SlurmUser, AdminLevel Operator and
  * Administrator; sched/saturn updates as root) may change everything; see
  * saturn-slurm(8) for what that means for the plan. */
-extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
-		      uint32_t submit_uid)
+#if SATURN_JOB_MODIFY_HAS_ERR_MSG
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid,
+		      char **err_msg)
+#else
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid)
+#endif
 {
 	saturn_modify_field_t set[SATURN_JOB_DESC_FIELDS_MAX];
 	saturn_task_phase_t phase;
@@ -513,6 +532,11 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 
 	info("job_submit/saturn: uid %u: update of %pJ (batch %s, %s task) refused: %s",
 	     submit_uid, job_ptr, batch, saturn_task_phase_name(phase), why);
+#if SATURN_JOB_MODIFY_HAS_ERR_MSG
+	/* the user sees why (scontrol prints it) */
+	if (err_msg && !*err_msg)
+		*err_msg = xstrdup_printf("saturn: %s", why);
+#endif
 	undo_throttle(job_desc, job_ptr);
 	/* "Job is in held state, pending scheduler release" says exactly
 	 * why a hold, release or priority change of a held task fails */

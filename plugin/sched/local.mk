@@ -18,7 +18,7 @@ sched_saturn_la_SOURCES = \
 	sched/saturn_measure.c \
 	sched/saturn_reconfig.c \
 	sched/saturn_planrec.c
-sched_saturn_la_CPPFLAGS = $(SLURM_SRC_CFLAGS) -I$(top_srcdir)/lib/model -I$(top_srcdir)/lib/planner -I$(top_srcdir)/lib/sched
+sched_saturn_la_CPPFLAGS = $(SLURM_SRC_CFLAGS) -I$(top_srcdir)/plugin/common -I$(top_srcdir)/lib/model -I$(top_srcdir)/lib/planner -I$(top_srcdir)/lib/sched
 sched_saturn_la_CFLAGS = $(SATURN_CFLAGS) $(AX_PTHREAD_CFLAGS) $(JSONC_CFLAGS)
 sched_saturn_la_LDFLAGS = $(PLUGIN_LDFLAGS) \
 	-export-symbols-regex '^(init|fini|sched_p_reconfig|plugin_(name|type|version))$$'

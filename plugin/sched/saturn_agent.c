@@ -25,9 +25,10 @@
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
+#include "slurm_compat.h" /* plugin/common: one place for what differs between releases */
 
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
+#include SATURN_GRES_H
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -147,8 +148,15 @@ static void load_prev_state(void)
 	} else if (!st) {
 		error("sched/saturn: %s: %s (ignored: the jobs' own state is authoritative)", path, err.text);
 	} else {
-		info("sched/saturn: resuming after restart: previous plan %s with %d task(s), planned end in %.0fs",
-		     st->plan_id ? st->plan_id : "?", st->ntasks, st->makespan_end - (double)time(NULL));
+		/* a state written without a plan (nothing was planned, or the
+		 * last cycle kept none) has no planned end */
+		if (st->makespan_end > 0)
+			info("sched/saturn: resuming after restart: previous plan %s with %d task(s), planned end in %.0fs",
+			     st->plan_id ? st->plan_id : "?", st->ntasks,
+			     st->makespan_end - (double)time(NULL));
+		else
+			info("sched/saturn: resuming after restart: previous plan %s with %d task(s), no planned end kept",
+			     st->plan_id ? st->plan_id : "?", st->ntasks);
 		if (st->plan_id) {
 			const char *dash = strrchr(st->plan_id, '-');
 

@@ -16,15 +16,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
+#include "slurm_compat.h" /* plugin/common: one place for what differs between releases */
 
 #include "src/common/bitstring.h"
 #include "src/common/log.h"
 #include "src/common/slurm_protocol_defs.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#if SATURN_UPDATE_NEEDS_NULL_CONN
+#include "src/interfaces/conn.h"
+#endif
 #include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
@@ -44,7 +50,7 @@ time_t own_update;
 
 static void env_set(job_record_t *job_ptr, const char *name, const char *value)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	long i = saturn_env_index(d->env_sup, d->env_cnt, name);
 
 	if (i >= 0) {
@@ -87,18 +93,58 @@ job_record_t *saturn_revalidate(const saturn_snap_job_t *j)
 	return job_ptr;
 }
 
+#if SATURN_UPDATE_NEEDS_NULL_CONN
+/* A connection to /dev/null for update_job_str()'s reply (Slurm 25.11 on
+ * always sends one; without a connection the send polls no descriptor
+ * until MessageTimeout, under the write locks). NULL when it cannot be
+ * made (logged once): the update still works, only slowly. With
+ * TLSType=tls/s2n the reply is refused by the TLS layer at once (logged by
+ * Slurm), which is also quick. */
+static void *null_conn(void)
+{
+	static int warned;
+	conn_args_t args = {.mode = CONN_SERVER, .defer_negotiation = true};
+	void *c;
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		if (!warned++)
+			error("sched/saturn: cannot open /dev/null for update replies: %m; each release waits MessageTimeout");
+		return NULL;
+	}
+	args.input_fd = args.output_fd = fd;
+	if (!(c = conn_g_create(&args))) {
+		close(fd);
+		if (!warned++)
+			error("sched/saturn: no connection for update replies; each release waits MessageTimeout");
+	}
+	return c;
+}
+#endif
+
 /* Carry out desc through the update RPC's own code (validation, array
  * task split, TRES counts, hold rules) as the controller (uid 0), with no
- * reply sent. Caller holds the job write lock. SLURM_SUCCESS or an error. */
+ * reply sent anywhere (slurm_compat.h). Caller holds the job write lock.
+ * SLURM_SUCCESS or an error. */
 static int update_as_controller(job_desc_msg_t *desc)
 {
 	slurm_msg_t msg;
+	int rc;
 
 	slurm_msg_t_init(&msg);
+#if SATURN_UPDATE_NEEDS_NULL_CONN
+	msg.conn = null_conn();
+#else
 	msg.conn_fd = -1;
+#endif
 	msg.data = desc;
 	msg.msg_type = REQUEST_UPDATE_JOB;
-	return update_job_str(&msg, 0);
+	rc = update_job_str(&msg, 0);
+#if SATURN_UPDATE_NEEDS_NULL_CONN
+	if (msg.conn)
+		conn_g_destroy(msg.conn, true);
+#endif
+	return rc;
 }
 
 /* The user's own GPU request of a held task: SATURN_USER_GRES when an
@@ -112,13 +158,14 @@ static char *user_gres(job_record_t *job_ptr)
 	return xstrdup(saved ? saved : job_ptr->tres_per_node);
 }
 
-/* "gres:gpu:TYPE:N", or "gres:gpu:N" when type is "", xmalloc'd. */
+/* "gres/gpu:TYPE:N", or "gres/gpu:N" when type is "" (the prefix of the
+ * release compiled for: slurm_compat.h), xmalloc'd. */
 static char *typed_gres(const char *type, int gpus)
 {
 	char buf[SATURN_GPU_TYPE_MAX + 48];
 
-	if (saturn_gres_string(buf, sizeof(buf), type, gpus) < 0)
-		return xstrdup_printf("gres:gpu:%d", gpus);
+	if (saturn_gres_string(buf, sizeof(buf), SATURN_TRES_GRES_PREFIX, type, gpus) < 0)
+		return xstrdup_printf(SATURN_TRES_GRES_PREFIX "gpu:%d", gpus);
 	return xstrdup(buf);
 }
 
@@ -134,7 +181,7 @@ static int retype_gres(job_record_t *job_ptr, const saturn_snap_job_t *j,
 		       const saturn_decision_t *d)
 {
 	job_desc_msg_t *desc;
-	List saved;
+	struct xlist *saved;
 	int rc;
 
 	if (!d->gpu_type[0] || !strcmp(d->gpu_type, j->gpu_type))
@@ -185,7 +232,7 @@ static void release_nodes(job_desc_msg_t *desc, const saturn_decision_t *d, cons
 static void release_note_nodes(job_record_t *job_ptr, const saturn_snap_job_t *j,
 			       const saturn_decision_t *d)
 {
-	struct job_details *det = job_ptr->details;
+	job_details_t *det = job_ptr->details;
 	int k = d->nnodes > 1 ? d->nnodes : 1, own = j->req_nodes > 1 ? j->req_nodes : 1;
 	char num[32];
 
@@ -290,7 +337,7 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
 
 static void env_unset(job_record_t *job_ptr, const char *name)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	size_t len = strlen(name);
 
 	for (uint32_t i = 0; i < d->env_cnt;) {

@@ -21,11 +21,12 @@
 #include <string.h>
 
 #include "slurm/slurm.h"
+#include "slurm_compat.h" /* plugin/common: one place for what differs between releases */
 
 #include "src/common/assoc_mgr.h"
 #include "src/common/list.h"
 #include "src/common/read_config.h"
-#include "src/common/slurm_priority.h"
+#include SATURN_PRIORITY_H
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
@@ -71,15 +72,23 @@ static double job_prio(job_record_t *job_ptr, double now)
 		part = (fl & PRIORITY_FLAGS_NO_NORMAL_PART) ? job_ptr->part_ptr->priority_job_factor :
 							       job_ptr->part_ptr->norm_priority;
 	if (job_ptr->assoc_ptr && job_ptr->assoc_ptr->usage) {
-		slurmdb_assoc_rec_t *a = job_ptr->assoc_ptr, *f = a;
+		slurmdb_assoc_rec_t *a = job_ptr->assoc_ptr;
+#if SATURN_HAS_CALC_FS_FACTOR
+		slurmdb_assoc_rec_t *f = a;
 
 		if (a->shares_raw == SLURMDB_FS_USE_PARENT && a->usage->fs_assoc_ptr)
 			f = a->usage->fs_assoc_ptr;
+#endif
 		if (fl & PRIORITY_FLAGS_FAIR_TREE)
 			fs = a->usage->fs_factor;
+#if SATURN_HAS_CALC_FS_FACTOR
 		else if (f->usage && !fuzzy_equal(f->usage->usage_efctv, NO_VAL))
 			fs = priority_g_calc_fs_factor(f->usage->usage_efctv,
 						       (long double)f->usage->shares_norm);
+#else
+		else /* kept up to date by priority/multifactor (25.11 on) */
+			fs = a->usage->fs_factor;
+#endif
 		assoc = (fl & PRIORITY_FLAGS_NO_NORMAL_ASSOC) ? a->priority : a->usage->priority_norm;
 		if (!set32(a->priority) && (fl & PRIORITY_FLAGS_NO_NORMAL_ASSOC))
 			assoc = 0;
@@ -100,7 +109,7 @@ static double job_prio(job_record_t *job_ptr, double now)
 static slurmdb_used_limits_t *qos_user_used(slurmdb_qos_rec_t *q, uint32_t uid)
 {
 	slurmdb_used_limits_t *u, *found = NULL;
-	ListIterator it;
+	struct listIterator *it;
 
 	if (!q->usage || !q->usage->user_limit_list)
 		return NULL;

@@ -28,9 +28,10 @@
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
+#include "slurm_compat.h" /* plugin/common: one place for what differs between releases */
 
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
+#include SATURN_GRES_H
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -528,9 +529,9 @@ static uint32_t submit_companion(const char *kind, const char *batch, const satu
 	desc.min_nodes = (uint32_t)nodes;
 	desc.max_nodes = (uint32_t)nodes;
 	if (gpu_type && gpu_type[0])
-		desc.tres_per_node = xstrdup_printf("gres:gpu:%s:%d", gpu_type, gpus);
+		desc.tres_per_node = xstrdup_printf(SATURN_TRES_GRES_PREFIX "gpu:%s:%d", gpu_type, gpus);
 	else
-		desc.tres_per_node = xstrdup_printf("gres:gpu:%d", gpus);
+		desc.tres_per_node = xstrdup_printf(SATURN_TRES_GRES_PREFIX "gpu:%d", gpus);
 	desc.time_limit = saturn_cfg.profile_time_min;
 	desc.work_dir = xstrdup(dir);
 	desc.std_out = xstrdup_printf("%s/%u-%s-%s-%%j.out", dir, o->uid, what, kind);
@@ -549,7 +550,7 @@ static uint32_t submit_companion(const char *kind, const char *batch, const satu
 		error("sched/saturn: batch %s of uid %u: cannot submit the %s job: %m", batch,
 		      o->uid, !strcmp(kind, "profile") ? "profiler" : "measurement");
 	} else {
-		id = resp->job_id;
+		id = SATURN_SUBMIT_RESP_JOB_ID(resp);
 		info("sched/saturn: batch %s of uid %u: submitted %s job %u (%s, %d node(s), %d min): %s %s --output %s",
 		     batch, o->uid, !strcmp(kind, "profile") ? "profiler" : "measurement", id,
 		     desc.tres_per_node, nodes, saturn_cfg.profile_time_min,
@@ -674,7 +675,7 @@ static void submit_class_profilers(saturn_snapshot_t *s, const saturn_snap_job_t
 static void class_jobs_find(void)
 {
 	slurmctld_lock_t read_lock = {.job = READ_LOCK};
-	ListIterator it;
+	struct listIterator *it;
 	job_record_t *jr;
 	int found = 0;
 

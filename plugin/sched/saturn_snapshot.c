@@ -16,9 +16,10 @@
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
+#include "slurm_compat.h" /* plugin/common: one place for what differs between releases */
 
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
+#include SATURN_GRES_H
 #include "src/common/hostlist.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
@@ -91,7 +92,7 @@ static void job_constraint(job_record_t *job_ptr, saturn_snap_job_t *j)
  * its features. */
 static void node_hw(node_record_t *node_ptr, saturn_snap_node_t *n)
 {
-	ListIterator it;
+	struct listIterator *it;
 	gres_state_t *gs;
 	size_t at = 0;
 
@@ -136,7 +137,7 @@ static void node_hw(node_record_t *node_ptr, saturn_snap_node_t *n)
 
 static int node_gpus(node_record_t *node_ptr)
 {
-	ListIterator it;
+	struct listIterator *it;
 	gres_state_t *gs;
 	int n = 0;
 
@@ -159,7 +160,7 @@ static void job_gpu_masks(job_record_t *job_ptr, const int *snap_of_node,
 {
 	bitstr_t *nodes = job_ptr->job_resrcs && job_ptr->job_resrcs->node_bitmap ?
 				  job_ptr->job_resrcs->node_bitmap : job_ptr->node_bitmap;
-	ListIterator it;
+	struct listIterator *it;
 	gres_state_t *gs;
 
 	if (!job_ptr->gres_list_alloc || !nodes)
@@ -362,7 +363,7 @@ static int part_max_nodes(job_record_t *job_ptr)
 	uint32_t most = 0;
 
 	if (job_ptr->part_ptr_list) {
-		ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+		struct listIterator *it = list_iterator_create(job_ptr->part_ptr_list);
 		part_record_t *part_ptr;
 
 		while ((part_ptr = list_next(it)))
@@ -381,7 +382,7 @@ static int part_max_nodes(job_record_t *job_ptr)
  * it was released with). */
 static void pending_nodes(saturn_snap_job_t *j, job_record_t *job_ptr)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	const char *rn = saturn_env_value(d->env_sup, d->env_cnt, SATURN_REQ_NODES_ENV);
 	long own = rn ? strtol(rn, NULL, 10) : 0;
 	int now = d->min_nodes != NO_VAL && d->min_nodes > 1 ? (int)d->min_nodes : 1;
@@ -398,7 +399,7 @@ static void pending_nodes(saturn_snap_job_t *j, job_record_t *job_ptr)
  * and pinned_state (saturn_sched_rehold_cause re-holds it). */
 static void pinned_nodes(saturn_snapshot_t *s, saturn_snap_job_t *j, const char *req_nodes)
 {
-	hostlist_t hl = hostlist_create(req_nodes);
+	struct hostlist *hl = hostlist_create(req_nodes);
 	char *host;
 	int first = -1;
 
@@ -432,7 +433,7 @@ static void pinned_nodes(saturn_snapshot_t *s, saturn_snap_job_t *j, const char 
 /* What saturn_sched_decide_rehold needs of a pending job. */
 static void pending_fields(saturn_snapshot_t *s, saturn_snap_job_t *j, job_record_t *job_ptr)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	const char *nb = saturn_env_value(d->env_sup, d->env_cnt, "SATURN_NOT_BEFORE");
 
 	j->planned = saturn_env_value(d->env_sup, d->env_cnt, "SATURN_PLAN_ID") != NULL;
@@ -484,7 +485,7 @@ static uint64_t job_part_mask(struct snap_parts *sp, job_record_t *job_ptr)
 	uint64_t mask = 0;
 
 	if (job_ptr->part_ptr_list) {
-		ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+		struct listIterator *it = list_iterator_create(job_ptr->part_ptr_list);
 		part_record_t *part_ptr;
 
 		while ((part_ptr = list_next(it))) {
@@ -514,7 +515,7 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 {
 	node_record_t *node_ptr;
 	job_record_t *job_ptr;
-	ListIterator it;
+	struct listIterator *it;
 	int *snap_of_node, nsaturn = 0;
 	struct snap_parts sp = {0};
 	uint64_t part_mask;

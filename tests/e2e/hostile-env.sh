@@ -86,7 +86,7 @@ for t in 0 1; do
 	# controller's own SATURN_USER_GRES (the user's real request) wins
 	[ "$(field env_reqn "$l")" = 2 ] && [ "$(field spank_gres "$l")" = gres:gpu:8 ] ||
 		fail "attacker task $t: the forged variables were not delivered: $l"
-	[ "$(field env_gres "$l")" = gres:gpu:1 ] || fail "attacker task $t: SATURN_USER_GRES is not its request: $l"
+	[ "$(gres_norm "$(field env_gres "$l")")" = gres:gpu:1 ] || fail "attacker task $t: SATURN_USER_GRES is not its request: $l"
 done
 grep -a 'sched/saturn: released ' "$CTLD_LOG" | grep 'batch greedy' | grep -v ': 1 GPU(s) on n[0-9]*,' &&
 	fail "an attacker task was released with more than 1 GPU on one node"

@@ -130,7 +130,13 @@ refuse_all() {
 	refused "$id" "$phase" Prefer update jobid="$id" Prefer=fast
 	refused "$id" "$phase" StartTime update jobid="$id" StartTime=now+3600
 	refused "$id" "$phase" Dependency update jobid="$id" Dependency=singleton
-	refused "$id" "$phase" ArrayTaskThrottle update jobid="$id" ArrayTaskThrottle=1
+	# Slurm 23.11 and later refuse a throttle on one task themselves,
+	# before any hook ("only allowed on ArrayJobId")
+	if slurm_at_least 23.11; then
+		refused "$id" "$phase" - update jobid="$id" ArrayTaskThrottle=1
+	else
+		refused "$id" "$phase" ArrayTaskThrottle update jobid="$id" ArrayTaskThrottle=1
+	fi
 	refused "$id" "$phase" TimeLimit update jobid="$id" TimeLimit=120
 	refused "$id" "$phase" TimeMin update jobid="$id" TimeMin=5
 	refused "$id" "$phase" Deadline update jobid="$id" Deadline=now+7200

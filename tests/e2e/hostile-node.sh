@@ -23,6 +23,11 @@ running_on() {
 }
 wait_for 40 running_on n1 || fail "no task started on n1"
 wait_for 20 running_on n2 || fail "no task started on n2"
+# Slurm 24.11 counts a node's answers to RPCs in a thread that runs every
+# 2 s (agent.c, _agent_nodes_update): the answer to the victim's launch,
+# counted after the node is set DOWN below, would bring n1 back at once
+# (ReturnToService=2). The node dies some seconds after its last answer.
+sleep 3
 victim=$(squeue -h -j "$job" -t R -o '%i %N' | awk '$2 == "n1" { print $1; exit }')
 victim_raw=$(squeue -h -j "$job" -t R -o '%i %A' | awk -v v="$victim" '$1 == v { print $2 }')
 

@@ -102,6 +102,8 @@ e2e_dump() {
 	tail -n 25 "$CTLD_LOG" 2>/dev/null
 }
 
+. "$top_srcdir/tests/e2e/slurm-version.sh"
+
 # wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds.
 wait_for() {
 	t=$1

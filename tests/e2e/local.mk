@@ -13,6 +13,7 @@ TESTS += \
 EXTRA_DIST += \
 	e2e/spank_rawtag.c \
 	e2e/lib.sh \
+	e2e/slurm-version.sh \
 	e2e/slurm-source.sh \
 	e2e/plugins-load.sh \
 	e2e/bad-names.sh \

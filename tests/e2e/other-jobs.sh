@@ -44,10 +44,10 @@ grep -q "heterogeneous" "$OUT/err" || fail "het job message: $(cat "$OUT/err")"
 
 # --gpus=N is kept as a per-node count.
 g=$(e2e_sbatch_user --saturn-batch=g --gpus=3 --wrap true) || fail "--gpus=3 refused"
-[ "$(job_field "$g" TresPerNode)" = "gres:gpu:3" ] || fail "--gpus=3 became '$(job_field "$g" TresPerNode)'"
+[ "$(gres_norm "$(job_field "$g" TresPerNode)")" = "gres:gpu:3" ] || fail "--gpus=3 became '$(job_field "$g" TresPerNode)'"
 # --nodes=2 is accepted (at least 2 nodes' worth); --gpus=4 on 2 nodes is 2 per node
 g=$(e2e_sbatch_user --saturn-batch=g2 -N 2 --gpus=4 --wrap true) || fail "-N 2 --gpus=4 refused"
-[ "$(job_field "$g" TresPerNode)" = "gres:gpu:2" ] || fail "-N 2 --gpus=4 became '$(job_field "$g" TresPerNode)'"
+[ "$(gres_norm "$(job_field "$g" TresPerNode)")" = "gres:gpu:2" ] || fail "-N 2 --gpus=4 became '$(job_field "$g" TresPerNode)'"
 case "$(job_field "$g" NumNodes)" in 2 | 2-2) ;; *) fail "-N 2: NumNodes='$(job_field "$g" NumNodes)'" ;; esac
 
 job_state_is "$held" PENDING || fail "tagged array $held: $(job_state "$held")"

@@ -53,7 +53,7 @@ wait_for 40 grep -q "batch e2e-cm@h100x2-nvlink of uid 0: measuring predicted op
 	fail "no measurement job for class h100: $(grep 'measur' "$CTLD_LOG" | tail -5)"
 mj=$(sed -n 's/.*batch e2e-cm@h100x2-nvlink of uid 0: measuring predicted option(s) .* (job \([0-9]*\), round 1).*/\1/p' "$CTLD_LOG" | head -1)
 note "measurement job $mj"
-grep -q "batch e2e-cm of uid 0: submitted measurement job $mj (gres:gpu:h100:" "$CTLD_LOG" ||
+grep -q "batch e2e-cm of uid 0: submitted measurement job $mj (gres[:/]gpu:h100:" "$CTLD_LOG" ||
 	fail "job $mj not on h100 GPUs: $(grep "submitted measurement job $mj" "$CTLD_LOG")"
 wait_for 120 queue_empty || fail "batch did not finish"
 assert_each_once 3

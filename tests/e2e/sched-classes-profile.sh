@@ -28,11 +28,11 @@ write_emulate_task "$SATURN_CLUSTER_DIR/task.sh"
 
 job=$(sbatch --parsable --saturn-batch=e2e-cls --array=0-3 --gres=gpu:2 --time=2 -o /dev/null "$SATURN_CLUSTER_DIR/task.sh") || fail "sbatch"
 note "array $job"
-wait_for 30 grep -q "batch e2e-cls of uid 0: submitted profiler job .*gres:gpu:h100:2" "$CTLD_LOG" ||
+wait_for 30 grep -q "batch e2e-cls of uid 0: submitted profiler job .*gres[:/]gpu:h100:2" "$CTLD_LOG" ||
 	fail "no profiler job for class h100x2-nvlink: $(grep 'submitted profiler' "$CTLD_LOG")"
-grep -q "batch e2e-cls of uid 0: submitted profiler job .*gres:gpu:a100:2.*--output .*/e2e-cls@a100x2-pcie.json" "$CTLD_LOG" ||
+grep -q "batch e2e-cls of uid 0: submitted profiler job .*gres[:/]gpu:a100:2.*--output .*/e2e-cls@a100x2-pcie.json" "$CTLD_LOG" ||
 	fail "no profiler job for class a100x2-pcie"
-grep -q "batch e2e-cls of uid 0: submitted profiler job .*gres:gpu:2, .*--output .*/e2e-cls.json" "$CTLD_LOG" ||
+grep -q "batch e2e-cls of uid 0: submitted profiler job .*gres[:/]gpu:2, .*--output .*/e2e-cls.json" "$CTLD_LOG" ||
 	fail "no profiler job for the batch"
 wait_for 150 test -s "$STATE_DIR/profiles/0/e2e-cls.json" || fail "no batch profile"
 if ! ls "$STATE_DIR"/profiles/0/e2e-cls@*.json >/dev/null 2>&1; then
@@ -65,7 +65,7 @@ for t in 0 1 2 3; do
 	line=$(grep "^task=$t " "$JOBLOG")
 	tech=$(field technique "$line")
 	[ -n "$tech" ] && [ "$tech" != user ] || fail "task $t not planned from a profile: $line"
-	grep -q "released JobId=${job}_$t(.*gres:gpu:[ah]100:[0-9], class [ah]100x2-" "$CTLD_LOG" ||
+	grep -q "released JobId=${job}_$t(.*gres[:/]gpu:[ah]100:[0-9], class [ah]100x2-" "$CTLD_LOG" ||
 		fail "task $t not released with a typed GRES: $(grep "released JobId=${job}_$t(" "$CTLD_LOG")"
 done
 [ "$(grep -c 'batch e2e-cls of uid 0: submitted profiler job' "$CTLD_LOG")" = 3 ] ||

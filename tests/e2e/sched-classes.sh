@@ -37,7 +37,7 @@ for t in 0 1 2 3 4 5 6 7; do
 	line=$(grep "^task=$t " "$JOBLOG")
 	node=$(field node "$line")
 	case "$node" in n1 | n2) want=a100 ;; n3 | n4) want=h100 ;; *) fail "task $t on '$node'" ;; esac
-	grep -q "released JobId=${a}_$t(.*gres:gpu:$want:1, class ${want}x2-" "$CTLD_LOG" ||
+	grep -q "released JobId=${a}_$t(.*gres[:/]gpu:$want:1, class ${want}x2-" "$CTLD_LOG" ||
 		fail "task $t ran on $node but was not released with gres:gpu:$want:1: $(grep "released JobId=${a}_$t " "$CTLD_LOG")"
 done
 nodes=$(sed -n 's/.* node=\(n[0-9]\) .*/\1/p' "$JOBLOG" | sort -u | tr '\n' ' ')
@@ -51,8 +51,8 @@ assert_each_once 6
 if grep -q ' node=n[12] ' "$JOBLOG"; then
 	fail "a task that asked for h100 ran on an a100 node: $(grep ' node=n[12] ' "$JOBLOG")"
 fi
-grep "released JobId=${h}_" "$CTLD_LOG" | grep -v -q 'gres:gpu:h100:1,' &&
-	fail "typed task released without its type: $(grep "released JobId=${h}_" "$CTLD_LOG" | grep -v 'gres:gpu:h100:1,' | head -1)"
+grep "released JobId=${h}_" "$CTLD_LOG" | grep -v -q 'gres[:/]gpu:h100:1,' &&
+	fail "typed task released without its type: $(grep "released JobId=${h}_" "$CTLD_LOG" | grep -v 'gres[:/]gpu:h100:1,' | head -1)"
 
 note "--constraint=pcie: PCIe nodes only"
 : >"$JOBLOG"

@@ -1,6 +1,7 @@
 # sched-lib.sh - helpers for the sched/saturn end-to-end tests
 # (tests/e2e/sched-*.sh): one private one-machine cluster per test
-# (scripts/cluster.sh; port base $SATURN_SCHED_E2E_PORT_BASE (18000) + 10 x
+# (scripts/cluster.sh; port base $SATURN_SCHED_E2E_PORT_BASE (default
+# SATURN_E2E_PORT_BASE + 1000, 18000) + 10 x
 # the test's slot, so the tests can run in parallel), the plugins from the build folder, a job log that
 # the batch script appends to, and small wait/assert helpers. Sourced, not
 # run. Skips (exit 77) without root, Slurm, or the built plugins.
@@ -45,7 +46,7 @@ sched_setup() {
 		[ -f "$PLUGDIR/$p" ] || skip "$p not built in $PLUGDIR"
 	done
 	export SATURN_CLUSTER_DIR="${TMPDIR:-/tmp}/saturn-e2e-$(basename "$0" .sh)-$$"
-	export SATURN_PORT_BASE=$((${SATURN_SCHED_E2E_PORT_BASE:-18000} + 10 * $1))
+	export SATURN_PORT_BASE=$((${SATURN_SCHED_E2E_PORT_BASE:-$((${SATURN_E2E_PORT_BASE:-17000} + 1000))} + 10 * $1))
 	export SATURN_PLUGIN_DIR="$PLUGDIR"
 	export SATURN_SCHED=${SATURN_SCHED:-saturn}
 	export SATURN_DEBUG=debug
@@ -84,6 +85,8 @@ sched_dump() {
 	echo "--- slurmctld.log (saturn)"
 	grep -a 'saturn\|error' "$CTLD_LOG" 2>/dev/null | tail -40
 }
+
+. "$top_srcdir/tests/e2e/slurm-version.sh"
 
 # wait_for SECONDS CMD...: poll CMD every 0.5 s until it succeeds.
 wait_for() {

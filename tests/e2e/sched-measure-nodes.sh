@@ -58,7 +58,7 @@ wait_for 60 grep -q "batch $B of uid 0: measuring predicted option(s) [01]:ddp:2
 	fail "no two-node measurement job submitted: $(grep "batch $B" "$CTLD_LOG" | tail -5)"
 mj=$(sed -n "s/.*batch $B of uid 0: measuring predicted option(s) .* (job \([0-9]*\), round 1).*/\1/p" "$CTLD_LOG" | head -1)
 note "measurement job $mj: $(grep -o 'measuring predicted option(s) [^ ]*' "$CTLD_LOG" | head -1)"
-grep -q "submitted measurement job $mj (gres:gpu:2, 2 node(s)" "$CTLD_LOG" ||
+grep -q "submitted measurement job $mj (gres[:/]gpu:2, 2 node(s)" "$CTLD_LOG" ||
 	fail "measurement job not on 2 nodes with 2 GPUs each: $(grep "submitted measurement job $mj" "$CTLD_LOG")"
 wait_for 10 sh -c "squeue -h -j $job -t PD -o %R | grep -q 'saturn: measuring predicted ddp on 2 GPUs x 2 nodes (job $mj)'" ||
 	fail "reason while measuring: $(squeue -h -j "$job" -o %R)"

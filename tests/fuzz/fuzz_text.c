@@ -65,8 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (saturn_tres_parse(text, &tr, why, sizeof(why)) == 0) {
 		if (tr.gpus < 0 || tr.gpus > 1000000 || !memchr(tr.gpu_type, 0, sizeof(tr.gpu_type)))
 			abort();
-		if (tr.gpus > 0 && saturn_gres_string(gres, sizeof(gres), tr.gpu_type, tr.gpus) == 0 &&
-		    strncmp(gres, "gres:gpu:", 9) != 0)
+		if (tr.gpus > 0 &&
+		    saturn_gres_string(gres, sizeof(gres), "gres/", tr.gpu_type, tr.gpus) == 0 &&
+		    strncmp(gres, "gres/gpu:", 9) != 0)
 			abort();
 	}
 	free(text);

@@ -9,7 +9,7 @@
 . "$top_srcdir/tests/runner/common.sh"
 
 command -v slurmctld >/dev/null 2>&1 || [ -x /usr/sbin/slurmctld ] || { echo "no slurmctld: skipped"; exit 77; }
-export SATURN_CLUSTER_DIR="$tmp/cluster" SATURN_PORT_BASE=19000 SATURN_NODES=1 \
+export SATURN_CLUSTER_DIR="$tmp/cluster" SATURN_PORT_BASE=$((${SATURN_E2E_PORT_BASE:-17000} + 2000)) SATURN_NODES=1 \
 	SATURN_GPUS_PER_NODE=4 SATURN_SCHED=backfill SATURN_AUTH=none SATURN_TIMEOUT=60
 cl="$top_srcdir/scripts/cluster.sh"
 if ! sh "$cl" start >"$tmp/cluster.log" 2>&1; then

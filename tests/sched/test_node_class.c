@@ -149,15 +149,26 @@ START_TEST(test_gres_string)
 {
 	char buf[32], small[12];
 
-	ck_assert_int_eq(saturn_gres_string(buf, sizeof(buf), "a100", 2), 0);
+	/* Slurm 22.05's in-process form */
+	ck_assert_int_eq(saturn_gres_string(buf, sizeof(buf), "gres:", "a100", 2), 0);
 	ck_assert_str_eq(buf, "gres:gpu:a100:2");
-	ck_assert_int_eq(saturn_gres_string(buf, sizeof(buf), NULL, 4), 0);
+	ck_assert_int_eq(saturn_gres_string(buf, sizeof(buf), "gres:", NULL, 4), 0);
 	ck_assert_str_eq(buf, "gres:gpu:4");
-	ck_assert_int_eq(saturn_gres_string(buf, sizeof(buf), "", 1), 0);
+	ck_assert_int_eq(saturn_gres_string(buf, sizeof(buf), "gres:", "", 1), 0);
 	ck_assert_str_eq(buf, "gres:gpu:1");
-	ck_assert_int_eq(saturn_gres_string(buf, sizeof(buf), "a100", 0), -1);
+	/* 23.11 and later (24.11 refuses the form above in an update) */
+	ck_assert_int_eq(saturn_gres_string(buf, sizeof(buf), "gres/", "a100", 2), 0);
+	ck_assert_str_eq(buf, "gres/gpu:a100:2");
+	ck_assert_int_eq(saturn_gres_string(buf, sizeof(buf), "gres/", NULL, 4), 0);
+	ck_assert_str_eq(buf, "gres/gpu:4");
+	/* no other prefix */
+	ck_assert_int_eq(saturn_gres_string(buf, sizeof(buf), "", "a100", 2), -1);
 	ck_assert_str_eq(buf, "");
-	ck_assert_int_eq(saturn_gres_string(small, sizeof(small), "a100", 2), -1);
+	ck_assert_int_eq(saturn_gres_string(buf, sizeof(buf), NULL, "a100", 2), -1);
+	ck_assert_int_eq(saturn_gres_string(buf, sizeof(buf), "gres=", "a100", 2), -1);
+	ck_assert_int_eq(saturn_gres_string(buf, sizeof(buf), "gres:", "a100", 0), -1);
+	ck_assert_str_eq(buf, "");
+	ck_assert_int_eq(saturn_gres_string(small, sizeof(small), "gres/", "a100", 2), -1);
 	ck_assert_str_eq(small, "");
 	/* the type to release with */
 	ck_assert_str_eq(saturn_release_type("a100", "a100"), "a100");
@@ -250,7 +261,9 @@ static void plan_and_check(saturn_snapshot_t *s, saturn_sched_build_t *b, const 
 			      allowed);
 		if (want_type) {
 			ck_assert_str_eq(d[i].gpu_type, want_type);
-			ck_assert_int_eq(saturn_gres_string(gres, sizeof(gres), d[i].gpu_type, d[i].gpus), 0);
+			ck_assert_int_eq(saturn_gres_string(gres, sizeof(gres), "gres/", d[i].gpu_type,
+								 d[i].gpus),
+					 0);
 			ck_assert_ptr_nonnull(strstr(gres, want_type));
 		} else {
 			/* untyped request: typed with its node's type */

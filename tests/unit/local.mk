@@ -21,6 +21,10 @@ unit_test_submit_rules_LDADD = $(top_builddir)/plugin/libsubmit_rules.la $(CHECK
 if HAVE_SLURM_SOURCE
 unit_test_submit_rules_SOURCES += ../plugin/common/modify_fields.c
 unit_test_submit_rules_CPPFLAGS += -DHAVE_MODIFY_FIELDS -I$(SLURM_BUILD_DIR) -I$(SLURM_SOURCE_DIR)
+# and Slurm's own slurm_init_job_desc_msg() to compare the unset values with
+if HAVE_LIBSLURM
+unit_test_submit_rules_LDADD += $(SLURM_LIBS)
+endif
 endif
 endif
 

@@ -117,6 +117,14 @@ static const struct tres_case {
 	{"gres:shard:1", 0, 0, 1, "shard:1"},
 	{"gres:gpus:2", 0, 0, 1, "gpus:2"},
 	{"gres:gpu:2,", 0, 2, 0, ""},
+	/* Slurm 23.11 and later: -c 2 puts cpu=2 into tres_per_task, beside
+	 * the gres/ form of GPUs (a CPU count, neither GPU nor other) */
+	{"cpu=2", 0, 0, 0, ""},
+	{"cpu=2,gres/gpu:1", 0, 1, 0, ""},
+	{"gres/gpu:1,cpu=4", 0, 1, 0, ""},
+	{"gres/cpu=2", 0, 0, 1, "cpu=2"},
+	{"cpu:2", 0, 0, 1, "cpu:2"},
+	{"mem=2", 0, 0, 1, "mem=2"},
 	/* --gres=none */
 	{"none", 0, 0, 1, "none"},
 	/* malformed */

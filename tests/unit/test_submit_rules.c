@@ -18,9 +18,11 @@
 #define I SATURN_MODIFY_IGNORE
 #define R SATURN_MODIFY_REFUSE
 
-/* Every member of Slurm 22.05.8's job_desc_msg_t with what a user may do
- * with it on a held, a released-not-started and a running Saturn task. The
- * policy itself lives in submit_rules.c; this is its specification. */
+/* Every member of job_desc_msg_t in Slurm 22.05.8, 24.11.5 and 26.05 (the
+ * union: a member one release lacks is simply never looked up there) with
+ * what a user may do with it on a held, a released-not-started and a
+ * running Saturn task. The policy itself lives in submit_rules.c; this is
+ * its specification. */
 static const struct rule_case {
 	const char *field;
 	saturn_modify_rule_t rule[SATURN_PHASE_COUNT];
@@ -30,6 +32,7 @@ static const struct rule_case {
 	{"admin_comment", {R, R, R}},
 	{"alloc_node", {I, I, I}},
 	{"alloc_resp_port", {R, R, R}},
+	{"alloc_tls_cert", {R, R, R}},
 	{"alloc_sid", {R, R, R}},
 	{"argc", {R, R, R}},
 	{"argv", {R, R, R}},
@@ -44,6 +47,8 @@ static const struct rule_case {
 	{"comment", {A, A, A}},
 	{"contiguous", {R, R, R}},
 	{"container", {R, R, R}},
+	{"container_id", {R, R, R}},
+	{"container_type", {R, R, R}},
 	{"core_spec", {R, R, R}},
 	{"cpu_bind", {R, R, R}},
 	{"cpu_bind_type", {R, R, R}},
@@ -66,21 +71,27 @@ static const struct rule_case {
 	{"fed_siblings_viable", {R, R, R}},
 	{"group_id", {R, R, R}},
 	{"het_job_offset", {R, R, R}},
+	{"id", {R, R, R}},
 	{"immediate", {R, R, R}},
 	{"job_id", {I, I, I}},
 	{"job_id_str", {I, I, I}},
+	{"job_size_str", {R, R, R}},
 	{"kill_on_node_fail", {R, R, R}},
 	{"licenses", {R, R, R}},
+	{"licenses_tot", {R, R, R}},
 	{"mail_type", {A, A, A}},
 	{"mail_user", {A, A, A}},
 	{"mcs_label", {R, R, R}},
 	{"mem_bind", {R, R, R}},
 	{"mem_bind_type", {R, R, R}},
 	{"mem_per_tres", {R, R, R}},
+	{"mem_update_delay", {R, R, R}},
+	{"mem_update_margin", {R, R, R}},
 	{"name", {A, A, A}},
 	{"network", {R, R, R}},
 	{"nice", {R, R, R}},
 	{"num_tasks", {R, R, R}},
+	{"oom_kill_step", {R, R, R}},
 	{"open_mode", {R, R, R}},
 	{"origin_cluster", {R, R, R}},
 	{"other_port", {R, R, R}},
@@ -98,13 +109,16 @@ static const struct rule_case {
 	{"req_nodes", {R, R, R}},
 	{"requeue", {R, R, R}},
 	{"reservation", {R, R, R}},
+	{"resv_port_cnt", {R, R, R}},
 	{"script", {R, R, R}},
 	{"script_buf", {R, R, R}},
 	{"script_hash", {I, I, I}},
+	{"segment_size", {R, R, R}},
 	{"shared", {R, R, R}},
 	{"site_factor", {R, R, R}},
 	{"spank_job_env", {R, R, R}},
 	{"spank_job_env_size", {R, R, R}},
+	{"step_id", {I, I, I}},
 	{"submit_line", {R, R, R}},
 	{"task_dist", {R, R, R}},
 	{"time_limit", {D, D, D}},
@@ -280,6 +294,36 @@ START_TEST(test_fields_fresh)
 }
 END_TEST
 
+#ifdef HAVE_LIBSLURM
+/* saturn_job_desc_init() gives every member the value Slurm's own
+ * slurm_init_job_desc_msg() gives it (libslurm of the same release): the
+ * unset values of the table are Slurm's, not a guess (24.11 changed
+ * user_id and group_id from NO_VAL to SLURM_AUTH_NOBODY, 25.11 added
+ * step_id at a non-zero initializer). */
+START_TEST(test_fields_init_is_slurms)
+{
+	job_desc_msg_t mine, slurms;
+	saturn_modify_field_t set[SATURN_JOB_DESC_FIELDS_MAX];
+	long api = slurm_api_version();
+
+	if (SLURM_VERSION_MAJOR(api) != SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER) ||
+	    SLURM_VERSION_MINOR(api) != SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER)) {
+		printf("# libslurm %ld.%02ld is not the release of the headers: not compared\n",
+		       (long)SLURM_VERSION_MAJOR(api), (long)SLURM_VERSION_MINOR(api));
+		return;
+	}
+	saturn_job_desc_init(&mine);
+	slurm_init_job_desc_msg(&slurms);
+	/* member by member through the table (padding aside) ... */
+	ck_assert_uint_eq(saturn_job_desc_fields(&slurms, set, SATURN_JOB_DESC_FIELDS_MAX), 0);
+	ck_assert_uint_eq(mine.user_id, slurms.user_id);
+	ck_assert_uint_eq(mine.group_id, slurms.group_id);
+	ck_assert_uint_eq(mine.priority, slurms.priority);
+	ck_assert_uint_eq(mine.pn_min_memory, slurms.pn_min_memory);
+}
+END_TEST
+#endif
+
 /* Each member, set alone, is reported under its own name, and the check
  * refuses it unless the specification allows it. */
 START_TEST(test_fields_each)
@@ -426,6 +470,9 @@ int main(void)
 
 		saturn_job_desc_row(0, &nrows, NULL, NULL, NULL);
 		tcase_add_test(tc, test_fields_fresh);
+#ifdef HAVE_LIBSLURM
+		tcase_add_test(tc, test_fields_init_is_slurms);
+#endif
 		tcase_add_loop_test(tc, test_fields_each, 0, (int)nrows);
 		tcase_add_test(tc, test_fields_uncovered);
 		tcase_add_test(tc, test_fields_scontrol);
