@@ -14,6 +14,7 @@
 
 #include "formats.h"
 #include "planner_fixtures.h"
+#include "planner_int.h"
 
 static saturn_bounds_t bounds(saturn_problem_t *p)
 {
@@ -72,6 +73,95 @@ START_TEST(test_release_rows)
 	ck_assert_double_eq_tol(b.length, 20, 1e-9);
 	ck_assert_double_eq_tol(b.lp, 25, 25 * 2e-5);
 	ck_assert_double_le(b.lp, 25);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+/* The class-aware choices of classseed.c and the decoder: node A (class a)
+ * has all 8 GPUs busy until 1000 s, node B (class b) is free. The task
+ * runs 10 s on one a GPU (area 10, the task's smallest), 2 s on eight
+ * (16); 100 s on one b GPU, 10 s on eight (80: superlinear on b). */
+START_TEST(test_class_choices)
+{
+	static const opt_spec_t o[] = {{"x", 1, 10, "a"}, {"x", 8, 2, "a"},
+				       {"x", 1, 100, "b"}, {"x", 8, 10, "b"}};
+	static const int ids[] = {0, 1, 2, 3, 4, 5, 6, 7};
+	saturn_problem_t *p = fx_problem();
+	spase_inst_t *in;
+	spase_work_t *w;
+	spase_sol_t *sol;
+	int ca, cb;
+	double mk;
+
+	fx_node(p, "A", 8, "a");
+	fx_node(p, "B", 8, "b");
+	fx_busy(p, 0, ids, 8, 1000);
+	fx_task(p, "t", 1, 0, o, 4);
+	fx_check(p);
+	in = spase_inst_create(p);
+	w = spase_work_create(in);
+	sol = spase_sol_create(in);
+	ck_assert_ptr_nonnull(sol);
+	ca = in->klass[0];
+	cb = in->klass[1];
+	/* smallest area of the class that ends by T, else its fastest */
+	ck_assert_int_eq(in->t[0].opt[spase_class_option(in, 0, ca, 100)].gpus, 1);
+	ck_assert_int_eq(in->t[0].opt[spase_class_option(in, 0, ca, 5)].gpus, 8);
+	ck_assert_int_eq(in->t[0].opt[spase_class_option(in, 0, ca, 1)].gpus, 8);
+	ck_assert_int_eq(in->t[0].opt[spase_class_option(in, 0, cb, 1000)].gpus, 8);
+	ck_assert_int_eq(in->t[0].opt[spase_class_option(in, 0, cb, 1000)].klass, cb);
+	/* alpha 1 on the task's smallest area: only a's 1-GPU option, after
+	 * the busy GPUs; on each class's own smallest: b's 8 GPUs at 0 */
+	sol->order[0] = 0;
+	sol->opt[0] = -1;
+	mk = spase_decode(w, sol, 1);
+	ck_assert_double_eq_tol(mk, 1010, 1e-9);
+	sol->opt[0] = -1;
+	w->class_alpha = 1;
+	mk = spase_decode(w, sol, 1);
+	w->class_alpha = 0;
+	ck_assert_double_eq_tol(mk, 10, 1e-9);
+	ck_assert_int_eq(in->t[0].opt[sol->opt[0]].klass, cb);
+	ck_assert_int_eq(w->node[0], 1);
+	spase_sol_destroy(sol);
+	spase_work_destroy(w);
+	spase_inst_destroy(in);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+/* Five tasks of 10 s on the one fast GPU (class a) and 15 s on the one
+ * slow GPU (b): their cheapest option is always a, but the best plan puts
+ * two on b, 30 s on each (four on a: 40 s). The LP bound splits them 3 : 2
+ * (T = 30) and the planner reaches it. */
+START_TEST(test_class_balance)
+{
+	static const opt_spec_t o[] = {{"x", 1, 10, "a"}, {"x", 1, 15, "b"}};
+	saturn_problem_t *p = fx_problem();
+	saturn_planner_opts_t op;
+	saturn_plan_t *pl;
+	saturn_error_t err = {{0}};
+	saturn_bounds_t b;
+	char id[8];
+
+	fx_node(p, "A", 1, "a");
+	fx_node(p, "B", 1, "b");
+	for (int i = 0; i < 5; i++) {
+		snprintf(id, sizeof(id), "t%d", i);
+		fx_task(p, id, 1, 0, o, 2);
+	}
+	fx_check(p);
+	b = bounds(p);
+	ck_assert_double_le(b.best, 30);
+	ck_assert_double_gt(b.best, 29.9);
+	saturn_planner_opts_init(&op);
+	op.time_limit_s = 0.5;
+	pl = saturn_planner_solve(p, &op, &err);
+	ck_assert_msg(pl != NULL, "%s", err.text);
+	ck_assert_ptr_null(fx_validate(p, pl));
+	ck_assert_double_eq_tol(pl->makespan_s, 30, 1e-9);
+	ck_assert_double_le(pl->lower_bound_s, pl->makespan_s);
+	saturn_plan_destroy(pl);
 	saturn_problem_destroy(p);
 }
 END_TEST
@@ -445,6 +535,8 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_three_classes);
 	tcase_add_test(tc, test_release_rows);
+	tcase_add_test(tc, test_class_choices);
+	tcase_add_test(tc, test_class_balance);
 	tcase_add_loop_test(tc, test_exhaustive, 0, 8);
 	tcase_add_test(tc, test_exhaustive_counts);
 	suite_add_tcase(s, tc);
