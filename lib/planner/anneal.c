@@ -2,7 +2,12 @@
  *
  * Each state is decoded by the list scheduler. Moves: swap two tasks in the
  * order, move one task to another place, change one task's option (often to
- * a neighbouring GPU count). Cost = makespan + a small weight on a tie-break
+ * a neighbouring GPU count; always to another GPU or node count, as the
+ * decoder itself picks the class among options of one count). With several
+ * node classes, a share of the moves changes classes: a task (a late one
+ * half of the time) takes its option of another class, or two tasks on
+ * different classes exchange classes; the option there has the same width
+ * or is that class's smallest-area one ending by the best makespan. Cost = makespan + a small weight on a tie-break
  * (area-weighted mean end and mean node finish) so that plateaus of equal
  * makespan still lead somewhere. Each run cools geometrically and restarts
  * from the best state; cold runs (0.05% -> 0.001% of the makespan) alternate
@@ -30,9 +35,104 @@
 #define HOT_LO 0.0005
 
 typedef struct move {
-	int kind; /* 0 swap, 1 insert, 2 option */
-	int i, j, t, old;
+	int kind; /* 0 swap, 1 insert, 2 option (t; t2 too when t2 >= 0) */
+	int i, j, t, old, t2, old2;
 } move_t;
+
+/* Share of moves that change classes (on clusters of several classes). */
+#define CLASS_MOVES 20
+
+/* An option of task t in class c other than its own: the same width when
+ * it has one there (half the time), else its smallest-area one there that
+ * ends by T; -1 when it has none in c. */
+static int opt_in_class(const spase_inst_t *in, int t, int c, int width, double T,
+			uint64_t *rng)
+{
+	const spase_task_t *tk = &in->t[t];
+
+	if (spase_rand(rng, 2))
+		for (int o = 0; o < tk->nopt; o++)
+			if (tk->opt[o].klass == c && tk->opt[o].width == width)
+				return o;
+	return spase_class_option(in, t, c, T);
+}
+
+/* Whether options a and b of tk differ only in class: the decoder tries
+ * every class of that GPU count and node count and keeps the earliest end
+ * (listsched.c), so a move between them changes nothing. */
+static int same_group(const spase_task_t *tk, int a, int b)
+{
+	return tk->opt[a].gpus == tk->opt[b].gpus && tk->opt[a].nodes == tk->opt[b].nodes;
+}
+
+/* An option of another GPU or node count than o: the nearest one up or
+ * down (near), else one drawn uniformly; -1 when all are one group. */
+static int other_group(const spase_task_t *tk, int o, int near, uint64_t *rng)
+{
+	int n = 0, k;
+
+	if (near) {
+		int up = spase_rand(rng, 2);
+
+		for (int pass = 0; pass < 2; pass++, up = !up)
+			for (int q = o; q >= 0 && q < tk->nopt; q += up ? 1 : -1)
+				if (!same_group(tk, o, q))
+					return q;
+		return -1;
+	}
+	for (int q = 0; q < tk->nopt; q++)
+		n += !same_group(tk, o, q);
+	if (n == 0)
+		return -1;
+	k = spase_rand(rng, n);
+	for (int q = 0; q < tk->nopt; q++)
+		if (!same_group(tk, o, q) && k-- == 0)
+			return q;
+	return -1;
+}
+
+/* Class moves: task t to another class (its option there), or t and a
+ * task of another class exchange classes. Returns 0 when none applies. */
+static int propose_class(const spase_inst_t *in, spase_sol_t *sol, int t, const int *multi,
+			 int nmulti, double T, uint64_t *rng, move_t *m)
+{
+	int nc = in->p->nclasses, o = sol->opt[t], c = in->t[t].opt[o].klass, c2, n;
+
+	if (nc < 2 || c < 0)
+		return 0;
+	c2 = spase_rand(rng, nc - 1);
+	c2 += c2 >= c;
+	m->t2 = -1;
+	if (spase_rand(rng, 2) && nmulti > 1) {
+		/* exchange with a task now on class c2 (a few tries) */
+		for (int k = 0; k < 8; k++) {
+			int u = multi[spase_rand(rng, nmulti)], ou = sol->opt[u], a, b;
+
+			if (u == t || in->t[u].opt[ou].klass != c2)
+				continue;
+			a = opt_in_class(in, t, c2, in->t[t].opt[o].width, T, rng);
+			b = opt_in_class(in, u, c, in->t[u].opt[ou].width, T, rng);
+			if (a < 0 || b < 0)
+				continue;
+			m->kind = 2;
+			m->t = t;
+			m->old = o;
+			m->t2 = u;
+			m->old2 = ou;
+			sol->opt[t] = a;
+			sol->opt[u] = b;
+			return 1;
+		}
+	}
+	n = opt_in_class(in, t, c2, in->t[t].opt[o].width, T, rng);
+	if (n < 0 || n == o)
+		return 0;
+	m->kind = 2;
+	m->t = t;
+	m->old = o;
+	sol->opt[t] = n;
+	return 1;
+}
 
 static void do_insert(int *order, int i, int j)
 {
@@ -89,25 +189,39 @@ static int propose_late(const spase_inst_t *in, spase_sol_t *sol, int lo,
  * tasks of the current state that end close to its makespan. */
 static int propose(const spase_inst_t *in, spase_sol_t *sol, int lo,
 		   const int *multi, int nmulti, const int *late, int nlate,
-		   uint64_t *rng, move_t *m)
+		   double T, uint64_t *rng, move_t *m)
 {
 	int span = in->nt - lo;
 	int r = spase_rand(rng, 100);
 
+	m->t2 = -1;
+	if (in->p->nclasses > 1 && nmulti > 0 && r < CLASS_MOVES) {
+		/* a late task half of the time: it is on a class that ends
+		 * last */
+		int t = nlate > 0 && spase_rand(rng, 2) ? late[spase_rand(rng, nlate)]
+							: multi[spase_rand(rng, nmulti)];
+
+		if (in->t[t].nopt > 1 && propose_class(in, sol, t, multi, nmulti, T, rng, m))
+			return 1;
+	}
+	r = spase_rand(rng, 100);
 	if (nlate > 0 && r < 25 &&
 	    propose_late(in, sol, lo, late[spase_rand(rng, nlate)], rng, m))
 		return 1;
 	r = spase_rand(rng, 100);
 
 	if (span < 2 || (r >= 65 && nmulti > 0)) {
-		int t, o, no;
+		int t, o, no, g = -1;
 
 		if (nmulti == 0)
 			return 0;
 		t = multi[spase_rand(rng, nmulti)];
 		o = sol->opt[t];
 		no = in->t[t].nopt;
-		if (spase_rand(rng, 2) == 0) {
+		g = other_group(&in->t[t], o, spase_rand(rng, 2), rng);
+		if (g >= 0) {
+			o = g;
+		} else if (spase_rand(rng, 2) == 0) {
 			int n = o + (spase_rand(rng, 2) ? 1 : -1);
 
 			if (n < 0)
@@ -147,6 +261,8 @@ static void undo(spase_sol_t *sol, const move_t *m)
 {
 	if (m->kind == 2) {
 		sol->opt[m->t] = m->old;
+		if (m->t2 >= 0)
+			sol->opt[m->t2] = m->old2;
 	} else if (m->kind == 0) {
 		int v = sol->order[m->i];
 
@@ -235,7 +351,7 @@ double spase_anneal(const spase_inst_t *in, spase_work_t *w,
 			if ((max_evals && evals >= max_evals) || spase_stop(clk))
 				goto done;
 			if (!propose(in, cur, lo, multi, nmulti, late, nlate,
-				     &rng, &m))
+				     best_mk, &rng, &m))
 				goto done;
 			nmk = spase_decode(w, cur, 1);
 			evals++;

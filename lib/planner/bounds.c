@@ -285,7 +285,7 @@ static double area_bound(const spase_inst_t *in, double a)
 	return lo;
 }
 
-void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b)
+void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b, double *frac)
 {
 	int nc = in->p->nclasses > 0 ? in->p->nclasses : 1;
 	dual_scratch_t s;
@@ -300,9 +300,17 @@ void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b)
 		const spase_task_t *tk = &in->t[t];
 		double l = tk->pinned ? tk->opt[0].dur : INFINITY;
 
+		/* A zero-length task holds no GPU time: a plan is valid with
+		 * it at its release even where every GPU is busy then
+		 * (validate.c), so its release is all it proves. (Counting
+		 * the instant its GPUs are free, as the decoder places it,
+		 * gave a bound above a valid plan: a warm plan taken
+		 * literally, makespan 0 against a bound of 100 s.) */
+		if (tk->zero && !tk->pinned)
+			l = tk->release;
 		/* Earliest end on an otherwise empty node (busy GPUs and
 		 * running tasks still count). */
-		for (int o = 0; o < tk->nopt && !tk->pinned; o++) {
+		for (int o = 0; o < tk->nopt && !tk->pinned && !tk->zero; o++) {
 			if (tk->opt[o].nodes > 1 && ok && gs && gn) {
 				/* a gang: the earliest k nodes free at once */
 				double e;
@@ -390,6 +398,9 @@ out:
 		b->best = b->area;
 	if (b->dual > b->best)
 		b->best = b->dual;
+	b->lp = spase_lp_bound(in, b->best, frac);
+	if (b->lp > b->best)
+		b->best = b->lp;
 }
 
 /* Here, not in planner.c: a carried plan is labelled with these every
@@ -402,7 +413,7 @@ int saturn_planner_bounds_cheap(const saturn_problem_t *p, saturn_bounds_t *b,
 	memset(b, 0, sizeof(*b));
 	if (!in)
 		return saturn_error_set(err, "planner: out of memory");
-	spase_bounds(in, b);
+	spase_bounds(in, b, NULL);
 	spase_inst_destroy(in);
 	return 0;
 }

@@ -139,12 +139,20 @@ static int build_task(spase_inst_t *in, int ti)
 	}
 	if (st->is_released && !st->is_running && st->released_node >= 0 &&
 	    st->released_node < in->nn) {
-		/* only when some option fits that node (else: unrestricted) */
+		/* only when some option fits that node (else: unrestricted),
+		 * and then only the options that fit it: one that does not
+		 * fit could not be placed at all (the decoder failed on it,
+		 * reported as out of memory) */
+		int n = st->released_node, k = 0;
+
 		for (int o = 0; o < t->nopt; o++)
-			if (t->opt[o].gpus <= in->gpus[st->released_node] &&
-			    (t->opt[o].klass < 0 ||
-			     t->opt[o].klass == in->klass[st->released_node]))
-				t->rel_node = st->released_node;
+			if (t->opt[o].nodes == 1 && t->opt[o].gpus <= in->gpus[n] &&
+			    (t->opt[o].klass < 0 || t->opt[o].klass == in->klass[n]))
+				t->opt[k++] = t->opt[o];
+		if (k > 0) {
+			t->rel_node = n;
+			t->nopt = k;
+		}
 	}
 	for (int o = 0; o < t->nopt; o++) {
 		spase_opt_t *op = &t->opt[o];

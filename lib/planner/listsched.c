@@ -706,8 +706,19 @@ double spase_decode(spase_work_t *w, spase_sol_t *sol, double alpha)
 				double sq;
 				int nq;
 
-				if (tk->opt[q].area > lim && q != tk->min_area_opt)
+				if (w->class_alpha && tk->opt[q].klass >= 0) {
+					/* against the smallest area in q's class */
+					double ca = tk->opt[q].area;
+
+					for (int u = 0; u < tk->nopt; u++)
+						if (tk->opt[u].klass == tk->opt[q].klass &&
+						    tk->opt[u].area < ca)
+							ca = tk->opt[u].area;
+					if (tk->opt[q].area > alpha * ca * (1 + 1e-12))
+						continue;
+				} else if (tk->opt[q].area > lim && q != tk->min_area_opt) {
 					continue;
+				}
 				nq = place_opt(w, t, q, &sq, gq);
 				if (nq < 0)
 					continue;

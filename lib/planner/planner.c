@@ -42,7 +42,7 @@ int saturn_planner_bounds(const saturn_problem_t *p, saturn_bounds_t *b,
 
 	if (!in)
 		return saturn_error_set(err, "planner: out of memory");
-	spase_bounds(in, b);
+	spase_bounds(in, b, NULL);
 	/* The MILPs model one node per task: not for multi-node options. */
 	if (in->nfree > 0 && in->nfree <= MILP_BOUND_MAX_TASKS &&
 	    in->max_nodes == 1) {
@@ -164,6 +164,7 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 	spase_work_t *w = NULL;
 	spase_sol_t *best = NULL, *cand = NULL, *wsol = NULL;
 	saturn_plan_t *plan = NULL, *bl = NULL, *wplan = NULL;
+	double *frac = NULL; /* the LP bound's split (classseed.c) */
 	saturn_bounds_t b;
 	const char *method = "heuristic";
 	double mk = INFINITY, limit, target, ratio, proved = 0;
@@ -186,9 +187,11 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 	best = spase_sol_create(in);
 	cand = spase_sol_create(in);
 	wsol = spase_sol_create(in);
-	if (!w || !best || !cand || !wsol)
+	frac = calloc((size_t)in->nt * (size_t)(p->nclasses > 0 ? p->nclasses : 1) + 1,
+		      sizeof(double));
+	if (!w || !best || !cand || !wsol || !frac)
 		goto nomem;
-	spase_bounds(in, &b);
+	spase_bounds(in, &b, frac);
 	target = b.best * (1 + TARGET_TOL);
 
 	/* The previous plan itself, where it still holds: a candidate of its
@@ -277,6 +280,10 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 		 * longer than a uniform request and fall back to its
 		 * first-come-first-served replay, never improving it. */
 		if (spase_seed_uniform(in, w, best, cand, &mk) < 0)
+			goto nomem;
+		/* Several node classes: plans that follow the LP bound's
+		 * split of the tasks over the classes. */
+		if (spase_class_seed(in, w, frac, b.best * (1 + 1e-5), best, cand, &mk, &clk) < 0)
 			goto nomem;
 	}
 	enough = enough || good_enough(incumbent(have_sol, mk, wplan, bl),
@@ -401,6 +408,7 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 nomem:
 	saturn_error_set(err, "planner: out of memory");
 out:
+	free(frac);
 	saturn_plan_destroy(bl);
 	saturn_plan_destroy(wplan);
 	spase_sol_destroy(best);

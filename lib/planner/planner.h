@@ -56,15 +56,23 @@ typedef struct saturn_bounds {
 	double area;   /* minimum total GPU-seconds over total GPUs */
 	double dual;   /* moldable dual-approximation bound */
 	double milp;   /* assignment-MILP bound, 0 when not computed */
-	double best;   /* max of the above */
+	double best;   /* max of the above and of lp */
+	/* Class-aware LP relaxation (lpbound.c): each task split over the
+	 * node classes where it can end by T, per-class GPU-seconds after
+	 * each release, GPUs held at T/2, wide tasks one at a time; 0 when
+	 * not computed (one class without release times, or no gain). Added
+	 * after best (backward compatible). */
+	double lp;
 } saturn_bounds_t;
 
 int saturn_planner_bounds(const saturn_problem_t *p, saturn_bounds_t *b,
 			  saturn_error_t *err);
 
-/* The same without the MILP (milp 0): milliseconds, for labelling a plan
- * that was not solved for p (a carried plan, saturn_sched_carry()). 0, or
- * -1 with err (ENOMEM, b zeroed). */
+/* The same without the MILP (milp 0; the LP bound is computed): for
+ * labelling a plan that was not solved for p (a carried plan,
+ * saturn_sched_carry()); milliseconds, tens of them with the LP bound on
+ * hundreds of tasks. Uses lp_solve (one call at a time per process, as
+ * saturn_planner_solve()). 0, or -1 with err (ENOMEM, b zeroed). */
 int saturn_planner_bounds_cheap(const saturn_problem_t *p, saturn_bounds_t *b,
 				saturn_error_t *err);
 

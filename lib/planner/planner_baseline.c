@@ -142,7 +142,7 @@ saturn_plan_t *saturn_planner_baseline(const saturn_problem_t *p, int gpus,
 	}
 	plan = spase_baseline(in, gpus, err);
 	if (plan) {
-		spase_bounds(in, &b);
+		spase_bounds(in, &b, NULL);
 		plan->lower_bound_s = b.best;
 	}
 	spase_inst_destroy(in);

@@ -87,6 +87,10 @@ typedef struct spase_work {
 	int *gang;
 	double *scratch;
 	char *ok;
+	/* Options chosen by the decoder (sol->opt[t] < 0): alpha applies to
+	 * the smallest area in each option's own class, not the task's (0:
+	 * the task's). */
+	int class_alpha;
 } spase_work_t;
 
 /* Deadline and abort handling shared by every phase. */
@@ -148,8 +152,32 @@ double spase_gang_earliest(const spase_inst_t *in, const spase_prof_t *prof,
 			   int pref, double *scratch, int *nodes);
 
 /* --- bounds.c --- */
-/* Length, area and dual bounds of in (b->milp left 0). */
-void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b);
+/* Length, area, dual and class-aware LP bounds of in (b->milp left 0).
+ * frac (NULL, or in->nt x classes doubles, zeroed by the caller): the LP
+ * bound's fractional split of each free task over the classes at the
+ * smallest makespan it accepted (rows of zeros: not computed). */
+void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b, double *frac);
+
+/* --- lpbound.c --- */
+/* The class-aware LP bound (lpbound.c): the largest T it proves too short,
+ * never below lower, or 0 when it proves nothing above lower (or is not
+ * run: one class and no release, too many task-class pairs, ENOMEM). frac
+ * as for spase_bounds(). */
+double spase_lp_bound(const spase_inst_t *in, double lower, double *frac);
+
+/* --- classseed.c --- */
+/* Smallest-area option of task t in class c (class-free options count in
+ * every class) that ends by T, else its fastest there; -1 when none. */
+int spase_class_option(const spase_inst_t *in, int t, int c, double T);
+/* Candidates that follow the LP bound's split frac (spase_bounds(); in->nt
+ * x classes) at makespan T: each task in a class of its split with its
+ * smallest-area option there ending by a few slacks of T, decoded in a few
+ * orders; the best replaces *best (and *mk) when shorter. cand is scratch.
+ * Returns 1 when it replaced, 0 when not (also: one class, no split, the
+ * clock), -1 on ENOMEM. */
+int spase_class_seed(const spase_inst_t *in, spase_work_t *w, const double *frac,
+		     double T, spase_sol_t *best, spase_sol_t *cand, double *mk,
+		     spase_clock_t *clk);
 
 /* --- heuristics.c --- */
 /* Run the constructive heuristics (H1 minimum-area allotments per

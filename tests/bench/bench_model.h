@@ -212,7 +212,7 @@ static inline saturn_problem_t *grid_problem(int nodes, int gpus)
 
 /* --- run statistics and time ---------------------------------------------- */
 
-typedef struct stat {
+typedef struct bench_stat {
 	int n;
 	double sum, min, max;
 } stat_t;

@@ -2,12 +2,14 @@
 # Run from the build folder: $(srcdir)/bench/run-bench.sh, or
 # tests/bench/saturn-bench --family NAME --runs N. See bench/README.md.
 noinst_PROGRAMS += bench/saturn-bench
-bench_saturn_bench_SOURCES = bench/saturn-bench.c bench/bench_model.h
-bench_saturn_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
+bench_saturn_bench_SOURCES = bench/saturn-bench.c bench/bench_model.h bench/bench_real.h
+# the real-data families' tables (bench/data/README.md)
+bench_saturn_bench_CPPFLAGS = $(UNIT_CPPFLAGS) -DBENCH_DATA_DIR='"$(abs_srcdir)/bench/data"'
 bench_saturn_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_saturn_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la
 EXTRA_DIST += bench/README.md bench/run-bench.sh mutate.sh bench/fair-cluster.sh bench/multi-cluster.sh
 EXTRA_DIST += bench/class-cluster.sh
+EXTRA_DIST += bench/data/README.md bench/data/gavel-throughputs.csv bench/data/gavel-extract.py
 
 # formats and validator timing at the size limit (doc/benchmarks.md)
 noinst_PROGRAMS += bench/bench-formats

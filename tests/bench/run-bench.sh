@@ -1,5 +1,6 @@
 #!/bin/sh
-# run-bench.sh - run the planner benchmark: every family, 6 instances each,
+# run-bench.sh - run the planner benchmark: every family (the real-data
+# gavel* families included: tests/bench/data/README.md), 6 instances each,
 # the default time limits (5 s up to 32 jobs, 10 s above). Run it from the
 # build folder (where `make` built tests/bench/saturn-bench), or set
 # SATURN_BENCH to the program. Extra arguments go to saturn-bench.

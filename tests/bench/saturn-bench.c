@@ -20,6 +20,12 @@
  *   twonode  32-64 jobs on 4 nodes x 8 GPUs: the mix plus 40 B models
  *            that need two nodes; every model may also span 2 or 4 nodes
  *            (inter-node bandwidth BW_IB), the 40 B ones only that way
+ * and families built from measured speeds (bench_real.h; "R" in the
+ * summary): Gavel's K80 / P100 / V100 throughputs at 1-8 GPUs on 2-11
+ * nodes of several types, with and without arrival times, and one family
+ * of V100 nodes only (the same data, one type). Their target is on the
+ * planner's best bound (mk/lb), and their baseline also counts untyped
+ * and typed uniform requests placed by Slurm's rule (rt_uniform()).
  * Per instance it prints makespan / dual bound, makespan / the planner's
  * best lower bound, makespan / the best current-practice baseline (fixed
  * 1, 2, 4 or 8 GPUs, FCFS), solve time, method and status; then mean, min
@@ -27,6 +33,11 @@
  *
  * Usage: saturn-bench [--time-limit S] [--runs N] [--family NAME]
  *                     [--seed N] [--quiet] [--warm-stop R]
+ *                     [--data-dir DIR] [--write-problems DIR]
+ *
+ * --data-dir: where the real-data families' tables are (default: the
+ * source tree's tests/bench/data). --write-problems: each instance is also
+ * written there as saturn-problem JSON (FAMILY-RUN.json), for `saturn plan`.
  *
  * --warm-stop R (re-planning, as sched/saturn does every cycle): per
  * instance, a first solve gives the "previous" plan; then the same problem
@@ -45,10 +56,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "formats.h"
 #include "model.h"
 #include "planner.h"
 
 #include "bench_model.h"
+#include "bench_real.h"
 
 static const model_spec_t models[] = {{"gpt2xl", 1.5e9}, {"gptj", 6.0e9}};
 /* The unseen families' mix; the last one needs two nodes (16 x P bytes of
@@ -179,28 +192,120 @@ typedef struct family {
 	double target; /* makespan / dual bound */
 	int mix;       /* 0: the sweep grid; 1: the mix; 2: the mix with
 			* multi-node options (unseen families) */
+	const rt_family_t *real; /* measured speeds (target on mk/lb) */
 } family_t;
 
+/* Gavel's table (tests/bench/data/README.md): 8-GPU servers except the
+ * 4-GPU P100 ones of the 11-node cluster. */
+#define GAVEL "gavel-throughputs.csv", "v100"
+static const rt_family_t gavel2 = {GAVEL, 2, {"p100", "v100"}, {1, 1}, {8, 8}, 0};
+static const rt_family_t gavel3 = {GAVEL, 3, {"k80", "p100", "v100"}, {1, 1, 1}, {8, 8, 8}, 0};
+static const rt_family_t gavel6 = {GAVEL, 3, {"k80", "p100", "v100"}, {2, 2, 2}, {8, 8, 8}, 0};
+static const rt_family_t gavel11 = {GAVEL, 3, {"k80", "p100", "v100"}, {4, 4, 3}, {8, 4, 8}, 0};
+static const rt_family_t gavel6r = {GAVEL, 3, {"k80", "p100", "v100"}, {2, 2, 2}, {8, 8, 8}, 1};
+static const rt_family_t gavel11r = {GAVEL, 3, {"k80", "p100", "v100"}, {4, 4, 3}, {8, 4, 8}, 1};
+static const rt_family_t gavelv = {GAVEL, 1, {"v100"}, {2}, {8}, 0};
+
 static const family_t families[] = {
-	{"sweep1", 8, 32, 1, 1, 0, 1.05, 0},
-	{"sweep2", 16, 32, 2, 2, 0, 1.05, 0},
-	{"multi", 24, 128, 2, 4, 0, 0, 0},
-	{"large", 64, 128, 4, 4, 0, 1.02, 0},
-	{"classes", 64, 128, 4, 4, 1, 1.05, 0},
-	{"mix", 64, 64, 4, 4, 0, 0, 1},
-	{"mix8", 128, 128, 8, 8, 0, 0, 1},
-	{"twonode", 32, 64, 4, 4, 0, 0, 2},
+	{"sweep1", 8, 32, 1, 1, 0, 1.05, 0, NULL},
+	{"sweep2", 16, 32, 2, 2, 0, 1.05, 0, NULL},
+	{"multi", 24, 128, 2, 4, 0, 0, 0, NULL},
+	{"large", 64, 128, 4, 4, 0, 1.02, 0, NULL},
+	{"classes", 64, 128, 4, 4, 1, 1.05, 0, NULL},
+	{"mix", 64, 64, 4, 4, 0, 0, 1, NULL},
+	{"mix8", 128, 128, 8, 8, 0, 0, 1, NULL},
+	{"twonode", 32, 64, 4, 4, 0, 0, 2, NULL},
+	{"gavel2", 24, 64, 2, 2, 0, 1.03, 0, &gavel2},
+	{"gavel3", 24, 64, 3, 3, 0, 1.03, 0, &gavel3},
+	{"gavel6", 48, 128, 6, 6, 0, 1.03, 0, &gavel6},
+	{"gavel11", 96, 160, 11, 11, 0, 1.03, 0, &gavel11},
+	{"gavel6r", 48, 128, 6, 6, 0, 1.03, 0, &gavel6r},
+	{"gavel11r", 96, 160, 11, 11, 0, 1.03, 0, &gavel11r},
+	{"gavelv", 32, 96, 2, 2, 0, 1.03, 0, &gavelv},
 };
 
-static saturn_problem_t *make_instance(const family_t *f, int run, int runs,
-				       int *njobs, int *nnodes)
+static const char *data_dir = BENCH_DATA_DIR;
+static const char *write_dir; /* --write-problems */
+
+/* --write-problems: the instance as DIR/FAMILY-RUN.json. */
+static void write_problem(const saturn_problem_t *p, const char *family, int run)
 {
-	saturn_problem_t *p = saturn_problem_create();
+	char path[4096], *js = saturn_problem_to_json(p);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s-%d.json", write_dir, family, run);
+	f = fopen(path, "w");
+	if (!js || !f || fputs(js, f) < 0 || fclose(f) != 0) {
+		fprintf(stderr, "saturn-bench: cannot write %s\n", path);
+		exit(2);
+	}
+	free(js);
+}
+/* The measurement tables loaded so far (by file name). */
+static struct {
+	const char *file;
+	rt_data_t *d;
+} tables[4];
+
+static const rt_data_t *real_table(const char *file)
+{
+	char path[4096];
+	size_t i;
+
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]) && tables[i].file; i++)
+		if (!strcmp(tables[i].file, file))
+			return tables[i].d;
+	if (i == sizeof(tables) / sizeof(tables[0]))
+		exit(2);
+	snprintf(path, sizeof(path), "%s/%s", data_dir, file);
+	tables[i].d = xcalloc(1, sizeof(rt_data_t));
+	if (rt_load(tables[i].d, path) < 0)
+		exit(2);
+	tables[i].file = file;
+	return tables[i].d;
+}
+
+/* A real-data instance of n tasks: the problem (every option) and, into
+ * *base and what, its best uniform request. */
+static saturn_problem_t *real_instance(const family_t *f, int n, double *base, char *what,
+				       size_t wlen)
+{
+	const rt_data_t *d = real_table(f->real->file);
+	rt_job_t *jobs = xcalloc((size_t)n, sizeof(*jobs));
+	saturn_problem_t *p;
+
+	if (rt_draw(d, f->real, n, jobs) < 0) {
+		fprintf(stderr, "saturn-bench: %s: types missing from %s\n", f->name, f->real->file);
+		exit(2);
+	}
+	p = rt_problem(d, f->real, jobs, n, 0, -1);
+	*base = rt_uniform(d, f->real, jobs, n, p, what, wlen);
+	free(jobs);
+	return p;
+}
+
+/* Instance `run` of `runs` of family f; a real-data family's best
+ * uniform request into *base and what (INFINITY and "" otherwise). */
+static saturn_problem_t *make_instance(const family_t *f, int run, int runs,
+				       int *njobs, int *nnodes, double *base,
+				       char *what, size_t wlen)
+{
+	saturn_problem_t *p;
 	saturn_error_t err = {{0}};
 	int span = f->max_jobs - f->min_jobs;
 	int n = f->min_jobs + (runs > 1 ? span * run / (runs - 1) : span);
-	int k = f->min_nodes + irand(f->max_nodes - f->min_nodes + 1);
+	int k;
 
+	*base = INFINITY;
+	what[0] = 0;
+	if (f->real) {
+		p = real_instance(f, n, base, what, wlen);
+		*njobs = n;
+		*nnodes = p->nnodes;
+		return p;
+	}
+	p = saturn_problem_create();
+	k = f->min_nodes + irand(f->max_nodes - f->min_nodes + 1);
 	if (!p)
 		exit(2);
 	for (int i = 0; i < k; i++) {
@@ -230,7 +335,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: saturn-bench [--time-limit S] [--runs N] "
 			"[--family NAME] [--seed N] [--quiet] "
-			"[--warm-stop R]\n");
+			"[--warm-stop R] [--data-dir DIR] "
+			"[--write-problems DIR]\n");
 	exit(2);
 }
 
@@ -269,8 +375,8 @@ static int warm_stop_bench(double limit, int runs, const char *only,
 		       tc = {0}, rc = {0};
 		int nwarm = 0;
 
-		if (only && strcmp(only, f->name))
-			continue;
+		if ((only && strcmp(only, f->name)) || (!only && f->real))
+			continue; /* real-data families: only when named */
 		for (int r = 0; r < runs; r++) {
 			int nj, nn;
 			saturn_problem_t *p;
@@ -278,11 +384,12 @@ static int warm_stop_bench(double limit, int runs, const char *only,
 			saturn_bounds_t b;
 			saturn_plan_t *prev, *off, *stop, *cold;
 			saturn_error_t err = {{0}};
-			double d0, d1, d2, d3;
+			double d0, d1, d2, d3, ub;
+			char uw[32];
 
 			rng_state = seed_mix(seed * 1000003ULL + fi * 7919ULL +
 					     (unsigned)r);
-			p = make_instance(f, r, runs, &nj, &nn);
+			p = make_instance(f, r, runs, &nj, &nn, &ub, uw, sizeof(uw));
 			if (saturn_planner_bounds(p, &b, &err) < 0) {
 				fprintf(stderr, "saturn-bench: %s\n", err.text);
 				return 1;
@@ -358,6 +465,10 @@ int main(int argc, char **argv)
 			quiet = 1;
 		else if (!strcmp(argv[i], "--warm-stop") && i + 1 < argc)
 			warm_stop = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--data-dir") && i + 1 < argc)
+			data_dir = argv[++i];
+		else if (!strcmp(argv[i], "--write-problems") && i + 1 < argc)
+			write_dir = argv[++i];
 		else
 			usage();
 	}
@@ -369,12 +480,13 @@ int main(int argc, char **argv)
 		return warm_stop_bench(limit, runs, only, seed, quiet,
 				       warm_stop);
 	}
-	printf("%-8s %4s %5s %5s %8s %8s %8s %7s %-9s %s\n", "family", "run",
-	       "jobs", "nodes", "mk/dual", "mk/lb", "mk/base", "solve_s",
-	       "method", "status");
+	printf("%-8s %4s %5s %5s %8s %8s %8s %7s %-9s %-11s %s\n", "family",
+	       "run", "jobs", "nodes", "mk/dual", "mk/lb", "mk/base", "solve_s",
+	       "method", "status", "base");
 	for (size_t fi = 0; fi < sizeof(families) / sizeof(families[0]); fi++) {
 		const family_t *f = &families[fi];
 		stat_t sd = {0}, sl = {0}, sb = {0}, st = {0};
+		double tmax = 0;
 
 		if (only && strcmp(only, f->name))
 			continue;
@@ -385,13 +497,17 @@ int main(int argc, char **argv)
 			saturn_bounds_t b;
 			saturn_plan_t *pl;
 			saturn_error_t err = {{0}};
-			double base = INFINITY, t0, dt;
+			double base, t0, dt, tr;
+			char what[32];
 
 			rng_state = seed_mix(seed * 1000003ULL + fi * 7919ULL +
 					     (unsigned)r);
-			p = make_instance(f, r, runs, &nj, &nn);
+			p = make_instance(f, r, runs, &nj, &nn, &base, what,
+					  sizeof(what));
+			if (write_dir)
+				write_problem(p, f->name, r);
 			saturn_planner_opts_init(&o);
-			o.time_limit_s = limit > 0 ? limit : nj <= 32 ? 5 : 10;
+			o.time_limit_s = limit > 0 ? limit : nj <= 32 && !f->real ? 5 : 10;
 			o.seed = (unsigned)seed;
 			t0 = now_s();
 			pl = saturn_planner_solve(p, &o, &err);
@@ -405,8 +521,10 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			/* uniform requests: 1, 2, 4, 8 GPUs, and whole
-			 * gangs of 2 and 4 nodes where a family has them */
-			for (int g = 1; g <= (f->mix == 2 ? 32 : 8); g *= 2) {
+			 * gangs of 2 and 4 nodes where a family has them
+			 * (real-data families: already counted, with the
+			 * untyped and typed requests) */
+			for (int g = 1; !f->real && g <= (f->mix == 2 ? 32 : 8); g *= 2) {
 				saturn_plan_t *x = saturn_planner_baseline(p, g, &err);
 
 				if (!x) {
@@ -414,25 +532,33 @@ int main(int argc, char **argv)
 						err.text);
 					return 1;
 				}
-				if (x->makespan_s < base)
+				if (x->makespan_s < base) {
 					base = x->makespan_s;
+					snprintf(what, sizeof(what), "lib/%d", g);
+				}
 				saturn_plan_destroy(x);
 			}
+			/* the target's ratio: over the dual bound (the
+			 * model's families), over the bound the planner
+			 * reports (real-data families) */
+			tr = pl->makespan_s / (f->real ? pl->lower_bound_s : b.dual);
 			stat_add(&sd, pl->makespan_s / b.dual);
 			stat_add(&sl, pl->makespan_s / pl->lower_bound_s);
 			stat_add(&sb, pl->makespan_s / base);
 			stat_add(&st, dt);
-			if (f->target > 0 && pl->makespan_s / b.dual > f->target)
+			if (tr > tmax)
+				tmax = tr;
+			if (f->target > 0 && tr > f->target)
 				missed++;
 			if (pl->makespan_s > base * (1 + 1e-9))
 				worse++;
 			if (!quiet)
 				printf("%-8s %4d %5d %5d %8.4f %8.4f %8.4f %7.2f "
-				       "%-9s %s\n",
+				       "%-9s %-11s %s\n",
 				       f->name, r, nj, nn, pl->makespan_s / b.dual,
 				       pl->makespan_s / pl->lower_bound_s,
 				       pl->makespan_s / base, dt, pl->method,
-				       pl->status);
+				       pl->status, what);
 			fflush(stdout);
 			saturn_plan_destroy(pl);
 			saturn_problem_destroy(p);
@@ -440,10 +566,11 @@ int main(int argc, char **argv)
 		printf("SUMMARY %-8s %s runs %d  mk/dual mean %.4f min %.4f max "
 		       "%.4f  mk/lb mean %.4f max %.4f  mk/base mean %.4f "
 		       "max %.4f  solve_s mean %.2f max %.2f  target %s\n",
-		       f->name, f->mix ? "U" : "own", sd.n, sd.sum / sd.n, sd.min, sd.max,
+		       f->name, f->real ? "R" : f->mix ? "U" : "own", sd.n,
+		       sd.sum / sd.n, sd.min, sd.max,
 		       sl.sum / sl.n, sl.max, sb.sum / sb.n, sb.max,
 		       st.sum / st.n, st.max,
-		       f->target > 0 ? (sd.max <= f->target ? "met" : "MISSED")
+		       f->target > 0 ? (tmax <= f->target ? "met" : "MISSED")
 				     : "-");
 		fflush(stdout);
 	}

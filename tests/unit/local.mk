@@ -78,6 +78,17 @@ unit_test_bounds_CFLAGS = $(UNIT_CFLAGS)
 unit_test_bounds_LDADD = $(UNIT_LDADD)
 endif
 
+# The class-aware LP bound, and every bound against exhaustive search on
+# tiny instances with classes, releases, gangs, running and busy GPUs.
+if HAVE_CHECK
+check_PROGRAMS += unit/test_lpbound
+TESTS += unit/test_lpbound
+unit_test_lpbound_SOURCES = unit/test_lpbound.c unit/planner_fixtures.h
+unit_test_lpbound_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_lpbound_CFLAGS = $(UNIT_CFLAGS)
+unit_test_lpbound_LDADD = $(UNIT_LDADD)
+endif
+
 # Plan construction: the GPU model and the list scheduler every plan is
 # built with (lib/planner/listsched.c).
 if HAVE_CHECK

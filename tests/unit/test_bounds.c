@@ -204,6 +204,87 @@ START_TEST(test_zero)
 }
 END_TEST
 
+/* A zero-length task holds no GPU time (validate.c): a plan with it at its
+ * release is valid even while every GPU is busy. The length bound used to
+ * count the instant its GPUs are free (100 s), and with the valid plan at
+ * 0 s given as the warm start the planner returned makespan 0 with bound
+ * 100 (the "bound above a valid plan" of a hostile test; the MILP's wide
+ * rows counted it too). */
+START_TEST(test_zero_busy)
+{
+	static const opt_spec_t o[] = {{"ddp", 1, 1.0, NULL}};
+	static const int g0[] = {0};
+	saturn_problem_t *p = fx_problem();
+	saturn_plan_t *w = saturn_plan_create(1), *pl;
+	saturn_planner_opts_t op;
+	saturn_error_t err = {{0}};
+	saturn_bounds_t b;
+
+	fx_node(p, "n0", 1, NULL);
+	fx_busy(p, 0, g0, 1, 100);
+	fx_task(p, "z", 0, 0, o, 1);
+	fx_check(p);
+	ck_assert_int_eq(saturn_plan_set(w, 0, p, 0, 0, 0, 0, NULL), 0);
+	ck_assert_int_eq(saturn_plan_assign_gpus(w, p, &err), 0);
+	w->makespan_s = 0;
+	ck_assert_msg(saturn_plan_validate(w, p, &err) == 0, "%s", err.text);
+	b = bounds(p);
+	ck_assert_double_eq(b.best, 0);
+	saturn_planner_opts_init(&op);
+	op.time_limit_s = 0.2;
+	op.warm = w;
+	pl = saturn_planner_solve(p, &op, &err);
+	ck_assert_ptr_nonnull(pl);
+	ck_assert_double_eq(pl->makespan_s, 0);
+	ck_assert_double_le(pl->lower_bound_s, pl->makespan_s);
+	saturn_plan_destroy(pl);
+	saturn_plan_destroy(w);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+/* lp_solve's branch and bound claimed "OPTIMAL" 8.5 for the assignment
+ * MILP of this instance (t3 on n0, with t1 and t2 there), where t3 on n1
+ * after the running task gives 8: the MILP bound stood above a valid plan
+ * (found by tests/unit/test_lpbound.c's exhaustive search). The claim is
+ * now checked by a second search held below it (milp.c). */
+START_TEST(test_milp_claim)
+{
+	static const opt_spec_t o0[] = {{"x", 2, 4, NULL}, {"y", 1, 4, "a"}};
+	static const opt_spec_t o1[] = {{"x", 2, 3, "a"}, {"y", 2, 2, "a"}};
+	static const opt_spec_t o2[] = {{"x", 1, 5, "a"}};
+	static const opt_spec_t o3[] = {{"x", 2, 4, NULL}, {"y", 2, 6, "c"}};
+	static const opt_spec_t o4[] = {{"x", 1, 3, "c"}};
+	static const int ids[] = {0, 1};
+	saturn_problem_t *p = fx_problem();
+	saturn_planner_opts_t op;
+	saturn_plan_t *pl;
+	saturn_bounds_t b;
+
+	fx_node(p, "n0", 2, "a");
+	fx_node(p, "n1", 3, "c");
+	fx_task(p, "t0", 1, 0, o0, 2);
+	fx_running(p, 0, 1, 0, ids);
+	fx_task(p, "t1", 1, 0, o1, 2);
+	fx_task(p, "t2", 1, 0, o2, 1);
+	fx_task(p, "t3", 1, 0, o3, 2);
+	fx_task(p, "t4", 1, 0, o4, 1);
+	fx_check(p);
+	b = bounds(p);
+	ck_assert_double_gt(b.milp, 7.99);
+	ck_assert_double_le(b.milp, 8);
+	ck_assert_double_le(b.best, 8);
+	saturn_planner_opts_init(&op);
+	op.time_limit_s = 0.5;
+	pl = saturn_planner_solve(p, &op, NULL);
+	ck_assert_ptr_nonnull(pl);
+	ck_assert_double_eq_tol(pl->makespan_s, 8, 1e-9);
+	ck_assert_double_le(pl->lower_bound_s, pl->makespan_s);
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
 /* Exhaustive optimum of a small single-node instance: every order and
  * option choice through the list scheduler. */
 static double brute(const spase_inst_t *in, spase_work_t *w, spase_sol_t *s,
@@ -292,6 +373,8 @@ int main(void)
 	tcase_add_test(tc, test_busy_and_running);
 	tcase_add_test(tc, test_milp_bound);
 	tcase_add_test(tc, test_zero);
+	tcase_add_test(tc, test_zero_busy);
+	tcase_add_test(tc, test_milp_claim);
 	tcase_add_loop_test(tc, test_valid_vs_exhaustive, 0, 4);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
