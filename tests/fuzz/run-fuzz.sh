@@ -47,16 +47,24 @@ SRCS="$LIB/model/error.c $LIB/model/model.c $LIB/model/formats.c $LIB/model/json
 # fuzz_build: the snapshot -> problem build of sched/saturn, with progress
 # files and the persisted state
 BUILD_SRCS="$LIB/sched/sched_settings.c $LIB/sched/sched_snapshot.c $LIB/sched/sched_build.c $LIB/sched/sched_plan.c $LIB/sched/sched_decide.c $LIB/sched/feedback.c $LIB/sched/planrec.c $LIB/sched/node_class.c $LIB/sched/batch_policy.c $LIB/sched/sched_state.c $LIB/sched/progress.c $LIB/planner/bounds.c $LIB/planner/instance.c $LIB/planner/listsched.c"
+# the task cap and the class-aware LP bound (lp_solve), where the tree has them
+[ -f "$LIB/sched/task_cap.c" ] && BUILD_SRCS="$BUILD_SRCS $LIB/sched/task_cap.c"
+BUILD_LIBS=
+if [ -f "$LIB/planner/lpbound.c" ]; then
+	BUILD_SRCS="$BUILD_SRCS $LIB/planner/lpbound.c"
+	BUILD_LIBS="-llpsolve55 -lcolamd -ldl"
+fi
 status=0
 for t in $FUZZ_TARGETS; do
 	bin="$WORK/fuzz_$t"
 	srcs=$SRCS
-	[ "$t" = build ] && srcs="$SRCS $BUILD_SRCS"
+	libs=
+	[ "$t" = build ] && srcs="$SRCS $BUILD_SRCS" && libs=$BUILD_LIBS
 	# fuzz_text: what a user writes in a job's Comment, --constraint, --gres
 	[ "$t" = text ] && srcs="$SRCS $LIB/sched/sched_settings.c $LIB/sched/planrec.c $LIB/sched/node_class.c $LIB/model/jobreq.c"
 	# shellcheck disable=SC2086
 	if ! "$CC" $CFLAGS -I"$WORK" -I"$LIB/model" -I"$LIB/planner" -I"$LIB/sched" $(pkg-config --cflags json-c) \
-		"$HERE/fuzz_$t.c" $srcs $(pkg-config --libs json-c) -lm -o "$bin" 2>"$WORK/build-$t.log"; then
+		"$HERE/fuzz_$t.c" $srcs $(pkg-config --libs json-c) $libs -lm -o "$bin" 2>"$WORK/build-$t.log"; then
 		cat "$WORK/build-$t.log" >&2
 		echo "FAIL: cannot build fuzz_$t" >&2
 		exit 1
