@@ -179,7 +179,7 @@ if [ -f "$cuda_cfg/include/cuda_runtime.h" ] &&
 	if step standalone-hwbench 180 cc -O2 -Wall -Wno-unused-parameter -Wno-format-truncation \
 		-DHWBENCH_STANDALONE -I"$work/sa" -I"$src/lib/model" -I"$src/lib/job" -I"$src/profiler" -I"$cuda_cfg/include" \
 		"$src/profiler/hwbench.c" "$src/profiler/hw.c" "$src/profiler/hw_cuda.c" "$src/lib/model/error.c" \
-		"$src/lib/model/numparse.c" \
+		"$src/lib/model/numparse.c" "$src/lib/model/safetext.c" \
 		-o "$work/sa/saturn-hwbench" -L"$cuda_cfg/lib64" -Wl,-rpath,"$cuda_cfg/lib64" $libs; then
 		[ $built = 0 ] && [ "$backend" = cuda ] && hwbench="$work/sa/saturn-hwbench"
 		step standalone-hwbench-run 120 "$work/sa/saturn-hwbench" --backend cuda --gpus 1
