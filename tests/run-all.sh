@@ -98,8 +98,13 @@ others=${SATURN_OTHER_SLURM-24.11}
 [ -z "$others" ] || echo "Slurm ${slurm_ver:-?}: $passed passed, $failed failed, $skipped skipped"
 
 # The other releases: each in its own root, its own build folder.
+# (its output is copied here, not through tee /dev/stderr: reopening
+# /dev/stderr would truncate a log file this script writes to)
+vlog=$(mktemp "${TMPDIR:-/tmp}/run-all-slurm.XXXXXX")
 for v in $others; do
-	line=$("$top/tests/run-slurm.sh" "$v" | tee /dev/stderr | tail -n 1) || true
+	"$top/tests/run-slurm.sh" "$v" >"$vlog" 2>&1 || true
+	cat "$vlog"
+	line=$(tail -n 1 "$vlog")
 	case "$line" in
 	"Slurm $v: "*" passed, "*" failed, "*" skipped")
 		set -- $(echo "${line#Slurm $v: }" | tr -d ',')
@@ -113,5 +118,6 @@ for v in $others; do
 		;;
 	esac
 done
+rm -f "$vlog"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
