@@ -81,7 +81,12 @@ run_in() {
 	[ -f "$STAMP" ] || [ -x "$R/bin/sh" ] || die "no root at $R (run: $ME $VERSION create)"
 	cp /etc/resolv.conf "$R/etc/resolv.conf" 2>/dev/null || true
 	mkdir -p "$R/tmp" && chmod 1777 "$R/tmp"
-	envf=/tmp/.saturn-env.$$
+	# the variables for CMD, in a file only root can reach: never a fixed
+	# name in the root's /tmp, which every user of the test clusters can
+	# write to (a planted link or file there would be sourced as root)
+	mkdir -p "$R/root" && chmod 700 "$R/root"
+	envf=$(mktemp "$R/root/.saturn-env.XXXXXX") || die "mktemp in $R/root failed"
+	envf=${envf#"$R"}
 	env | grep -E '^(SATURN_[A-Z0-9_]*|FUZZ_SECONDS|TERM|CI|DEB_BUILD_OPTIONS)=' |
 		sed "s/'/'\\\\''/g; s/^\([^=]*\)=\(.*\)\$/export \1='\2'/" >"$R$envf"
 	shared=
