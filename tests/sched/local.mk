@@ -181,3 +181,6 @@ EXTRA_DIST += e2e/hostile-text.sh
 # tasks Slurm will never start (slot 10)
 TESTS += e2e/hostile-never.sh
 EXTRA_DIST += e2e/hostile-never.sh
+# a running task that lies about its progress (slot 16)
+TESTS += e2e/hostile-liar.sh
+EXTRA_DIST += e2e/hostile-liar.sh
