@@ -23,6 +23,14 @@ sched_test_hostile_SOURCES = sched/test_hostile.c
 sched_test_hostile_CPPFLAGS = $(UNIT_CPPFLAGS)
 sched_test_hostile_CFLAGS = $(UNIT_CFLAGS)
 sched_test_hostile_LDADD = $(UNIT_LDADD)
+
+# PrivateData: the per-user views of the state (lib/sched/state_view.c).
+check_PROGRAMS += sched/test_state_view
+TESTS += sched/test_state_view
+sched_test_state_view_SOURCES = sched/test_state_view.c
+sched_test_state_view_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_state_view_CFLAGS = $(UNIT_CFLAGS)
+sched_test_state_view_LDADD = $(UNIT_LDADD)
 endif
 
 # Runtime feedback (lib/sched/feedback.c) and how the build and the state use it.
