@@ -239,6 +239,51 @@ none:
 	return NULL;
 }
 
+/* The state the caller may read, through dfd (the state folder) without
+ * following a link and without blocking (a FIFO is refused, not waited
+ * on): state.json when readable (root, SlurmUser), else the public view
+ * users/all.json, else the caller's own users/UID.json. *path names the
+ * file read (malloc'd). NULL with err when none is readable. */
+static char *read_visible_state(int dfd, const char *dir, char **path, size_t *len,
+				saturn_error_t *err)
+{
+	char *buf, name[40], udir[4096];
+	int ufd, e;
+	long me = (long)getuid();
+
+	*path = NULL;
+	buf = saturn_file_read_at(dfd, dir, "state.json", NULL, 0, 64u << 20, len, NULL, err);
+	if (buf || (errno != EACCES && errno != EPERM)) {
+		if (buf && asprintf(path, "%s/state.json", dir) < 0)
+			*path = NULL;
+		return buf;
+	}
+	snprintf(udir, sizeof(udir), "%s/users", dir);
+	ufd = openat(dfd, "users", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (ufd < 0) {
+		saturn_error_set(err, "%s/state.json is readable by root and SlurmUser only, and %s: %s (a sched/saturn older than the per-user views, or not running)",
+				 dir, udir, strerror(errno));
+		return NULL;
+	}
+	snprintf(name, sizeof(name), "all.json");
+	buf = saturn_file_read_at(ufd, udir, name, NULL, 0, 64u << 20, len, NULL, err);
+	if (!buf && errno == ENOENT) {
+		/* only the caller's own file may be read as the caller's view */
+		long owners[1] = {me};
+
+		snprintf(name, sizeof(name), "%ld.json", me);
+		buf = saturn_file_read_at(ufd, udir, name, owners, 1, 64u << 20, len, NULL, err);
+		e = errno;
+		if (!buf && e == ENOENT)
+			saturn_error_set(err, "no Saturn state visible to uid %ld: Slurm's PrivateData hides other users' jobs, %s/state.json is readable by root and SlurmUser only, and there is no view of yours (%s/%s: you have no planned Saturn tasks, or slurmctld does not run as root)",
+					 me, dir, udir, name);
+	}
+	close(ufd);
+	if (buf && asprintf(path, "%s/%s", udir, name) < 0)
+		*path = NULL;
+	return buf;
+}
+
 int cmd_status(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -316,20 +361,18 @@ int cmd_status(int argc, char **argv)
 		dir = state_dir_from_conf();
 	if (!dir)
 		return cli_fail(CLI_EXIT_INPUT, "no state folder: use --state-dir or set SATURN_STATE_DIR");
-	if (asprintf(&path, "%s/state.json", dir) < 0) {
-		free(dir);
-		return cli_fail(CLI_EXIT_FAIL, "out of memory");
-	}
-	/* state.json is opened through its folder without following a link
-	 * and without blocking (a FIFO there is refused, not waited on) */
+	/* state.json (every user's tasks) is root's and SlurmUser's; others
+	 * read what sched/saturn wrote for them (doc/security.md,
+	 * "PrivateData"): users/all.json when PrivateData hides no jobs,
+	 * else users/UID.json with only their own tasks */
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
+	if (dfd < 0) {
 		saturn_error_set(&err, "%s: %s", dir, strerror(errno));
-	else
-		buf = saturn_file_read_at(dfd, dir, "state.json", NULL, 0, 64u << 20, &len, NULL,
-					  &err);
-	if (dfd >= 0)
-		close(dfd);
+		rc = cli_fail(CLI_EXIT_INPUT, "%s", err.text);
+		goto out;
+	}
+	buf = read_visible_state(dfd, dir, &path, &len, &err);
+	close(dfd);
 	if (!buf) {
 		rc = cli_fail(CLI_EXIT_INPUT, "%s", err.text);
 		goto out;
@@ -340,7 +383,7 @@ int cmd_status(int argc, char **argv)
 	}
 	st = saturn_sched_state_parse(buf, len, &err);
 	if (!st) {
-		rc = cli_fail(CLI_EXIT_INPUT, "%s: %s", path, err.text);
+		rc = cli_fail(CLI_EXIT_INPUT, "%s: %s", path ? path : dir, err.text);
 		goto out;
 	}
 	if (user_arg)
@@ -350,7 +393,7 @@ int cmd_status(int argc, char **argv)
 			n++;
 	if (n == 0) {
 		printf("no planned Saturn tasks%s%s%s%s (state of %s)\n", batch ? " in batch " : "",
-		       batch ? batch : "", user_arg ? " of user " : "", ulabel, path);
+		       batch ? batch : "", user_arg ? " of user " : "", ulabel, path ? path : dir);
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}

@@ -14,6 +14,7 @@ sched_saturn_la_SOURCES = \
 	sched/saturn_snapshot.c \
 	sched/saturn_priority.c \
 	sched/saturn_files.c \
+	sched/saturn_views.c \
 	sched/saturn_profiles.c \
 	sched/saturn_measure.c \
 	sched/saturn_reconfig.c \

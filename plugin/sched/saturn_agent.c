@@ -123,9 +123,9 @@ static void load_prev_state(void)
 	saturn_error_t err = {{0}};
 	saturn_sched_state_t *st;
 	size_t len;
-	long owners[2] = {(long)geteuid(), 0};
+	long owners[3] = {(long)geteuid(), 0, (long)slurm_conf.slurm_user_id};
 	char *buf = saturn_state_fd < 0 ? NULL :
-		saturn_file_read_at(saturn_state_fd, saturn_state_dir, "state.json", owners, 2,
+		saturn_file_read_at(saturn_state_fd, saturn_state_dir, "state.json", owners, 3,
 				    64u << 20, &len, NULL, &err);
 
 	if (!buf && saturn_state_fd >= 0 && errno != ENOENT) {
@@ -249,6 +249,13 @@ static void describe(const saturn_plan_t *plan, const saturn_problem_t *p, char 
 	}
 }
 
+/* state.json is root's alone (0600, all users' tasks): owned by SlurmUser
+ * when we run as root, so that the Slurm operator account reads it too */
+static long state_owner(void)
+{
+	return geteuid() == 0 ? (long)slurm_conf.slurm_user_id : SATURN_ANY_UID;
+}
+
 static void persist(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		    const saturn_plan_t *plan)
 {
@@ -264,11 +271,13 @@ static void persist(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		error("sched/saturn: out of memory serialising the state");
 	} else if (saturn_state_fd < 0 ||
 		   saturn_file_write_at(saturn_state_fd, saturn_state_dir, "state.json", txt,
-					strlen(txt), SATURN_ANY_UID, SATURN_ANY_UID, 0644, &err) < 0) {
+					strlen(txt), state_owner(), SATURN_ANY_UID, 0600, &err) < 0) {
 		if (!warned++)
 			error("sched/saturn: cannot persist the plan: %s", err.text);
 	} else {
 		warned = 0;
+		/* what users may read of it (PrivateData) */
+		saturn_views_write(txt);
 	}
 	free(txt);
 	xfree(path);

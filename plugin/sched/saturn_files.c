@@ -1,10 +1,11 @@
 /* saturn_files.c - sched/saturn's folders and the files users write
  * (doc/security.md, "Files and folders"; lib/model/safefile.h does the checks).
  *
- *   STATE_DIR/                0755 ours: state.json, KIND-NAME.job records
+ *   STATE_DIR/                0755 ours: state.json (0600), KIND-NAME.job records
  *   STATE_DIR/progress/UID/   0700 UID:  JOBID.json progress files
  *   STATE_DIR/jobs/UID/       0700 UID:  work folder, output of companion jobs
  *   STATE_DIR/scripts/        0711 ours: copies of batch scripts, 0600 UID
+ *   STATE_DIR/users/          0711 ours: UID.json views 0400 UID, all.json 0644
  *   PROFILE_DIR/              0755 ours (default STATE_DIR/profiles)
  *   PROFILE_DIR/UID/          0700 UID:  NAME.json profiles, cache/
  *
@@ -39,7 +40,7 @@
 #include "saturn_int.h"
 
 int saturn_state_fd = -1, saturn_profile_fd = -1, saturn_progress_fd = -1, saturn_jobs_fd = -1,
-    saturn_scripts_fd = -1;
+    saturn_scripts_fd = -1, saturn_users_fd = -1;
 int saturn_user_dirs;
 
 /* uids whose progress folder was made this cycle (saturn_progress_prepare) */
@@ -60,6 +61,8 @@ void saturn_files_close(void)
 	close_fd(&saturn_progress_fd);
 	close_fd(&saturn_jobs_fd);
 	close_fd(&saturn_scripts_fd);
+	close_fd(&saturn_users_fd);
+	saturn_views_reset();
 	xfree(ready_uids);
 	nready = 0;
 }
@@ -109,6 +112,8 @@ void saturn_files_open(void)
 	saturn_progress_fd = own_sub("progress", 0755);
 	saturn_jobs_fd = own_sub("jobs", 0755);
 	saturn_scripts_fd = own_sub("scripts", 0711);
+	/* listable by nobody but us: a user opens only its own UID.json */
+	saturn_users_fd = own_sub("users", 0711);
 	if (!saturn_user_dirs) {
 		error("sched/saturn: slurmctld runs as uid %ld, not root: the per-user folders (PROFILE_DIR/UID, STATE_DIR/progress/UID, STATE_DIR/jobs/UID) need a root controller to hand them to their users, so the profiler, measurement jobs and progress files are disabled (batches plan from the users' requests and profiles an administrator placed)",
 		      (long)geteuid());

@@ -34,7 +34,7 @@ extern char *saturn_state_dir, *saturn_profile_dir, *saturn_progress_dir;
  * STATE_DIR/jobs, STATE_DIR/scripts; and whether per-user folders can be
  * handed to their users (controller running as root). */
 extern int saturn_state_fd, saturn_profile_fd, saturn_progress_fd, saturn_jobs_fd,
-	saturn_scripts_fd;
+	saturn_scripts_fd, saturn_users_fd;
 extern int saturn_user_dirs;
 
 /* (Re)open the folders after the settings were (re)read: the state folder
@@ -44,6 +44,15 @@ extern int saturn_user_dirs;
  * not root, or a folder refused. Every problem is logged. */
 void saturn_files_open(void);
 void saturn_files_close(void);
+
+/* --- saturn_views.c (what each user may read of the state; agent thread) --- */
+
+/* After state.json was written with txt: STATE_DIR/users/UID.json (0400,
+ * owned by UID) per user with a task or correction, and users/all.json
+ * (0644, everything) only when PrivateData hides none of jobs, users,
+ * accounts; stale views removed. Logged, never fatal. */
+void saturn_views_write(const char *txt);
+void saturn_views_reset(void);
 
 /* PARENT/UID (0700, owned by uid; gid -1 = unchanged), made and handed to
  * uid when we are root, else only opened. Its descriptor (caller closes),
