@@ -259,7 +259,8 @@ static char *read_visible_state(int dfd, const char *dir, char **path, size_t *l
 		return buf;
 	}
 	snprintf(udir, sizeof(udir), "%s/users", dir);
-	ufd = openat(dfd, "users", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* 0711: searched, never listed (O_PATH needs no read permission) */
+	ufd = openat(dfd, "users", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (ufd < 0) {
 		saturn_error_set(err, "%s/state.json is readable by root and SlurmUser only, and %s: %s (a sched/saturn older than the per-user views, or not running)",
 				 dir, udir, strerror(errno));

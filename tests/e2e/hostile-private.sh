@@ -19,7 +19,8 @@ hostile_users
 sched_setup 12
 hostile_dirs
 JOB_BIN=$(job_bin) || fail "job_bin"
-trap 'job_bin_clean; sched_teardown' EXIT INT TERM
+# the test's exit status survives the clean-up
+trap 'r=$?; job_bin_clean; (exit $r); sched_teardown' EXIT INT TERM
 cp "$top_builddir/cli/saturn" "$JOB_BIN/saturn" && chmod 755 "$JOB_BIN/saturn" || fail "copy saturn"
 SATURN="$JOB_BIN/saturn"
 V=$VICTIM_UID
