@@ -50,6 +50,59 @@ double saturn_task_work(const saturn_task_t *t)
 	return isfinite(w) ? w : 0;
 }
 
+double saturn_task_work_enforced(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
+				 const saturn_task_t *t)
+{
+	double left = j->time_limit_s, w = INFINITY;
+	int g = 1;
+
+	if (!(left > 0) || !isfinite(left))
+		return -1;
+	if (t->is_running) {
+		if (j->start_time > 0 && s->now > j->start_time)
+			left -= s->now - j->start_time;
+		g = t->running.ngpus;
+	} else {
+		/* the GPUs of the option the claims make the least work */
+		for (int o = 0; o < t->noptions; o++) {
+			double x = saturn_task_runtime(t, o) * t->options[o].gpus;
+
+			if (x < w) {
+				w = x;
+				g = t->options[o].gpus;
+			}
+		}
+	}
+	if (left < 0)
+		left = 0;
+	return left * (g > 0 ? g : 1);
+}
+
+void saturn_fair_work_floors(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
+			     double *floor_)
+{
+	const saturn_problem_t *p = b->problem;
+	double most = 0;
+	int unbounded = 0;
+
+	for (int t = 0; t < p->ntasks; t++) {
+		floor_[t] = saturn_task_work_enforced(s, &s->jobs[b->job_of_task[t]], &p->tasks[t]);
+		if (floor_[t] > most)
+			most = floor_[t];
+		unbounded |= floor_[t] < 0;
+	}
+	for (int t = 0; unbounded && t < p->ntasks; t++)
+		if (floor_[t] < 0)
+			floor_[t] = most;
+}
+
+double saturn_task_work_fact(const saturn_task_t *t, const double *floor_, int i)
+{
+	double w = saturn_task_work(t);
+
+	return floor_ && floor_[i] > w ? floor_[i] : w;
+}
+
 typedef struct fair_batch {
 	double submit, work;
 	int first, n; /* items[first .. first + n) */
@@ -69,28 +122,31 @@ int saturn_fair_tags(const saturn_snapshot_t *s, const saturn_sched_build_t *b, 
 	const saturn_problem_t *p = b->problem;
 	fair_item_t *it;
 	fair_batch_t *bt;
-	double gpus = 0, share;
+	double gpus = 0, share, *floor_;
 	int nb = 0, nusers = 0;
 
 	if (p->ntasks == 0)
 		return 0;
 	it = calloc((size_t)p->ntasks, sizeof(*it));
 	bt = calloc((size_t)p->ntasks, sizeof(*bt));
-	if (!it || !bt) {
+	floor_ = calloc((size_t)p->ntasks, sizeof(*floor_));
+	if (!it || !bt || !floor_) {
 		free(it);
 		free(bt);
+		free(floor_);
 		errno = ENOMEM;
 		return -1;
 	}
 	for (int n = 0; n < p->nnodes; n++)
 		gpus += p->nodes[n].gpus;
+	saturn_fair_work_floors(s, b, floor_);
 	for (int t = 0; t < p->ntasks; t++) {
 		const saturn_snap_job_t *j = &s->jobs[b->job_of_task[t]];
 
 		it[t].key.uid = j->uid;
 		it[t].key.batch = j->batch;
 		it[t].submit = j->submit_time - s->now;
-		it[t].work = saturn_task_work(&p->tasks[t]);
+		it[t].work = saturn_task_work_fact(&p->tasks[t], floor_, t);
 		it[t].key.task = t;
 	}
 	qsort(it, (size_t)p->ntasks, sizeof(*it), saturn_user_task_cmp);
@@ -125,6 +181,7 @@ int saturn_fair_tags(const saturn_snapshot_t *s, const saturn_sched_build_t *b, 
 	}
 	free(it);
 	free(bt);
+	free(floor_);
 	return nusers;
 }
 

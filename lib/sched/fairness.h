@@ -35,10 +35,35 @@ int saturn_user_task_cmp(const void *a, const void *b);
  * (0 when it has none). */
 double saturn_task_work(const saturn_task_t *t);
 
+/* The GPU-seconds Slurm lets task t (snapshot job j) use at most: its time
+ * limit left (a running task: minus its elapsed time, at least 0) x the
+ * GPUs of its running option, or else of the option with the least claimed
+ * work; -1 when the job has no time limit (Slurm enforces none). */
+double saturn_task_work_enforced(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
+				 const saturn_task_t *t);
+
+/* Per task of b->problem, the least work it counts for in any ordering
+ * between users (floor_[0 .. ntasks)): saturn_task_work_enforced(), or for
+ * a task without a time limit the most any task with one may take (0 when
+ * none has one). */
+void saturn_fair_work_floors(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
+			     double *floor_);
+
+/* Task t's (problem index i) work for orderings between users: the larger
+ * of saturn_task_work() and floor_[i] (floor_ NULL: the claim alone, for
+ * problems read from files, which carry no time limits). */
+double saturn_task_work_fact(const saturn_task_t *t, const double *floor_, int i);
+
 /* Per task of b->problem, its user's finish tag in seconds from s->now,
  * into tag[0 .. b->problem->ntasks). Each batch (uid, name) is submitted at
  * its earliest task's submit_time and brings the work W = sum over its
- * tasks of the least GPU-seconds left (running tasks: their option's);
+ * tasks of the GPU-seconds left. A task's work is what Slurm enforces,
+ * never the user's claim alone: the larger of the claim (the least
+ * GPU-seconds over its options, running tasks their option's; observed
+ * speeds already folded in) and saturn_task_work_enforced(); a task
+ * without a time limit counts at least the most any task with one may
+ * take. A profile that understates its work therefore gains nothing over
+ * its time limits, and an honest one loses nothing to it;
  * share = the problem's GPUs / the number of users; a user's batches in
  * submission order: F = max(submit - now, F) + W / share; the user's tag is
  * the last F. Returns the number of distinct users (0 for an empty

@@ -42,7 +42,14 @@ void saturn_mu_free(saturn_mu_t *m)
 	free(m->max_jobs);
 	free(m->req_gpus);
 	free(m->deadline);
+	free(m->work_floor);
 	memset(m, 0, sizeof(*m));
+}
+
+/* Task t's work in the orderings between batches (saturn_task_work_fact). */
+static double mu_work(const saturn_mu_t *m, const saturn_problem_t *p, int t)
+{
+	return saturn_task_work_fact(&p->tasks[t], t < m->ntasks ? m->work_floor : NULL, t);
 }
 
 int saturn_mu_init(saturn_mu_t *m, int ntasks, int nbatches, int nusers, int ngroups)
@@ -133,6 +140,13 @@ int saturn_mu_from_snapshot(saturn_mu_t *m, const saturn_snapshot_t *s,
 	}
 	if (saturn_mu_init(m, nt, nb, nu, nk) < 0)
 		goto out;
+	m->work_floor = calloc((size_t)nt + 1, sizeof(double));
+	if (!m->work_floor) {
+		saturn_mu_free(m);
+		errno = ENOMEM;
+		goto out;
+	}
+	saturn_fair_work_floors(s, b, m->work_floor);
 	wsum = calloc((size_t)nb + 1, sizeof(double));
 	wn = calloc((size_t)nb + 1, sizeof(int));
 	sg = calloc((size_t)nk + 1, sizeof(int)); /* Slurm's used counts, per group */
@@ -295,7 +309,7 @@ int saturn_mu_deadlines(const saturn_mu_t *m, const saturn_problem_t *p, double 
 		goto out;
 	}
 	for (int t = 0; t < m->ntasks && t < p->ntasks; t++)
-		work[m->batch_of_task[t]] += saturn_task_work(&p->tasks[t]);
+		work[m->batch_of_task[t]] += mu_work(m, p, t);
 	for (int b = 0; b < m->nbatches; b++) {
 		int u = m->user_of_batch[b];
 
@@ -561,7 +575,7 @@ static int order_tags(int by_deadline, const saturn_mu_t *m, const saturn_proble
 	if (!work)
 		return -1;
 	for (int t = 0; t < p->ntasks; t++)
-		work[m->batch_of_task[t]] += saturn_task_work(&p->tasks[t]);
+		work[m->batch_of_task[t]] += mu_work(m, p, t);
 	for (int t = 0; t < p->ntasks; t++) {
 		int b = m->batch_of_task[t];
 

@@ -57,6 +57,11 @@ typedef struct saturn_mu {
 	 * (saturn_mu_deadlines returns it when set; saturn_mu_stock_deadlines
 	 * computes one) */
 	double *deadline;
+	/* ntasks, or NULL: the least work each task counts for in the
+	 * orderings between batches (saturn_fair_work_floors: what Slurm's
+	 * time limits enforce, never the profile's claim alone); set by
+	 * saturn_mu_from_snapshot */
+	double *work_floor;
 } saturn_mu_t;
 
 /* Allocate m for ntasks tasks, nbatches batches, ngroups groups: weights

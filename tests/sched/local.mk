@@ -192,6 +192,9 @@ EXTRA_DIST += e2e/hostile-never.sh
 # a running task that lies about its progress (slot 16)
 TESTS += e2e/hostile-liar.sh
 EXTRA_DIST += e2e/hostile-liar.sh
+# a profile that understates its work under saturn_fairness=share (slot 17)
+TESTS += e2e/hostile-share.sh
+EXTRA_DIST += e2e/hostile-share.sh
 # PrivateData: state.json and saturn status (slot 12)
 TESTS += e2e/hostile-private.sh
 EXTRA_DIST += e2e/hostile-private.sh

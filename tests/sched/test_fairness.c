@@ -231,9 +231,61 @@ START_TEST(test_setting)
 }
 END_TEST
 
+/* Tags come from what Slurm enforces, not from claims alone (security.md,
+ * "a profile that understates its work"): the liar claims 1 s with a
+ * 600 s time limit, the honest user 100 s with 120 s; a third user claims
+ * 1 s and sets no limit. One GPU, three users: share 1/3. */
+START_TEST(test_tags_enforced)
+{
+	static const struct {
+		long uid;
+		double claim, limit;
+		double tag; /* 3 x max(claim, limit); no limit: max(claim, 600) */
+	} u[] = {{1, 1, 600, 1800}, {2, 100, 120, 360}, {3, 1, 0, 1800}};
+	saturn_snapshot_t *s = saturn_snapshot_create();
+	saturn_sched_build_t b = {0};
+	saturn_error_t err = {{0}};
+	int map[3], one = 1;
+	double spb = 1, tag[3];
+
+	s->now = 10000;
+	b.problem = saturn_problem_create();
+	b.job_of_task = map;
+	fx_add_node(b.problem, "n1", 1);
+	for (int i = 0; i < 3; i++) {
+		saturn_snap_job_t *j = saturn_snapshot_add_job(s);
+		char id[16];
+
+		j->uid = u[i].uid;
+		snprintf(j->batch, sizeof(j->batch), "b%d", i);
+		j->submit_time = s->now;
+		j->time_limit_s = u[i].limit;
+		snprintf(id, sizeof(id), "t%d", i);
+		ck_assert_int_eq(fx_add_task(b.problem, id, u[i].claim, 1, &one, &spb), i);
+		map[i] = i;
+	}
+	ck_assert_msg(saturn_problem_check(b.problem, &err) == 0, "%s", err.text);
+	ck_assert_int_eq(saturn_fair_tags(s, &b, tag), 3);
+	for (int i = 0; i < 3; i++)
+		ck_assert_msg(fabs(tag[i] - u[i].tag) < 1e-9, "user %ld: tag %g, expected %g", u[i].uid,
+			      tag[i], u[i].tag);
+	/* the honest user goes first, the liar gains nothing by its claim */
+	ck_assert(tag[1] < tag[0]);
+	/* a running task: its time limit left (600 - 500 s elapsed) */
+	s->jobs[0].start_time = s->now - 500;
+	fx_set_running(b.problem, 0, 0);
+	ck_assert_int_eq(saturn_fair_tags(s, &b, tag), 3);
+	ck_assert_msg(fabs(tag[0] - 300) < 1e-9, "running liar: tag %g, expected 300", tag[0]);
+	ck_assert(saturn_task_work_enforced(s, &s->jobs[2], &b.problem->tasks[2]) < 0);
+	saturn_problem_destroy(b.problem);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_loop_test(tc, test_tags, 0, sizeof(tag_cases) / sizeof(tag_cases[0]));
+	tcase_add_test(tc, test_tags_enforced);
 	tcase_add_test(tc, test_tags_empty);
 	tcase_add_test(tc, test_plan_b_first);
 	tcase_add_test(tc, test_plan_b_last);
