@@ -35,25 +35,38 @@ int saturn_user_task_cmp(const void *a, const void *b)
 	return x->task < y->task ? -1 : x->task > y->task;
 }
 
-double saturn_task_work(const saturn_task_t *t)
+/* The option of t with the least runtime x GPUs (its work into *w), or -1
+ * (w INFINITY) when t has none. */
+static int least_work_option(const saturn_task_t *t, double *w)
 {
-	double w = INFINITY;
+	int best = -1;
 
-	if (t->is_running)
-		return saturn_task_runtime(t, t->running.option) * t->running.ngpus;
+	*w = INFINITY;
 	for (int o = 0; o < t->noptions; o++) {
 		double x = saturn_task_runtime(t, o) * t->options[o].gpus;
 
-		if (x < w)
-			w = x;
+		if (x < *w) {
+			*w = x;
+			best = o;
+		}
 	}
+	return best;
+}
+
+double saturn_task_work(const saturn_task_t *t)
+{
+	double w;
+
+	if (t->is_running)
+		return saturn_task_runtime(t, t->running.option) * t->running.ngpus;
+	least_work_option(t, &w);
 	return isfinite(w) ? w : 0;
 }
 
 double saturn_task_work_enforced(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
 				 const saturn_task_t *t)
 {
-	double left = j->time_limit_s, w = INFINITY;
+	double left = j->time_limit_s, w;
 	int g = 1;
 
 	if (!(left > 0) || !isfinite(left))
@@ -64,14 +77,10 @@ double saturn_task_work_enforced(const saturn_snapshot_t *s, const saturn_snap_j
 		g = t->running.ngpus;
 	} else {
 		/* the GPUs of the option the claims make the least work */
-		for (int o = 0; o < t->noptions; o++) {
-			double x = saturn_task_runtime(t, o) * t->options[o].gpus;
+		int o = least_work_option(t, &w);
 
-			if (x < w) {
-				w = x;
-				g = t->options[o].gpus;
-			}
-		}
+		if (o >= 0)
+			g = t->options[o].gpus;
 	}
 	if (left < 0)
 		left = 0;
