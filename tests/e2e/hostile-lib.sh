@@ -102,3 +102,24 @@ assert_array_once() {
 	total=$(grep -c "^array=$1 " "$JOBLOG" || true)
 	[ "$total" = "$2" ] || fail "$total runs of array $1 logged, expected $2"
 }
+
+# For tests whose task script logs "user=UID task=I start=EPOCH" lines to
+# $JOBLOG (sched-fairness.sh, hostile-share.sh):
+# assert_users_once UID:N...: tasks 0..N-1 of each UID logged exactly once.
+assert_users_once() {
+	for u in "$@"; do
+		uid=${u%:*}
+		for i in $(seq 0 $((${u#*:} - 1))); do
+			c=$(grep -c "^user=$uid task=$i " "$JOBLOG" || true)
+			[ "$c" = 1 ] || fail "user $uid task $i ran $c times (expected exactly once)"
+		done
+	done
+}
+# last_start UID: the latest start of UID's tasks.
+last_start() {
+	awk -v u="$1" '$1 == "user=" u { s = substr($3, 7) + 0; if (s > m) m = s } END { printf "%.3f", m }' "$JOBLOG"
+}
+# starts_between UID T0 T1: how many of UID's tasks started in (T0, T1).
+starts_between() {
+	awk -v u="$1" -v t0="$2" -v t1="$3" '$1 == "user=" u { s = substr($3, 7) + 0; if (s > t0 && s < t1) n++ } END { print n + 0 }' "$JOBLOG"
+}

@@ -45,18 +45,11 @@ jb=$(as_victim sbatch --parsable --saturn-batch=small --array=0-1 --gres=gpu:8 -
 note "A: array $ja; B: array $jb submitted at $tb"
 wait_for 180 queue_empty || fail "the batches did not finish"
 
-for u in "$A:6" "$B:2"; do
-	uid=${u%:*}
-	n=${u#*:}
-	for i in $(seq 0 $((n - 1))); do
-		c=$(grep -c "^user=$uid task=$i " "$JOBLOG" || true)
-		[ "$c" = 1 ] || fail "user $uid task $i ran $c times (expected exactly once)"
-	done
-done
+assert_users_once "$A:6" "$B:2"
 grep -aq 'sched/saturn: plan .*method share/' "$CTLD_LOG" || fail "no plan with method share logged"
 # B's last start, and A's tasks started after B's submission but before it
-blast=$(awk -v u="$B" '$1 == "user=" u { s = substr($3, 7) + 0; if (s > m) m = s } END { printf "%.3f", m }' "$JOBLOG")
-early=$(awk -v u="$A" -v tb="$tb" -v bl="$blast" '$1 == "user=" u { s = substr($3, 7) + 0; if (s > tb && s < bl) n++ } END { print n + 0 }' "$JOBLOG")
+blast=$(last_start "$B")
+early=$(starts_between "$A" "$tb" "$blast")
 note "B's last task started at $blast; A's tasks started between B's submission and then: $early"
 cat "$JOBLOG"
 [ "$early" -le 1 ] || fail "$early of A's tasks started after B's submission and before B's last task (at most 1: the one already released)"
