@@ -20,76 +20,13 @@
 #include "node_class.h"
 #include "profile.h"
 #include "saturn_limits.h"
+#include "sched_settings.h"
 
 /* Buffer sizes of the snapshot's names: the limit + 1 for the NUL, so a
  * name at its limit is kept whole (saturn_limits.h). SATURN_NAME_LEN holds
  * a batch or a node name. */
 #define SATURN_NAME_LEN ((SATURN_BATCH_NAME_MAX > SATURN_NODE_NAME_MAX ? SATURN_BATCH_NAME_MAX : SATURN_NODE_NAME_MAX) + 1)
 #define SATURN_TECH_LEN (SATURN_TECHNIQUE_NAME_MAX + 1)
-
-/* --- settings (SchedulerParameters saturn_*= keys) ------------------- */
-
-typedef struct saturn_sched_settings {
-	double interval_s;     /* saturn_interval: seconds between cycles (10) */
-	double solver_time_s;  /* saturn_solver_time: planner budget (2) */
-	char *state_dir;       /* saturn_state_dir: NULL = StateSaveLocation/saturn */
-	char *profile_dir;     /* saturn_profile_dir: NULL = STATE_DIR/profiles */
-	double min_gain;       /* saturn_min_gain: fraction, 0..1 (0.05) */
-	int backfill;          /* saturn_backfill: load sched/backfill (1) */
-	double release_slack_s; /* saturn_release_slack: release when due within (5) */
-	char *profiler;        /* saturn_profiler: saturn-profile program, NULL = none */
-	int profile_time_min;  /* saturn_profile_time: profiler job time limit, min (30) */
-	int measure_predicted; /* saturn_measure_predicted: re-measure a predicted option
-				* before releasing a task onto it (1; needs saturn_profiler) */
-	int profile_cache;     /* saturn_profile_cache: profiler jobs reuse PROFILE_DIR/cache/UID (1) */
-	double internode_gbs;  /* saturn_internode_bw: bus bandwidth of a collective across
-				* nodes, GB/s, handed to the profiler jobs (--internode-bw)
-				* for predicted multi-node options; 0 = none (0) */
-	int fairness;          /* saturn_fairness / saturn_objective: SATURN_FAIR_* */
-	int bound;             /* saturn_bound: the no-harm bound of saturn_objective=bounded,
-				* SATURN_BOUND_SHARE (fair-share split) or _STOCK (stock
-				* Slurm with the users' requests) (multiuser.h) */
-	int feedback;          /* saturn_feedback: runtime feedback (feedback.h) corrects
-				* the profile's speeds (1); 0 = the profile only */
-	int record;            /* saturn_record: where a released task's plan record
-				* goes, SATURN_PLANREC_* (planrec.h; admin_comment) */
-	saturn_class_rules_t *node_classes; /* saturn_node_classes: the admin's
-					     * classes (node_class.h), NULL = derived */
-	char *node_classes_text; /* the setting as given, NULL = none */
-	int max_tasks;         /* saturn_max_tasks: most tasks one plan takes; past it
-				* the first in Slurm's queue order (SATURN_MAX_TASKS) */
-} saturn_sched_settings_t;
-
-/* saturn_fairness: none = one plan of every user's tasks (shortest
- * makespan of all); share = users planned one after the other in order of
- * their fair-share finish tags (fairness.h). */
-enum { SATURN_FAIR_NONE = 0, SATURN_FAIR_SHARE = 1 };
-/* saturn_objective (multiuser.h) selects the same field: makespan (= none),
- * share, weighted (flow times weighted by Slurm's priorities) or bounded
- * (no batch later than its fair-share deadline where a plan can, then the
- * shortest makespan). */
-enum { SATURN_FAIR_WEIGHTED = 2, SATURN_FAIR_BOUNDED = 3 };
-enum { SATURN_BOUND_SHARE = 0, SATURN_BOUND_STOCK = 1 };
-
-/* Defaults; strings NULL. */
-void saturn_sched_settings_init(saturn_sched_settings_t *s);
-
-/* One saturn_*= value as a number: a whole decimal string in [lo, hi],
- * finite. 0 with *out set, or -1 (*out unchanged). Shared by every
- * settings parser (saturn_reconfig_settings_parse too). */
-int saturn_setting_num(const char *v, double lo, double hi, double *out);
-
-/* Free the strings (s itself is the caller's). NULL is allowed. */
-void saturn_sched_settings_free(saturn_sched_settings_t *s);
-
-/* Parse the saturn_* keys out of a SchedulerParameters string (comma
- * separated key=value; other keys are ignored; NULL is an empty string)
- * into s, which must have been initialised. Bad values keep the previous
- * value; returns the number of bad keys (0 = all good) with err describing
- * the first ("saturn_interval=abc: must be a number of seconds from 1 to
- * 3600"). */
-int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
-				saturn_error_t *err);
 
 /* --- snapshot -------------------------------------------------------- */
 
