@@ -118,7 +118,7 @@ double spase_now(void);
  * abort callback; sticky). */
 int spase_stop(spase_clock_t *c);
 
-/* --- listsched.c (the GPU model and placement by id: listsched.h) --- */
+/* --- listsched.c (placement by count; the GPU model: gpumodel.h) --- */
 spase_work_t *spase_work_create(const spase_inst_t *in);
 void spase_work_destroy(spase_work_t *w);
 /* Decode sol: place tasks in priority order at their earliest start on the

@@ -16,73 +16,10 @@
 
 void saturn_reconfig_settings_init(saturn_reconfig_settings_t *rs)
 {
-	memset(rs, 0, sizeof(*rs));
-	rs->default_on = 0;
-	rs->margin_s = 60;
-	rs->max_restarts = 2;
-	rs->checkpoint_s = 30;
-	rs->startup_s = 30;
-	rs->requeue_delay_s = 121; /* Slurm's cred_expire 120, + 1 */
-}
+	saturn_sched_settings_t s;
 
-int saturn_reconfig_settings_parse(saturn_reconfig_settings_t *rs, const char *params,
-				   saturn_error_t *err)
-{
-	char *copy, *tok, *save = NULL;
-	int bad = 0;
-
-	if (!params || !params[0])
-		return 0;
-	if (!(copy = strdup(params))) {
-		saturn_error_set(err, "out of memory");
-		return 1;
-	}
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *val = strchr(tok, '=');
-		const char *why = NULL;
-		double d;
-
-		if (strncmp(tok, "saturn_reconfigure", 18) != 0)
-			continue;
-		if (val)
-			*val++ = '\0';
-		else
-			val = "";
-		if (!strcmp(tok, "saturn_reconfigure")) {
-			if (!strcmp(val, "yes"))
-				rs->default_on = 1;
-			else if (!strcmp(val, "no"))
-				rs->default_on = 0;
-			else
-				why = "must be yes or no";
-		} else if (!strcmp(tok, "saturn_reconfigure_margin")) {
-			if (saturn_setting_num(val, 0, 86400, &d) < 0)
-				why = "must be seconds from 0 to 86400";
-			else
-				rs->margin_s = d;
-		} else if (!strcmp(tok, "saturn_reconfigure_max")) {
-			if (saturn_setting_num(val, 0, 1000, &d) < 0 || d != (int)d)
-				why = "must be a whole number from 0 to 1000";
-			else
-				rs->max_restarts = (int)d;
-		} else if (!strcmp(tok, "saturn_reconfigure_checkpoint")) {
-			if (saturn_setting_num(val, 0, 86400, &d) < 0)
-				why = "must be seconds from 0 to 86400";
-			else
-				rs->checkpoint_s = d;
-		} else if (!strcmp(tok, "saturn_reconfigure_startup")) {
-			if (saturn_setting_num(val, 0, 86400, &d) < 0)
-				why = "must be seconds from 0 to 86400";
-			else
-				rs->startup_s = d;
-		} else {
-			why = "unknown key (known: saturn_reconfigure, saturn_reconfigure_margin, saturn_reconfigure_max, saturn_reconfigure_checkpoint, saturn_reconfigure_startup)";
-		}
-		if (why && !bad++)
-			saturn_error_set(err, "SchedulerParameters %s=%s: %s", tok, val, why);
-	}
-	free(copy);
-	return bad;
+	saturn_sched_settings_init(&s); /* allocates nothing */
+	*rs = s.reconfig;
 }
 
 static int listed(const char *list, int code)

@@ -28,30 +28,12 @@
 #include "planner.h"
 #include "sched_core.h"
 
-/* SchedulerParameters saturn_reconfigure* keys. */
-typedef struct saturn_reconfig_settings {
-	int default_on;       /* saturn_reconfigure=yes|no: the default of jobs that
-			       * did not say (--saturn-reconfigure) (no) */
-	double margin_s;      /* saturn_reconfigure_margin: least gain, seconds (60) */
-	int max_restarts;     /* saturn_reconfigure_max: a task restarted this often
-			       * (Slurm's restart count) is left alone (2; 0 = never) */
-	double checkpoint_s;  /* saturn_reconfigure_checkpoint: seconds from the signal
-			       * to the exit (30) */
-	double startup_s;     /* saturn_reconfigure_startup: seconds from the new start
-			       * to the first batch (30) */
-	double requeue_delay_s; /* not a key: cred_expire + 1 (the plugin reads
-				 * AuthInfo; 121 by default) */
-} saturn_reconfig_settings_t;
+/* saturn_reconfig_settings_t, the saturn_reconfigure* keys, is in
+ * sched_settings.h (the .reconfig member of saturn_sched_settings_t, parsed
+ * with every other key by saturn_sched_settings_parse). */
 
-/* Defaults (above). */
+/* Its defaults (the table's, as saturn_sched_settings_init gives them). */
 void saturn_reconfig_settings_init(saturn_reconfig_settings_t *rs);
-
-/* Parse the saturn_reconfigure* keys of a SchedulerParameters string (other
- * keys are ignored; NULL is empty) into rs (initialised). Bad values keep
- * the previous value; returns the number of bad keys with err naming the
- * first ("saturn_reconfigure_margin=x: must be seconds from 0 to 86400"). */
-int saturn_reconfig_settings_parse(saturn_reconfig_settings_t *rs, const char *params,
-				   saturn_error_t *err);
 
 /* saturn-run's exit status after a checkpoint. */
 #define SATURN_RECONFIG_EXIT 75

@@ -1,6 +1,7 @@
-/* sched_settings.c - the saturn_* keys of SchedulerParameters: defaults,
- * parsing with range checks, freeing (sched_core.h). Bad values keep the
- * previous value and are counted, never fatal.
+/* sched_settings.c - the saturn_* keys of SchedulerParameters
+ * (sched_settings.h): one table of every key, the defaults and the parser
+ * it drives, freeing. Bad values keep the previous value and are counted,
+ * never fatal.
  */
 #include "config.h"
 
@@ -13,32 +14,128 @@
 #include "planrec.h"
 #include "sched_core.h"
 
+/* --- the table ------------------------------------------------------- */
+
+/* offset and size of a field of saturn_sched_settings_t */
+#define FIELD(f) offsetof(saturn_sched_settings_t, f), sizeof(((saturn_sched_settings_t *)0)->f)
+
+static const saturn_setting_choice_t fairness_words[] = {
+	{"none", SATURN_FAIR_NONE}, {"share", SATURN_FAIR_SHARE}, {NULL, 0}};
+static const saturn_setting_choice_t objective_words[] = {
+	{"makespan", SATURN_FAIR_NONE}, {"share", SATURN_FAIR_SHARE},
+	{"weighted", SATURN_FAIR_WEIGHTED}, {"bounded", SATURN_FAIR_BOUNDED}, {NULL, 0}};
+static const saturn_setting_choice_t bound_words[] = {
+	{"share", SATURN_BOUND_SHARE}, {"stock", SATURN_BOUND_STOCK}, {NULL, 0}};
+static const saturn_setting_choice_t record_words[] = {
+	{"admin_comment", SATURN_PLANREC_ADMIN_COMMENT}, {"comment", SATURN_PLANREC_COMMENT},
+	{"none", SATURN_PLANREC_NONE}, {NULL, 0}};
+static const saturn_setting_choice_t yes_no_words[] = {{"yes", 1}, {"no", 0}, {NULL, 0}};
+
+static int parse_classes(saturn_sched_settings_t *s, const char *v, char *why, size_t len);
+
+/* One row per key. To add a key: a row here (in the man page's order), its
+ * field in saturn_sched_settings_t, its paragraph in doc/sched_saturn.8. */
+static const saturn_setting_def_t table[] = {
+	{"saturn_interval", SATURN_SET_NUM, FIELD(interval_s), 1, 3600, 10, NULL, NULL,
+	 "must be a number of seconds from 1 to 3600", "seconds between planning cycles"},
+	{"saturn_solver_time", SATURN_SET_NUM, FIELD(solver_time_s), 0.05, 600, 2, NULL, NULL,
+	 "must be a number of seconds from 0.05 to 600", "the planner's time budget per cycle"},
+	{"saturn_state_dir", SATURN_SET_PATH, FIELD(state_dir), 0, 0, 0, NULL, NULL,
+	 "must be an absolute path", "the state folder (default StateSaveLocation/saturn)"},
+	{"saturn_profile_dir", SATURN_SET_PATH, FIELD(profile_dir), 0, 0, 0, NULL, NULL,
+	 "must be an absolute path", "the profiles folder (default STATE_DIR/profiles)"},
+	{"saturn_min_gain", SATURN_SET_NUM, FIELD(min_gain), 0, 1, 0.05, NULL, NULL,
+	 "must be a fraction from 0 to 1 (e.g. 0.05)", "least gain for a new plan to replace the kept one"},
+	{"saturn_backfill", SATURN_SET_BOOL, FIELD(backfill), 0, 0, 1, NULL, NULL,
+	 "must be yes or no", "run sched/backfill beside us for other jobs"},
+	{"saturn_release_slack", SATURN_SET_NUM, FIELD(release_slack_s), 0, 3600, 5, NULL, NULL,
+	 "must be a number of seconds from 0 to 3600", "release a task due within this many seconds"},
+	{"saturn_profiler", SATURN_SET_PATH_NONE, FIELD(profiler), 0, 0, 0, NULL, NULL,
+	 "must be an absolute path or none", "the saturn-profile program for profiler jobs"},
+	{"saturn_profile_time", SATURN_SET_INT, FIELD(profile_time_min), 1, 10080, 30, NULL, NULL,
+	 "must be a whole number of minutes from 1 to 10080", "profiler jobs' time limit, minutes"},
+	{"saturn_profile_cache", SATURN_SET_BOOL, FIELD(profile_cache), 0, 0, 1, NULL, NULL,
+	 "must be yes or no", "profiler jobs reuse PROFILE_DIR/cache/UID"},
+	{"saturn_internode_bw", SATURN_SET_NUM, FIELD(internode_gbs), 0, 1e6, 0, NULL, NULL,
+	 "must be a bandwidth in GB/s from 0 (none) to 1e6",
+	 "bus bandwidth across nodes for predicted multi-node options"},
+	{"saturn_measure_predicted", SATURN_SET_BOOL, FIELD(measure_predicted), 0, 0, 1, NULL, NULL,
+	 "must be yes or no", "measure a predicted option before releasing a task onto it"},
+	{"saturn_node_classes", SATURN_SET_CUSTOM, FIELD(node_classes), 0, 0, 0, NULL, parse_classes,
+	 "must be NAME:MATCH[+MATCH...][;NAME:...] or none", "the admin's node classes"},
+	{"saturn_max_tasks", SATURN_SET_INT, FIELD(max_tasks), 1, SATURN_MAX_TASKS, SATURN_MAX_TASKS,
+	 NULL, NULL, "must be a whole number of tasks from 1 to 100000", "most tasks one plan takes"},
+	{"saturn_fairness", SATURN_SET_CHOICE, FIELD(fairness), 0, 0, SATURN_FAIR_NONE,
+	 fairness_words, NULL, NULL, "how users share the GPUs (older name of saturn_objective)"},
+	{"saturn_objective", SATURN_SET_CHOICE, FIELD(fairness), 0, 0, SATURN_FAIR_NONE,
+	 objective_words, NULL, NULL, "what the plan optimises between users"},
+	{"saturn_bound", SATURN_SET_CHOICE, FIELD(bound), 0, 0, SATURN_BOUND_SHARE, bound_words,
+	 NULL, NULL, "the no-harm bound of saturn_objective=bounded"},
+	{"saturn_feedback", SATURN_SET_BOOL, FIELD(feedback), 0, 0, 1, NULL, NULL,
+	 "must be yes or no", "runtime feedback corrects the profiles' speeds"},
+	{"saturn_record", SATURN_SET_CHOICE, FIELD(record), 0, 0, SATURN_PLANREC_ADMIN_COMMENT,
+	 record_words, NULL, NULL, "where a released task's plan record goes"},
+	{"saturn_reconfigure", SATURN_SET_CHOICE, FIELD(reconfig.default_on), 0, 0, 0, yes_no_words,
+	 NULL, NULL, "reconfigure running tasks that did not say (--saturn-reconfigure)"},
+	{"saturn_reconfigure_margin", SATURN_SET_NUM, FIELD(reconfig.margin_s), 0, 86400, 60, NULL,
+	 NULL, "must be seconds from 0 to 86400", "least gain of a reconfiguration, seconds"},
+	{"saturn_reconfigure_max", SATURN_SET_INT, FIELD(reconfig.max_restarts), 0, 1000, 2, NULL,
+	 NULL, "must be a whole number from 0 to 1000", "most restarts of one task (0 = never)"},
+	{"saturn_reconfigure_checkpoint", SATURN_SET_NUM, FIELD(reconfig.checkpoint_s), 0, 86400, 30,
+	 NULL, NULL, "must be seconds from 0 to 86400", "seconds from the signal to the task's exit"},
+	{"saturn_reconfigure_startup", SATURN_SET_NUM, FIELD(reconfig.startup_s), 0, 86400, 30, NULL,
+	 NULL, "must be seconds from 0 to 86400", "seconds from a restart to the first batch"},
+};
+
+#define NROWS ((int)(sizeof(table) / sizeof(table[0])))
+
+const saturn_setting_def_t *saturn_settings_table(int *n)
+{
+	if (n)
+		*n = NROWS;
+	return table;
+}
+
 /* --- settings -------------------------------------------------------- */
+
+static void *field(saturn_sched_settings_t *s, const saturn_setting_def_t *d)
+{
+	return (char *)s + d->offset;
+}
 
 void saturn_sched_settings_init(saturn_sched_settings_t *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->interval_s = 10.0;
-	s->solver_time_s = 2.0;
-	s->min_gain = 0.05;
-	s->backfill = 1;
-	s->release_slack_s = 5.0;
-	s->profile_time_min = 30;
-	s->measure_predicted = 1;
-	s->profile_cache = 1;
-	s->feedback = 1;
-	s->record = SATURN_PLANREC_ADMIN_COMMENT;
-	s->max_tasks = SATURN_MAX_TASKS;
+	for (int i = 0; i < NROWS; i++) {
+		const saturn_setting_def_t *d = &table[i];
+
+		switch (d->type) {
+		case SATURN_SET_NUM:
+			*(double *)field(s, d) = d->dflt;
+			break;
+		case SATURN_SET_INT:
+		case SATURN_SET_BOOL:
+		case SATURN_SET_CHOICE:
+			*(int *)field(s, d) = (int)d->dflt;
+			break;
+		default: /* strings, rules: NULL */
+			break;
+		}
+	}
+	s->reconfig.requeue_delay_s = 121; /* Slurm's cred_expire 120, + 1 */
 }
 
 void saturn_sched_settings_free(saturn_sched_settings_t *s)
 {
 	if (!s)
 		return;
-	free(s->state_dir);
-	free(s->profile_dir);
-	free(s->profiler);
-	s->state_dir = s->profile_dir = s->profiler = NULL;
+	for (int i = 0; i < NROWS; i++)
+		if (table[i].type == SATURN_SET_PATH || table[i].type == SATURN_SET_PATH_NONE) {
+			char **p = field(s, &table[i]);
+
+			free(*p);
+			*p = NULL;
+		}
 	saturn_class_rules_free(s->node_classes);
 	s->node_classes = NULL;
 	free(s->node_classes_text);
@@ -116,6 +213,142 @@ static int parse_classes(saturn_sched_settings_t *s, const char *v, char *why, s
 	return 0;
 }
 
+/* "must be A, B or C" of a choice row */
+static void choices_why(const saturn_setting_choice_t *c, char *why, size_t len)
+{
+	size_t n = 0;
+	int k = 0;
+
+	while (c[k].word)
+		k++;
+	snprintf(why, len, "must be");
+	for (int i = 0; i < k; i++) {
+		n = strlen(why);
+		snprintf(why + n, len - n, "%s%s", i == 0 ? " " : i == k - 1 ? " or " : ", ",
+			 c[i].word);
+	}
+}
+
+/* Apply one row to val. 0, or -1 with why filled. */
+static int apply(saturn_sched_settings_t *s, const saturn_setting_def_t *d, const char *val,
+		 char *why, size_t len)
+{
+	void *f = field(s, d);
+	double m;
+	int rc = -1;
+
+	switch (d->type) {
+	case SATURN_SET_NUM:
+		rc = saturn_setting_num(val, d->lo, d->hi, f);
+		break;
+	case SATURN_SET_INT:
+		if (saturn_setting_num(val, d->lo, d->hi, &m) == 0 && m == (int)m) {
+			*(int *)f = (int)m;
+			rc = 0;
+		}
+		break;
+	case SATURN_SET_BOOL:
+		rc = parse_bool(val, f);
+		break;
+	case SATURN_SET_CHOICE:
+		for (const saturn_setting_choice_t *c = d->choices; c->word; c++)
+			if (!strcmp(val, c->word)) {
+				*(int *)f = c->value;
+				rc = 0;
+				break;
+			}
+		if (rc < 0 && !d->why) {
+			choices_why(d->choices, why, len);
+			return -1;
+		}
+		break;
+	case SATURN_SET_PATH_NONE:
+		if (!strcmp(val, "none")) {
+			free(*(char **)f);
+			*(char **)f = NULL;
+			rc = 0;
+			break;
+		}
+		/* fall through */
+	case SATURN_SET_PATH:
+		rc = parse_path(val, f);
+		break;
+	case SATURN_SET_CUSTOM:
+		return d->parse(s, val, why, len);
+	}
+	if (rc < 0)
+		snprintf(why, len, "%s", d->why ? d->why : "bad value");
+	return rc;
+}
+
+static const saturn_setting_def_t *find_row(const char *key)
+{
+	for (int i = 0; i < NROWS; i++)
+		if (!strcmp(table[i].key, key))
+			return &table[i];
+	return NULL;
+}
+
+/* Edit distance of a and b (insert, delete, replace one character), capped
+ * at 99 for a word longer than 63. */
+static int distance(const char *a, const char *b)
+{
+	int la = (int)strlen(a), lb = (int)strlen(b), row[64];
+
+	if (la > 63 || lb > 63)
+		return 99;
+	for (int j = 0; j <= lb; j++)
+		row[j] = j;
+	for (int i = 1; i <= la; i++) {
+		int diag = row[0];
+
+		row[0] = i;
+		for (int j = 1; j <= lb; j++) {
+			int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+/* "unknown saturn_ key (did you mean saturn_feedback? known, after
+ * saturn_: interval, ...)": the nearest key within 2 edits, and every key
+ * of the table, short enough for an error. */
+static void unknown_why(const char *key, char *why, size_t len)
+{
+	const char *near = NULL;
+	int best = 3;
+	size_t n;
+
+	for (int i = 0; i < NROWS; i++) {
+		int d = distance(key, table[i].key);
+
+		if (d < best) {
+			best = d;
+			near = table[i].key;
+		}
+	}
+	snprintf(why, len, "unknown saturn_ key (");
+	if (near) {
+		n = strlen(why);
+		snprintf(why + n, len - n, "did you mean %s? ", near);
+	}
+	n = strlen(why);
+	snprintf(why + n, len - n, "known, after saturn_:");
+	for (int i = 0; i < NROWS; i++) {
+		n = strlen(why);
+		snprintf(why + n, len - n, "%s%s", i ? ", " : " ", table[i].key + 7);
+	}
+	n = strlen(why);
+	snprintf(why + n, len - n, ")");
+}
+
 int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 				saturn_error_t *err)
 {
@@ -131,114 +364,25 @@ int saturn_sched_settings_parse(saturn_sched_settings_t *s, const char *params,
 	}
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
-		const char *key = tok, *val, *why = NULL;
-		char err_classes[SATURN_ERROR_LEN];
+		const saturn_setting_def_t *d;
+		char why[SATURN_ERROR_LEN];
 
 		if (strncmp(tok, "saturn_", 7) != 0)
 			continue;
 		if (!eq) {
-			why = "needs a value (key=value)";
-			goto bad;
+			if (!bad++)
+				saturn_error_set(err, "SchedulerParameters %s: needs a value (key=value)",
+						 tok);
+			continue;
 		}
 		*eq = '\0';
-		val = eq + 1;
-		if (!strcmp(key, "saturn_interval")) {
-			if (saturn_setting_num(val, 1, 3600, &s->interval_s) < 0)
-				why = "must be a number of seconds from 1 to 3600";
-		} else if (!strcmp(key, "saturn_solver_time")) {
-			if (saturn_setting_num(val, 0.05, 600, &s->solver_time_s) < 0)
-				why = "must be a number of seconds from 0.05 to 600";
-		} else if (!strcmp(key, "saturn_min_gain")) {
-			if (saturn_setting_num(val, 0, 1, &s->min_gain) < 0)
-				why = "must be a fraction from 0 to 1 (e.g. 0.05)";
-		} else if (!strcmp(key, "saturn_release_slack")) {
-			if (saturn_setting_num(val, 0, 3600, &s->release_slack_s) < 0)
-				why = "must be a number of seconds from 0 to 3600";
-		} else if (!strcmp(key, "saturn_backfill")) {
-			if (parse_bool(val, &s->backfill) < 0)
-				why = "must be yes or no";
-		} else if (!strcmp(key, "saturn_state_dir")) {
-			if (parse_path(val, &s->state_dir) < 0)
-				why = "must be an absolute path";
-		} else if (!strcmp(key, "saturn_profile_dir")) {
-			if (parse_path(val, &s->profile_dir) < 0)
-				why = "must be an absolute path";
-		} else if (!strcmp(key, "saturn_profiler")) {
-			if (!strcmp(val, "none")) {
-				free(s->profiler);
-				s->profiler = NULL;
-			} else if (parse_path(val, &s->profiler) < 0) {
-				why = "must be an absolute path or none";
-			}
-		} else if (!strcmp(key, "saturn_profile_time")) {
-			double m;
-
-			if (saturn_setting_num(val, 1, 10080, &m) < 0 || m != (int)m)
-				why = "must be a whole number of minutes from 1 to 10080";
-			else
-				s->profile_time_min = (int)m;
-		} else if (!strcmp(key, "saturn_measure_predicted")) {
-			if (parse_bool(val, &s->measure_predicted) < 0)
-				why = "must be yes or no";
-		} else if (!strcmp(key, "saturn_internode_bw")) {
-			if (saturn_setting_num(val, 0, 1e6, &s->internode_gbs) < 0)
-				why = "must be a bandwidth in GB/s from 0 (none) to 1e6";
-		} else if (!strcmp(key, "saturn_profile_cache")) {
-			if (parse_bool(val, &s->profile_cache) < 0)
-				why = "must be yes or no";
-		} else if (!strcmp(key, "saturn_fairness")) {
-			if (!strcmp(val, "none"))
-				s->fairness = SATURN_FAIR_NONE;
-			else if (!strcmp(val, "share"))
-				s->fairness = SATURN_FAIR_SHARE;
-			else
-				why = "must be none or share";
-		} else if (!strcmp(key, "saturn_objective")) {
-			if (!strcmp(val, "makespan"))
-				s->fairness = SATURN_FAIR_NONE;
-			else if (!strcmp(val, "share"))
-				s->fairness = SATURN_FAIR_SHARE;
-			else if (!strcmp(val, "weighted"))
-				s->fairness = SATURN_FAIR_WEIGHTED;
-			else if (!strcmp(val, "bounded"))
-				s->fairness = SATURN_FAIR_BOUNDED;
-			else
-				why = "must be makespan, share, weighted or bounded";
-		} else if (!strcmp(key, "saturn_bound")) {
-			if (!strcmp(val, "share"))
-				s->bound = SATURN_BOUND_SHARE;
-			else if (!strcmp(val, "stock"))
-				s->bound = SATURN_BOUND_STOCK;
-			else
-				why = "must be share or stock";
-		} else if (!strcmp(key, "saturn_feedback")) {
-			if (parse_bool(val, &s->feedback) < 0)
-				why = "must be yes or no";
-		} else if (!strcmp(key, "saturn_record")) {
-			if (saturn_planrec_field_parse(val, &s->record) < 0)
-				why = "must be admin_comment, comment or none";
-		} else if (!strcmp(key, "saturn_max_tasks")) {
-			double m;
-
-			if (saturn_setting_num(val, 1, SATURN_MAX_TASKS, &m) < 0 || m != (int)m)
-				why = "must be a whole number of tasks from 1 to 100000";
-			else
-				s->max_tasks = (int)m;
-		} else if (!strcmp(key, "saturn_node_classes")) {
-			if (parse_classes(s, val, err_classes, sizeof(err_classes)) < 0)
-				why = err_classes;
-		} else if (!strncmp(key, "saturn_reconfigure", 18)) {
-			/* reconfig.c: saturn_reconfig_settings_parse */
-		} else {
-			why = "unknown saturn_ key (known: saturn_interval, saturn_solver_time, saturn_state_dir, saturn_profile_dir, saturn_min_gain, saturn_backfill, saturn_release_slack, saturn_profiler, saturn_profile_time, saturn_measure_predicted, saturn_profile_cache, saturn_internode_bw, saturn_fairness, saturn_objective, saturn_bound, saturn_feedback, saturn_record, saturn_node_classes, saturn_max_tasks, saturn_reconfigure*)";
-		}
-		if (!why)
+		d = find_row(tok);
+		if (!d)
+			unknown_why(tok, why, sizeof(why));
+		else if (apply(s, d, eq + 1, why, sizeof(why)) == 0)
 			continue;
-		if (eq)
-			*eq = '=';
-bad:
 		if (!bad++)
-			saturn_error_set(err, "SchedulerParameters %s: %s", tok, why);
+			saturn_error_set(err, "SchedulerParameters %s=%s: %s", tok, eq + 1, why);
 	}
 	free(copy);
 	return bad;

@@ -94,6 +94,7 @@ static void load_settings(void)
 	if (bad)
 		error("sched/saturn: %d bad saturn_* setting(s), keeping defaults for them; first: %s",
 		      bad, err.text);
+	saturn_reconfig_load();
 	xfree(saturn_state_dir);
 	xfree(saturn_profile_dir);
 	xfree(saturn_progress_dir);

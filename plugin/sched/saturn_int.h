@@ -94,7 +94,12 @@ void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
  * Saturn jobs: follow the tasks signalled (keep one still running from
  * being chosen again; log the realised gain of one that ended). */
 void saturn_reconfig_follow(saturn_snapshot_t *s);
-/* Free the settings and records (plugin fini). */
+/* After the settings were (re)read (init, or reconfigure under the conf
+ * read lock): saturn_cfg.reconfig.requeue_delay_s from AuthInfo's
+ * cred_expire, whether RequeueExit(Hold) lists 75 (logged when not), and
+ * the reconfiguration settings logged. */
+void saturn_reconfig_load(void);
+/* Forget the records (plugin fini). */
 void saturn_reconfig_fini(void);
 
 /* --- saturn_snapshot.c ---------------------------------------------- */

@@ -53,21 +53,15 @@ typedef struct sent {
 
 static sent_t sent[SENT_MAX];
 static int nsent;
-static saturn_reconfig_settings_t rcfg;
-static char *rcfg_params; /* the SchedulerParameters rcfg was parsed from */
-static int rcfg_ready;
 static int requeue_ok = -1; /* RequeueExit(Hold) lists 75; -1 not read yet */
 
-/* Re-read the settings when SchedulerParameters changed (conf read lock). */
-static void load(void)
+void saturn_reconfig_load(void)
 {
-	slurmctld_lock_t conf_lock = {.conf = READ_LOCK};
-	saturn_error_t err = {{0}};
+	saturn_reconfig_settings_t *rc = &saturn_cfg.reconfig;
 	const char *tok;
-	int bad, cred = 120; /* Slurm's default cred_expire */
+	int cred = 120; /* Slurm's default cred_expire */
 	int rq;
 
-	lock_slurmctld(conf_lock);
 	rq = saturn_reconfig_requeues(slurm_conf.requeue_exit, slurm_conf.requeue_exit_hold,
 				      SATURN_RECONFIG_EXIT);
 	if (rq != requeue_ok) {
@@ -76,30 +70,17 @@ static void load(void)
 			     SATURN_RECONFIG_EXIT);
 		requeue_ok = rq;
 	}
-	if (rcfg_ready && !xstrcmp(rcfg_params, slurm_conf.sched_params)) {
-		unlock_slurmctld(conf_lock);
-		return;
-	}
-	xfree(rcfg_params);
-	rcfg_params = xstrdup(slurm_conf.sched_params);
 	/* as src/common/slurm_cred.c reads it */
 	if ((tok = xstrstr(slurm_conf.authinfo, "cred_expire="))) {
 		cred = atoi(tok + 12);
 		if (cred < 5)
 			cred = 120;
 	}
-	unlock_slurmctld(conf_lock);
-	saturn_reconfig_settings_init(&rcfg);
-	rcfg.requeue_delay_s = cred + 1;
-	bad = saturn_reconfig_settings_parse(&rcfg, rcfg_params, &err);
-	if (bad)
-		error("sched/saturn: %d bad saturn_reconfigure* setting(s), keeping defaults for them; first: %s",
-		      bad, err.text);
-	rcfg_ready = 1;
+	rc->requeue_delay_s = cred + 1;
 	info("sched/saturn: reconfiguration of running tasks: default %s, margin %.0fs, at most %d restart(s) a task, restart cost %.0fs (checkpoint %.0fs, requeue delay %.0fs, start-up %.0fs)",
-	     rcfg.default_on ? "yes" : "no (--saturn-reconfigure)", rcfg.margin_s,
-	     rcfg.max_restarts, saturn_reconfig_restart_cost(&rcfg), rcfg.checkpoint_s,
-	     rcfg.requeue_delay_s, rcfg.startup_s);
+	     rc->default_on ? "yes" : "no (--saturn-reconfigure)", rc->margin_s, rc->max_restarts,
+	     saturn_reconfig_restart_cost(rc), rc->checkpoint_s, rc->requeue_delay_s,
+	     rc->startup_s);
 }
 
 static sent_t *find_sent(uint32_t job_id)
@@ -132,7 +113,7 @@ static void follow_sent(saturn_snapshot_t *s)
 			for (int k = 0; k < s->njobs; k++)
 				if (s->jobs[k].job_id == sent[i].job_id)
 					s->jobs[k].reconfigure = -1;
-			if (!sent[i].warned && now - sent[i].at > rcfg.checkpoint_s + 120) {
+			if (!sent[i].warned && now - sent[i].at > saturn_cfg.reconfig.checkpoint_s + 120) {
 				sent[i].warned = 1;
 				info("sched/saturn: JobId=%u still runs %lds after the reconfiguration signal",
 				     sent[i].job_id, (long)(now - sent[i].at));
@@ -181,6 +162,7 @@ void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 {
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = READ_LOCK,
 				       .part = READ_LOCK, .fed = READ_LOCK};
+	const saturn_reconfig_settings_t *rcfg = &saturn_cfg.reconfig;
 	saturn_reconfig_result_t r;
 	saturn_planner_opts_t opts;
 	saturn_error_t err = {{0}};
@@ -188,16 +170,15 @@ void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 
 	if (!plan || !b || !b->problem || b->problem->ntasks == 0)
 		return;
-	load();
-	if (rcfg.max_restarts <= 0 || !requeue_ok)
+	if (rcfg->max_restarts <= 0 || !requeue_ok)
 		return;
 	for (int i = 0; i < s->njobs && !any; i++)
-		any = saturn_reconfig_eligible(&s->jobs[i], &rcfg, NULL, 0);
+		any = saturn_reconfig_eligible(&s->jobs[i], rcfg, NULL, 0);
 	if (!any)
 		return;
 	saturn_planner_opts_init(&opts);
 	opts.time_limit_s = saturn_cfg.solver_time_s;
-	n = saturn_reconfig_decide_mu(s, b, plan, saturn_lookup_profile, NULL, &rcfg,
+	n = saturn_reconfig_decide_mu(s, b, plan, saturn_lookup_profile, NULL, rcfg,
 				      saturn_cfg.min_gain, &opts, saturn_cfg.fairness, mu, &r, &err);
 	if (n < 0) {
 		error("sched/saturn: reconfiguration not decided: %s", err.text);
@@ -246,14 +227,11 @@ void saturn_reconfig_follow(saturn_snapshot_t *s)
 {
 	if (!nsent)
 		return;
-	load();
 	follow_sent(s);
 }
 
 void saturn_reconfig_fini(void)
 {
-	xfree(rcfg_params);
-	rcfg_ready = 0;
 	requeue_ok = -1;
 	nsent = 0;
 }

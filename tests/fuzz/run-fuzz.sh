@@ -47,6 +47,10 @@ SRCS="$LIB/model/error.c $LIB/model/model.c $LIB/model/formats.c $LIB/model/json
 # fuzz_build: the snapshot -> problem build of sched/saturn, with progress
 # files and the persisted state
 BUILD_SRCS="$LIB/sched/sched_settings.c $LIB/sched/sched_snapshot.c $LIB/sched/sched_build.c $LIB/sched/sched_plan.c $LIB/sched/sched_decide.c $LIB/sched/feedback.c $LIB/sched/planrec.c $LIB/sched/node_class.c $LIB/sched/batch_policy.c $LIB/sched/sched_state.c $LIB/sched/progress.c $LIB/planner/bounds.c $LIB/planner/instance.c $LIB/planner/listsched.c"
+# the files split by purpose (the GPU model, the measurement job), where the
+# tree has them
+[ -f "$LIB/planner/gpumodel.c" ] && BUILD_SRCS="$BUILD_SRCS $LIB/planner/gpumodel.c"
+[ -f "$LIB/sched/bpol_measure.c" ] && BUILD_SRCS="$BUILD_SRCS $LIB/sched/bpol_measure.c"
 # the task cap and the class-aware LP bound (lp_solve), where the tree has them
 [ -f "$LIB/sched/task_cap.c" ] && BUILD_SRCS="$BUILD_SRCS $LIB/sched/task_cap.c"
 BUILD_LIBS=

@@ -53,6 +53,16 @@ sched_test_policy_CFLAGS = $(UNIT_CFLAGS)
 sched_test_policy_LDADD = $(UNIT_LDADD)
 endif
 
+# The table of saturn_* keys (lib/sched/sched_settings.c) and sched_saturn(8).
+if HAVE_CHECK
+check_PROGRAMS += sched/test_settings
+TESTS += sched/test_settings
+sched_test_settings_SOURCES = sched/test_settings.c
+sched_test_settings_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_settings_CFLAGS = $(UNIT_CFLAGS)
+sched_test_settings_LDADD = $(UNIT_LDADD)
+endif
+
 # Reconfiguration of running tasks (lib/sched/reconfig.c).
 if HAVE_CHECK
 check_PROGRAMS += sched/test_reconfig

@@ -766,7 +766,7 @@ START_TEST(test_switch_parse)
 	fx_setting(&cfg, "saturn_feedback=no", 0, NULL);
 	fx_setting(&cfg, "saturn_feedback=", 1, NULL);
 	ck_assert_int_eq(cfg.feedback, 0);
-	fx_setting(&cfg, "saturn_feedbak=no", 1, "saturn_feedback,");
+	fx_setting(&cfg, "saturn_feedbak=no", 1, "did you mean saturn_feedback?");
 	saturn_sched_settings_free(&cfg);
 }
 END_TEST

@@ -54,12 +54,14 @@ static const struct settings_case {
 START_TEST(test_settings)
 {
 	const struct settings_case *c = &settings_cases[_i];
-	saturn_reconfig_settings_t rs;
+	saturn_reconfig_settings_t rs, dflt;
 	saturn_sched_settings_t ss;
 	saturn_error_t err = {{0}};
 
-	saturn_reconfig_settings_init(&rs);
-	ck_assert_int_eq(saturn_reconfig_settings_parse(&rs, c->params, &err), c->bad);
+	/* one parser for every key: the reconfiguration keys land in .reconfig */
+	saturn_sched_settings_init(&ss);
+	ck_assert_int_eq(saturn_sched_settings_parse(&ss, c->params, &err), c->bad);
+	rs = ss.reconfig;
 	ck_assert_int_eq(rs.default_on, c->on);
 	ck_assert_int_eq(rs.max_restarts, c->max);
 	ck_assert_double_eq(rs.margin_s, c->margin);
@@ -68,10 +70,13 @@ START_TEST(test_settings)
 	ck_assert_double_eq(saturn_reconfig_restart_cost(&rs), c->ckpt + 121 + c->startup);
 	if (c->expect)
 		ck_assert_msg(strstr(err.text, c->expect), "error '%s' lacks '%s'", err.text, c->expect);
-	/* the scheduler's own parser leaves these keys to us */
-	saturn_sched_settings_init(&ss);
-	fx_setting(&ss, c->params, 0, NULL);
 	saturn_sched_settings_free(&ss);
+	/* saturn_reconfig_settings_init: the same defaults */
+	saturn_reconfig_settings_init(&dflt);
+	ck_assert_int_eq(dflt.default_on, 0);
+	ck_assert_int_eq(dflt.max_restarts, 2);
+	ck_assert_double_eq(dflt.margin_s, 60);
+	ck_assert_double_eq(saturn_reconfig_restart_cost(&dflt), 30 + 121 + 30);
 }
 END_TEST
 
