@@ -895,6 +895,9 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_
 		if (rc != 0) {
 			free_options(t->options, t->noptions);
 			t->options = NULL;
+		} else if (saturn_sched_requeue_charge(s, j, t) > t->release_s) {
+			/* it requeued itself: charged like a running task */
+			t->release_s = saturn_sched_requeue_charge(s, j, t);
 		}
 		return rc;
 	}

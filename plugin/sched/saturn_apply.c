@@ -62,6 +62,11 @@ static void env_set(job_record_t *job_ptr, const char *name, const char *value)
 	d->env_sup[d->env_cnt++] = xstrdup_printf("%s=%s", name, value);
 }
 
+void saturn_job_env_set(job_record_t *job_ptr, const char *name, const char *value)
+{
+	env_set(job_ptr, name, value);
+}
+
 /* The pending record of snapshot job j (the task's own, or its array's
  * meta record while the task is not split off), or NULL. */
 static job_record_t *pending_record(const saturn_snap_job_t *j)
@@ -452,6 +457,18 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 
 		saturn_never_note(job_ptr, j->never, note, sizeof(note));
 		env_set(job_ptr, SATURN_NEVER_ENV, note);
+	}
+	if (r->self_requeued) {
+		char num[32];
+
+		/* charged from the release of the run it gave up (requeue.c) */
+		snprintf(num, sizeof(num), "%ld",
+			 (long)(j->released_at > 0 && j->released_at <= now ? j->released_at : now));
+		env_set(job_ptr, SATURN_SELF_REQUEUED_ENV, num);
+		info("sched/saturn: %pJ (batch %s) requeued itself (restart %u): charged like a running task from %s",
+		     job_ptr, j->batch, job_ptr->restart_cnt, num);
+	} else if (r->cause == SATURN_REHOLD_REQUEUED) {
+		env_unset(job_ptr, SATURN_SELF_REQUEUED_ENV);
 	}
 	if (r->cause == SATURN_REHOLD_LATE) {
 		char num[32];
