@@ -7,7 +7,9 @@
  * planned to use, in the plan only, until the end the plan allowed it: the
  * task starts again no earlier than the release of that run plus its least
  * claimed runtime. Other tasks use the GPUs meanwhile; only its own batch
- * waits. Exiting early (exit 75 under RequeueExit, `scontrol requeue`) thus
+ * waits. Among the held tasks it stands where a task submitted at its
+ * requeue would (behind those submitted before), so that a plan that
+ * follows the queue's order does not put it first again. Exiting early (exit 75 under RequeueExit, `scontrol requeue`) thus
  * buys no place ahead of other users' tasks: before this, the re-held task
  * was planned again at once for its whole claimed runtime, ahead of them,
  * run after run.
@@ -66,4 +68,10 @@ double saturn_sched_requeue_charge(const saturn_snapshot_t *s, const saturn_snap
 	if (!(left > 0))
 		return 0;
 	return left < SATURN_MAX_RUNTIME_S ? left : SATURN_MAX_RUNTIME_S;
+}
+
+double saturn_sched_queued_at(const saturn_snap_job_t *j)
+{
+	return j->state == SATURN_SNAP_HELD && j->requeued_at > j->submit_time ? j->requeued_at
+										 : j->submit_time;
 }

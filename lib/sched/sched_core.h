@@ -221,9 +221,11 @@ typedef struct saturn_snap_job {
 				* were sched/saturn's own (its reconfiguration
 				* signal, SATURN_EXCUSED): not charged */
 	double charged_from;   /* held: it requeued itself, and the run it gave up
-				* was released then (epoch, SATURN_SELF_REQUEUED):
+				* was released then (epoch, SATURN_CHARGED_FROM):
 				* it starts again no earlier than this plus its
 				* least claimed runtime; 0 = not charged */
+	double requeued_at;    /* held: when it was re-held after requeueing
+				* itself (epoch, SATURN_REQUEUED_AT); 0 = never */
 } saturn_snap_job_t;
 
 /* The plugin numbers the distinct partitions of the Saturn jobs of one
@@ -582,8 +584,9 @@ int saturn_sched_decide_rehold(const saturn_snapshot_t *s, saturn_rehold_t **out
  * it, so this cycle's plan counts it like any held task: state HELD, no
  * node, pin, plan or technique; not_before = the begin time Slurm set for
  * a requeue when still ahead (the credential delay becomes its release_s;
- * see saturn_sched_build); charged_from = saturn_sched_charge_from() when
- * it requeued itself (saturn_sched_self_requeued). */
+ * see saturn_sched_build); when it requeued itself
+ * (saturn_sched_self_requeued), charged_from = saturn_sched_charge_from()
+ * and requeued_at = s->now. */
 void saturn_snapshot_mark_held(saturn_snapshot_t *s, saturn_snap_job_t *j);
 
 /* --- a task that requeues itself (requeue.c) ------------------------- */
@@ -610,6 +613,12 @@ double saturn_sched_charge_from(const saturn_snapshot_t *s, const saturn_snap_jo
  * longer, a shorter one blocks nobody for long. */
 double saturn_sched_requeue_charge(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
 				   const saturn_task_t *t);
+
+/* Where held job j stands in the problem's order of held tasks (which
+ * the first-come-first-served plan follows): its submit time, or, once it
+ * requeued itself, requeued_at: behind every task submitted before it
+ * gave up its run, as if submitted anew then. */
+double saturn_sched_queued_at(const saturn_snap_job_t *j);
 
 /* The end of a held task's reason while the charge delays it. */
 #define SATURN_REQUEUE_NOTE " (requeued itself: not before its last run's planned end)"

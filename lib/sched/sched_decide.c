@@ -304,8 +304,10 @@ int saturn_sched_decide_rehold(const saturn_snapshot_t *s, saturn_rehold_t **out
 void saturn_snapshot_mark_held(saturn_snapshot_t *s, saturn_snap_job_t *j)
 {
 	/* it stopped its own run: charged until that run's planned end */
-	if (saturn_sched_self_requeued(s, j))
+	if (saturn_sched_self_requeued(s, j)) {
 		j->charged_from = saturn_sched_charge_from(s, j);
+		j->requeued_at = s->now;
+	}
 	/* the credential delay Slurm set for the requeue: planned as release_s */
 	if (j->requeued && j->begin_time > s->now)
 		j->not_before = j->begin_time;

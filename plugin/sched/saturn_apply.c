@@ -461,14 +461,17 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 	if (r->self_requeued) {
 		char num[32];
 
-		/* charged from the release of the run it gave up (requeue.c) */
+		/* charged from the release of the run it gave up, queued
+		 * from now (requeue.c) */
 		snprintf(num, sizeof(num), "%ld",
 			 (long)(j->released_at > 0 && j->released_at <= now ? j->released_at : now));
-		env_set(job_ptr, SATURN_SELF_REQUEUED_ENV, num);
-		info("sched/saturn: %pJ (batch %s) requeued itself (restart %u): charged like a running task from %s",
+		env_set(job_ptr, SATURN_CHARGED_FROM_ENV, num);
+		info("sched/saturn: %pJ (batch %s) requeued itself (restart %u): charged like a running task from %s, queued behind the tasks submitted before now",
 		     job_ptr, j->batch, job_ptr->restart_cnt, num);
+		snprintf(num, sizeof(num), "%ld", (long)now);
+		env_set(job_ptr, SATURN_REQUEUED_AT_ENV, num);
 	} else if (r->cause == SATURN_REHOLD_REQUEUED) {
-		env_unset(job_ptr, SATURN_SELF_REQUEUED_ENV);
+		env_unset(job_ptr, SATURN_CHARGED_FROM_ENV);
 	}
 	if (r->cause == SATURN_REHOLD_LATE) {
 		char num[32];
@@ -509,8 +512,9 @@ static void blame_holders(saturn_snapshot_t *s, const saturn_snap_job_t *late)
 
 /* Re-hold what saturn_sched_decide_rehold lists, under the job write
  * locks; the re-held tasks become held tasks of this cycle's snapshot.
- * Returns the number re-held. */
-int rehold_pass(saturn_snapshot_t *s)
+ * Returns the number re-held; *charged: how many of them requeued
+ * themselves. */
+int rehold_pass(saturn_snapshot_t *s, int *charged)
 {
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
 				       .part = READ_LOCK, .fed = READ_LOCK};
@@ -520,6 +524,7 @@ int rehold_pass(saturn_snapshot_t *s)
 	time_t now = time(NULL);
 	double t0, t1;
 
+	*charged = 0;
 	if (n < 0)
 		error("sched/saturn: out of memory deciding re-holds");
 	if (n <= 0)
@@ -532,6 +537,7 @@ int rehold_pass(saturn_snapshot_t *s)
 
 		ok[i] = rc >= 0;
 		done += rc > 0;
+		*charged += rc > 0 && r[i].self_requeued;
 		if (rc > 0 && r[i].cause == SATURN_REHOLD_LATE)
 			blame_holders(s, &s->jobs[r[i].job]);
 		if (rc < 0)

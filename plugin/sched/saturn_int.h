@@ -154,8 +154,9 @@ void saturn_job_env_set(job_record_t *job_ptr, const char *name, const char *val
 
 /* No locks held (takes the write locks itself): re-hold the released
  * tasks saturn_sched_decide_rehold() lists; they become held tasks of s.
- * Returns the number re-held. */
-int rehold_pass(saturn_snapshot_t *s);
+ * Returns the number re-held; *charged: how many of those requeued
+ * themselves (saturn_sched_self_requeued). */
+int rehold_pass(saturn_snapshot_t *s, int *charged);
 
 /* No locks held: decide from plan and apply under the job write locks
  * (taken here), no release beyond the limit groups of mu (multiuser.h;

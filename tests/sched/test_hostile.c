@@ -300,28 +300,40 @@ static saturn_snapshot_t *requeued_itself(void)
 	a->restarts = 1;
 	a->begin_time = 1010;
 	a->released_at = 995;
+	a->submit_time = 900;
 	v = fx_add_held(s, 91, 0, "victim");
 	v->uid = 1;
+	v->submit_time = 998; /* while the attacker's run was planned */
 	v->req_gpus = 8;
 	v->time_limit_s = 900;
 	return s;
 }
 
-/* The held attacker's task and its release_s after the build. */
-static double attacker_release(const saturn_snapshot_t *s, saturn_profile_t *pr,
-			       saturn_sched_build_t *b)
+/* The problem index of the attacker's task after the build. */
+static int attacker_task(const saturn_snapshot_t *s, saturn_profile_t *pr, saturn_sched_build_t *b)
 {
 	saturn_error_t err = {{0}};
 
 	ck_assert_int_eq(saturn_sched_build(s, lookup_loop, pr, b, &err), 0);
 	ck_assert_int_eq(b->problem->ntasks, 2);
-	ck_assert_int_eq(b->job_of_task[0], 0);
-	return b->problem->tasks[0].release_s;
+	return b->job_of_task[0] == 0 ? 0 : 1;
+}
+
+/* Its release_s. */
+static double attacker_release(const saturn_snapshot_t *s, saturn_profile_t *pr,
+			       saturn_sched_build_t *b)
+{
+	int t = attacker_task(s, pr, b);
+
+	return b->problem->tasks[t].release_s;
 }
 
 /* Charged like a running task: not before 995 + 600 (was: 1010, the
  * credential delay, so the carried plan kept it ahead of the victim and
- * the victim "started in ~10m" run after run). The victim gets n1 now. */
+ * the victim "started in ~10m" run after run), and queued behind the
+ * victim, submitted before its requeue (was: ahead, by its submit time,
+ * so a first-come-first-served plan put the victim after it). The
+ * victim gets n1 now, from the planner and from the FCFS plan alike. */
 START_TEST(test_requeue_charged)
 {
 	saturn_snapshot_t *s = requeued_itself();
@@ -330,7 +342,7 @@ START_TEST(test_requeue_charged)
 	saturn_planner_opts_t o = fx_opts(2);
 	saturn_sched_build_t b;
 	saturn_rehold_t *r = NULL;
-	saturn_plan_t *plan, *carried;
+	saturn_plan_t *plan, *fcfs;
 	saturn_decision_t *d = NULL;
 	int nd, victim_released = 0;
 
@@ -341,6 +353,7 @@ START_TEST(test_requeue_charged)
 	free(r);
 	saturn_snapshot_mark_held(s, &s->jobs[0]);
 	ck_assert_double_eq(s->jobs[0].charged_from, 995);
+	ck_assert_double_eq(s->jobs[0].requeued_at, 1000);
 	ck_assert_double_eq(s->jobs[0].not_before, 1010);
 	/* 600 s (the 8-GPU option): the 16-GPU claim fits no node */
 	ck_assert_double_eq_tol(attacker_release(s, pr, &b), 595, 1e-6);
@@ -356,15 +369,22 @@ START_TEST(test_requeue_charged)
 				      "%s", d[i].reason);
 	}
 	ck_assert(victim_released);
-	/* a plan that keeps the attacker first is no longer worth keeping */
-	carried = saturn_sched_fcfs(b.problem);
-	ck_assert_ptr_nonnull(carried);
-	ck_assert_int_eq(saturn_sched_should_switch(plan->makespan_s, carried->makespan_s, 0.05), 1);
+	/* first come, first served: the victim first, now */
+	ck_assert_int_eq(attacker_task(s, pr, &b), 1);
+	saturn_sched_build_free(&b);
+	ck_assert_int_eq(attacker_task(s, pr, &b), 1);
+	fcfs = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(fcfs);
+	for (int i = 0; i < fcfs->nassign; i++)
+		if (fcfs->assign[i].task == 1)
+			ck_assert_double_ge(fcfs->assign[i].start_s, 595);
+		else
+			ck_assert_double_eq(fcfs->assign[i].start_s, 0);
 	free(d);
-	saturn_plan_destroy(carried);
+	saturn_plan_destroy(fcfs);
 	saturn_plan_destroy(plan);
 	saturn_sched_build_free(&b);
-	/* the next cycles read it back from SATURN_SELF_REQUEUED: still charged */
+	/* the next cycles read it back (SATURN_CHARGED_FROM): still charged */
 	s->now = 1300;
 	ck_assert_double_eq_tol(attacker_release(s, pr, &b), 295, 1e-6);
 	saturn_sched_build_free(&b);
@@ -393,7 +413,9 @@ START_TEST(test_requeue_excused)
 	ck_assert_int_eq(saturn_sched_self_requeued(s, &s->jobs[0]), 0);
 	saturn_snapshot_mark_held(s, &s->jobs[0]);
 	ck_assert_double_eq(s->jobs[0].charged_from, 0);
+	ck_assert_double_eq(s->jobs[0].requeued_at, 0);
 	ck_assert_double_eq_tol(attacker_release(s, pr, &b), 10, 1e-6);
+	ck_assert_int_eq(b.job_of_task[0], 0); /* its place in the queue kept */
 	saturn_sched_build_free(&b);
 	saturn_snapshot_destroy(s);
 	/* a second requeue after the excused one is the task's own */
