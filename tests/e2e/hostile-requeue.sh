@@ -3,12 +3,12 @@
 # ahead of another user's task. One node of 8 GPUs, RequeueExit=75. The
 # attacker's profile claims 600 s on all 8 GPUs; its task starts, and the
 # victim's 8-GPU task (4 s, honest profile) is planned after it ("starts in
-# ~10m"). Then the attacker's task gives up its run: first by exiting 75
-# after 15 s (Slurm requeues it: RequeueExit does not count against
-# MaxBatchRequeue), then, with a second task, by `scontrol requeue` as its
-# user. Before: sched/saturn re-held it and planned the full 600 s again
-# from then, ahead of the victim, run after run (the carried plan kept it
-# first), so the victim waited ~10 minutes with the GPUs mostly idle. Now
+# ~10m"). Then the attacker's task gives up its run: first by `scontrol
+# requeue` as its user, then, with a second task, by exiting 75 after 15 s
+# (Slurm requeues it; MaxBatchRequeue does not count RequeueExit). Before:
+# sched/saturn re-held it and planned the full 600 s again from then, ahead
+# of the victim, run after run (the carried plan kept it first), so the
+# victim waited ~10 minutes with the GPUs mostly idle. Now
 # a task that requeued itself is charged like a running task (it starts no
 # earlier than the release of the run it gave up plus its claimed 600 s)
 # and queued behind the tasks submitted before its requeue: the victim runs
@@ -72,7 +72,8 @@ attack() {
 	note "$1: victim ran $(($(date +%s) - gave_up)) s after the attacker gave up its run"
 	grep -q "^attacker job=$a restarts=1 " "$JOBLOG" &&
 		fail "the attacker's task $a ran again before the victim's ($1)"
-	grep -aq "JobId=$a (batch loop) requeued itself (restart 1): charged like a running task" "$CTLD_LOG" ||
+	# (the victim may start in the cycle between its exit and Slurm's requeue)
+	wait_for 15 grep -aq "JobId=$a (batch loop) requeued itself (restart 1): charged like a running task" "$CTLD_LOG" ||
 		fail "no charge of $a logged ($1)"
 	wait_for 10 sh -c "squeue -h -j $a -o %R | grep -q 'requeued itself: not before'" ||
 		fail "the attacker's reason does not say why it waits ($1): $(reason "$a")"
@@ -80,10 +81,15 @@ attack() {
 	ATTACKERS="${ATTACKERS:-} $a"
 }
 
-attack exit 15
-# the attacker's task gives up its run itself only by exit 75 above; the
-# second one runs until its user requeues it
+# `scontrol requeue` first: Slurm requeues the running task in one step,
+# and without the rule the victim is never released (the test fails
+# there). After an exit 75 the task is completing, neither running nor
+# pending, until its epilog is done and Slurm requeues it: a cycle that
+# falls in that moment releases the victim whatever the rule (on main it
+# did in one of two runs), so that case comes second and checks the
+# charge and the reason.
 attack requeue 300
+attack exit 15
 cat "$JOBLOG"
 [ "$(grep -c '^victim ' "$JOBLOG")" = 2 ] || fail "the victim's tasks did not run once each"
 # shellcheck disable=SC2086
