@@ -9,10 +9,12 @@
  * claimed runtime. Other tasks use the GPUs meanwhile; only its own batch
  * waits. Among the held tasks it stands where a task submitted at its
  * requeue would (behind those submitted before), so that a plan that
- * follows the queue's order does not put it first again. Exiting early (exit 75 under RequeueExit, `scontrol requeue`) thus
- * buys no place ahead of other users' tasks: before this, the re-held task
- * was planned again at once for its whole claimed runtime, ahead of them,
- * run after run.
+ * follows the queue's order does not put it first again, and the cycle
+ * that re-holds it plans afresh (the plugin's agent) instead of carrying
+ * the plan that had it running first. Exiting early (exit 75 under
+ * RequeueExit, `scontrol requeue`) thus buys no place ahead of other
+ * users' tasks: before this, the re-held task was planned again at once
+ * for its whole claimed runtime, ahead of them, run after run.
  */
 #include "config.h"
 
@@ -72,6 +74,7 @@ double saturn_sched_requeue_charge(const saturn_snapshot_t *s, const saturn_snap
 
 double saturn_sched_queued_at(const saturn_snap_job_t *j)
 {
-	return j->state == SATURN_SNAP_HELD && j->requeued_at > j->submit_time ? j->requeued_at
-										 : j->submit_time;
+	if (j->state == SATURN_SNAP_HELD && j->requeued_at > j->submit_time)
+		return j->requeued_at;
+	return j->submit_time;
 }

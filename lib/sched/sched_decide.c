@@ -145,7 +145,8 @@ int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *
 		    b->problem->tasks[t].release_s > 0) {
 			size_t l = strlen(d[n].reason);
 
-			snprintf(d[n].reason + l, sizeof(d[n].reason) - l, "%s", SATURN_REQUEUE_NOTE);
+			snprintf(d[n].reason + l, sizeof(d[n].reason) - l, "%s",
+				 SATURN_REQUEUE_NOTE);
 		}
 		n++;
 	}

@@ -460,11 +460,12 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 	}
 	if (r->self_requeued) {
 		char num[32];
+		time_t from =
+		    j->released_at > 0 && j->released_at <= now ? (time_t)j->released_at : now;
 
 		/* charged from the release of the run it gave up, queued
 		 * from now (requeue.c) */
-		snprintf(num, sizeof(num), "%ld",
-			 (long)(j->released_at > 0 && j->released_at <= now ? j->released_at : now));
+		snprintf(num, sizeof(num), "%ld", (long)from);
 		env_set(job_ptr, SATURN_CHARGED_FROM_ENV, num);
 		info("sched/saturn: %pJ (batch %s) requeued itself (restart %u): charged like a running task from %s, queued behind the tasks submitted before now",
 		     job_ptr, j->batch, job_ptr->restart_cnt, num);
