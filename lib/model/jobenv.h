@@ -44,6 +44,16 @@
 #define SATURN_BOUNCES_ENV "SATURN_BOUNCES"
 #define SATURN_OVERRAN_ENV "SATURN_OVERRAN"
 #define SATURN_NEVER_ENV "SATURN_NEVER"
+/* A task that requeues itself (lib/sched/requeue.c): the restart count up
+ * to which its requeues were asked for by sched/saturn (set by its
+ * reconfiguration signal, plugin/sched/saturn_reconfig.c, to Slurm's
+ * restart count + 1); and, set by the re-hold after a requeue the task
+ * made itself (plugin/sched/saturn_apply.c), when the run it gave up was
+ * released (epoch: it is charged from then) and when it was re-held
+ * (epoch: its place among the held tasks). All read by the snapshot. */
+#define SATURN_EXCUSED_ENV "SATURN_EXCUSED"
+#define SATURN_CHARGED_FROM_ENV "SATURN_CHARGED_FROM"
+#define SATURN_REQUEUED_AT_ENV "SATURN_REQUEUED_AT"
 /* The batch a companion profiler job measures. */
 #define SATURN_PROFILE_BATCH_ENV "SATURN_PROFILE_BATCH"
 

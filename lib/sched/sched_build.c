@@ -895,6 +895,9 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_
 		if (rc != 0) {
 			free_options(t->options, t->noptions);
 			t->options = NULL;
+		} else if (saturn_sched_requeue_charge(s, j, t) > t->release_s) {
+			/* it requeued itself: charged like a running task */
+			t->release_s = saturn_sched_requeue_charge(s, j, t);
 		}
 		return rc;
 	}
@@ -1027,12 +1030,14 @@ static int cmp_submit(const void *a, const void *b, void *arg)
 	const saturn_snap_job_t *y = &s->jobs[*(const int *)b];
 	uint32_t xa = x->array_job_id ? x->array_job_id : x->job_id;
 	uint32_t ya = y->array_job_id ? y->array_job_id : y->job_id;
+	double xs = saturn_sched_queued_at(x), ys = saturn_sched_queued_at(y);
 
-	/* running first (pinned), then released, then held in submission order */
+	/* running first (pinned), then released, then held in submission
+	 * order (a task that requeued itself: from its requeue, requeue.c) */
 	if (x->state != y->state)
 		return x->state > y->state ? -1 : 1;
-	if (x->submit_time != y->submit_time)
-		return x->submit_time < y->submit_time ? -1 : 1;
+	if (xs != ys)
+		return xs < ys ? -1 : 1;
 	if (xa != ya)
 		return xa < ya ? -1 : 1;
 	return x->task_id - y->task_id;

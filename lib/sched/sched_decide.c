@@ -141,6 +141,13 @@ int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *
 			saturn_sched_reason(d[n].reason, sizeof(d[n].reason), a->start_s, d[n].node,
 					    d[n].gpus, d[n].technique);
 		}
+		if (!d[n].release && s->jobs[job].charged_from > 0 &&
+		    b->problem->tasks[t].release_s > 0) {
+			size_t l = strlen(d[n].reason);
+
+			snprintf(d[n].reason + l, sizeof(d[n].reason) - l, "%s",
+				 SATURN_REQUEUE_NOTE);
+		}
 		n++;
 	}
 	if (!n) {
@@ -288,6 +295,7 @@ int saturn_sched_decide_rehold(const saturn_snapshot_t *s, saturn_rehold_t **out
 		r[n].job = i;
 		r[n].cause = c;
 		snprintf(r[n].reason, sizeof(r[n].reason), "%s", why);
+		r[n].self_requeued = saturn_sched_self_requeued(s, &s->jobs[i]);
 		n++;
 	}
 	*out = r;
@@ -296,6 +304,11 @@ int saturn_sched_decide_rehold(const saturn_snapshot_t *s, saturn_rehold_t **out
 
 void saturn_snapshot_mark_held(saturn_snapshot_t *s, saturn_snap_job_t *j)
 {
+	/* it stopped its own run: charged until that run's planned end */
+	if (saturn_sched_self_requeued(s, j)) {
+		j->charged_from = saturn_sched_charge_from(s, j);
+		j->requeued_at = s->now;
+	}
 	/* the credential delay Slurm set for the requeue: planned as release_s */
 	if (j->requeued && j->begin_time > s->now)
 		j->not_before = j->begin_time;

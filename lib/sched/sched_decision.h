@@ -91,6 +91,7 @@ typedef struct saturn_rehold {
 	int job;                     /* snapshot job index */
 	saturn_rehold_cause_t cause;
 	char reason[160];            /* "saturn: re-planning (node n1 down)" */
+	int self_requeued;           /* saturn_sched_self_requeued(): charge it */
 } saturn_rehold_t;
 
 /* Whether snapshot job j must be re-held, and why (reason into buf, may be
@@ -115,8 +116,44 @@ int saturn_sched_decide_rehold(const saturn_snapshot_t *s, saturn_rehold_t **out
  * it, so this cycle's plan counts it like any held task: state HELD, no
  * node, pin, plan or technique; not_before = the begin time Slurm set for
  * a requeue when still ahead (the credential delay becomes its release_s;
- * see saturn_sched_build). */
+ * see saturn_sched_build); when it requeued itself
+ * (saturn_sched_self_requeued), charged_from = saturn_sched_charge_from()
+ * and requeued_at = s->now. */
 void saturn_snapshot_mark_held(saturn_snapshot_t *s, saturn_snap_job_t *j);
+
+/* --- a task that requeues itself (requeue.c) ------------------------- */
+
+/* 1 when released job j is re-held because Slurm requeued it after it ran
+ * (SATURN_REHOLD_REQUEUED) and the task itself made it stop: exit 75 under
+ * RequeueExit or RequeueExitHold, `scontrol requeue` by its user (or an
+ * operator, or anything else Slurm does not tell apart). Not charged, 0:
+ * a requeue sched/saturn's reconfiguration signal asked for (restarts <=
+ * excused), and one after its pinned node became unusable (Slurm's
+ * requeue after a node failure). */
+int saturn_sched_self_requeued(const saturn_snapshot_t *s, const saturn_snap_job_t *j);
+
+/* When the run that job j gave up started to be charged: its release
+ * (released_at, when known and not in the future), else s->now. */
+double saturn_sched_charge_from(const saturn_snapshot_t *s, const saturn_snap_job_t *j);
+
+/* The release_s a held task t (built from job j) gets for requeueing
+ * itself: seconds from s->now until j->charged_from plus t's least
+ * runtime (saturn_task_runtime) among its options that fit some node;
+ * 0 when not charged (charged_from 0, not held) or that time has passed;
+ * at most SATURN_MAX_RUNTIME_S. So the task is charged like a running
+ * task that keeps its GPUs until its claimed end: a longer claim costs
+ * longer, a shorter one blocks nobody for long. */
+double saturn_sched_requeue_charge(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
+				   const saturn_task_t *t);
+
+/* Where held job j stands in the problem's order of held tasks (which
+ * the first-come-first-served plan follows): its submit time, or, once it
+ * requeued itself, requeued_at: behind every task submitted before it
+ * gave up its run, as if submitted anew then. */
+double saturn_sched_queued_at(const saturn_snap_job_t *j);
+
+/* The end of a held task's reason while the charge delays it. */
+#define SATURN_REQUEUE_NOTE " (requeued itself: not before its last run's planned end)"
 
 /* "saturn: starts in ~2h10m on n2, 4 GPUs, fsdp" into buf. */
 void saturn_sched_reason(char *buf, size_t len, double start_s,

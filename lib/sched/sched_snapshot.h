@@ -146,6 +146,16 @@ typedef struct saturn_snap_job {
 	 * resources: "PartitionTimeLimit: ..."), "" = it may. Such a task
 	 * is never released: held with this as its reason. */
 	char never[96];
+	/* A task that requeues itself (requeue.c; doc/security.md): */
+	int excused;           /* pending: its requeues up to this restart count
+				* were sched/saturn's own (its reconfiguration
+				* signal, SATURN_EXCUSED): not charged */
+	double charged_from;   /* held: it requeued itself, and the run it gave up
+				* was released then (epoch, SATURN_CHARGED_FROM):
+				* it starts again no earlier than this plus its
+				* least claimed runtime; 0 = not charged */
+	double requeued_at;    /* held: when it was re-held after requeueing
+				* itself (epoch, SATURN_REQUEUED_AT); 0 = never */
 } saturn_snap_job_t;
 
 /* The plugin numbers the distinct partitions of the Saturn jobs of one

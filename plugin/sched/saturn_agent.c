@@ -415,7 +415,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	saturn_error_t err = {{0}};
 	saturn_plan_t *plan = NULL, *carried = NULL;
 	double t0, t1, t2, t3, t4 = 0, t5 = 0, gain = saturn_cfg.min_gain;
-	int nsaturn, released = 0, new_plan = 0;
+	int nsaturn, released = 0, new_plan = 0, charged = 0;
 
 	next_due_mono = 0;
 	t0 = now_mono();
@@ -447,7 +447,15 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		      (t2 - t1) * 1e3);
 		return;
 	}
-	rehold_pass(s);
+	if (rehold_pass(s, &charged) > 0 && charged && prev_plan) {
+		/* it ran in that plan, ahead of the tasks planned after it:
+		 * plan afresh, with it charged and behind them (requeue.c) */
+		debug("sched/saturn: %d task(s) requeued themselves: plan %s not carried", charged,
+		      plan_id);
+		saturn_plan_destroy(prev_plan);
+		prev_plan = NULL;
+		made_now = 0;
+	}
 	if (s->nnodes == 0) {
 		static time_t warned;
 

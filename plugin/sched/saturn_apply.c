@@ -62,6 +62,11 @@ static void env_set(job_record_t *job_ptr, const char *name, const char *value)
 	d->env_sup[d->env_cnt++] = xstrdup_printf("%s=%s", name, value);
 }
 
+void saturn_job_env_set(job_record_t *job_ptr, const char *name, const char *value)
+{
+	env_set(job_ptr, name, value);
+}
+
 /* The pending record of snapshot job j (the task's own, or its array's
  * meta record while the task is not split off), or NULL. */
 static job_record_t *pending_record(const saturn_snap_job_t *j)
@@ -453,6 +458,22 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 		saturn_never_note(job_ptr, j->never, note, sizeof(note));
 		env_set(job_ptr, SATURN_NEVER_ENV, note);
 	}
+	if (r->self_requeued) {
+		char num[32];
+		time_t from =
+		    j->released_at > 0 && j->released_at <= now ? (time_t)j->released_at : now;
+
+		/* charged from the release of the run it gave up, queued
+		 * from now (requeue.c) */
+		snprintf(num, sizeof(num), "%ld", (long)from);
+		env_set(job_ptr, SATURN_CHARGED_FROM_ENV, num);
+		info("sched/saturn: %pJ (batch %s) requeued itself (restart %u): charged like a running task from %s, queued behind the tasks submitted before now",
+		     job_ptr, j->batch, job_ptr->restart_cnt, num);
+		snprintf(num, sizeof(num), "%ld", (long)now);
+		env_set(job_ptr, SATURN_REQUEUED_AT_ENV, num);
+	} else if (r->cause == SATURN_REHOLD_REQUEUED) {
+		env_unset(job_ptr, SATURN_CHARGED_FROM_ENV);
+	}
 	if (r->cause == SATURN_REHOLD_LATE) {
 		char num[32];
 
@@ -492,8 +513,9 @@ static void blame_holders(saturn_snapshot_t *s, const saturn_snap_job_t *late)
 
 /* Re-hold what saturn_sched_decide_rehold lists, under the job write
  * locks; the re-held tasks become held tasks of this cycle's snapshot.
- * Returns the number re-held. */
-int rehold_pass(saturn_snapshot_t *s)
+ * Returns the number re-held; *charged: how many of them requeued
+ * themselves. */
+int rehold_pass(saturn_snapshot_t *s, int *charged)
 {
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
 				       .part = READ_LOCK, .fed = READ_LOCK};
@@ -503,6 +525,7 @@ int rehold_pass(saturn_snapshot_t *s)
 	time_t now = time(NULL);
 	double t0, t1;
 
+	*charged = 0;
 	if (n < 0)
 		error("sched/saturn: out of memory deciding re-holds");
 	if (n <= 0)
@@ -515,6 +538,7 @@ int rehold_pass(saturn_snapshot_t *s)
 
 		ok[i] = rc >= 0;
 		done += rc > 0;
+		*charged += rc > 0 && r[i].self_requeued;
 		if (rc > 0 && r[i].cause == SATURN_REHOLD_LATE)
 			blame_holders(s, &s->jobs[r[i].job]);
 		if (rc < 0)

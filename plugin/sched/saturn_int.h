@@ -153,11 +153,15 @@ job_record_t *saturn_revalidate(const saturn_snap_job_t *j);
 
 /* Set the job's reason text (state_desc) when it changed. */
 void saturn_set_reason(job_record_t *job_ptr, const char *reason, time_t now);
+/* Set NAME=value in the job's supplemental environment (env_sup, which
+ * slurmctld alone writes), replacing an earlier value. */
+void saturn_job_env_set(job_record_t *job_ptr, const char *name, const char *value);
 
 /* No locks held (takes the write locks itself): re-hold the released
  * tasks saturn_sched_decide_rehold() lists; they become held tasks of s.
- * Returns the number re-held. */
-int rehold_pass(saturn_snapshot_t *s);
+ * Returns the number re-held; *charged: how many of those requeued
+ * themselves (saturn_sched_self_requeued). */
+int rehold_pass(saturn_snapshot_t *s, int *charged);
 
 /* No locks held: decide from plan and apply under the job write locks
  * (taken here), no release beyond the limit groups of mu (multiuser.h;

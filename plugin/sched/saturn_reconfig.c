@@ -154,6 +154,13 @@ static int signal_task(const saturn_snap_job_t *j)
 		      slurm_strerror(rc));
 		return -1;
 	}
+	{
+		char num[32];
+
+		/* the requeue this asks for is ours: not charged (requeue.c) */
+		snprintf(num, sizeof(num), "%u", job_ptr->restart_cnt + 1);
+		saturn_job_env_set(job_ptr, SATURN_EXCUSED_ENV, num);
+	}
 	return 0;
 }
 

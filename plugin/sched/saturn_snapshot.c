@@ -458,6 +458,12 @@ static void pending_fields(saturn_snapshot_t *s, saturn_snap_job_t *j, job_recor
 	j->not_before = nb ? strtod(nb, NULL) : 0;
 	j->released_at = env_num(d, SATURN_RELEASED_AT_ENV);
 	j->bounces = (int)env_num(d, SATURN_BOUNCES_ENV);
+	j->restarts = job_ptr->restart_cnt;
+	j->excused = (int)env_num(d, SATURN_EXCUSED_ENV);
+	if (j->state == SATURN_SNAP_HELD) {
+		j->charged_from = env_num(d, SATURN_CHARGED_FROM_ENV);
+		j->requeued_at = env_num(d, SATURN_REQUEUED_AT_ENV);
+	}
 	pending_nodes(j, job_ptr);
 	if (j->state == SATURN_SNAP_HELD || !d->req_nodes || !d->req_nodes[0])
 		return;

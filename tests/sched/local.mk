@@ -208,3 +208,6 @@ EXTRA_DIST += e2e/hostile-share.sh
 # PrivateData: state.json and saturn status (slot 12)
 TESTS += e2e/hostile-private.sh
 EXTRA_DIST += e2e/hostile-private.sh
+# a task that requeues itself (exit 75, scontrol requeue) (slot 86)
+TESTS += e2e/hostile-requeue.sh
+EXTRA_DIST += e2e/hostile-requeue.sh

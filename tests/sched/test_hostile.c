@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "planner.h"
+#include "profile.h"
 #include "sched_core.h"
 #include "sched_fixture.h"
 
@@ -263,6 +264,196 @@ START_TEST(test_never_started)
 }
 END_TEST
 
+/* --- a task that requeues itself ------------------------------------- */
+
+/* The attacker (uid 2) claims 600 s on all 8 GPUs of n1 (and 0.6 s on 16
+ * GPUs, which fit no node), was released at 995, ran 3 s and exited 75:
+ * Slurm requeued it, pinned to n1, with the credential delay (begin time
+ * 1010). The victim (uid 1) waits for the same 8 GPUs for 900 s. */
+static const char loop_profile[] =
+	"{ \"format\": \"saturn-profile/1\", \"batch\": \"loop\","
+	"  \"tasks\": [ { \"signature\": \"l\", \"task_ids\": \"0\", \"batches\": 600,"
+	"    \"options\": [ { \"technique\": \"ddp\", \"gpus\": 8, \"sec_per_batch\": 1,"
+	"                     \"status\": \"measured\" },"
+	"                   { \"technique\": \"ddp\", \"gpus\": 16, \"sec_per_batch\": 0.001,"
+	"                     \"status\": \"measured\" } ] } ] }";
+
+static const saturn_profile_t *lookup_loop(const char *batch, long uid, void *arg)
+{
+	return uid == 2 && !strcmp(batch, "loop") ? arg : NULL;
+}
+
+static saturn_snapshot_t *requeued_itself(void)
+{
+	saturn_snapshot_t *s = fx_snapshot(1000, 1, 8);
+	saturn_snap_job_t *a = fx_add_held(s, 90, 0, "loop"), *v;
+
+	a->uid = 2;
+	a->state = SATURN_SNAP_RELEASED;
+	a->req_gpus = a->gpus = 8;
+	snprintf(a->technique, sizeof(a->technique), "ddp");
+	a->time_limit_s = 3600;
+	a->node = 0;
+	snprintf(a->pinned, sizeof(a->pinned), "n1");
+	a->planned = 1;
+	a->requeued = 1;
+	a->restarts = 1;
+	a->begin_time = 1010;
+	a->released_at = 995;
+	a->submit_time = 900;
+	v = fx_add_held(s, 91, 0, "victim");
+	v->uid = 1;
+	v->submit_time = 998; /* while the attacker's run was planned */
+	v->req_gpus = 8;
+	v->time_limit_s = 900;
+	return s;
+}
+
+/* The problem index of the attacker's task after the build. */
+static int attacker_task(const saturn_snapshot_t *s, saturn_profile_t *pr, saturn_sched_build_t *b)
+{
+	saturn_error_t err = {{0}};
+
+	ck_assert_int_eq(saturn_sched_build(s, lookup_loop, pr, b, &err), 0);
+	ck_assert_int_eq(b->problem->ntasks, 2);
+	return b->job_of_task[0] == 0 ? 0 : 1;
+}
+
+/* Its release_s. */
+static double attacker_release(const saturn_snapshot_t *s, saturn_profile_t *pr,
+			       saturn_sched_build_t *b)
+{
+	int t = attacker_task(s, pr, b);
+
+	return b->problem->tasks[t].release_s;
+}
+
+/* Charged like a running task: not before 995 + 600 (was: 1010, the
+ * credential delay, so the carried plan kept it ahead of the victim and
+ * the victim "started in ~10m" run after run), and queued behind the
+ * victim, submitted before its requeue (was: ahead, by its submit time,
+ * so a first-come-first-served plan put the victim after it). The
+ * victim gets n1 now, from the planner and from the FCFS plan alike. */
+START_TEST(test_requeue_charged)
+{
+	saturn_snapshot_t *s = requeued_itself();
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr = saturn_profile_parse(loop_profile, strlen(loop_profile), &err);
+	saturn_planner_opts_t o = fx_opts(2);
+	saturn_sched_build_t b;
+	saturn_rehold_t *r = NULL;
+	saturn_plan_t *plan, *fcfs;
+	saturn_decision_t *d = NULL;
+	int nd, victim_released = 0;
+
+	ck_assert_msg(pr != NULL, "%s", err.text);
+	ck_assert_int_eq(saturn_sched_decide_rehold(s, &r), 1);
+	ck_assert_int_eq(r[0].cause, SATURN_REHOLD_REQUEUED);
+	ck_assert_int_eq(r[0].self_requeued, 1);
+	free(r);
+	saturn_snapshot_mark_held(s, &s->jobs[0]);
+	ck_assert_double_eq(s->jobs[0].charged_from, 995);
+	ck_assert_double_eq(s->jobs[0].requeued_at, 1000);
+	ck_assert_double_eq(s->jobs[0].not_before, 1010);
+	/* 600 s (the 8-GPU option): the 16-GPU claim fits no node */
+	ck_assert_double_eq_tol(attacker_release(s, pr, &b), 595, 1e-6);
+	plan = saturn_planner_solve(b.problem, &o, &err);
+	ck_assert_msg(plan != NULL, "%s", err.text);
+	nd = saturn_sched_decide(s, &b, plan, 5, &d);
+	ck_assert_int_eq(nd, 2);
+	for (int i = 0; i < nd; i++) {
+		if (d[i].job == 1)
+			victim_released = d[i].release;
+		else
+			ck_assert_msg(!d[i].release && strstr(d[i].reason, SATURN_REQUEUE_NOTE),
+				      "%s", d[i].reason);
+	}
+	ck_assert(victim_released);
+	/* first come, first served: the victim first, now */
+	ck_assert_int_eq(attacker_task(s, pr, &b), 1);
+	saturn_sched_build_free(&b);
+	ck_assert_int_eq(attacker_task(s, pr, &b), 1);
+	fcfs = saturn_sched_fcfs(b.problem);
+	ck_assert_ptr_nonnull(fcfs);
+	for (int i = 0; i < fcfs->nassign; i++)
+		if (fcfs->assign[i].task == 1)
+			ck_assert_double_ge(fcfs->assign[i].start_s, 595);
+		else
+			ck_assert_double_eq(fcfs->assign[i].start_s, 0);
+	free(d);
+	saturn_plan_destroy(fcfs);
+	saturn_plan_destroy(plan);
+	saturn_sched_build_free(&b);
+	/* the next cycles read it back (SATURN_CHARGED_FROM): still charged */
+	s->now = 1300;
+	ck_assert_double_eq_tol(attacker_release(s, pr, &b), 295, 1e-6);
+	saturn_sched_build_free(&b);
+	/* past the run's planned end: no charge left */
+	s->now = 1700;
+	ck_assert_double_eq(attacker_release(s, pr, &b), 0);
+	saturn_sched_build_free(&b);
+	saturn_profile_destroy(pr);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* Not charged: the requeue sched/saturn's reconfiguration asked for
+ * (SATURN_EXCUSED), and one after the pinned node died; a task that ran
+ * past its claim is charged nothing more; a release time unknown is
+ * charged from the re-hold. */
+START_TEST(test_requeue_excused)
+{
+	saturn_snapshot_t *s = requeued_itself();
+	saturn_error_t err = {{0}};
+	saturn_profile_t *pr = saturn_profile_parse(loop_profile, strlen(loop_profile), &err);
+	saturn_sched_build_t b;
+
+	ck_assert_msg(pr != NULL, "%s", err.text);
+	s->jobs[0].excused = 1;
+	ck_assert_int_eq(saturn_sched_self_requeued(s, &s->jobs[0]), 0);
+	saturn_snapshot_mark_held(s, &s->jobs[0]);
+	ck_assert_double_eq(s->jobs[0].charged_from, 0);
+	ck_assert_double_eq(s->jobs[0].requeued_at, 0);
+	ck_assert_double_eq_tol(attacker_release(s, pr, &b), 10, 1e-6);
+	ck_assert_int_eq(b.job_of_task[0], 0); /* its place in the queue kept */
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+	/* a second requeue after the excused one is the task's own */
+	s = requeued_itself();
+	s->jobs[0].excused = 1;
+	s->jobs[0].restarts = 2;
+	ck_assert_int_eq(saturn_sched_self_requeued(s, &s->jobs[0]), 1);
+	/* its node is down: Slurm's requeue */
+	s->jobs[0].node = -1;
+	snprintf(s->jobs[0].pinned_state, sizeof(s->jobs[0].pinned_state), "down");
+	ck_assert_int_eq(saturn_sched_self_requeued(s, &s->jobs[0]), 0);
+	saturn_snapshot_destroy(s);
+	/* not a requeue at all: a late release, an unplanned one */
+	s = requeued_itself();
+	s->jobs[0].requeued = 0;
+	s->jobs[0].begin_time = 0;
+	ck_assert_int_eq(saturn_sched_self_requeued(s, &s->jobs[0]), 0);
+	saturn_snapshot_destroy(s);
+	/* ran 700 s of its 600: nothing left to charge */
+	s = requeued_itself();
+	s->jobs[0].released_at = 300;
+	saturn_snapshot_mark_held(s, &s->jobs[0]);
+	ck_assert_double_eq(s->jobs[0].charged_from, 300);
+	ck_assert_double_eq_tol(attacker_release(s, pr, &b), 10, 1e-6);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+	/* release time unknown: charged from now */
+	s = requeued_itself();
+	s->jobs[0].released_at = 0;
+	saturn_snapshot_mark_held(s, &s->jobs[0]);
+	ck_assert_double_eq(s->jobs[0].charged_from, 1000);
+	ck_assert_double_eq_tol(attacker_release(s, pr, &b), 600, 1e-6);
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+	saturn_profile_destroy(pr);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, test_task_cap_queue_order);
@@ -271,6 +462,8 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_late_release_replanned);
 	tcase_add_test(tc, test_late_release_bounds);
 	tcase_add_test(tc, test_never_started);
+	tcase_add_test(tc, test_requeue_charged);
+	tcase_add_test(tc, test_requeue_excused);
 }
 
 int main(void)
