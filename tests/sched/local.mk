@@ -24,6 +24,15 @@ sched_test_hostile_CPPFLAGS = $(UNIT_CPPFLAGS)
 sched_test_hostile_CFLAGS = $(UNIT_CFLAGS)
 sched_test_hostile_LDADD = $(UNIT_LDADD)
 
+# Bounded resources (lib/sched/budget.c): profile cache budget, batches
+# with tasks, companion jobs per user, names of the files kept per batch.
+check_PROGRAMS += sched/test_budget
+TESTS += sched/test_budget
+sched_test_budget_SOURCES = sched/test_budget.c
+sched_test_budget_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_budget_CFLAGS = $(UNIT_CFLAGS)
+sched_test_budget_LDADD = $(UNIT_LDADD)
+
 # PrivateData: the per-user views of the state (lib/sched/state_view.c).
 check_PROGRAMS += sched/test_state_view
 TESTS += sched/test_state_view
