@@ -337,7 +337,7 @@ int saturn_budget_companion_wait(saturn_bpol_actions_t *out, int i, int active, 
 	if (profiler && out->a[i].ntasks &&
 	    append(out, SATURN_BPOL_DROP, tag, 0, out->a[i].tasks, out->a[i].ntasks, NULL) < 0)
 		goto nomem;
-	if (append(out, SATURN_BPOL_LOG, tag, SATURN_BPOL_INFO, NULL, 0, line) < 0)
+	if (append(out, SATURN_BPOL_LOG, tag, SATURN_BPOL_DEBUG, NULL, 0, line) < 0)
 		goto nomem;
 	free(out->a[i].text);
 	out->a[i].text = text;

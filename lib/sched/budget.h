@@ -119,7 +119,7 @@ void saturn_live_free(saturn_live_t *l);
  * active companion jobs (limit or more) becomes a wait: the action turns
  * into HOLD of its tasks with the reason "saturn: waiting: N profiler or
  * measurement job(s) of this user already (saturn_companion_jobs=L)" (a
- * profiler's tasks are then also DROPped, as while profiling) and a log
+ * profiler's tasks are then also DROPped, as while profiling) and a debug log
  * line is appended, all with the action's tag. Returns 1 when it became a
  * wait, 0 when the user may submit (active < limit, or limit 0 = no
  * limit; nothing changes), -1 (ENOMEM, or out->a[i] not a submission:

@@ -92,6 +92,7 @@ static int rec_get(const char *batch, long uid, const char *klass)
 			return i;
 	xrecalloc(recs, nrecs + 1, sizeof(*recs));
 	m = &recs[nrecs++];
+	memset(m, 0, sizeof(*m));
 	snprintf(m->batch, sizeof(m->batch), "%s", batch);
 	snprintf(m->klass, sizeof(m->klass), "%s", klass);
 	m->key = klass[0] ? xstrdup_printf("%s@%s", batch, klass) : xstrdup(batch);
@@ -293,6 +294,9 @@ void saturn_measure_prune(const saturn_live_t *live, saturn_uidtab_t *active)
 		saturn_meas_rec_free(&m->r);
 		xfree(m->key);
 	}
+	/* zeroed: a new record starts from nothing (rec_get) */
+	if (w < nrecs)
+		memset(&recs[w], 0, (size_t)(nrecs - w) * sizeof(*recs));
 	nrecs = w;
 }
 

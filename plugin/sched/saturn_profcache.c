@@ -199,6 +199,7 @@ static const saturn_profile_t *lookup_profile(const char *batch, long uid, const
 	if (!(e = profile_entry(batch, uid, klass))) {
 		xrecalloc(profiles, nprofiles + 1, sizeof(*profiles));
 		e = &profiles[nprofiles++];
+		memset(e, 0, sizeof(*e));
 		snprintf(e->batch, sizeof(e->batch), "%s", batch);
 		snprintf(e->klass, sizeof(e->klass), "%s", klass ? klass : "");
 		e->uid = uid;
@@ -347,6 +348,10 @@ void saturn_profcache_prune(const saturn_live_t *live)
 		entry_unload(e);
 		gone++;
 	}
+	/* the slots left are zeroed: a new entry (xrecalloc to no larger a
+	 * size zeroes nothing) must not inherit a moved entry's profile */
+	if (w < nprofiles)
+		memset(&profiles[w], 0, (size_t)(nprofiles - w) * sizeof(*profiles));
 	nprofiles = w;
 	/* the total was full for someone while a user held more: that user
 	 * gives way now, before this cycle's lookups */

@@ -154,6 +154,7 @@ static int prof_entry(const char *batch, long uid)
 		return (int)(e - prof_jobs);
 	xrecalloc(prof_jobs, nprof_jobs + 1, sizeof(*prof_jobs));
 	e = &prof_jobs[nprof_jobs++];
+	memset(e, 0, sizeof(*e));
 	snprintf(e->batch, sizeof(e->batch), "%s", batch);
 	e->uid = uid;
 	if ((buf = saturn_record_read("profiler", uid, batch))) {
@@ -757,6 +758,9 @@ void saturn_profiles_prune(const saturn_live_t *live, saturn_uidtab_t *active)
 		/* no task and no job left: the record and the script copy go */
 		saturn_prune_files("profiler", e->uid, e->batch);
 	}
+	/* zeroed: a new record starts from nothing (prof_entry) */
+	if (w < nprof_jobs)
+		memset(&prof_jobs[w], 0, (size_t)(nprof_jobs - w) * sizeof(*prof_jobs));
 	nprof_jobs = w;
 	w = 0;
 	for (int i = 0; i < nclass_jobs; i++) {
@@ -766,6 +770,8 @@ void saturn_profiles_prune(const saturn_live_t *live, saturn_uidtab_t *active)
 			error("sched/saturn: out of memory counting companion jobs");
 		class_jobs[w++] = class_jobs[i];
 	}
+	if (w < nclass_jobs)
+		memset(&class_jobs[w], 0, (size_t)(nclass_jobs - w) * sizeof(*class_jobs));
 	nclass_jobs = w;
 	xfree(pj);
 	xfree(cj);

@@ -220,3 +220,9 @@ EXTRA_DIST += e2e/hostile-private.sh
 # a task that requeues itself (exit 75, scontrol requeue) (slot 86)
 TESTS += e2e/hostile-requeue.sh
 EXTRA_DIST += e2e/hostile-requeue.sh
+
+# Batch-name floods: companion jobs per user, records and script copies
+# pruned, the profile cache's budget and eviction, the progress sweep
+# (issue #20, problems 4 and 8).
+TESTS += e2e/hostile-flood.sh
+EXTRA_DIST += e2e/hostile-flood.sh
