@@ -362,8 +362,12 @@ void saturn_profcache_prune(const saturn_live_t *live)
 
 		if (!e->profile && e->want && e->over == SATURN_BUDGET_EVICT &&
 		    saturn_budget_check(&budget, e->uid, e->want, &victim, &need, NULL, 0) ==
-			    SATURN_BUDGET_EVICT)
+			    SATURN_BUDGET_EVICT) {
 			evict_user(victim, need, e);
+			/* loaded now, before the victim's own lookups could take
+			 * the room back (the entry exists: profiles stays put) */
+			lookup_profile(e->batch, e->uid, e->klass[0] ? e->klass : NULL);
+		}
 	}
 	/* give the freed memory back to the system (a parsed profile is many
 	 * small blocks: without this the process keeps them) */

@@ -450,6 +450,9 @@ static void submit_class_profilers(saturn_snapshot_t *s, const saturn_snap_job_t
 
 			if (!id)
 				continue;
+			/* counted against saturn_companion_jobs from now on */
+			if (saturn_uidtab_add(&saturn_companions, j0->uid, 1) < 0)
+				error("sched/saturn: out of memory counting companion jobs");
 			xrecalloc(class_jobs, nclass_jobs + 1, sizeof(*class_jobs));
 			c = &class_jobs[nclass_jobs++];
 			snprintf(c->batch, sizeof(c->batch), "%s", j0->batch);
