@@ -359,6 +359,38 @@ START_TEST(test_file_names)
 }
 END_TEST
 
+START_TEST(test_settings)
+{
+	saturn_sched_settings_t st;
+	saturn_error_t err = {{0}};
+
+	saturn_sched_settings_init(&st);
+	ck_assert_int_eq(st.profile_cache_mb, SATURN_BUDGET_USER_MB);
+	ck_assert_int_eq(st.profile_cache_total_mb, SATURN_BUDGET_TOTAL_MB);
+	ck_assert_int_eq(st.companion_jobs, SATURN_COMPANION_JOBS);
+	ck_assert_int_eq(saturn_sched_settings_parse(&st,
+						     "saturn_profile_cache_mb=32,saturn_profile_cache_total_mb=0,saturn_companion_jobs=1",
+						     &err),
+			 0);
+	ck_assert_int_eq(st.profile_cache_mb, 32);
+	ck_assert_int_eq(st.profile_cache_total_mb, 0);
+	ck_assert_int_eq(st.companion_jobs, 1);
+	/* bad values keep the previous one, the key named */
+	ck_assert_int_eq(saturn_sched_settings_parse(&st, "saturn_companion_jobs=-1", &err), 1);
+	ck_assert_msg(strstr(err.text, "saturn_companion_jobs=-1: must be a whole number of jobs"),
+		      "%s", err.text);
+	ck_assert_int_eq(st.companion_jobs, 1);
+	ck_assert_int_eq(saturn_sched_settings_parse(&st, "saturn_profile_cache_mb=1.5", &err), 1);
+	ck_assert_msg(strstr(err.text, "saturn_profile_cache_mb=1.5: must be a whole number of MiB"),
+		      "%s", err.text);
+	ck_assert_int_eq(saturn_sched_settings_parse(&st, "saturn_profile_cache_total_mb=2000000", &err),
+			 1);
+	ck_assert_int_eq(st.profile_cache_mb, 32);
+	ck_assert_int_eq(st.profile_cache_total_mb, 0);
+	saturn_sched_settings_free(&st);
+}
+END_TEST
+
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static void add_tests(TCase *tc)
@@ -371,6 +403,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_live);
 	tcase_add_test(tc, test_companion_wait);
 	tcase_add_loop_test(tc, test_file_names, 0, N(name_cases));
+	tcase_add_test(tc, test_settings);
 }
 
 int main(void)
