@@ -232,8 +232,9 @@ static const saturn_profile_t *lookup_profile(const char *batch, long uid, const
 	e->mtime = st.st_mtime;
 	e->ino = st.st_ino;
 	entry_unload(e);
-	/* the file's size first: no read of a profile the budget refuses */
-	if (!budget_ok(e, path, (size_t)st.st_size)) {
+	/* the file's size first: no read of a profile the budget refuses (a
+	 * file over the size cap is refused by the read, saying so) */
+	if (st.st_size <= SATURN_PROFILE_MAX_BYTES && !budget_ok(e, path, (size_t)st.st_size)) {
 		close(ufd);
 		xfree(path);
 		return NULL;

@@ -1,20 +1,15 @@
-/* saturn_profiles.c - sched/saturn's profiles: load and cache each batch's
- * saturn-profile/1 file (owner-checked, reloaded when it changes), and the
- * companion profiler jobs (saturn_profiler=): one saturn-profile:NAME job per
- * batch without a profile, submitted without locks through libslurm, its
- * record kept in STATE_DIR/profiler-UID-NAME.job across restarts, fallback
- * to the users' requests when it ends without a profile.
- *
- * A batch is (user, name) everywhere here: its profile is
- * PROFILE_DIR/UID/NAME.json, in a folder only that user (and root) may
- * write; the cache, the profiler job, its record and the fallback note are
- * per (uid, name), so one user's batch never sees, suppresses or replaces
- * another user's batch of the same name.
- *
- * What to do about a batch without a profile is decided by
- * saturn_bpol_profiler (lib/batch_policy.c); this file gathers the facts
- * (the profile file, the record, the profiler job's state), carries out
- * the actions and keeps the records.
+/* saturn_profiles.c - sched/saturn's companion profiler jobs
+ * (saturn_profiler=): one saturn-profile:NAME job per batch without a
+ * profile (saturn_profcache.c reads and caches the profiles), submitted
+ * without locks through libslurm, at most saturn_companion_jobs per user
+ * (saturn_prune.c), its record kept in STATE_DIR/profiler-UID-NAME.job
+ * while the batch has tasks, fallback to the users' requests when it ends
+ * without a profile. A batch is (user, name) everywhere here: the job,
+ * its record and the fallback note are per (uid, name), so one user's
+ * batch never sees, suppresses or replaces another user's of the same
+ * name. What to do about a batch without a profile is decided by
+ * saturn_bpol_profiler (lib/batch_policy.c); this file gathers the facts,
+ * carries out the actions and keeps the records.
  */
 #include "config.h" /* Slurm's */
 
@@ -253,10 +248,6 @@ uint32_t saturn_submit_class_companion(const char *kind, const char *batch,
 	return submit_companion(kind, batch, o, args, gpus, 1, klass, gpu_type);
 }
 
-/* As saturn_submit_profiler, for node class klass (not NULL): the job is
- * named saturn-KIND:BATCH@CLASS, asks for gres:gpu:GPU_TYPE:N (so Slurm
- * runs it on that class's GPUs), passes --class CLASS to the profiler and
- * writes PROFILE_DIR/UID/BATCH@CLASS.json. */
 /* saturn_internode_bw: " --internode-bw GBS --internode-nodes K" for a
  * profiler job (xmalloc'd), K the cluster's node count, at least 2, at
  * most 8 (predictions beyond a partition's MaxNodes are left out of the
