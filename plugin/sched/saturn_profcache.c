@@ -262,8 +262,9 @@ static const saturn_profile_t *lookup_profile(const char *batch, long uid, const
 			e->profile = NULL;
 		} else {
 			e->bytes = bytes;
-			info("sched/saturn: batch %s of uid %ld: profile %s loaded (%d task signature(s), %.1f MiB)",
-			     batch, uid, path, e->profile->ntasks, (double)bytes / (1 << 20));
+			info("sched/saturn: batch %s of uid %ld: profile %s loaded (%d task signature(s), %.1f MiB; the user's profiles cached: %.1f MiB)",
+			     batch, uid, path, e->profile->ntasks, (double)bytes / (1 << 20),
+			     (double)saturn_uidtab_get(&budget.used, uid) / (1 << 20));
 		}
 	}
 	free(buf);
