@@ -223,6 +223,9 @@ EXTRA_DIST += e2e/hostile-requeue.sh
 
 # Batch-name floods: companion jobs per user, records and script copies
 # pruned, the profile cache's budget and eviction, the progress sweep
-# (issue #20, problems 4 and 8).
+# (issue #20, problems 4 and 8; slot 44).
 TESTS += e2e/hostile-flood.sh
 EXTRA_DIST += e2e/hostile-flood.sh
+# The total profile budget between users: the heaviest gives way (slot 48).
+TESTS += e2e/hostile-budget.sh
+EXTRA_DIST += e2e/hostile-budget.sh
