@@ -68,6 +68,7 @@ void saturn_budget_init(saturn_budget_t *b, size_t user_cap, size_t total_cap);
 /* Change the caps (reconfigure); charges kept (what is over a new cap
  * stays until its batches end or are evicted). */
 void saturn_budget_set_caps(saturn_budget_t *b, size_t user_cap, size_t total_cap);
+/* Free the per-uid charges; the total back to 0. NULL allowed. */
 void saturn_budget_free(saturn_budget_t *b);
 
 /* Whether uid may be charged bytes more (nothing changes). The heaviest
@@ -107,6 +108,7 @@ int saturn_live_from_snapshot(const saturn_snapshot_t *s, saturn_live_t *l);
 /* Whether batch (uid, name) has a task: 1 or 0. key may be "NAME" or
  * "NAME@CLASS" (a class profile's or job's key: its batch is NAME). */
 int saturn_live_has(const saturn_live_t *l, long uid, const char *key);
+/* Free the list; l is zeroed. NULL allowed. */
 void saturn_live_free(saturn_live_t *l);
 
 /* --- companion jobs per user ------------------------------------------ */

@@ -214,6 +214,7 @@ int saturn_class_name_ok(const char *k);
  * profiles of the user holding the most when the total budget kept
  * another user's profile out (lib/sched/budget.h). */
 void saturn_profcache_prune(const struct saturn_live *live);
+/* Free every cached profile and the budget (agent thread ending). */
 void saturn_profcache_fini(void);
 
 /* --- saturn_prune.c (bounded resources; agent thread) ----------------- */
@@ -228,6 +229,7 @@ extern struct saturn_uidtab saturn_companions;
  * runs, count each user's companion jobs, and every 20 intervals remove
  * leftover records and script copies (bounded work). */
 void saturn_prune_pass(const saturn_snapshot_t *s);
+/* Free the companion job counts (agent thread ending). */
 void saturn_prune_fini(void);
 
 /* After a policy appended actions from n0 on for a batch of uid: a
