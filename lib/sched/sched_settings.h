@@ -63,6 +63,9 @@ typedef struct saturn_sched_settings {
 	char *node_classes_text; /* the setting as given, NULL = none */
 	int max_tasks;         /* saturn_max_tasks: most tasks one plan takes; past it
 				* the first in Slurm's queue order (SATURN_MAX_TASKS) */
+	/* bounded resources (budget.h): MiB of parsed profiles cached per user
+	 * and in all (0 = no cap), companion jobs per user at once (0 = none) */
+	int profile_cache_mb, profile_cache_total_mb, companion_jobs;
 	saturn_reconfig_settings_t reconfig; /* saturn_reconfigure* */
 } saturn_sched_settings_t;
 

@@ -15,7 +15,9 @@ sched_saturn_la_SOURCES = \
 	sched/saturn_priority.c \
 	sched/saturn_files.c \
 	sched/saturn_views.c \
+	sched/saturn_profcache.c \
 	sched/saturn_profiles.c \
+	sched/saturn_prune.c \
 	sched/saturn_measure.c \
 	sched/saturn_reconfig.c \
 	sched/saturn_planrec.c

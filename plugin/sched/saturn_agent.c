@@ -434,6 +434,9 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	 * measurement job measured for may all have run and ended before the
 	 * job's end was seen, and its record must still learn of it */
 	saturn_measure_poll();
+	/* what batches without tasks left behind (cached profiles, records,
+	 * script copies) goes; each user's companion jobs counted */
+	saturn_prune_pass(s);
 	if (nsaturn == 0) {
 		if (prev_plan) {
 			info("sched/saturn: no Saturn jobs left: plan %s done", plan_id);
@@ -736,5 +739,6 @@ void *saturn_agent(void *arg)
 	saturn_snapshot_destroy(s);
 	saturn_profiles_fini();
 	saturn_measure_fini();
+	saturn_prune_fini();
 	return NULL;
 }

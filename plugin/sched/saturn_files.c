@@ -252,10 +252,16 @@ static int in_snapshot(const saturn_snapshot_t *s, unsigned long id)
 	return 0;
 }
 
-/* Remove NUMBER.json files of one user's folder whose job is not in s and
- * that were not touched for a minute (a job that started after the
- * snapshot). unlinkat only: nothing there is opened or followed. */
-static int sweep_user(const saturn_snapshot_t *s, int ufd, const char *dname, time_t now)
+/* Remove from one user's folder, with unlinkat only (nothing there is
+ * opened or followed): NUMBER.json files whose job is not in s, anything
+ * else that is not a folder (the folder is for progress files only:
+ * saturn-run's temporary files are renamed within seconds), each once it
+ * was not touched for a minute (a job that started after the snapshot);
+ * and at once any file over SATURN_PROGRESS_MAX_BYTES, which would be
+ * refused anyway (issue #20, problem 8: a user stored 64 MiB there).
+ * *big counts the bytes of the files removed. */
+static int sweep_user(const saturn_snapshot_t *s, int ufd, const char *dname, time_t now,
+		      long long *big)
 {
 	DIR *d;
 	struct dirent *de;
@@ -272,15 +278,25 @@ static int sweep_user(const saturn_snapshot_t *s, int ufd, const char *dname, ti
 		char *end;
 		unsigned long id = strtoul(de->d_name, &end, 10);
 
-		if (end == de->d_name || strcmp(end, ".json") || in_snapshot(s, id))
+		int progress = end != de->d_name && !strcmp(end, ".json");
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    fstatat(ufd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode))
 			continue;
-		if (fstatat(ufd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode) ||
-		    st.st_mtime > now - 60)
+		if (st.st_size <= SATURN_PROGRESS_MAX_BYTES &&
+		    ((progress && in_snapshot(s, id)) || st.st_mtime > now - 60))
 			continue;
-		if (saturn_file_remove_at(ufd, dname, de->d_name, &err) < 0)
+		if (saturn_file_remove_at(ufd, dname, de->d_name, &err) < 0) {
 			error("sched/saturn: %s", err.text);
-		else
-			n++;
+			continue;
+		}
+		n++;
+		if (st.st_size > SATURN_PROGRESS_MAX_BYTES || !progress) {
+			*big += (long long)st.st_size;
+			info("sched/saturn: progress sweep: removed %s/%s (%lld bytes, uid %ld): %s",
+			     dname, de->d_name, (long long)st.st_size, (long)st.st_uid,
+			     !progress ? "not a progress file" : "over the progress file size cap");
+		}
 	}
 	closedir(d);
 	return n;
@@ -292,6 +308,7 @@ void saturn_progress_sweep(const saturn_snapshot_t *s)
 	time_t now = time(NULL);
 	DIR *d;
 	struct dirent *de;
+	long long big = 0;
 	int dfd, n = 0;
 
 	/* every 20 planning intervals, at least a minute and at most 5 */
@@ -327,11 +344,12 @@ void saturn_progress_sweep(const saturn_snapshot_t *s)
 			continue;
 		}
 		dname = xstrdup_printf("%s/%s", saturn_progress_dir, de->d_name);
-		n += sweep_user(s, ufd, dname, now);
+		n += sweep_user(s, ufd, dname, now, &big);
 		xfree(dname);
 		close(ufd);
 	}
 	closedir(d);
 	if (n)
-		debug("sched/saturn: removed %d progress file(s) of jobs that ended", n);
+		debug("sched/saturn: removed %d progress file(s) of jobs that ended or too large (%lld bytes of other or oversized files)",
+		      n, big);
 }

@@ -8,6 +8,7 @@
 #ifndef SATURN_INT_H
 #define SATURN_INT_H
 
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -74,8 +75,10 @@ char *saturn_progress_path(long uid, uint32_t job_id);
  * refusals logged at most every 10 minutes per job). 0, or -1 when there is no usable file. */
 int saturn_progress_observed(uint32_t job_id, long uid, saturn_progress_obs_t *o);
 
-/* Every 20 intervals (1 to 5 minutes): remove the progress files of jobs
- * not in s that were not written for a minute (unlinkat only). */
+/* Every 20 intervals (1 to 5 minutes), in each STATE_DIR/progress/UID:
+ * remove the progress files of jobs not in s and every other file (not a
+ * folder) that were not written for a minute, and at once any file over
+ * SATURN_PROGRESS_MAX_BYTES (unlinkat only). */
 void saturn_progress_sweep(const saturn_snapshot_t *s);
 
 /* --- saturn_reconfig.c (agent thread; takes its own locks) ------------ */
@@ -187,6 +190,59 @@ void saturn_planrec_release(job_record_t *job_ptr, const saturn_sched_build_t *b
  * it changed. */
 void saturn_planrec_observe_pass(const saturn_snapshot_t *s);
 
+/* --- saturn_profcache.c (profile files and their cache; no locks) ---- */
+
+struct saturn_live;
+struct saturn_uidtab;
+
+/* PROFILE_DIR/UID/NAME[@CLASS].json (klass NULL or "": NAME.json), where
+ * the batch (uid, name) keeps its profile (xmalloc'd). */
+char *saturn_profile_path(long uid, const char *batch, const char *klass);
+
+/* The status of that file without following a link: 0 (st filled, *ufd
+ * the user's folder, caller closes), -1 when absent or the user's folder
+ * is missing or refused (logged by saturn_user_dir). */
+int saturn_profile_stat(const char *batch, const char *klass, long uid, int *ufd,
+			struct stat *st);
+
+/* Whether a class name may be part of a profile file name: the
+ * characters of node_class.h's names, no leading '.'. 1 or 0. */
+int saturn_class_name_ok(const char *k);
+
+/* Every cycle, before any lookup: drop the cached profiles of batches
+ * without tasks in live, apply the budget settings, and unload the
+ * profiles of the user holding the most when the total budget kept
+ * another user's profile out (lib/sched/budget.h). */
+void saturn_profcache_prune(const struct saturn_live *live);
+/* Free every cached profile and the budget (agent thread ending). */
+void saturn_profcache_fini(void);
+
+/* --- saturn_prune.c (bounded resources; agent thread) ----------------- */
+
+/* Each user's companion jobs (profiler, measurement) pending or running,
+ * counted by saturn_prune_pass and raised by each submission. */
+extern struct saturn_uidtab saturn_companions;
+
+/* Every cycle, right after the snapshot s (no lock held): forget what is
+ * kept for batches without tasks in s (cached profiles, records in
+ * memory and on disk, script copies) unless their companion job still
+ * runs, count each user's companion jobs, and every 20 intervals remove
+ * leftover records and script copies (bounded work). */
+void saturn_prune_pass(const saturn_snapshot_t *s);
+/* Free the companion job counts (agent thread ending). */
+void saturn_prune_fini(void);
+
+/* After a policy appended actions from n0 on for a batch of uid: a
+ * SUBMIT_PROFILER or SUBMIT_MEASURE among them becomes a wait when uid
+ * already has saturn_companion_jobs companion jobs (lib/sched/budget.h,
+ * saturn_budget_companion_wait), else it is counted. 1 when it became a
+ * wait, 0 when not (or no submission), -1 on ENOMEM (logged; submitted). */
+int saturn_companion_gate(saturn_bpol_actions_t *acts, int n0, long uid);
+
+/* Remove STATE_DIR/KIND-UID-KEY.job and STATE_DIR/scripts/UID-KEY.K.script
+ * (K profile for kind "profiler", measure for "measure") with unlinkat. */
+void saturn_prune_files(const char *kind, long uid, const char *key);
+
 /* --- saturn_profiles.c (no locks unless said) ------------------------ */
 
 /* A batch is (uid, name) in all of these: two users' batches of the same
@@ -284,6 +340,17 @@ void saturn_companion_state(uint32_t job_id, saturn_companion_t *c);
  * "sched/saturn: batch NAME of uid UID: TEXT". */
 void saturn_bpol_log(const saturn_bpol_action_t *a, const char *batch, long uid);
 
+/* Every cycle (no lock held; takes the job read lock once when a record
+ * has a job): forget the profiler records of batches without tasks in
+ * live whose job ended (their files go: saturn_prune_files) and the class
+ * profiler jobs that ended; add each user's jobs still pending or running
+ * to active. */
+void saturn_profiles_prune(const struct saturn_live *live, struct saturn_uidtab *active);
+
+/* Whether uid's profiler job for key (NAME, or NAME@CLASS for a class
+ * profiler job) is pending or running as of the last prune. 1 or 0. */
+int saturn_profiles_active(long uid, const char *key);
+
 /* Free the profile cache and profiler records (agent thread ending). */
 void saturn_profiles_fini(void);
 
@@ -300,6 +367,15 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
  * wait for (saturn_bpol_measure_poll); takes the job read lock once, when
  * some measurement job is recorded as running. */
 void saturn_measure_poll(void);
+
+/* Every cycle: forget the measurement records of batches without tasks
+ * in live and without a running job (their files go:
+ * saturn_prune_files); add each user's recorded jobs to active. */
+void saturn_measure_prune(const struct saturn_live *live, struct saturn_uidtab *active);
+
+/* Whether uid's measurement job for key (NAME or NAME@CLASS) is recorded
+ * as pending or running. 1 or 0. */
+int saturn_measure_active(long uid, const char *key);
 
 /* Free the measurement records (agent thread ending). */
 void saturn_measure_fini(void);

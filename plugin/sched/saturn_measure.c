@@ -39,6 +39,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "batch_policy.h"
+#include "budget.h"
 #include "formats.h"
 #include "profile.h"
 #include "sched_core.h"
@@ -91,6 +92,7 @@ static int rec_get(const char *batch, long uid, const char *klass)
 			return i;
 	xrecalloc(recs, nrecs + 1, sizeof(*recs));
 	m = &recs[nrecs++];
+	memset(m, 0, sizeof(*m));
 	snprintf(m->batch, sizeof(m->batch), "%s", batch);
 	snprintf(m->klass, sizeof(m->klass), "%s", klass);
 	m->key = klass[0] ? xstrdup_printf("%s@%s", batch, klass) : xstrdup(batch);
@@ -184,10 +186,24 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 
 		rec[b] = rec_get(j->batch, j->uid, w.bclass[b]);
 	}
-	for (int b = 0; b < w.nbatches; b++)
-		if (saturn_bpol_measure_batch(s, d, &w, b, &recs[rec[b]].r, b, &acts) < 0)
+	for (int b = 0; b < w.nbatches; b++) {
+		measure_rec_t *m = &recs[rec[b]];
+		/* the record as it was, should the user's companion jobs be
+		 * at their limit (the submission then waits, nothing tried) */
+		char *was = saturn_meas_rec_format(&m->r);
+		int n0 = acts.n, st = was ? saturn_bpol_measure_batch(s, d, &w, b, &m->r, b, &acts) : -1;
+
+		if (st < 0)
 			error("sched/saturn: batch %s of uid %ld: out of memory deciding on measurement: none this cycle",
-			      recs[rec[b]].batch, recs[rec[b]].uid);
+			      m->batch, m->uid);
+		else if (st > 0 && saturn_companion_gate(&acts, n0, m->uid) == 1) {
+			saturn_meas_rec_free(&m->r);
+			if (saturn_meas_rec_parse(was, &m->r) < 0)
+				error("sched/saturn: batch %s of uid %ld: out of memory keeping the measurement record",
+				      m->batch, m->uid);
+		}
+		free(was);
+	}
 	nact = acts.n;
 	for (int i = 0; i < nact; i++)
 		nsubmit += acts.a[i].kind == SATURN_BPOL_SUBMIT_MEASURE;
@@ -257,6 +273,39 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 	xfree(rec);
 	saturn_bpol_actions_free(&acts);
 	saturn_bpol_measure_free(&w);
+}
+
+void saturn_measure_prune(const saturn_live_t *live, saturn_uidtab_t *active)
+{
+	int w = 0;
+
+	for (int i = 0; i < nrecs; i++) {
+		measure_rec_t *m = &recs[i];
+
+		/* a job recorded as running counts and keeps its record
+		 * (saturn_measure_poll forgets it once it ended) */
+		if (m->r.job_id && saturn_uidtab_add(active, m->uid, 1) < 0)
+			error("sched/saturn: out of memory counting companion jobs");
+		if (m->r.job_id || saturn_live_has(live, m->uid, m->batch)) {
+			recs[w++] = *m;
+			continue;
+		}
+		saturn_prune_files("measure", m->uid, m->key);
+		saturn_meas_rec_free(&m->r);
+		xfree(m->key);
+	}
+	/* zeroed: a new record starts from nothing (rec_get) */
+	if (w < nrecs)
+		memset(&recs[w], 0, (size_t)(nrecs - w) * sizeof(*recs));
+	nrecs = w;
+}
+
+int saturn_measure_active(long uid, const char *key)
+{
+	for (int i = 0; i < nrecs; i++)
+		if (recs[i].uid == uid && recs[i].r.job_id && !strcmp(recs[i].key, key))
+			return 1;
+	return 0;
 }
 
 void saturn_measure_fini(void)

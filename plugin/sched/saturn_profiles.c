@@ -1,20 +1,15 @@
-/* saturn_profiles.c - sched/saturn's profiles: load and cache each batch's
- * saturn-profile/1 file (owner-checked, reloaded when it changes), and the
- * companion profiler jobs (saturn_profiler=): one saturn-profile:NAME job per
- * batch without a profile, submitted without locks through libslurm, its
- * record kept in STATE_DIR/profiler-UID-NAME.job across restarts, fallback
- * to the users' requests when it ends without a profile.
- *
- * A batch is (user, name) everywhere here: its profile is
- * PROFILE_DIR/UID/NAME.json, in a folder only that user (and root) may
- * write; the cache, the profiler job, its record and the fallback note are
- * per (uid, name), so one user's batch never sees, suppresses or replaces
- * another user's batch of the same name.
- *
- * What to do about a batch without a profile is decided by
- * saturn_bpol_profiler (lib/batch_policy.c); this file gathers the facts
- * (the profile file, the record, the profiler job's state), carries out
- * the actions and keeps the records.
+/* saturn_profiles.c - sched/saturn's companion profiler jobs
+ * (saturn_profiler=): one saturn-profile:NAME job per batch without a
+ * profile (saturn_profcache.c reads and caches the profiles), submitted
+ * without locks through libslurm, at most saturn_companion_jobs per user
+ * (saturn_prune.c), its record kept in STATE_DIR/profiler-UID-NAME.job
+ * while the batch has tasks, fallback to the users' requests when it ends
+ * without a profile. A batch is (user, name) everywhere here: the job,
+ * its record and the fallback note are per (uid, name), so one user's
+ * batch never sees, suppresses or replaces another user's of the same
+ * name. What to do about a batch without a profile is decided by
+ * saturn_bpol_profiler (lib/batch_policy.c); this file gathers the facts,
+ * carries out the actions and keeps the records.
  */
 #include "config.h" /* Slurm's */
 
@@ -43,6 +38,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "batch_policy.h"
+#include "budget.h"
 #include "formats.h"
 #include "jobreq.h"
 #include "profile.h"
@@ -52,219 +48,6 @@
 
 #include "saturn_int.h"
 
-/* --- profile files (no locks) -------------------------------------------- */
-
-/* A profile is rewritten by rename (saturn-profile --measure), so a new
- * version shows as a new inode even within the same second. */
-typedef struct profile_entry {
-	char batch[SATURN_NAME_LEN];
-	char klass[SATURN_CLASS_NAME_MAX + 1]; /* "" = the batch's profile */
-	long uid;
-	time_t mtime;
-	ino_t ino;
-	int missing;
-	saturn_profile_t *profile;
-} profile_entry_t;
-
-static profile_entry_t *profiles;
-static int nprofiles;
-
-/* NAME.json, or NAME@CLASS.json for the profile measured on node class
- * CLASS (klass not NULL or ""): the file name of a batch's profile in its
- * user's folder (xmalloc'd). Batch and class names hold no '/' or '@'
- * (jobreq.h, node_class.h), so no name can come out of the folder or
- * stand for another batch's. */
-static char *profile_name(const char *batch, const char *klass)
-{
-	if (klass && klass[0])
-		return xstrdup_printf("%s@%s.json", batch, klass);
-	return xstrdup_printf("%s.json", batch);
-}
-
-/* PROFILE_DIR/UID/NAME[@CLASS].json: where the batch (uid, name) keeps
- * its profile (xmalloc'd). The one place that maps a batch to its profile
- * file. */
-static char *profile_path_class(long uid, const char *batch, const char *klass)
-{
-	char *n = profile_name(batch, klass), *p;
-
-	p = xstrdup_printf("%s/%ld/%s", saturn_profile_dir, uid, n);
-	xfree(n);
-	return p;
-}
-
-/* The status of PROFILE_DIR/UID/NAME.json without following a link: 0 (st
- * filled, *ufd the user's folder, caller closes), -1 when absent or the
- * user's folder is missing or refused (logged by saturn_user_dir). The
- * user's folder is made first (root controller), so users find it ready. */
-static int profile_stat_class(const char *batch, const char *klass, long uid, int *ufd,
-			      struct stat *st)
-{
-	char *name;
-	int rc = 0;
-
-	*ufd = uid < 0 ? -1 : saturn_user_dir(saturn_profile_fd, saturn_profile_dir, uid, SATURN_ANY_UID);
-	if (*ufd < 0)
-		return -1;
-	name = profile_name(batch, klass);
-	if (fstatat(*ufd, name, st, AT_SYMLINK_NOFOLLOW) < 0) {
-		close(*ufd);
-		*ufd = -1;
-		rc = -1;
-	}
-	xfree(name);
-	return rc;
-}
-
-static int profile_stat(const char *batch, long uid, int *ufd, struct stat *st)
-{
-	return profile_stat_class(batch, NULL, uid, ufd, st);
-}
-
-static profile_entry_t *profile_entry(const char *batch, long uid, const char *klass)
-{
-	for (int i = 0; i < nprofiles; i++)
-		if (profiles[i].uid == uid && !strcmp(profiles[i].batch, batch) &&
-		    !strcmp(profiles[i].klass, klass ? klass : ""))
-			return &profiles[i];
-	return NULL;
-}
-
-/* Whether a class name may be part of a profile file name: the
- * characters of node_class.h's names, no leading '.'. */
-static int class_name_ok(const char *k)
-{
-	if (!k || !k[0] || k[0] == '.' || strlen(k) > SATURN_CLASS_NAME_MAX)
-		return 0;
-	for (const char *c = k; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		      *c == '.' || *c == '_' || *c == '-' || *c == '+'))
-			return 0;
-	return 1;
-}
-
-static const saturn_profile_t *lookup_profile(const char *batch, long uid, const char *klass);
-
-const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void *arg)
-{
-	(void)arg;
-	return lookup_profile(batch, uid, NULL);
-}
-
-const saturn_profile_t *saturn_lookup_class_profile(const char *batch, long uid, const char *klass,
-						    void *arg)
-{
-	(void)arg;
-	if (!class_name_ok(klass))
-		return NULL;
-	return lookup_profile(batch, uid, klass);
-}
-
-/* The profile PROFILE_DIR/UID/NAME[@CLASS].json, cached per (batch, uid,
- * class) and re-read when the file changes. A class profile that is
- * missing is not logged (most classes have none). */
-static const saturn_profile_t *lookup_profile(const char *batch, long uid, const char *klass)
-{
-	profile_entry_t *e;
-	saturn_error_t err = {{0}};
-	struct stat st;
-	char *path, *dname, *name, *buf;
-	long owners[2] = {uid, 0};
-	size_t len;
-	int ufd;
-
-	/* the rule job_submit/saturn enforced: no path can come out of it */
-	if (saturn_batch_name_check(batch, NULL, 0) < 0)
-		return NULL;
-	if (!(e = profile_entry(batch, uid, klass))) {
-		xrecalloc(profiles, nprofiles + 1, sizeof(*profiles));
-		e = &profiles[nprofiles++];
-		snprintf(e->batch, sizeof(e->batch), "%s", batch);
-		snprintf(e->klass, sizeof(e->klass), "%s", klass ? klass : "");
-		e->uid = uid;
-	}
-	path = profile_path_class(uid, batch, klass);
-	if (profile_stat_class(batch, klass, uid, &ufd, &st) < 0) {
-		if (e->missing != 1 && !klass)
-			info("sched/saturn: batch %s of uid %ld: no profile at %s: planning from the users' requests",
-			     batch, uid, path);
-		e->missing = 1;
-		saturn_profile_destroy(e->profile);
-		e->profile = NULL;
-		xfree(path);
-		return NULL;
-	}
-	if (e->profile && st.st_mtime == e->mtime && st.st_ino == e->ino) {
-		close(ufd);
-		xfree(path);
-		return e->profile;
-	}
-	if (e->missing == 0 && e->mtime == st.st_mtime && e->ino == st.st_ino && !e->profile) {
-		close(ufd);
-		xfree(path);
-		return NULL; /* already rejected this version */
-	}
-	e->missing = 0;
-	e->mtime = st.st_mtime;
-	e->ino = st.st_ino;
-	saturn_profile_destroy(e->profile);
-	e->profile = NULL;
-	/* read through the user's folder: a regular file of the batch's user
-	 * (or root), no link, FIFO or device, size-capped */
-	dname = xstrdup_printf("%s/%ld", saturn_profile_dir, uid);
-	name = profile_name(batch, klass);
-	buf = saturn_file_read_at(ufd, dname, name, owners, uid == 0 ? 1 : 2,
-				  SATURN_PROFILE_MAX_BYTES, &len, NULL, &err);
-	xfree(name);
-	if (!buf) {
-		error("sched/saturn: batch %s of uid %ld: profile refused: %s; planning from the users' requests",
-		      batch, uid, err.text);
-	} else if (!(e->profile = saturn_profile_parse(buf, len, &err))) {
-		error("sched/saturn: batch %s of uid %ld: profile rejected: %s: %s; planning from the users' requests",
-		      batch, uid, path, err.text);
-	} else {
-		info("sched/saturn: batch %s of uid %ld: profile %s loaded (%d task signature(s))",
-		     batch, uid, path, e->profile->ntasks);
-	}
-	free(buf);
-	xfree(dname);
-	close(ufd);
-	xfree(path);
-	return e->profile;
-}
-
-const saturn_profile_t *saturn_profile_cached(const char *batch, long uid)
-{
-	const profile_entry_t *e = profile_entry(batch, uid, NULL);
-
-	return e ? e->profile : NULL;
-}
-
-const saturn_profile_t *saturn_profile_cached_class(const char *batch, long uid, const char *klass,
-						  void *arg)
-{
-	const profile_entry_t *e;
-
-	(void)arg;
-	if (!class_name_ok(klass))
-		return NULL;
-	e = profile_entry(batch, uid, klass);
-	return e ? e->profile : NULL;
-}
-
-const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decision_t *d)
-{
-	const saturn_profile_t *pr = saturn_profile_cached(j->batch, j->uid);
-	const saturn_profile_task_t *pt;
-
-	if (!pr || !(pt = saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0)))
-		return "{}";
-	for (int o = 0; o < pt->noptions; o++)
-		if (pt->options[o].gpus == d->gpus && !xstrcmp(pt->options[o].technique, d->technique))
-			return pt->options[o].params ? pt->options[o].params : "{}";
-	return "{}";
-}
-
 /* --- companion profiler job (saturn_profiler) -------------------------- */
 
 /* A batch's profiler record (lib/batch_policy.h decides what it becomes). */
@@ -272,6 +55,7 @@ typedef struct prof_job {
 	char batch[SATURN_NAME_LEN];
 	long uid;
 	saturn_prof_rec_t r;
+	int active; /* its job pending or running at the last prune */
 } prof_job_t;
 
 static prof_job_t *prof_jobs;
@@ -365,6 +149,7 @@ static int prof_entry(const char *batch, long uid)
 		return (int)(e - prof_jobs);
 	xrecalloc(prof_jobs, nprof_jobs + 1, sizeof(*prof_jobs));
 	e = &prof_jobs[nprof_jobs++];
+	memset(e, 0, sizeof(*e));
 	snprintf(e->batch, sizeof(e->batch), "%s", batch);
 	e->uid = uid;
 	if ((buf = saturn_record_read("profiler", uid, batch))) {
@@ -463,10 +248,6 @@ uint32_t saturn_submit_class_companion(const char *kind, const char *batch,
 	return submit_companion(kind, batch, o, args, gpus, 1, klass, gpu_type);
 }
 
-/* As saturn_submit_profiler, for node class klass (not NULL): the job is
- * named saturn-KIND:BATCH@CLASS, asks for gres:gpu:GPU_TYPE:N (so Slurm
- * runs it on that class's GPUs), passes --class CLASS to the profiler and
- * writes PROFILE_DIR/UID/BATCH@CLASS.json. */
 /* saturn_internode_bw: " --internode-bw GBS --internode-nodes K" for a
  * profiler job (xmalloc'd), K the cluster's node count, at least 2, at
  * most 8 (predictions beyond a partition's MaxNodes are left out of the
@@ -491,7 +272,7 @@ static uint32_t submit_companion(const char *kind, const char *batch, const satu
 			    : xstrdup_printf("%u-%s.%s.script", o->uid, batch, kind);
 	char *sdir = xstrdup_printf("%s/scripts", saturn_state_dir);
 	char *copy = xstrdup_printf("%s/%s", sdir, sname);
-	char *out = profile_path_class(o->uid, batch, klass);
+	char *out = saturn_profile_path(o->uid, batch, klass);
 	char *what = klass ? xstrdup_printf("%s@%s", batch, klass) : xstrdup(batch);
 	char *cache = NULL, *internode = NULL;
 	job_desc_msg_t desc;
@@ -647,7 +428,7 @@ static void submit_class_profilers(saturn_snapshot_t *s, const saturn_snap_job_t
 			    strcmp(m->gpu_types, n->gpu_types))
 				typed = 0;
 		}
-		if (!typed || !class_name_ok(n->klass)) {
+		if (!typed || !saturn_class_name_ok(n->klass)) {
 			info("sched/saturn: batch %s of uid %ld: class %s has no single GPU type: planned from the batch's profile",
 			     j0->batch, j0->uid, n->klass);
 			continue;
@@ -660,6 +441,9 @@ static void submit_class_profilers(saturn_snapshot_t *s, const saturn_snap_job_t
 
 			if (!id)
 				continue;
+			/* counted against saturn_companion_jobs from now on */
+			if (saturn_uidtab_add(&saturn_companions, j0->uid, 1) < 0)
+				error("sched/saturn: out of memory counting companion jobs");
 			xrecalloc(class_jobs, nclass_jobs + 1, sizeof(*class_jobs));
 			c = &class_jobs[nclass_jobs++];
 			snprintf(c->batch, sizeof(c->batch), "%s", j0->batch);
@@ -765,7 +549,7 @@ static int profile_exists(const char *batch, long uid)
 	struct stat st;
 	int ufd;
 
-	if (profile_stat(batch, uid, &ufd, &st) < 0)
+	if (saturn_profile_stat(batch, NULL, uid, &ufd, &st) < 0)
 		return 0;
 	close(ufd);
 	return 1;
@@ -820,12 +604,19 @@ void saturn_profiler_pass(saturn_snapshot_t *s)
 				saturn_companion_state(prof_jobs[rec[b]].r.job_id, &job[b]);
 		unlock_slurmctld(read_lock);
 	}
-	for (int b = 0; b < g.ngroups; b++)
-		if (saturn_bpol_profiler(s, &g.member[g.first[b]], g.first[b + 1] - g.first[b],
-					 exists[b], rec[b] >= 0 ? &prof_jobs[rec[b]].r : NULL, &job[b],
-					 b, &acts) < 0)
+	for (int b = 0; b < g.ngroups; b++) {
+		int n0 = acts.n, st;
+
+		st = saturn_bpol_profiler(s, &g.member[g.first[b]], g.first[b + 1] - g.first[b],
+					  exists[b], rec[b] >= 0 ? &prof_jobs[rec[b]].r : NULL, &job[b],
+					  b, &acts);
+		if (st < 0)
 			error("sched/saturn: batch %s of uid %ld: out of memory deciding on its profiler job: planned as it is this cycle",
 			      s->jobs[g.member[g.first[b]]].batch, s->jobs[g.member[g.first[b]]].uid);
+		else if (st == SATURN_BPOL_SUBMITTING)
+			/* at most saturn_companion_jobs of the user's at once */
+			saturn_companion_gate(&acts, n0, s->jobs[g.member[g.first[b]]].uid);
+	}
 	class_wait_pass(s, &g, exists, &acts);
 	/* the owners (script, account) of the batches to submit for, under
 	 * one read lock */
@@ -922,12 +713,83 @@ void saturn_profiler_pass(saturn_snapshot_t *s)
 	saturn_batch_groups_free(&g);
 }
 
+/* Whether job is one to count and keep: pending or running (not looked
+ * up counts as running). */
+static int job_active(const saturn_companion_t *c)
+{
+	return c->job_id && c->state != SATURN_COMPANION_ENDED;
+}
+
+void saturn_profiles_prune(const saturn_live_t *live, saturn_uidtab_t *active)
+{
+	slurmctld_lock_t read_lock = {.job = READ_LOCK};
+	saturn_companion_t *pj = NULL, *cj = NULL;
+	int w = 0, any = nclass_jobs > 0;
+
+	for (int i = 0; i < nprof_jobs && !any; i++)
+		any = prof_jobs[i].r.job_id != 0;
+	if (any) {
+		pj = xcalloc(nprof_jobs + 1, sizeof(*pj));
+		cj = xcalloc(nclass_jobs + 1, sizeof(*cj));
+		lock_slurmctld(read_lock);
+		for (int i = 0; i < nprof_jobs; i++)
+			saturn_companion_state(prof_jobs[i].r.job_id, &pj[i]);
+		for (int i = 0; i < nclass_jobs; i++)
+			saturn_companion_state(class_jobs[i].job_id, &cj[i]);
+		unlock_slurmctld(read_lock);
+	}
+	for (int i = 0; i < nprof_jobs; i++) {
+		prof_job_t *e = &prof_jobs[i];
+		int act = pj && job_active(&pj[i]);
+
+		e->active = act;
+		if (act && saturn_uidtab_add(active, e->uid, 1) < 0)
+			error("sched/saturn: out of memory counting companion jobs");
+		if (act || saturn_live_has(live, e->uid, e->batch)) {
+			prof_jobs[w++] = *e;
+			continue;
+		}
+		/* no task and no job left: the record and the script copy go */
+		saturn_prune_files("profiler", e->uid, e->batch);
+	}
+	/* zeroed: a new record starts from nothing (prof_entry) */
+	if (w < nprof_jobs)
+		memset(&prof_jobs[w], 0, (size_t)(nprof_jobs - w) * sizeof(*prof_jobs));
+	nprof_jobs = w;
+	w = 0;
+	for (int i = 0; i < nclass_jobs; i++) {
+		if (cj && !job_active(&cj[i]))
+			continue;
+		if (saturn_uidtab_add(active, class_jobs[i].uid, 1) < 0)
+			error("sched/saturn: out of memory counting companion jobs");
+		class_jobs[w++] = class_jobs[i];
+	}
+	if (w < nclass_jobs)
+		memset(&class_jobs[w], 0, (size_t)(nclass_jobs - w) * sizeof(*class_jobs));
+	nclass_jobs = w;
+	xfree(pj);
+	xfree(cj);
+}
+
+int saturn_profiles_active(long uid, const char *key)
+{
+	const char *at = strchr(key, '@');
+	size_t len = at ? (size_t)(at - key) : strlen(key);
+
+	for (int i = 0; i < nprof_jobs; i++)
+		if (prof_jobs[i].uid == uid && prof_jobs[i].active && !at &&
+		    !strcmp(prof_jobs[i].batch, key))
+			return 1;
+	for (int i = 0; i < nclass_jobs && at; i++)
+		if (class_jobs[i].uid == uid && !strncmp(class_jobs[i].batch, key, len) &&
+		    !class_jobs[i].batch[len] && !strcmp(class_jobs[i].klass, at + 1))
+			return 1;
+	return 0;
+}
+
 void saturn_profiles_fini(void)
 {
-	for (int i = 0; i < nprofiles; i++)
-		saturn_profile_destroy(profiles[i].profile);
-	xfree(profiles);
-	nprofiles = 0;
+	saturn_profcache_fini();
 	xfree(prof_jobs);
 	nprof_jobs = 0;
 	xfree(class_jobs);

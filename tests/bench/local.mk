@@ -48,6 +48,10 @@ bench_fair_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
 # "Execution fidelity"; root): $(srcdir)/bench/fidelity-bench.sh BUILD
 EXTRA_DIST += bench/fidelity-bench.sh
 
+# slurmctld's memory under a batch-name flood (doc/security.md, "Bounded
+# resources"; root): sh $(srcdir)/bench/flood-rss.sh [PLUGIN_DIR]
+EXTRA_DIST += bench/flood-rss.sh
+
 # two-class sweep: per-class plans against uniform requests (doc/benchmarks.md)
 noinst_PROGRAMS += bench/class-bench
 bench_class_bench_SOURCES = bench/class-bench.c bench/bench_model.h

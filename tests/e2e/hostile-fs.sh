@@ -158,6 +158,7 @@ for x in "$P/$V" "$STATE_DIR/progress/$V" "$STATE_DIR/jobs/$V" "$STATE_DIR/jobs/
 	[ "$(mode_owner "$x")" = "700 ${x##*/}" ] || fail "$x: $(mode_owner "$x")"
 done
 for f in "$STATE_DIR/scripts/"*; do
+	[ -e "$f" ] || continue # removed with their batches (none left)
 	[ "$(stat -c %a "$f")" = 600 ] || fail "script copy $f: $(mode_owner "$f")"
 done
 

@@ -86,6 +86,16 @@ as_victim env TASK_SLEEP=5 sbatch --parsable --saturn-batch=sweep --array=4-5 --
 as_victim sbatch --parsable --saturn-batch=grid --array=5-6 --gres=gpu:1 --time=3 -o /dev/null "$SATURN_CLUSTER_DIR/task.sh" >"$SATURN_CLUSTER_DIR/v-grid" || fail "victim sbatch grid"
 note "attacker sweep $(cat "$SATURN_CLUSTER_DIR/a-sweep") grid $(cat "$SATURN_CLUSTER_DIR/a-grid"); victim sweep $(cat "$SATURN_CLUSTER_DIR/v-sweep") grid $(cat "$SATURN_CLUSTER_DIR/v-grid")"
 
+# the controller's records are per user (kept while their batch has tasks)
+seen=
+see_records() {
+	for r in "profiler-$V-sweep" "profiler-$A-grid" "profiler-$V-grid"; do
+		[ -f "$STATE_DIR/$r.job" ] && case " $seen " in *" $r "*) ;; *) seen="$seen $r" ;; esac
+	done
+	[ -e "$STATE_DIR/profiler-sweep.job" ] && fail "a record keyed by the name alone"
+	[ "$(echo $seen | wc -w)" = 3 ]
+}
+wait_for 120 see_records || fail "records seen:$seen (expected profiler-$V-sweep, profiler-$A-grid, profiler-$V-grid)"
 # `saturn status`: the two sweep batches, each with its user
 wait_for 120 sh -c "'$SATURN' status --state-dir '$STATE_DIR' sweep | grep -c '^sweep ' | grep -qx 2" ||
 	fail "saturn status never showed two sweep batches: $("$SATURN" status --state-dir "$STATE_DIR" 2>&1 | head -12)"
@@ -129,11 +139,6 @@ grep -q "^uid=$V .*--batch grid .*--task-ids 5,6 .*--output $PROFILES/$V/grid.js
 	fail "no victim profiler job for grid with task ids 5,6"
 grep -q "^uid=$A .*--batch sweep" "$calls" && fail "a profiler job for the attacker's sweep, which has a profile"
 [ "$(mode_owner "$PROFILES/$V/sweep.json" | cut -d' ' -f2)" = "$V" ] || fail "victim's profile not the victim's"
-# the controller's records are per user
-for r in "profiler-$V-sweep" "profiler-$A-grid" "profiler-$V-grid"; do
-	[ -f "$STATE_DIR/$r.job" ] || fail "no record $r.job"
-done
-[ ! -e "$STATE_DIR/profiler-sweep.job" ] || fail "a record keyed by the name alone"
 grep -q "batch sweep of uid $A: profile $PROFILES/$A/sweep.json loaded" "$CTLD_LOG" || fail "attacker's profile load not logged"
 grep -q "batch sweep of uid $V: profile $PROFILES/$A" "$CTLD_LOG" && fail "victim's batch looked at the attacker's profile"
 rm -f "$wrap" "$calls"

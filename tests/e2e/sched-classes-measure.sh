@@ -53,6 +53,8 @@ wait_for 40 grep -q "batch e2e-cm@h100x2-nvlink of uid 0: measuring predicted op
 	fail "no measurement job for class h100: $(grep 'measur' "$CTLD_LOG" | tail -5)"
 mj=$(sed -n 's/.*batch e2e-cm@h100x2-nvlink of uid 0: measuring predicted option(s) .* (job \([0-9]*\), round 1).*/\1/p' "$CTLD_LOG" | head -1)
 note "measurement job $mj"
+# its record, kept while the batch has tasks (removed with the batch)
+wait_for 10 test -s "$STATE_DIR/measure-0-e2e-cm@h100x2-nvlink.job" || fail "no measurement record for the class"
 grep -q "batch e2e-cm of uid 0: submitted measurement job $mj (gres[:/]gpu:h100:" "$CTLD_LOG" ||
 	fail "job $mj not on h100 GPUs: $(grep "submitted measurement job $mj" "$CTLD_LOG")"
 wait_for 120 queue_empty || fail "batch did not finish"
@@ -68,6 +70,11 @@ import json, sys
 p = json.load(open(sys.argv[1]))
 assert any(o["status"] == "measured" for o in p["tasks"][0]["options"]), p["tasks"][0]["options"]
 P
-test -s "$STATE_DIR/measure-0-e2e-cm@h100x2-nvlink.job" || fail "no measurement record for the class"
+# the batch and its measurement job ended: the record and script copy go
+gone() {
+	[ ! -e "$STATE_DIR/measure-0-e2e-cm@h100x2-nvlink.job" ] &&
+		[ ! -e "$STATE_DIR/scripts/0-e2e-cm@h100x2-nvlink.measure.script" ]
+}
+wait_for 30 gone || fail "the measurement record or script copy of the ended batch is left"
 rm -f "$wrap" "$wrap.calls"
 note "ok"

@@ -24,6 +24,15 @@ sched_test_hostile_CPPFLAGS = $(UNIT_CPPFLAGS)
 sched_test_hostile_CFLAGS = $(UNIT_CFLAGS)
 sched_test_hostile_LDADD = $(UNIT_LDADD)
 
+# Bounded resources (lib/sched/budget.c): profile cache budget, batches
+# with tasks, companion jobs per user, names of the files kept per batch.
+check_PROGRAMS += sched/test_budget
+TESTS += sched/test_budget
+sched_test_budget_SOURCES = sched/test_budget.c
+sched_test_budget_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_budget_CFLAGS = $(UNIT_CFLAGS)
+sched_test_budget_LDADD = $(UNIT_LDADD)
+
 # PrivateData: the per-user views of the state (lib/sched/state_view.c).
 check_PROGRAMS += sched/test_state_view
 TESTS += sched/test_state_view
@@ -211,3 +220,12 @@ EXTRA_DIST += e2e/hostile-private.sh
 # a task that requeues itself (exit 75, scontrol requeue) (slot 86)
 TESTS += e2e/hostile-requeue.sh
 EXTRA_DIST += e2e/hostile-requeue.sh
+
+# Batch-name floods: companion jobs per user, records and script copies
+# pruned, the profile cache's budget and eviction, the progress sweep
+# (issue #20, problems 4 and 8; slot 44).
+TESTS += e2e/hostile-flood.sh
+EXTRA_DIST += e2e/hostile-flood.sh
+# The total profile budget between users: the heaviest gives way (slot 48).
+TESTS += e2e/hostile-budget.sh
+EXTRA_DIST += e2e/hostile-budget.sh

@@ -38,6 +38,9 @@ static const struct good_case {
 	{"saturn_measure_predicted", "0", 0, NULL},
 	{"saturn_node_classes", "fast:h100+h200;slow:a100", 0, "fast:h100+h200;slow:a100"},
 	{"saturn_max_tasks", "100", 100, NULL},
+	{"saturn_profile_cache_mb", "32", 32, NULL},
+	{"saturn_profile_cache_total_mb", "0", 0, NULL},
+	{"saturn_companion_jobs", "1", 1, NULL},
 	{"saturn_fairness", "share", SATURN_FAIR_SHARE, NULL},
 	{"saturn_objective", "bounded", SATURN_FAIR_BOUNDED, NULL},
 	{"saturn_bound", "stock", SATURN_BOUND_STOCK, NULL},
@@ -139,6 +142,9 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(s.record, SATURN_PLANREC_ADMIN_COMMENT);
 	ck_assert_ptr_null(s.node_classes);
 	ck_assert_int_eq(s.max_tasks, SATURN_MAX_TASKS);
+	ck_assert_int_eq(s.profile_cache_mb, 64);
+	ck_assert_int_eq(s.profile_cache_total_mb, 1024);
+	ck_assert_int_eq(s.companion_jobs, 2);
 	ck_assert_int_eq(s.reconfig.default_on, 0);
 	ck_assert_double_eq(s.reconfig.margin_s, 60);
 	ck_assert_int_eq(s.reconfig.max_restarts, 2);
