@@ -46,7 +46,7 @@ SRCS="$LIB/model/error.c $LIB/model/model.c $LIB/model/formats.c $LIB/model/json
 [ -f "$LIB/model/safetext.c" ] && SRCS="$SRCS $LIB/model/safetext.c"
 # fuzz_build: the snapshot -> problem build of sched/saturn, with progress
 # files and the persisted state
-BUILD_SRCS="$LIB/sched/sched_settings.c $LIB/sched/sched_snapshot.c $LIB/sched/sched_build.c $LIB/sched/sched_plan.c $LIB/sched/sched_decide.c $LIB/sched/feedback.c $LIB/sched/planrec.c $LIB/sched/node_class.c $LIB/sched/batch_policy.c $LIB/sched/sched_state.c $LIB/sched/progress.c $LIB/planner/bounds.c $LIB/planner/instance.c $LIB/planner/listsched.c"
+BUILD_SRCS="$LIB/sched/sched_settings.c $LIB/sched/sched_snapshot.c $LIB/sched/sched_build.c $LIB/sched/build_options.c $LIB/sched/build_classes.c $LIB/sched/sched_plan.c $LIB/sched/sched_decide.c $LIB/sched/requeue.c $LIB/sched/feedback.c $LIB/sched/planrec.c $LIB/sched/node_class.c $LIB/sched/batch_policy.c $LIB/sched/sched_state.c $LIB/sched/progress.c $LIB/planner/bounds.c $LIB/planner/instance.c $LIB/planner/listsched.c"
 # the files split by purpose (the GPU model, the measurement job), where the
 # tree has them
 [ -f "$LIB/planner/gpumodel.c" ] && BUILD_SRCS="$BUILD_SRCS $LIB/planner/gpumodel.c"
