@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "feedback.h"
 #include "multiuser.h"
 #include "planner.h"
 #include "profile.h"
@@ -558,6 +559,57 @@ START_TEST(test_prompt)
 }
 END_TEST
 
+/* Just after the restarts of test_prompt: the four tasks resumed 3 s ago
+ * on 4 GPUs each; their progress files are still the previous run's (1 GPU,
+ * its speed, written before this run started). That file says where the
+ * run resumed, not how fast it goes: no observed speed, no correction of
+ * the 4-GPU option from it, and no second restart back onto 1 GPU (the
+ * previous run's speed read as the new option's, reconfig-bench.sh run 1
+ * under load). */
+START_TEST(test_resumed_progress)
+{
+	saturn_snapshot_t *s = fx_snapshot(10000, 2, 8);
+	saturn_fb_t *fb = saturn_fb_create();
+	saturn_error_t err = {{0}};
+	world_t w = {0};
+	int n;
+
+	ck_assert_ptr_nonnull(fb);
+	saturn_reconfig_settings_init(&w.rs);
+	w.rs.checkpoint_s = 2;
+	w.rs.requeue_delay_s = 6;
+	w.rs.startup_s = 7;
+	w.rs.margin_s = 10;
+	running(s, 0, 0, "ddp", 4, 0x0f, 55, 245);
+	running(s, 1, 0, "ddp", 4, 0xf0, 55, 245);
+	running(s, 2, 1, "ddp", 4, 0x0f, 110, 490);
+	running(s, 3, 1, "ddp", 4, 0xf0, 110, 490);
+	for (int i = 0; i < 4; i++) {
+		s->jobs[i].start_time = s->now - 3;
+		s->jobs[i].progress_updated = s->now - 10;
+		s->jobs[i].progress_spb = i < 2 ? 0.40 : 0.20;
+	}
+	w.pr = saturn_profile_parse(bench_profile_text, strlen(bench_profile_text), &err);
+	ck_assert_msg(w.pr != NULL, "%s", err.text);
+	ck_assert_int_eq(saturn_sched_feedback(fb, s, lookup_one, w.pr), 0);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_msg(s->jobs[i].obs_spb == 0, "task %d: the previous run's %.2f s/batch taken as observed",
+			      i, s->jobs[i].obs_spb);
+		ck_assert_double_eq(s->jobs[i].batches_done, i < 2 ? 55 : 110);
+	}
+	ck_assert_int_eq(fb->ncorr, 0);
+	ck_assert_msg(saturn_sched_build(s, lookup_one, w.pr, &w.b, &err) == 0, "%s", err.text);
+	w.opts = fx_opts(0.5);
+	w.plan = saturn_planner_solve(w.b.problem, &w.opts, &err);
+	ck_assert_msg(w.plan != NULL, "%s", err.text);
+	n = saturn_reconfig_decide(s, &w.b, w.plan, lookup_one, w.pr, &w.rs, 0.05, &w.opts, &w.r,
+				   &err);
+	ck_assert_msg(n == 0, "%d task(s) restarted again: %s", n, w.r.why);
+	saturn_fb_destroy(fb);
+	world_free(&w, s);
+}
+END_TEST
+
 static const saturn_profile_t *lookup_any(const char *batch, long uid, void *arg)
 {
 	(void)batch;
@@ -681,6 +733,7 @@ static void add_tests(TCase *tc)
 	tcase_add_loop_test(tc, test_deny, 0, sizeof(deny_cases) / sizeof(deny_cases[0]));
 	tcase_add_loop_test(tc, test_mu_objective, 0, sizeof(mu_cases) / sizeof(mu_cases[0]));
 	tcase_add_test(tc, test_prompt);
+	tcase_add_test(tc, test_resumed_progress);
 	tcase_add_loop_test(tc, test_split_nodes, 0, sizeof(split_cases) / sizeof(split_cases[0]));
 }
 
