@@ -49,8 +49,8 @@ def read_tasks(path):
 
 def read_ctld(path, meta):
     """The events of one run from slurmctld's log."""
-    ev = {"plans": [], "released": [], "restarts": [], "exit75": {}, "requeued": {},
-          "reheld": {}, "rejected": [], "freed": None}
+    ev = {"plans": [], "released": [], "restarts": [], "exit75": [], "requeued": [],
+          "reheld": [], "rejected": [], "freed": None}
     blk = meta["blocker"]
     with open(path, errors="replace") as f:
         for line in f:
@@ -81,15 +81,15 @@ def read_ctld(path, meta):
             elif "WEXITSTATUS 75" in msg:
                 p = re.search(r"JobId=\d+_(\d+)\(", msg)
                 if p:
-                    ev["exit75"].setdefault(int(p.group(1)), t)
+                    ev["exit75"].append((t, int(p.group(1))))
             elif msg.startswith("Requeuing JobId="):
                 p = re.search(r"JobId=\d+_(\d+)\(", msg)
                 if p:
-                    ev["requeued"].setdefault(int(p.group(1)), t)
+                    ev["requeued"].append((t, int(p.group(1))))
             elif "sched/saturn: re-held JobId=" in msg:
                 p = re.search(r"JobId=\d+_(\d+)\(", msg)
                 if p:
-                    ev["reheld"].setdefault(int(p.group(1)), t)
+                    ev["reheld"].append((t, int(p.group(1))))
             elif "no reconfiguration (" in msg:
                 p = re.search(r"no reconfiguration \((\d+) candidate\(s\)\): (.*)$", msg)
                 if p:
@@ -133,7 +133,7 @@ def fmt(x):
 def main():
     work, runs = sys.argv[1], int(sys.argv[2])
     summary = {"keep": [], "rc": [], "same": 0, "restarts": 0, "exp": [], "real": [],
-               "exp_ms": [], "lat_signal": [], "lat_start": []}
+               "exp_ms": [], "lat_signal": [], "lat_start": [], "again": 0}
     print("== reconfiguration alone: the same batch from the same first plan, without "
           "(keep) and with (rc) --saturn-reconfigure; seconds from the submission")
     for r in range(1, runs + 1):
@@ -177,10 +177,13 @@ def main():
             rc_end = c["end"].get(t)
             exp = x["old_end"] - x["new_end"]
             real = keep_end - rc_end if keep_end is not None and rc_end is not None else None
-            summary["exp"].append(exp)
-            if real is not None:
-                summary["real"].append(real)
-            print("   task %d at %.1f s: %s" % (t, dec, x["what"]))
+            if x["n"] == 1:
+                summary["exp"].append(exp)
+                if real is not None:
+                    summary["real"].append(real)
+            else:
+                summary["again"] += 1
+            print("   task %d at %.1f s (its restart %d): %s" % (t, dec, x["n"], x["what"]))
             print("     task's end: expected %.1f -> %.1f (gain %.1f); realised: %s without, "
                   "%s with (gain %s); makespan expected %.0f -> %.0f (gain %.0f)"
                   % (dec + x["old_end"], dec + x["new_end"], exp, fmt(keep_end), fmt(rc_end),
@@ -188,16 +191,18 @@ def main():
             resumed = [s["at"] - c["t0"] for s in c["starts"]
                        if s["task"] == t and s["restarts"] >= x["n"]]
             rel = [a - c["t0"] for a, task, *_ in ev["released"] if task == t and a >= x["at"]]
-            chain = [("GPUs freed", ev["freed"] - c["t0"] if ev["freed"] else None),
-                     ("signal", dec),
-                     ("exit 75", ev["exit75"].get(t, c["t0"]) - c["t0"] if t in ev["exit75"]
+
+            def after(name):
+                got = [a - c["t0"] for a, task in ev[name] if task == t and a >= x["at"]]
+                return got[0] if got else None
+            chain = [("GPUs freed", ev["freed"] - c["t0"] if ev["freed"] and x["n"] == 1
                       else None),
-                     ("requeued", ev["requeued"][t] - c["t0"] if t in ev["requeued"] else None),
-                     ("re-held", ev["reheld"][t] - c["t0"] if t in ev["reheld"] else None),
+                     ("signal", dec), ("exit 75", after("exit75")),
+                     ("requeued", after("requeued")), ("re-held", after("reheld")),
                      ("released", rel[0] if rel else None),
                      ("resumed start", resumed[0] if resumed else None)]
             print("     latency: " + ", ".join("%s %s" % (n, fmt(v)) for n, v in chain))
-            if ev["freed"]:
+            if ev["freed"] and x["n"] == 1:
                 summary["lat_signal"].append(dec - (ev["freed"] - c["t0"]))
                 if resumed:
                     summary["lat_start"].append(resumed[0] - (ev["freed"] - c["t0"]))
@@ -229,10 +234,10 @@ def main():
     print("  saved by the reconfiguration: %s s (mean %.1f); expected (makespan, at the decision):"
           " %s" % (" ".join("%.1f" % g for g in gains), statistics.mean(gains) if gains else 0,
                    " ".join("%.0f" % g for g in summary["exp_ms"])))
-    print("  first plans identical in %d of %d run(s); restarts %d" % (summary["same"], runs,
-                                                                        summary["restarts"]))
+    print("  first plans identical in %d of %d run(s); restarts %d (of a task restarted "
+          "before: %d)" % (summary["same"], runs, summary["restarts"], summary["again"]))
     if summary["exp"]:
-        print("  per restart: expected task gain mean %.1f s, realised mean %s s"
+        print("  per first restart: expected task gain mean %.1f s, realised mean %s s"
               % (statistics.mean(summary["exp"]),
                  "%.1f" % statistics.mean(summary["real"]) if summary["real"] else "-"))
     if summary["lat_signal"]:
