@@ -48,6 +48,11 @@ bench_fair_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
 # "Execution fidelity"; root): $(srcdir)/bench/fidelity-bench.sh BUILD
 EXTRA_DIST += bench/fidelity-bench.sh
 
+# the restart's own gain: the same batch from one forced first plan with and
+# without --saturn-reconfigure (doc/benchmarks.md, "Reconfiguration: the
+# restart's own gain"; root): $(srcdir)/bench/reconfig-bench.sh BUILD
+EXTRA_DIST += bench/reconfig-bench.sh bench/reconfig-report.py
+
 # two-class sweep: per-class plans against uniform requests (doc/benchmarks.md)
 noinst_PROGRAMS += bench/class-bench
 bench_class_bench_SOURCES = bench/class-bench.c bench/bench_model.h

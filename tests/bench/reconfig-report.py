@@ -50,7 +50,7 @@ def read_tasks(path):
 def read_ctld(path, meta):
     """The events of one run from slurmctld's log."""
     ev = {"plans": [], "released": [], "restarts": [], "exit75": [], "requeued": [],
-          "reheld": [], "rejected": [], "freed": None}
+          "reheld": [], "rejected": [], "freed": None, "realised": 0, "unrequeued": 0}
     blk = meta["blocker"]
     with open(path, errors="replace") as f:
         for line in f:
@@ -90,6 +90,10 @@ def read_ctld(path, meta):
                 p = re.search(r"JobId=\d+_(\d+)\(", msg)
                 if p:
                     ev["reheld"].append((t, int(p.group(1))))
+            elif "sched/saturn: reconfigured JobId=" in msg:
+                ev["realised"] += 1
+            elif "ended without a requeue after the reconfiguration signal" in msg:
+                ev["unrequeued"] += 1
             elif "no reconfiguration (" in msg:
                 p = re.search(r"no reconfiguration \((\d+) candidate\(s\)\): (.*)$", msg)
                 if p:
@@ -169,7 +173,8 @@ def main():
         ev = c["ev"]
         rs = ev["restarts"]
         summary["restarts"] += len(rs)
-        print("  restarts: %d" % len(rs))
+        print("  restarts: %d; the plugin's end lines: %d with a realised gain, %d \"ended "
+              "without a requeue\"" % (len(rs), ev["realised"], ev["unrequeued"]))
         for x in rs:
             t = x["task"]
             dec = x["at"] - c["t0"]
