@@ -39,7 +39,7 @@
 # with their gain), with why.
 #
 # usage (root): tests/bench/reconfig-bench.sh [BUILD_DIR]
-# Environment: BENCH_RUNS (3), SATURN_PORT_BASE (18400), BENCH_BLOCK_S
+# Environment: BENCH_RUNS (3), SATURN_PORT_BASE (18700), BENCH_BLOCK_S
 #   (20), BENCH_STARTUP (5), BENCH_PARAMS (SchedulerParameters added to
 #   the bench's: saturn_reconfigure_checkpoint=2,
 #   saturn_reconfigure_startup=7, saturn_reconfigure_margin=10; the
@@ -56,7 +56,7 @@ STARTUP=${BENCH_STARTUP:-5}
 	exit 1
 }
 CL="$ROOT/scripts/cluster.sh"
-export SATURN_PORT_BASE=${SATURN_PORT_BASE:-18400} SATURN_NODES=2 SATURN_GPUS_PER_NODE=8
+export SATURN_PORT_BASE=${SATURN_PORT_BASE:-18700} SATURN_NODES=2 SATURN_GPUS_PER_NODE=8
 export SATURN_PLUGIN_DIR="$BUILD/plugin/slurm" SATURN_SCHED=saturn SATURN_DEBUG=debug
 export SATURN_REQUEUE_EXIT=75 SATURN_CRED_EXPIRE=5
 export SATURN_CLUSTER_DIR=/tmp/reconfig-bench-$SATURN_PORT_BASE

@@ -593,8 +593,9 @@ START_TEST(test_resumed_progress)
 	ck_assert_msg(w.pr != NULL, "%s", err.text);
 	ck_assert_int_eq(saturn_sched_feedback(fb, s, lookup_one, w.pr), 0);
 	for (int i = 0; i < 4; i++) {
-		ck_assert_msg(s->jobs[i].obs_spb == 0, "task %d: the previous run's %.2f s/batch taken as observed",
-			      i, s->jobs[i].obs_spb);
+		ck_assert_msg(s->jobs[i].obs_spb == 0,
+			      "task %d: the previous run's %.2f s/batch taken as observed", i,
+			      s->jobs[i].obs_spb);
 		ck_assert_double_eq(s->jobs[i].batches_done, i < 2 ? 55 : 110);
 	}
 	ck_assert_int_eq(fb->ncorr, 0);
