@@ -308,6 +308,20 @@ int saturn_sched_feedback(saturn_fb_t *fb, saturn_snapshot_t *s, saturn_profile_
 	const saturn_profile_t *pr = NULL;
 	int rc = 0, prev = -1;
 
+	/* A progress file older than the job's current start is its previous
+	 * run's (Slurm requeued it: a reconfiguration restarts it with
+	 * another option, maybe on another node). It says where this run
+	 * resumed, not how fast it goes: its speed and time are dropped,
+	 * its batches kept, until this run reports. */
+	for (int i = 0; i < s->njobs; i++) {
+		saturn_snap_job_t *j = &s->jobs[i];
+
+		if (j->state == SATURN_SNAP_RUNNING && j->progress_updated > 0 &&
+		    j->start_time > 0 && j->progress_updated < j->start_time) {
+			j->progress_spb = 0;
+			j->progress_updated = 0;
+		}
+	}
 	if (!fb) {
 		/* saturn_feedback=no: the profile only, nothing recorded */
 		s->feedback = NULL;

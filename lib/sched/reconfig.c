@@ -262,6 +262,17 @@ nomem:
 	return saturn_error_set(err, "out of memory building the reconfiguration problem");
 }
 
+double saturn_reconfig_stop_ratio(double need_s, double bound_s, double min_gain)
+{
+	double r = min_gain < 1 ? 1.0 / (1.0 - min_gain) : INFINITY;
+
+	if (!(bound_s > 0) || !(need_s > bound_s))
+		return 0;
+	if (need_s / bound_s < r)
+		r = need_s / bound_s;
+	return r > 1 ? r : 0;
+}
+
 void saturn_reconfig_result_free(saturn_reconfig_result_t *out)
 {
 	if (!out)
@@ -389,6 +400,7 @@ int saturn_reconfig_decide_mu(const saturn_snapshot_t *s, const saturn_sched_bui
 	/* the gain needed: below both thresholds; no plan beats the bound */
 	{
 		double need = saturn_gain_needed(plan->makespan_s, min_gain);
+		saturn_planner_opts_t o;
 		saturn_bounds_t bd;
 
 		if (plan->makespan_s - rs->margin_s < need)
@@ -401,9 +413,18 @@ int saturn_reconfig_decide_mu(const saturn_snapshot_t *s, const saturn_sched_bui
 				 bd.best, n, plan->makespan_s, need, min_gain * 100, rs->margin_s);
 			goto done;
 		}
+		/* Every second of search is a second the freed GPUs wait for
+		 * the restart: stop at a plan within reconfig_stop_ratio of the
+		 * bound, which gains enough by construction (see there). */
+		if (opts)
+			o = *opts;
+		else
+			saturn_planner_opts_init(&o);
+		if (!(o.stop_ratio >= 1))
+			o.stop_ratio = saturn_reconfig_stop_ratio(need, bd.best, min_gain);
+		if (!(np = saturn_planner_solve(p, &o, err)))
+			goto fail;
 	}
-	if (!(np = saturn_planner_solve(p, opts, err)))
-		goto fail;
 	out->new_makespan_s = np->makespan_s;
 	out->gain_s = plan->makespan_s - np->makespan_s;
 	if (!saturn_gains(np->makespan_s, plan->makespan_s, min_gain)) {

@@ -146,6 +146,18 @@ int saturn_reconfig_decide_mu(const saturn_snapshot_t *s, const saturn_sched_bui
 			      const struct saturn_mu *m, saturn_reconfig_result_t *out,
 			      saturn_error_t *err);
 
+/* The planner's stop_ratio for the decision's solve: the plan with the
+ * candidates free must end before need_s (the current makespan less the
+ * larger of min_gain and the margin) to restart anything, and no plan ends
+ * before bound_s (its lower bound). A plan within min(1 / (1 - min_gain),
+ * need_s / bound_s) x bound_s ends before need_s, so it restarts tasks
+ * whatever a longer search finds, and no later plan is shorter by
+ * min_gain: the search may stop there instead of using its whole budget
+ * while the GPUs that freed up wait. 0 (off) when that is not above 1
+ * (need_s <= bound_s, bound_s <= 0, min_gain 0, NaN). saturn_reconfig_decide
+ * uses it unless its opts set stop_ratio. */
+double saturn_reconfig_stop_ratio(double need_s, double bound_s, double min_gain);
+
 /* Free what a decision filled (not out itself); NULL allowed. */
 void saturn_reconfig_result_free(saturn_reconfig_result_t *out);
 

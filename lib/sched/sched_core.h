@@ -43,7 +43,10 @@
  * snapshot's feedback fields may be partly filled; s->feedback is set
  * all the same). fb NULL is saturn_feedback=no: s->feedback = NULL and
  * every job's obs_spb, prior_spb and first_report 0, so that the build
- * plans with the profile only, as before feedback existed; returns 0. */
+ * plans with the profile only, as before feedback existed; returns 0.
+ * In both cases, a running job's progress report older than its start
+ * (start_time: the previous run's, before a requeue) loses its
+ * progress_spb and progress_updated (0) and keeps its batches. */
 int saturn_sched_feedback(saturn_fb_t *fb, saturn_snapshot_t *s, saturn_profile_lookup_fn lookup,
 			  void *arg);
 

@@ -49,6 +49,7 @@ typedef struct sent {
 	time_t new_end;     /* its end in the plan that restarts it */
 	int requeued;       /* seen pending again */
 	int warned;         /* logged that it still runs long after the signal */
+	time_t missing;     /* first cycle it was not in the snapshot (0: it was) */
 } sent_t;
 
 static sent_t sent[SENT_MAX];
@@ -91,6 +92,22 @@ static sent_t *find_sent(uint32_t job_id)
 	return NULL;
 }
 
+/* Whether Slurm still has JobId=id in hand (completing: exited and not yet
+ * requeued or ended; or pending or running again). Takes the job read
+ * lock for one look-up. */
+static int in_slurm(uint32_t id)
+{
+	slurmctld_lock_t read_lock = {.job = READ_LOCK};
+	job_record_t *job_ptr;
+	int in;
+
+	lock_slurmctld(read_lock);
+	job_ptr = find_job_record(id);
+	in = job_ptr && (IS_JOB_COMPLETING(job_ptr) || !IS_JOB_FINISHED(job_ptr));
+	unlock_slurmctld(read_lock);
+	return in;
+}
+
 /* Forget signalled tasks that ended (logging the realised gain) and keep
  * those still running from being chosen again. */
 static void follow_sent(saturn_snapshot_t *s)
@@ -120,14 +137,25 @@ static void follow_sent(saturn_snapshot_t *s)
 			}
 		}
 		if (j) {
+			sent[i].missing = 0;
 			i++;
 			continue;
 		}
-		/* gone from the queue: ended (within one interval of now) */
+		/* Not in the snapshot: ended, or between its exit and Slurm's
+		 * requeue (completing: the requeue waits for its epilog, no
+		 * Saturn job of the snapshot meanwhile, for seconds on a
+		 * loaded controller). It ended at the first cycle it was away
+		 * (within one interval), once its record is done. */
+		if (!sent[i].missing)
+			sent[i].missing = now;
+		if (in_slurm(sent[i].job_id)) {
+			i++;
+			continue;
+		}
 		if (sent[i].requeued)
 			info("sched/saturn: reconfigured JobId=%u ended at ~%ld: planned end before the restart %ld, after %ld: realised gain ~%lds",
-			     sent[i].job_id, (long)now, (long)sent[i].planned_end, (long)sent[i].new_end,
-			     (long)(sent[i].planned_end - now));
+			     sent[i].job_id, (long)sent[i].missing, (long)sent[i].planned_end,
+			     (long)sent[i].new_end, (long)(sent[i].planned_end - sent[i].missing));
 		else
 			info("sched/saturn: JobId=%u ended without a requeue after the reconfiguration signal (no checkpoint, or not requeued: RequeueExit=75?)",
 			     sent[i].job_id);
@@ -224,6 +252,7 @@ void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			e->new_end = (time_t)(s->now + c->new_end_s);
 			e->requeued = 0;
 			e->warned = 0;
+			e->missing = 0;
 		}
 	}
 	unlock_slurmctld(write_lock);

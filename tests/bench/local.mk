@@ -52,6 +52,11 @@ EXTRA_DIST += bench/fidelity-bench.sh
 # resources"; root): sh $(srcdir)/bench/flood-rss.sh [PLUGIN_DIR]
 EXTRA_DIST += bench/flood-rss.sh
 
+# the restart's own gain: the same batch from one forced first plan with and
+# without --saturn-reconfigure (doc/benchmarks.md, "Reconfiguration: the
+# restart's own gain"; root): $(srcdir)/bench/reconfig-bench.sh BUILD
+EXTRA_DIST += bench/reconfig-bench.sh bench/reconfig-report.py
+
 # two-class sweep: per-class plans against uniform requests (doc/benchmarks.md)
 noinst_PROGRAMS += bench/class-bench
 bench_class_bench_SOURCES = bench/class-bench.c bench/bench_model.h

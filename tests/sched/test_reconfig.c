@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "feedback.h"
 #include "multiuser.h"
 #include "planner.h"
 #include "profile.h"
@@ -491,6 +493,124 @@ START_TEST(test_split_nodes)
 }
 END_TEST
 
+/* tests/bench/reconfig-bench.sh's batch: a model that scales near-linearly
+ * (tasks 0-1) and one that scales sublinearly (2-3). */
+static const char bench_profile_text[] =
+	"{\"format\": \"saturn-profile/1\", \"batch\": \"sweep\", \"created\": 1,"
+	" \"tasks\": [ {\"signature\": \"linear/bs256\", \"task_ids\": \"0-1\", \"batches\": 300,"
+	" \"options\": ["
+	"  {\"technique\": \"single\", \"gpus\": 1, \"sec_per_batch\": 0.40, \"status\": \"measured\"},"
+	"  {\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 0.21, \"status\": \"measured\"},"
+	"  {\"technique\": \"ddp\", \"gpus\": 4, \"sec_per_batch\": 0.11, \"status\": \"measured\"},"
+	"  {\"technique\": \"ddp\", \"gpus\": 8, \"sec_per_batch\": 0.058, \"status\": \"measured\"} ] },"
+	" {\"signature\": \"sublinear/bs32\", \"task_ids\": \"2-3\", \"batches\": 600,"
+	" \"options\": ["
+	"  {\"technique\": \"single\", \"gpus\": 1, \"sec_per_batch\": 0.20, \"status\": \"measured\"},"
+	"  {\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 0.12, \"status\": \"measured\"},"
+	"  {\"technique\": \"ddp\", \"gpus\": 4, \"sec_per_batch\": 0.085, \"status\": \"measured\"},"
+	"  {\"technique\": \"ddp\", \"gpus\": 8, \"sec_per_batch\": 0.075, \"status\": \"measured\"} ] } ] }";
+
+/* The decision acts as soon as the GPUs free up (reconfig-bench.sh at the
+ * other job's end): 4 tasks on 1 GPU each of 2 idle 8-GPU nodes, restart
+ * cost 15 s. The plan with them free is within 1% of its bound but not on
+ * it, so the decision's search stops there (saturn_reconfig_stop_ratio)
+ * rather than spending its whole budget (5 s here) while the freed GPUs
+ * wait; it still restarts all four. */
+START_TEST(test_prompt)
+{
+	saturn_snapshot_t *s = fx_snapshot(10000, 2, 8);
+	saturn_error_t err = {{0}};
+	world_t w = {0};
+	struct timespec a, b;
+	double el;
+	int n;
+
+	saturn_reconfig_settings_init(&w.rs);
+	w.rs.checkpoint_s = 2;
+	w.rs.requeue_delay_s = 6;
+	w.rs.startup_s = 7;
+	w.rs.margin_s = 10;
+	running(s, 0, 0, "single", 1, 0x1, 55, 245);
+	running(s, 1, 0, "single", 1, 0x2, 55, 245);
+	running(s, 2, 1, "single", 1, 0x1, 110, 490);
+	running(s, 3, 1, "single", 1, 0x2, 110, 490);
+	for (int i = 0; i < 4; i++)
+		s->jobs[i].obs_spb = i < 2 ? 0.40 : 0.20;
+	w.pr = saturn_profile_parse(bench_profile_text, strlen(bench_profile_text), &err);
+	ck_assert_msg(w.pr != NULL, "%s", err.text);
+	ck_assert_msg(saturn_sched_build(s, lookup_one, w.pr, &w.b, &err) == 0, "%s", err.text);
+	w.opts = fx_opts(0.5);
+	w.plan = saturn_planner_solve(w.b.problem, &w.opts, &err);
+	ck_assert_msg(w.plan != NULL, "%s", err.text);
+	w.opts = fx_opts(5);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	n = saturn_reconfig_decide(s, &w.b, w.plan, lookup_one, w.pr, &w.rs, 0.05, &w.opts, &w.r,
+				   &err);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	el = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+	ck_assert_msg(n >= 0, "%s", err.text);
+	fprintf(stderr, "test_prompt: %d restart(s), makespan %.1f -> %.1f, decided in %.3f s\n", n,
+		w.r.old_makespan_s, w.r.new_makespan_s, el);
+	ck_assert_int_eq(n, 4);
+	ck_assert_msg(el < 2.5, "decided in %.2f s: the search used its budget (5 s)", el);
+	/* what it may give up: min_gain of the bound (56.6 s) */
+	ck_assert_double_eq_tol(w.r.new_makespan_s, 56.7, 0.05 * 56.7);
+	world_free(&w, s);
+}
+END_TEST
+
+/* Just after the restarts of test_prompt: the four tasks resumed 3 s ago
+ * on 4 GPUs each; their progress files are still the previous run's (1 GPU,
+ * its speed, written before this run started). That file says where the
+ * run resumed, not how fast it goes: no observed speed, no correction of
+ * the 4-GPU option from it, and no second restart back onto 1 GPU (the
+ * previous run's speed read as the new option's, reconfig-bench.sh run 1
+ * under load). */
+START_TEST(test_resumed_progress)
+{
+	saturn_snapshot_t *s = fx_snapshot(10000, 2, 8);
+	saturn_fb_t *fb = saturn_fb_create();
+	saturn_error_t err = {{0}};
+	world_t w = {0};
+	int n;
+
+	ck_assert_ptr_nonnull(fb);
+	saturn_reconfig_settings_init(&w.rs);
+	w.rs.checkpoint_s = 2;
+	w.rs.requeue_delay_s = 6;
+	w.rs.startup_s = 7;
+	w.rs.margin_s = 10;
+	running(s, 0, 0, "ddp", 4, 0x0f, 55, 245);
+	running(s, 1, 0, "ddp", 4, 0xf0, 55, 245);
+	running(s, 2, 1, "ddp", 4, 0x0f, 110, 490);
+	running(s, 3, 1, "ddp", 4, 0xf0, 110, 490);
+	for (int i = 0; i < 4; i++) {
+		s->jobs[i].start_time = s->now - 3;
+		s->jobs[i].progress_updated = s->now - 10;
+		s->jobs[i].progress_spb = i < 2 ? 0.40 : 0.20;
+	}
+	w.pr = saturn_profile_parse(bench_profile_text, strlen(bench_profile_text), &err);
+	ck_assert_msg(w.pr != NULL, "%s", err.text);
+	ck_assert_int_eq(saturn_sched_feedback(fb, s, lookup_one, w.pr), 0);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_msg(s->jobs[i].obs_spb == 0,
+			      "task %d: the previous run's %.2f s/batch taken as observed", i,
+			      s->jobs[i].obs_spb);
+		ck_assert_double_eq(s->jobs[i].batches_done, i < 2 ? 55 : 110);
+	}
+	ck_assert_int_eq(fb->ncorr, 0);
+	ck_assert_msg(saturn_sched_build(s, lookup_one, w.pr, &w.b, &err) == 0, "%s", err.text);
+	w.opts = fx_opts(0.5);
+	w.plan = saturn_planner_solve(w.b.problem, &w.opts, &err);
+	ck_assert_msg(w.plan != NULL, "%s", err.text);
+	n = saturn_reconfig_decide(s, &w.b, w.plan, lookup_one, w.pr, &w.rs, 0.05, &w.opts, &w.r,
+				   &err);
+	ck_assert_msg(n == 0, "%d task(s) restarted again: %s", n, w.r.why);
+	saturn_fb_destroy(fb);
+	world_free(&w, s);
+}
+END_TEST
+
 static const saturn_profile_t *lookup_any(const char *batch, long uid, void *arg)
 {
 	(void)batch;
@@ -613,6 +733,8 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_already_best);
 	tcase_add_loop_test(tc, test_deny, 0, sizeof(deny_cases) / sizeof(deny_cases[0]));
 	tcase_add_loop_test(tc, test_mu_objective, 0, sizeof(mu_cases) / sizeof(mu_cases[0]));
+	tcase_add_test(tc, test_prompt);
+	tcase_add_test(tc, test_resumed_progress);
 	tcase_add_loop_test(tc, test_split_nodes, 0, sizeof(split_cases) / sizeof(split_cases[0]));
 }
 
