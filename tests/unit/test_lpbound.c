@@ -55,8 +55,10 @@ START_TEST(test_three_classes)
 END_TEST
 
 /* One class, two GPUs; A (10 s) at 0, B, C, D (10 s each) released at
- * 10 s: 30 GPU-s in [10, T) on 2 GPUs, so T >= 25 (optimum 30); area and
- * length say 20. */
+ * 10 s: 30 GPU-s in [10, T) on 2 GPUs, so T >= 25; area and length say
+ * 20. The instant rows close the rest: below T = 30, B, C and D all run
+ * at instant 2T/3 (latest start T - 10 <= 2T/3 < 20, their earliest end),
+ * three GPUs of two. The optimum is 30. */
 START_TEST(test_release_rows)
 {
 	static const opt_spec_t o[] = {{"ddp", 1, 10, NULL}};
@@ -71,11 +73,38 @@ START_TEST(test_release_rows)
 	fx_check(p);
 	b = bounds(p);
 	ck_assert_double_eq_tol(b.length, 20, 1e-9);
-	ck_assert_double_eq_tol(b.lp, 25, 25 * 2e-5);
-	ck_assert_double_le(b.lp, 25);
+	ck_assert_double_eq_tol(b.lp, 30, 30 * 2e-5);
+	ck_assert_double_le(b.lp, 30);
 	saturn_problem_destroy(p);
 }
 END_TEST
+
+/* The work a task released before a threshold still has after it. One
+ * class, two GPUs; A (20 s) at 0, B and C (10 s) at 10 s. Counting only
+ * the tasks released at 10 s or later, [10, T) holds 20 GPU-s: T >= 20,
+ * as length and area. But A, started at 0 at the earliest, still runs 10 s
+ * after 10 s: 30 GPU-s in [10, T), T >= 25. (Optimum: 30, A and B side by
+ * side, then C.) */
+START_TEST(test_release_carry)
+{
+	static const opt_spec_t a[] = {{"ddp", 1, 20, NULL}};
+	static const opt_spec_t o[] = {{"ddp", 1, 10, NULL}};
+	saturn_problem_t *p = fx_problem();
+	saturn_bounds_t b;
+
+	fx_node(p, "n", 2, NULL);
+	fx_task(p, "A", 1, 0, a, 1);
+	fx_task(p, "B", 1, 10, o, 1);
+	fx_task(p, "C", 1, 10, o, 1);
+	fx_check(p);
+	b = bounds(p);
+	ck_assert_double_eq_tol(b.length, 20, 1e-9);
+	ck_assert_double_ge(b.lp, 25 * (1 - 2e-5));
+	ck_assert_double_le(b.lp, 30);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
 
 /* The class-aware choices of classseed.c and the decoder: node A (class a)
  * has all 8 GPUs busy until 1000 s, node B (class b) is free. The task
@@ -535,6 +564,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_three_classes);
 	tcase_add_test(tc, test_release_rows);
+	tcase_add_test(tc, test_release_carry);
 	tcase_add_test(tc, test_class_choices);
 	tcase_add_test(tc, test_class_balance);
 	tcase_add_loop_test(tc, test_exhaustive, 0, 8);
