@@ -76,7 +76,7 @@ typedef struct lpb {
 	 * NINST instants, 1 wide) and column v: coef[k * nv + v] */
 	int nrows;
 	double *coef;
-	char *ok;             /* per column: the option ends by T */
+	char *ok;             /* per column: one of its options ends by T */
 	int *colno;
 	double *row, *x;
 } lpb_t;
