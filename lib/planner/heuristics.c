@@ -127,10 +127,20 @@ typedef struct hctx {
 static int try_cand(hctx_t *h, double alpha)
 {
 	double mk, tb;
+	int chosen = alpha != 1;
 
 	if (h->tried > 0 && spase_stop(h->clk))
 		return 1;
+	for (int t = 0; t < h->in->nt; t++)
+		chosen |= h->cand->opt[t] < 0;
 	mk = spase_decode(h->w, h->cand, alpha);
+	/* Options the decoder chose (opt < 0, among those within alpha of
+	 * the smallest area) are decoded once more as every later decode
+	 * will: it may then take another class's option of the same GPU
+	 * count that ends sooner (one alpha did not allow), and the
+	 * makespan kept must be the one the search starts from. */
+	if (mk >= 0 && chosen)
+		mk = spase_decode(h->w, h->cand, 1);
 	if (mk < 0) {
 		h->failed = 1;
 		return -1;

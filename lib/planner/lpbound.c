@@ -5,30 +5,39 @@
  * For a candidate makespan T, each free task t is split fractionally over
  * the node classes c where one of its options ends by T (release counted)
  * and fits (spase_fits() on enough nodes of c: a gang needs its k nodes):
- * y[t,c] >= 0, sum_c y[t,c] = 1. In class c the task costs a[t,c], the
- * smallest area (GPUs x nodes x runtime) of those options. T is rejected
- * when even the best split overloads a class, by any of:
- *   area:     for each release threshold rho (0 and up to LPB_MAX_REL - 1
- *             release values), the tasks released at or after rho fit in
- *             the GPU-seconds class c has free in [rho, T) (busy GPUs and
- *             running tasks taken out per GPU);
- *   midpoint: a task all of whose options in c that end by T must be
- *             running at instant T / 2 (latest start T - d <= T / 2 <
- *             earliest end r + d) holds at least their smallest width
- *             there: these widths fit in the GPUs of c free at T / 2;
- *   wide:     a task all of whose options in c take more than half of
- *             c's largest node cannot share a node with another such task
- *             at any instant: their node-times (nodes x runtime) fit in
- *             the time c's nodes able to hold more than half of that many
- *             GPUs have left before T.
- * Each is a fact of every plan of makespan <= T (an integral split is a
- * plan's), so a rejected T is a lower bound. With lambda = the largest
- * load over capacity, the LP min lambda is solved by lp_solve; T is
- * rejected when lambda > 1 + LPB_SLACK (lp_solve's tolerances are far
- * below it). Rejection is monotone in T (later T: more options, more
- * capacity), so bisection finds the smallest T accepted; the bound is the
- * largest T rejected. Deterministic: a fixed number of steps, no clock;
- * skipped (0) above LPB_MAX_COLS (task, class) pairs.
+ * y[t,c] >= 0, sum_c y[t,c] = 1. An option starts at some s in [r, T - d]
+ * (r: the task's release, d: its runtime). In each row below, the task
+ * costs in class c the least of that row's cost over its options of c
+ * that end by T. T is rejected when even the best split overloads a
+ * class, by any of:
+ *   energy:   for a window [a, b), the option runs inside it for at least
+ *             the least overlap of [s, s + d) with [a, b) over those s
+ *             (at s = r or s = T - d: the overlap is unimodal in s), on
+ *             its width (GPUs x nodes); these GPU-seconds fit in the
+ *             GPU-seconds class c has free in [a, b) (busy GPUs and
+ *             running tasks taken out per GPU). Windows: [rho, T) for
+ *             rho = 0 and up to LPB_MAX_REL - 1 release values (the work a
+ *             task released before rho still has after it counts), and
+ *             [a, b) for a < b on a grid of fractions of T;
+ *   instant:  an option that runs at instant x whatever its start (T - d
+ *             <= x < r + d) holds its width there: these widths fit in the
+ *             GPUs of c free at x, for a few x (fractions of T);
+ *   wide:     an option wider than half of c's largest node cannot share
+ *             a node with another such option at any instant: their
+ *             node-times (nodes x runtime) fit in the time c's nodes able
+ *             to hold more than half of that many GPUs have left before T.
+ * Each is a fact of every plan of makespan <= T (a plan's choices are an
+ * integral split), so a rejected T is a lower bound (at that T, whether or
+ * not rejection is monotone in T). One column per option instead of per
+ * class would tie the rows' costs to one option, but was measured 5-20
+ * times slower on Gavel's families for a bound under 1% higher. With
+ * lambda = the largest load over capacity, the LP min lambda is solved by
+ * lp_solve; T is rejected when lambda > 1 + LPB_SLACK (lp_solve's
+ * tolerances are far below it). Bisection looks for the smallest T
+ * accepted (rejection is monotone in T for the [rho, T) windows, nearly so
+ * for the others); the bound is the largest T it saw rejected.
+ * Deterministic: a fixed number of steps, no clock; skipped (0) above
+ * LPB_MAX_COLS (task, class) pairs.
  */
 #include "config.h"
 
@@ -40,24 +49,34 @@
 
 #include "planner_int.h"
 
-#define LPB_MAX_REL 8
+#define LPB_MAX_REL 64
 #define LPB_MAX_COLS 6000
 #define LPB_STEPS 60
 #define LPB_TOL 1e-5
 #define LPB_SLACK 1e-7
 
+/* Windows [a, b) as fractions of T, and instants, besides [rho, T). */
+static const double win_a[] = {0, 0, 0, 0.25, 0.25, 1.0 / 3, 0.5, 0.5, 2.0 / 3, 0.75};
+static const double win_b[] = {0.25, 0.5, 0.75, 0.5, 0.75, 2.0 / 3, 0.75, 1, 1, 1};
+#define NWIN (int)(sizeof(win_a) / sizeof(win_a[0]))
+static const double inst_x[] = {0.25, 1.0 / 3, 0.5, 2.0 / 3, 0.75};
+#define NINST (int)(sizeof(inst_x) / sizeof(inst_x[0]))
+
 typedef struct lpb {
 	const spase_inst_t *in;
 	int nc, nv;
-	int *vt, *vc;         /* per candidate: task, class */
-	int *ostart, *ocount; /* per candidate: its options in olist */
+	int *vt, *vc;         /* per column: task, class */
+	int *ostart, *ocount; /* per column: its options in olist */
 	int *olist;
 	int *has;             /* per task: 1 when free with work */
 	double rel[LPB_MAX_REL];
 	int nrel;
 	int *cmax;            /* per class: GPUs of its largest node */
-	/* per test */
-	double *a, *w, *nt; /* area, midpoint width, wide node-time */
+	/* per test: per row kind k (nrel release windows, NWIN windows,
+	 * NINST instants, 1 wide) and column v: coef[k * nv + v] */
+	int nrows;
+	double *coef;
+	char *ok;             /* per column: one of its options ends by T */
 	int *colno;
 	double *row, *x;
 } lpb_t;
@@ -78,15 +97,14 @@ static void lpb_free(lpb_t *s)
 	free(s->olist);
 	free(s->has);
 	free(s->cmax);
-	free(s->a);
-	free(s->w);
-	free(s->nt);
+	free(s->coef);
+	free(s->ok);
 	free(s->colno);
 	free(s->row);
 	free(s->x);
 }
 
-/* Candidates (task, class) and their options; the release thresholds.
+/* Columns (task, class) and their options; the release thresholds.
  * Returns 0, 1 when there is nothing to gain (one class and no release,
  * too many pairs), -1 on ENOMEM. */
 static int lpb_init(lpb_t *s, const spase_inst_t *in)
@@ -143,7 +161,7 @@ static int lpb_init(lpb_t *s, const spase_inst_t *in)
 		}
 	}
 	/* release thresholds: 0 and up to LPB_MAX_REL - 1 quantiles of the
-	 * distinct positive releases */
+	 * distinct positive releases (all of them when there are fewer) */
 	qsort(rels, (size_t)nr, sizeof(double), dbl_cmp);
 	s->rel[s->nrel++] = 0;
 	{
@@ -162,19 +180,19 @@ static int lpb_init(lpb_t *s, const spase_inst_t *in)
 	free(rels);
 	if ((nc < 2 && s->nrel < 2) || s->nv == 0 || s->nv > LPB_MAX_COLS)
 		return 1;
-	s->a = calloc((size_t)s->nv, sizeof(double));
-	s->w = calloc((size_t)s->nv, sizeof(double));
-	s->nt = calloc((size_t)s->nv, sizeof(double));
+	s->nrows = s->nrel + NWIN + NINST + 1;
+	s->coef = calloc((size_t)s->nv * (size_t)s->nrows, sizeof(double));
+	s->ok = calloc((size_t)s->nv + 1, 1);
 	s->colno = calloc((size_t)s->nv + 2, sizeof(int));
 	s->row = calloc((size_t)s->nv + 2, sizeof(double));
 	s->x = calloc((size_t)s->nv + 2, sizeof(double));
-	if (!s->a || !s->w || !s->nt || !s->colno || !s->row || !s->x)
+	if (!s->coef || !s->ok || !s->colno || !s->row || !s->x)
 		return -1;
 	return 0;
 }
 
-/* Free GPU-seconds of class c in [rho, T). */
-static double cap_from(const spase_inst_t *in, int c, double rho, double T)
+/* Free GPU-seconds of class c in [a, b). */
+static double cap_in(const spase_inst_t *in, int c, double a, double b)
 {
 	double cap = 0;
 
@@ -182,10 +200,10 @@ static double cap_from(const spase_inst_t *in, int c, double rho, double T)
 		if (in->klass[n] != c)
 			continue;
 		for (int g = 0; g < in->gpus[n]; g++) {
-			double f = in->gpu_free[n][g] > rho ? in->gpu_free[n][g] : rho;
+			double f = in->gpu_free[n][g] > a ? in->gpu_free[n][g] : a;
 
-			if (T > f)
-				cap += T - f;
+			if (b > f)
+				cap += b - f;
 		}
 	}
 	return cap;
@@ -221,45 +239,76 @@ static double wide_time(const spase_inst_t *in, int c, int cmax, double T)
 	return tot;
 }
 
-/* Coefficients at T. Returns 0 when some task has no option ending by T
- * (T is rejected), 1 otherwise. */
+/* Overlap of [s, s + d) with [a, b). */
+static double overlap(double s, double d, double a, double b)
+{
+	double lo = s > a ? s : a, hi = s + d < b ? s + d : b;
+
+	return hi > lo ? hi - lo : 0;
+}
+
+/* Least time an option of runtime d started in [r, T - d] runs in [a, b):
+ * the overlap is unimodal in the start, so it is least at an end. */
+static double least_overlap(double r, double d, double T, double a, double b)
+{
+	double x = overlap(r, d, a, b), y = overlap(T - d, d, a, b);
+
+	return x < y ? x : y;
+}
+
+/* Row k's cost of option op (release r) at T. */
+static double opt_cost(const lpb_t *s, int k, int c, const spase_opt_t *op, double r, double T)
+{
+	double d = op->dur;
+
+	if (k < s->nrel)
+		return op->width * least_overlap(r, d, T, s->rel[k], T);
+	k -= s->nrel;
+	if (k < NWIN)
+		return op->width * least_overlap(r, d, T, win_a[k] * T, win_b[k] * T);
+	k -= NWIN;
+	if (k < NINST)
+		return T - d <= inst_x[k] * T && r + d > inst_x[k] * T ? op->width : 0;
+	return 2 * op->gpus > s->cmax[c] ? op->nodes * d : 0;
+}
+
+/* Coefficients at T: per row, the least cost over the column's options
+ * that end by T. Returns 0 when some task has no option ending by T (T is
+ * rejected), 1 otherwise. */
 static int lpb_coef(lpb_t *s, double T)
 {
 	const spase_inst_t *in = s->in;
+	size_t nv = (size_t)s->nv;
 	int *seen = NULL;
 	int ok = 1;
 
 	for (int v = 0; v < s->nv; v++) {
 		const spase_task_t *tk = &in->t[s->vt[v]];
-		double a = INFINITY, w = INFINITY, nt = INFINITY, x = T / 2;
-		int forced = 1, wide = 1;
 
+		s->ok[v] = 0;
+		for (int k = 0; k < s->nrows; k++)
+			s->coef[(size_t)k * nv + (size_t)v] = INFINITY;
 		for (int i = 0; i < s->ocount[v]; i++) {
 			const spase_opt_t *op = &tk->opt[s->olist[s->ostart[v] + i]];
 
 			if (tk->release + op->dur > T)
 				continue;
-			if (op->area < a)
-				a = op->area;
-			if (!(T - op->dur <= x && tk->release + op->dur > x))
-				forced = 0;
-			else if (op->width < w)
-				w = op->width;
-			if (2 * op->gpus <= s->cmax[s->vc[v]])
-				wide = 0;
-			else if (op->nodes * op->dur < nt)
-				nt = op->nodes * op->dur;
+			s->ok[v] = 1;
+			for (int k = 0; k < s->nrows; k++) {
+				double x = opt_cost(s, k, s->vc[v], op, tk->release, T);
+				double *cf = &s->coef[(size_t)k * nv + (size_t)v];
+
+				if (x < *cf)
+					*cf = x;
+			}
 		}
-		s->a[v] = a;
-		s->w[v] = isfinite(a) && forced ? w : 0;
-		s->nt[v] = isfinite(a) && wide ? nt : 0;
 	}
 	/* every task needs a class where it can end by T */
 	seen = calloc((size_t)in->nt + 1, sizeof(int));
 	if (!seen)
 		return 1; /* out of memory: no claim */
 	for (int v = 0; v < s->nv; v++)
-		if (isfinite(s->a[v]))
+		if (s->ok[v])
 			seen[s->vt[v]] = 1;
 	for (int t = 0; t < in->nt; t++)
 		if (s->has[t] && !seen[t])
@@ -268,15 +317,14 @@ static int lpb_coef(lpb_t *s, double T)
 	return ok;
 }
 
-/* One row sum_v coef[v] / cap y_v - lambda <= 0 over the candidates of
- * class c selected by coef > 0; a zero capacity forbids them instead. */
-static int lpb_row(lpb_t *s, lprec *lp, int c, const double *coef, double cap, double rho)
+/* One row sum_v coef[v] / cap y_v - lambda <= 0 over the columns of class
+ * c with coef > 0; a zero capacity forbids them instead. */
+static int lpb_row(lpb_t *s, lprec *lp, int c, const double *coef, double cap)
 {
 	int m = 0;
 
 	for (int v = 0; v < s->nv; v++) {
-		if (s->vc[v] != c || !isfinite(s->a[v]) || !(coef[v] > 0) ||
-		    s->in->t[s->vt[v]].release < rho)
+		if (s->vc[v] != c || !s->ok[v] || !(coef[v] > 0))
 			continue;
 		if (!(cap > 0)) {
 			set_upbo(lp, v + 1, 0);
@@ -290,6 +338,20 @@ static int lpb_row(lpb_t *s, lprec *lp, int c, const double *coef, double cap, d
 	s->colno[m] = s->nv + 1;
 	s->row[m++] = -1;
 	return add_constraintex(lp, m, s->row, s->colno, LE, 0) ? 1 : 0;
+}
+
+/* Capacity of row kind k of class c at T. */
+static double row_cap(const lpb_t *s, int c, int k, double T)
+{
+	if (k < s->nrel)
+		return cap_in(s->in, c, s->rel[k], T);
+	k -= s->nrel;
+	if (k < NWIN)
+		return cap_in(s->in, c, win_a[k] * T, win_b[k] * T);
+	k -= NWIN;
+	if (k < NINST)
+		return free_at(s->in, c, inst_x[k] * T);
+	return wide_time(s->in, c, s->cmax[c], T);
 }
 
 /* Whether T is rejected (1), accepted (0; the split into frac when not
@@ -309,9 +371,9 @@ static int lpb_test(lpb_t *s, double T, double *frac)
 	set_verbose(lp, NEUTRAL);
 	set_add_rowmode(lp, TRUE);
 	for (int v = 0; v < s->nv; v++)
-		if (!isfinite(s->a[v]))
+		if (!s->ok[v])
 			set_upbo(lp, v + 1, 0);
-	/* one split per task */
+	/* one split per task (its columns are consecutive) */
 	for (int v = 0; v < s->nv;) {
 		int t = s->vt[v], m = 0;
 
@@ -323,14 +385,11 @@ static int lpb_test(lpb_t *s, double T, double *frac)
 		if (!add_constraintex(lp, m, s->row, s->colno, EQ, 1))
 			goto out;
 	}
-	for (int c = 0; c < s->nc; c++) {
-		for (int j = 0; j < s->nrel; j++)
-			if (!lpb_row(s, lp, c, s->a, cap_from(in, c, s->rel[j], T), s->rel[j]))
+	for (int c = 0; c < s->nc; c++)
+		for (int k = 0; k < s->nrows; k++)
+			if (!lpb_row(s, lp, c, &s->coef[(size_t)k * (size_t)s->nv],
+				     row_cap(s, c, k, T)))
 				goto out;
-		if (!lpb_row(s, lp, c, s->w, free_at(in, c, T / 2), 0) ||
-		    !lpb_row(s, lp, c, s->nt, wide_time(in, c, s->cmax[c], T), 0))
-			goto out;
-	}
 	set_add_rowmode(lp, FALSE);
 	s->colno[0] = s->nv + 1;
 	s->row[0] = 1;

@@ -354,7 +354,7 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 		if (ratio > 0 && ratio * b.best > stop_at)
 			stop_at = ratio * b.best;
 		m2 = spase_anneal(in, w, best, mk, stop_at,
-				  opts->seed ? opts->seed : 1, 0, &clk);
+				  opts->seed ? opts->seed : 1, opts->max_evals, &clk);
 		if (m2 < 0)
 			goto nomem;
 		if (m2 < mk) {

@@ -43,6 +43,12 @@ typedef struct saturn_planner_opts {
 	 * the fields above (backward compatible); saturn_planner_opts_init()
 	 * sets it to 0. */
 	double stop_ratio;
+	/* At most this many annealing decodes (0, the default: no limit;
+	 * the clock still applies). With a time limit long enough not to cut
+	 * the search, the plan then depends only on the problem, the seed
+	 * and this number, not on the machine's speed or load: for comparing
+	 * search methods at equal effort. Added after stop_ratio. */
+	unsigned long max_evals;
 } saturn_planner_opts_t;
 
 /* Fill opts with the defaults. */

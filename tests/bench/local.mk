@@ -7,6 +7,14 @@ bench_saturn_bench_SOURCES = bench/saturn-bench.c bench/bench_model.h bench/benc
 bench_saturn_bench_CPPFLAGS = $(UNIT_CPPFLAGS) -DBENCH_DATA_DIR='"$(abs_srcdir)/bench/data"'
 bench_saturn_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_saturn_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la
+# the gap on real speeds, exactly: small batches drawn from a real-data
+# instance, optimum by enumeration vs the bound and the plan (doc/benchmarks.md)
+# tests/bench/gavel-small-bench FILE [rounds] [gpus] [tasks] [release_s] [evals]
+noinst_PROGRAMS += bench/gavel-small-bench
+bench_gavel_small_bench_SOURCES = bench/gavel-small-bench.c
+bench_gavel_small_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
+bench_gavel_small_bench_CFLAGS = $(SATURN_CFLAGS)
+bench_gavel_small_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
 EXTRA_DIST += bench/README.md bench/run-bench.sh mutate.sh bench/fair-cluster.sh bench/multi-cluster.sh
 EXTRA_DIST += bench/class-cluster.sh
 EXTRA_DIST += bench/data/README.md bench/data/gavel-throughputs.csv bench/data/gavel-extract.py

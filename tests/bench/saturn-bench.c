@@ -33,11 +33,14 @@
  *
  * Usage: saturn-bench [--time-limit S] [--runs N] [--family NAME]
  *                     [--seed N] [--quiet] [--warm-stop R]
- *                     [--data-dir DIR] [--write-problems DIR]
+ *                     [--data-dir DIR] [--write-problems DIR] [--evals N]
  *
  * --data-dir: where the real-data families' tables are (default: the
  * source tree's tests/bench/data). --write-problems: each instance is also
  * written there as saturn-problem JSON (FAMILY-RUN.json), for `saturn plan`.
+ * --evals N: the annealing stops after N decodes (opts.max_evals), so that
+ * runs compare at equal effort whatever the machine's load; give a time
+ * limit long enough not to cut it.
  *
  * --warm-stop R (re-planning, as sched/saturn does every cycle): per
  * instance, a first solve gives the "previous" plan; then the same problem
@@ -226,6 +229,7 @@ static const family_t families[] = {
 
 static const char *data_dir = BENCH_DATA_DIR;
 static const char *write_dir; /* --write-problems */
+static unsigned long max_evals; /* --evals */
 
 /* --write-problems: the instance as DIR/FAMILY-RUN.json. */
 static void write_problem(const saturn_problem_t *p, const char *family, int run)
@@ -336,7 +340,7 @@ static void usage(void)
 	fprintf(stderr, "usage: saturn-bench [--time-limit S] [--runs N] "
 			"[--family NAME] [--seed N] [--quiet] "
 			"[--warm-stop R] [--data-dir DIR] "
-			"[--write-problems DIR]\n");
+			"[--write-problems DIR] [--evals N]\n");
 	exit(2);
 }
 
@@ -469,6 +473,8 @@ int main(int argc, char **argv)
 			data_dir = argv[++i];
 		else if (!strcmp(argv[i], "--write-problems") && i + 1 < argc)
 			write_dir = argv[++i];
+		else if (!strcmp(argv[i], "--evals") && i + 1 < argc)
+			max_evals = strtoul(argv[++i], NULL, 10);
 		else
 			usage();
 	}
@@ -509,6 +515,7 @@ int main(int argc, char **argv)
 			saturn_planner_opts_init(&o);
 			o.time_limit_s = limit > 0 ? limit : nj <= 32 && !f->real ? 5 : 10;
 			o.seed = (unsigned)seed;
+			o.max_evals = max_evals;
 			t0 = now_s();
 			pl = saturn_planner_solve(p, &o, &err);
 			dt = now_s() - t0;

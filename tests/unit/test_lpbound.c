@@ -1,5 +1,7 @@
 /* test_lpbound.c - the class-aware LP bound (lib/planner/lpbound.c) and every
- * other bound of saturn_planner_bounds(): hand-computed values, and
+ * other bound of saturn_planner_bounds(), and the class-aware choices of
+ * the search (classseed.c, the decoder, the heuristics' best on several
+ * classes): hand-computed values, and
  * validity against exhaustive search on tiny random instances that have
  * node classes, release times, options on several nodes, a running task,
  * busy GPUs, a task released to a node and zero-length tasks. The same
@@ -55,8 +57,10 @@ START_TEST(test_three_classes)
 END_TEST
 
 /* One class, two GPUs; A (10 s) at 0, B, C, D (10 s each) released at
- * 10 s: 30 GPU-s in [10, T) on 2 GPUs, so T >= 25 (optimum 30); area and
- * length say 20. */
+ * 10 s: 30 GPU-s in [10, T) on 2 GPUs, so T >= 25; area and length say
+ * 20. The instant rows close the rest: below T = 30, B, C and D all run
+ * at instant 2T/3 (latest start T - 10 <= 2T/3 < 20, their earliest end),
+ * three GPUs of two. The optimum is 30. */
 START_TEST(test_release_rows)
 {
 	static const opt_spec_t o[] = {{"ddp", 1, 10, NULL}};
@@ -71,11 +75,38 @@ START_TEST(test_release_rows)
 	fx_check(p);
 	b = bounds(p);
 	ck_assert_double_eq_tol(b.length, 20, 1e-9);
-	ck_assert_double_eq_tol(b.lp, 25, 25 * 2e-5);
-	ck_assert_double_le(b.lp, 25);
+	ck_assert_double_eq_tol(b.lp, 30, 30 * 2e-5);
+	ck_assert_double_le(b.lp, 30);
 	saturn_problem_destroy(p);
 }
 END_TEST
+
+/* The work a task released before a threshold still has after it. One
+ * class, two GPUs; A (20 s) at 0, B and C (10 s) at 10 s. Counting only
+ * the tasks released at 10 s or later, [10, T) holds 20 GPU-s: T >= 20,
+ * as length and area. But A, started at 0 at the earliest, still runs 10 s
+ * after 10 s: 30 GPU-s in [10, T), T >= 25. (Optimum: 30, A and B side by
+ * side, then C.) */
+START_TEST(test_release_carry)
+{
+	static const opt_spec_t a[] = {{"ddp", 1, 20, NULL}};
+	static const opt_spec_t o[] = {{"ddp", 1, 10, NULL}};
+	saturn_problem_t *p = fx_problem();
+	saturn_bounds_t b;
+
+	fx_node(p, "n", 2, NULL);
+	fx_task(p, "A", 1, 0, a, 1);
+	fx_task(p, "B", 1, 10, o, 1);
+	fx_task(p, "C", 1, 10, o, 1);
+	fx_check(p);
+	b = bounds(p);
+	ck_assert_double_eq_tol(b.length, 20, 1e-9);
+	ck_assert_double_ge(b.lp, 25 * (1 - 2e-5));
+	ck_assert_double_le(b.lp, 30);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
 
 /* The class-aware choices of classseed.c and the decoder: node A (class a)
  * has all 8 GPUs busy until 1000 s, node B (class b) is free. The task
@@ -525,6 +556,83 @@ START_TEST(test_exhaustive_counts)
 }
 END_TEST
 
+/* The heuristics' best, decoded again (as the annealing starts from it),
+ * has the makespan they report. Their earliest-finish candidates let the
+ * decoder choose options among those within alpha of the smallest area; a
+ * second decode may take another class's option of the same GPU count that
+ * ends sooner, and the annealing once started from that other makespan
+ * (and could return a plan longer than the heuristics' best). Random
+ * batches on two or three node classes whose speed ratios differ from task
+ * to task, some released later, each task with options at 1, 2, 4 and 8
+ * GPUs in every class. */
+START_TEST(test_heuristics_redecode)
+{
+	static const char *cls[] = {"k80", "p100", "v100"};
+	uint64_t seed = 777u;
+	int differ = 0;
+
+	for (int r = 0; r < 40; r++) {
+		saturn_problem_t *p = fx_problem();
+		int nc = 2 + fx_rand(&seed, 2), nt = 6 + fx_rand(&seed, 20);
+		spase_clock_t clk = {0};
+		spase_inst_t *in;
+		spase_work_t *w;
+		spase_sol_t *best;
+		saturn_bounds_t b;
+		double mk, x;
+
+		for (int c = 0, k = 0; c < nc; c++)
+			for (int n = 0; n < 1 + fx_rand(&seed, 2); n++, k++) {
+				char name[16];
+
+				snprintf(name, sizeof(name), "n%d", k);
+				fx_node(p, name, fx_rand(&seed, 2) ? 8 : 4, cls[c]);
+			}
+		for (int t = 0; t < nt; t++) {
+			opt_spec_t o[12];
+			int no = 0;
+			char id[16];
+			double base = 1 + fx_rand(&seed, 20);
+
+			snprintf(id, sizeof(id), "t%d", t);
+			for (int c = 0; c < nc; c++) {
+				double speed = 1 + fx_rand(&seed, 40) / 10.0;
+
+				for (int g = 1; g <= 8; g *= 2) {
+					double eff = 0.4 + fx_rand(&seed, 70) / 100.0;
+
+					o[no].tech = "ddp";
+					o[no].gpus = g;
+					o[no].spb = base / (speed * g * eff);
+					o[no].klass = cls[c];
+					no++;
+				}
+			}
+			fx_task(p, id, 100, fx_rand(&seed, 3) == 0 ? 10.0 * fx_rand(&seed, 30) : 0,
+				o, no);
+		}
+		fx_check(p);
+		b = bounds(p);
+		in = spase_inst_create(p);
+		w = spase_work_create(in);
+		best = spase_sol_create(in);
+		ck_assert_ptr_nonnull(best);
+		clk.t0 = spase_now();
+		clk.deadline = clk.t0 + 600;
+		mk = spase_heuristics(in, w, b.best, best, &clk);
+		ck_assert_double_gt(mk, 0);
+		x = spase_decode(w, best, 1);
+		differ += x != mk;
+		ck_assert_msg(x == mk, "batch %d: heuristics say %.17g, decoded again %.17g", r, mk, x);
+		spase_sol_destroy(best);
+		spase_work_destroy(w);
+		spase_inst_destroy(in);
+		saturn_problem_destroy(p);
+	}
+	ck_assert_int_eq(differ, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lpbound");
@@ -535,8 +643,10 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_three_classes);
 	tcase_add_test(tc, test_release_rows);
+	tcase_add_test(tc, test_release_carry);
 	tcase_add_test(tc, test_class_choices);
 	tcase_add_test(tc, test_class_balance);
+	tcase_add_test(tc, test_heuristics_redecode);
 	tcase_add_loop_test(tc, test_exhaustive, 0, 8);
 	tcase_add_test(tc, test_exhaustive_counts);
 	suite_add_tcase(s, tc);
