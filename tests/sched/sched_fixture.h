@@ -68,6 +68,20 @@ static inline saturn_planner_opts_t fx_opts(double limit_s)
 	return o;
 }
 
+/* Options for a test whose result must not depend on the machine's load:
+ * the search stops after `evals` decodes (a seed and a count of decodes
+ * always give the same plan), with a wall-clock limit far above what
+ * that takes, only so that a bug cannot hang the test. */
+static inline saturn_planner_opts_t fx_opts_evals(unsigned long evals)
+{
+	saturn_planner_opts_t o;
+
+	saturn_planner_opts_init(&o);
+	o.time_limit_s = 60;
+	o.max_evals = evals;
+	return o;
+}
+
 /* A snapshot taken at `now` with nnodes nodes n1, n2, ... of gpus GPUs
  * each and no job yet. */
 static inline saturn_snapshot_t *fx_snapshot(double now, int nnodes, int gpus)
