@@ -291,11 +291,36 @@ wait_nodes_idle() {
 	while [ $n -lt $((TIMEOUT * 5)) ]; do
 		st=$(sq sinfo -h -N -o '%T' 2>/dev/null | sort -u | tr '\n' ' ')
 		[ "$st" = "idle " ] && return 0
+		[ $((n % 10)) = 9 ] && revive_slurmd "$NODES"
 		sleep 0.2
 		n=$((n + 1))
 	done
 	note "nodes not idle after ${TIMEOUT}s: $st"
 	return 1
+}
+
+# Start the slurmd of node n$1 (pid in run/slurmd-nN.started.pid).
+start_slurmd() {
+	setsid "$SBIN/slurmd" -D -N "n$1" >>"$D/log/slurmd-n$1.out" 2>&1 </dev/null &
+	echo $! >"$D/run/slurmd-n$1.started.pid"
+}
+
+# Start again each slurmd of n1..n$1 that exited because its port was taken
+# (ports in Linux's ephemeral range, 32768-60999, may be held a moment by
+# an outgoing connection), every 2 s, at most 30 times each.
+revive_slurmd() {
+	k=1
+	while [ $k -le "$1" ]; do
+		if ! alive "$(pid_of "$D/run/slurmd-n$k.started.pid")" &&
+			grep -q 'Address already in use' "$D/log/slurmd-n$k.out" 2>/dev/null &&
+			[ "$(grep -c '^cluster.sh: port taken' "$D/log/slurmd-n$k.out")" -lt 30 ]; then
+			echo "cluster.sh: port taken: slurmd started again" >>"$D/log/slurmd-n$k.out"
+			[ "$(grep -c "^cluster.sh: port taken" "$D/log/slurmd-n$k.out")" -gt 1 ] ||
+				note "n$k: slurmd's port $((PORT + k)) is taken: starting it again every 2 s"
+			start_slurmd $k
+		fi
+		k=$((k + 1))
+	done
 }
 
 # Number of idle nodes.
@@ -308,6 +333,7 @@ wait_nodes_registered() {
 	n=0
 	while [ $n -lt $((TIMEOUT * 5)) ]; do
 		[ "$(nodes_idle)" -ge "$1" ] && return 0
+		[ $((n % 10)) = 9 ] && revive_slurmd "$1"
 		sleep 0.2
 		n=$((n + 1))
 	done
@@ -656,8 +682,8 @@ start() {
 	i=1
 	while [ $i -le "$NODES" ]; do
 		mkdir -p "$D/spool/n$i"
-		setsid "$SBIN/slurmd" -D -N "n$i" >"$D/log/slurmd-n$i.out" 2>&1 </dev/null &
-		echo $! >"$D/run/slurmd-n$i.started.pid"
+		: >"$D/log/slurmd-n$i.out"
+		start_slurmd $i
 		# SATURN_SLURMD_WAVE: this wave registered before the next
 		if [ "$WAVE" -gt 0 ] && [ $((i % WAVE)) = 0 ] && [ $i -lt "$NODES" ]; then
 			wait_nodes_registered "$i" || die "only $(nodes_idle) of the first $i nodes registered after ${TIMEOUT}s (see $D/log/)"

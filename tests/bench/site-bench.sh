@@ -37,7 +37,8 @@ export SATURN_MAX_JOBS=${SATURN_MAX_JOBS:-30000} SATURN_TIMEOUT=${SATURN_TIMEOUT
 	exit 2
 }
 CL="$ROOT/scripts/cluster.sh"
-trap 'sh "$CL" stop >/dev/null 2>&1 || true' EXIT INT TERM
+trap 'sh "$CL" stop >/dev/null 2>&1 || true' EXIT
+trap 'exit 1' INT TERM
 mkdir -p "$OUTD"
 runs=
 rc=0

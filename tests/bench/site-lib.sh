@@ -142,16 +142,21 @@ ev_restart() {
 	echo "$(((${EPOCHREALTIME/./} - er_t) / 1000))" >restart_ms
 }
 
-# RSS (kB) of every process of the instance (its SLURM_CONF in the
-# environment: daemons, slurmstepd, tasks) and the number of slurmstepd
+# Memory of every process of the instance (its SLURM_CONF in the
+# environment: daemons, slurmstepd, tasks): "PSS_KB NSTEPD RSS_KB", PSS
+# (shared pages split between their users: what the instance costs) and the
+# sum of RSS (shared pages counted in every process), and the number of
+# slurmstepd
 inst_rss() {
 	ir_p=$(grep -slzxF "SLURM_CONF=$SLURM_CONF" /proc/[0-9]*/environ 2>/dev/null |
-		sed 's|/proc/||; s|/environ||' | tr '\n' ',')
+		sed 's|/proc/||; s|/environ||')
 	[ -n "$ir_p" ] || {
-		echo "0 0"
+		echo "0 0 0"
 		return 0
 	}
-	ps -o rss=,comm= -p "${ir_p%,}" 2>/dev/null | awk '{ s += $1; if ($2 == "slurmstepd") n++ } END { print s + 0, n + 0 }'
+	ir_pss=$(for p in $ir_p; do cat "/proc/$p/smaps_rollup" 2>/dev/null; done | awk '$1 == "Pss:" { s += $2 } END { print s + 0 }')
+	ps -o rss=,comm= -p "$(echo $ir_p | tr ' ' ',')" 2>/dev/null |
+		awk -v pss="$ir_pss" '{ s += $1; if ($2 == "slurmstepd") n++ } END { print pss, n + 0, s + 0 }'
 }
 
 # Every SAMPLE s until .stop: squeue (all, as root; and a user's own) timed,
@@ -170,7 +175,7 @@ sampler() {
 		# the whole instance every third sample (reads every /proc/*/environ)
 		[ $((sm_k % 3)) = 0 ] && set -- $(inst_rss)
 		sm_k=$((sm_k + 1))
-		echo "$sm_t,${sm_cr:-0},$1,$2,$sm_run,$sm_pd,$(stat -c %s "$D/state/saturn/state.json" 2>/dev/null || echo 0),$(stat -c %s "$D/state/job_state" 2>/dev/null || echo 0),$(cut -d' ' -f1 /proc/loadavg)" >>rss.csv
+		echo "$sm_t,${sm_cr:-0},$1,$2,$3,$sm_run,$sm_pd,$(stat -c %s "$D/state/saturn/state.json" 2>/dev/null || echo 0),$(stat -c %s "$D/state/job_state" 2>/dev/null || echo 0),$(cut -d' ' -f1 /proc/loadavg)" >>rss.csv
 		sleep "$SAMPLE"
 	done
 }
@@ -218,8 +223,8 @@ analyse() {
 	put submit_failures "$(cat submit.fail 2>/dev/null | wc -l)"
 	put drain_s "$(((T_END - T_LOAD) / 1000000))"
 	put restart_ms "$(cat restart_ms 2>/dev/null || echo -)"
-	put load1_mean "$(awk -F, 'NR > 1 { s += $9; n++ } END { printf "%.2f", n ? s / n : 0 }' rss.csv)"
-	put load1_max "$(awk -F, 'NR > 1 && $9 > m { m = $9 } END { printf "%.2f", m }' rss.csv)"
+	put load1_mean "$(awk -F, 'NR > 1 { s += $10; n++ } END { printf "%.2f", n ? s / n : 0 }' rss.csv)"
+	put load1_max "$(awk -F, 'NR > 1 && $10 > m { m = $10 } END { printf "%.2f", m }' rss.csv)"
 	for op in sbatch squeue squeue_user scancel scontrol; do
 		set -- $(awk -F, -v op="$op" '$1 == op && $4 == 0 { print $3 / 1000 }' lat.csv | stats)
 		put "${op}_n" "$1"
@@ -231,11 +236,12 @@ analyse() {
 	put ctld_rss_first_mb "$(awk -F, 'NR == 2 { printf "%.1f", $2 / 1024 }' rss.csv)"
 	put ctld_rss_max_mb "$(awk -F, 'NR > 1 && $2 > m { m = $2 } END { printf "%.1f", m / 1024 }' rss.csv)"
 	put ctld_rss_last_mb "$(awk -F, 'NR > 1 { l = $2 } END { printf "%.1f", l / 1024 }' rss.csv)"
-	put inst_rss_max_mb "$(awk -F, 'NR > 1 && $3 > m { m = $3 } END { printf "%.1f", m / 1024 }' rss.csv)"
+	put inst_pss_max_mb "$(awk -F, 'NR > 1 && $3 > m { m = $3 } END { printf "%.1f", m / 1024 }' rss.csv)"
+	put inst_rss_sum_max_mb "$(awk -F, 'NR > 1 && $5 > m { m = $5 } END { printf "%.1f", m / 1024 }' rss.csv)"
 	put slurmstepd_max "$(awk -F, 'NR > 1 && $4 > m { m = $4 } END { print m + 0 }' rss.csv)"
-	put running_max "$(awk -F, 'NR > 1 && $5 > m { m = $5 } END { print m + 0 }' rss.csv)"
-	put state_json_max_kb "$(awk -F, 'NR > 1 && $7 > m { m = $7 } END { printf "%.1f", m / 1024 }' rss.csv)"
-	put job_state_max_kb "$(awk -F, 'NR > 1 && $8 > m { m = $8 } END { printf "%.1f", m / 1024 }' rss.csv)"
+	put running_max "$(awk -F, 'NR > 1 && $6 > m { m = $6 } END { print m + 0 }' rss.csv)"
+	put state_json_max_kb "$(awk -F, 'NR > 1 && $8 > m { m = $8 } END { printf "%.1f", m / 1024 }' rss.csv)"
+	put job_state_max_kb "$(awk -F, 'NR > 1 && $9 > m { m = $9 } END { printf "%.1f", m / 1024 }' rss.csv)"
 
 	# sdiag: before the restart + the end of the load
 	{

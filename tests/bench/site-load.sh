@@ -33,7 +33,7 @@
 #   client alone (site-timed.sh; failed calls counted apart), a full squeue
 #   as root and a user's own squeue every SL_SAMPLE s; slurmctld RSS, the
 #   RSS of all of the instance's processes and the number of slurmstepd
-#   over time (rss.csv); state.json and job_state sizes; sdiag (main and
+#   over time (rss.csv: PSS and the sum of RSS); state.json and job_state sizes; sdiag (main and
 #   backfill cycles, RPC counts and mean times; the sdiag before the restart
 #   and at the end of the load added up); sched/saturn's cycle (snapshot +
 #   lock wait + plan + apply, from its debug line: needs SlurmctldDebug=debug),
@@ -124,7 +124,7 @@ done
 : >submit.log
 : >cancel.log
 : >events.log
-echo "t,ctld_rss_kb,inst_rss_kb,nsteps,running,pending,state_json_b,job_state_b,load1" >rss.csv
+echo "t,ctld_rss_kb,inst_pss_kb,nsteps,inst_rss_kb,running,pending,state_json_b,job_state_b,load1" >rss.csv
 cp "$ROOT/tests/bench/site-timed.sh" timed.sh
 chmod 755 timed.sh
 cat >task.sh <<EOS
@@ -223,6 +223,7 @@ echo "$T0" >t0
 sampler &
 SAMPLER=$!
 trap 'touch "$OUT/.stop"; kill "$SAMPLER" 2>/dev/null' EXIT
+trap 'exit 1' INT TERM
 lag_max=0
 while read -r off act a1 a2 a3 a4 a5 a6 a7; do
 	now=$(((${EPOCHREALTIME/./} - T0) / 1000))
