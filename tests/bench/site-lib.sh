@@ -222,6 +222,9 @@ analyse() {
 	put ordinary_tasks "$(awk '$1 == "job" { n += ($3 > 0 ? $3 : 1) } END { print n + 0 }' submit.log)"
 	put submit_failures "$(cat submit.fail 2>/dev/null | wc -l)"
 	put drain_s "$(((T_END - T_LOAD) / 1000000))"
+	# jobs still queued when the drain ended (SL_DRAIN_MAX): their tasks
+	# count as lost
+	put queue_left_at_end "$(cat left.txt 2>/dev/null | wc -l)"
 	put restart_ms "$(cat restart_ms 2>/dev/null || echo -)"
 	put load1_mean "$(awk -F, 'NR > 1 { s += $10; n++ } END { printf "%.2f", n ? s / n : 0 }' rss.csv)"
 	put load1_max "$(awk -F, 'NR > 1 && $10 > m { m = $10 } END { printf "%.2f", m }' rss.csv)"

@@ -251,12 +251,19 @@ done <events.txt
 sdiag >sdiag-2.txt 2>&1
 T_LOAD=${EPOCHREALTIME/./}
 say "load done (max lag behind the schedule $((lag_max / 1000)) s); draining"
+# jobs left in the queue; a failed squeue (an overloaded slurmctld times
+# out) counts as not drained
+queue_left() {
+	ql=$(squeue -h -o %i 2>/dev/null) || return 0
+	[ -n "$ql" ]
+}
 n=0
-while [ -n "$(squeue -h -o %i 2>/dev/null | head -n 1)" ] || ! scontrol ping 2>/dev/null | grep -q 'is UP'; do
+while queue_left || ! scontrol ping 2>/dev/null | grep -q 'is UP'; do
 	n=$((n + 2))
 	[ $n -le "$DRAIN_MAX" ] || { say "queue not empty after ${DRAIN_MAX}s of drain"; break; }
 	sleep 2
 done
+squeue -h -r -o %i >left.txt 2>&1 || echo "squeue failed" >>left.txt
 T_END=${EPOCHREALTIME/./}
 touch .stop
 wait "$SAMPLER" 2>/dev/null
