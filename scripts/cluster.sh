@@ -71,22 +71,19 @@
 #   SATURN_DB_PORT        MariaDB's port, on 127.0.0.1 [SATURN_PORT_BASE + 9]
 #   SATURN_DB_TIMEOUT     seconds to wait for MariaDB and slurmdbd [180]
 #
-# SITE SCALE (tests/bench/site-load.sh; doc/benchmarks-site.md): 64, 128 or
-# 256 nodes x 8 fake GPUs, e.g. SATURN_GPU_CLASSES="a100:pcie:24
-# h100:nvlink:24 l40:pcie:16" SATURN_PARTITIONS="gpu:n[1-64] a100:n[1-24]
-# h100:n[25-48]" SATURN_SLURMD_DEBUG=error SATURN_SLURMD_WAVE=32
-# SATURN_MAX_JOBS=30000. Ports: slurmctld PORT, slurmd PORT+1..PORT+NODES,
-# so a 256-node cluster takes 257 ports from SATURN_PORT_BASE. Memory (RSS
-# measured on Debian 12's Slurm 22.05.8): a slurmd 6.3 MB, an idle
-# slurmctld 19 MB (plus its job records, about 4 KB a queued job), and a
-# running task 5.7 MB of slurmstepd plus its own script (a shell and a
-# sleep: about 1.5 MB), so
-#     RSS ~ 19 MB + NODES x 6.3 MB + JOBS x 4 KB + RUNNING x 7.2 MB.
-# 256 nodes and 10,000 queued jobs take ~1.7 GB before any task runs; on a
-# 24 GiB machine shared with others, keep the cluster within 12 GiB: at most
-# (12288 - 1700) / 7.2 ~ 1,450 tasks running at once. 256 x 8 GPUs run 2,048
-# one-GPU tasks at once (14.7 GB): too many; a mix averaging 2 GPUs or more
-# a task (1,024 at once, 7.4 GB) fits. The load generator sizes its mix so.
+# SITE SCALE (tests/bench/site-bench.sh, doc/benchmarks-site.md): 64-256
+# nodes x 8 fake GPUs, e.g. SATURN_GPU_CLASSES="a100:pcie:24 h100:nvlink:24
+# l40:pcie:16" SATURN_PARTITIONS="gpu:n[1-64] a100:n[1-24] h100:n[25-48]"
+# SATURN_SLURMD_DEBUG=error SATURN_SLURMD_WAVE=32 SATURN_MAX_JOBS=30000;
+# slurmd ports PORT+1..PORT+NODES. Memory (RSS, Slurm 22.05.8): slurmd
+# 6.3 MB, idle slurmctld 9-19 MB plus ~30 KB a job it keeps (MinJobAge=600),
+# a running task 7.2 MB (slurmstepd 5.7, its shell and sleep 1.5), so
+#     RSS ~ 19 MB + NODES x 6.3 MB + JOBS x 30 KB + RUNNING x 7.2 MB:
+# 256 nodes and 10,000 jobs ~1.9 GB; within 12 GiB of the 24 GiB machine
+# (12288 - 1900) / 7.2 ~ 1,440 tasks at once, so not 2,048 one-GPU tasks
+# (14.7 GB) but a mix of 2 GPUs a task or more. RSS counts shared pages in
+# every process; PSS is lower (1.4 GB for 128 nodes and ~750 tasks, 2-2.7 MB
+# a task). The CPU limits first: ~12 task launches a second fill 2 cores.
 #
 # ACCOUNTING (SATURN_ACCOUNTING=1): scripts/cluster-acct.sh, sourced by this
 # script, says how the private MariaDB and slurmdbd run.
