@@ -106,6 +106,7 @@ WAVE=${SATURN_SLURMD_WAVE:-0}
 TIMEOUT=${SATURN_TIMEOUT:-60}
 SBIN=${SATURN_SLURM_BIN:-/usr/sbin}
 ACCT=${SATURN_ACCOUNTING:-0}
+# shellcheck disable=SC2034 # used by cluster-acct.sh
 DB_TIMEOUT=${SATURN_DB_TIMEOUT:-180}
 CLASSES=${SATURN_GPU_CLASSES:-}
 if [ -n "$CLASSES" ]; then
@@ -143,6 +144,7 @@ case "$D" in
 esac
 CONF="$D/etc/slurm.conf"
 # accounting: acct_settings, acct_conf, start_db, start_dbd
+# shellcheck source=scripts/cluster-acct.sh
 . "$(dirname "$0")/cluster-acct.sh"
 
 is_int() {

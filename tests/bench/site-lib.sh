@@ -2,6 +2,7 @@
 # site-lib.sh - the events, the sampler and the analysis of site-load.sh
 # (sourced by it after its settings; runs in its output folder $OUT). Not run
 # on its own.
+# shellcheck disable=SC2046 # set -- $(stats ...): split on purpose
 
 # submit USER ARGS...: sbatch --parsable as USER; prints the job id. Retried
 # (1 s apart, 60 tries) only while slurmctld cannot be reached (its restart);
