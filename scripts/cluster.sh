@@ -21,6 +21,18 @@
 #   SATURN_SCHED_PARAMS   extra SchedulerParameters, comma-separated [none]
 #   SATURN_AUTH           munge or none (auth/none: tests only) [munge]
 #   SATURN_DEBUG          SlurmctldDebug/SlurmdDebug level [info]
+#   SATURN_SLURMD_DEBUG   SlurmdDebug level alone (e.g. error: hundreds of
+#                         slurmd logging at debug cost disk and CPU)
+#                         [SATURN_DEBUG]
+#   SATURN_DEBUG_FLAGS    DebugFlags= (e.g. Backfill: sched/backfill logs
+#                         each cycle's time) [none]
+#   SATURN_MAX_JOBS       MaxJobCount= (jobs slurmctld keeps, every array
+#                         task counted; Slurm's default 10000 is too few
+#                         for 10,000 held tasks beside other jobs) [Slurm's]
+#   SATURN_SLURMD_WAVE    start slurmd in waves of this many, each wave
+#                         registered (idle) before the next starts, so
+#                         hundreds of nodes do not register all at once
+#                         on a small machine [0: all at once]
 #   SATURN_CRED_EXPIRE    AuthInfo=cred_expire=N: seconds a requeued batch job
 #                         waits before it may start again (5 or more) [Slurm's, 120]
 #   SATURN_REQUEUE_EXIT   RequeueExit=CODES: exit codes that requeue a batch
@@ -59,25 +71,22 @@
 #   SATURN_DB_PORT        MariaDB's port, on 127.0.0.1 [SATURN_PORT_BASE + 9]
 #   SATURN_DB_TIMEOUT     seconds to wait for MariaDB and slurmdbd [180]
 #
-# ACCOUNTING (SATURN_ACCOUNTING=1; packages mariadb-server-core,
-# mariadb-client-core and slurmdbd from Debian, see scripts/install-deps.sh):
-# `start` runs a MariaDB server of the instance's own (datadir $D/db/data,
-# socket $D/db/mysqld.sock, TCP on 127.0.0.1:SATURN_DB_PORT only, running as
-# root; no system service is started or touched), then slurmdbd on
-# SATURN_DBD_PORT (StorageType=accounting_storage/mysql, database
-# slurm_acct_db, a database user of its own with a random password in the
-# 0600 $D/etc/slurmdbd.conf), adds cluster "saturn", account "saturn" and
-# SATURN_ACCOUNTING_USERS with sacctmgr, and only then slurmctld with
-# AccountingStorageType=accounting_storage/slurmdbd and
-# AccountingStoreFlags=job_comment. The database is emptied at each start
-# (like the rest of the instance) but its files are kept, so later starts skip
-# mariadb-install-db. `stop` stops slurmdbd after slurmctld (which flushes
-# its job records first) and MariaDB last but munged. Ports default inside
-# the instance's block of 10 (slurmctld PORT, slurmd PORT+1..PORT+NODES), so
-# parallel clusters 10 ports apart never collide. MariaDB runs small (32 MB
-# buffer pool, 16 MB log): slurmdbd.log says "Database settings not
-# recommended values", harmless at this size. Without SATURN_ACCOUNTING
-# nothing of this runs (AccountingStorageType=accounting_storage/none).
+# SITE SCALE (tests/bench/site-bench.sh, doc/benchmarks-site.md): 64-256
+# nodes x 8 fake GPUs, e.g. SATURN_GPU_CLASSES="a100:pcie:24 h100:nvlink:24
+# l40:pcie:16" SATURN_PARTITIONS="gpu:n[1-64] a100:n[1-24] h100:n[25-48]"
+# SATURN_SLURMD_DEBUG=error SATURN_SLURMD_WAVE=32 SATURN_MAX_JOBS=30000;
+# slurmd ports PORT+1..PORT+NODES. Memory (RSS, Slurm 22.05.8): slurmd
+# 6.3 MB, idle slurmctld 9-19 MB plus ~30 KB a job it keeps (MinJobAge=600),
+# a running task 7.2 MB (slurmstepd 5.7, its shell and sleep 1.5), so
+#     RSS ~ 19 MB + NODES x 6.3 MB + JOBS x 30 KB + RUNNING x 7.2 MB:
+# 256 nodes and 10,000 jobs ~1.9 GB; within 12 GiB of the 24 GiB machine
+# (12288 - 1900) / 7.2 ~ 1,440 tasks at once, so not 2,048 one-GPU tasks
+# (14.7 GB) but a mix of 2 GPUs a task or more. RSS counts shared pages in
+# every process; PSS is lower (1.4 GB for 128 nodes and ~750 tasks, 2-2.7 MB
+# a task). The CPU limits first: ~12 task launches a second fill 2 cores.
+#
+# ACCOUNTING (SATURN_ACCOUNTING=1): scripts/cluster-acct.sh, sourced by this
+# script, says how the private MariaDB and slurmdbd run.
 # Our plugins are used when found in the PluginDir list: spank_saturn.so
 # (plugstack.conf), job_submit_saturn.so (JobSubmitPlugins=saturn) and, with
 # SATURN_SCHED=saturn, sched_saturn.so (required).
@@ -90,9 +99,14 @@ GPUS=${SATURN_GPUS_PER_NODE:-8}
 SCHED=${SATURN_SCHED:-saturn}
 AUTH=${SATURN_AUTH:-munge}
 DEBUG=${SATURN_DEBUG:-info}
+SLURMD_DEBUG=${SATURN_SLURMD_DEBUG:-$DEBUG}
+DEBUG_FLAGS=${SATURN_DEBUG_FLAGS:-}
+MAX_JOBS=${SATURN_MAX_JOBS:-}
+WAVE=${SATURN_SLURMD_WAVE:-0}
 TIMEOUT=${SATURN_TIMEOUT:-60}
 SBIN=${SATURN_SLURM_BIN:-/usr/sbin}
 ACCT=${SATURN_ACCOUNTING:-0}
+# shellcheck disable=SC2034 # used by cluster-acct.sh
 DB_TIMEOUT=${SATURN_DB_TIMEOUT:-180}
 CLASSES=${SATURN_GPU_CLASSES:-}
 if [ -n "$CLASSES" ]; then
@@ -129,6 +143,9 @@ case "$D" in
 *) D="$(pwd)/$D" ;;
 esac
 CONF="$D/etc/slurm.conf"
+# accounting: acct_settings, acct_conf, start_db, start_dbd
+# shellcheck source=scripts/cluster-acct.sh
+. "$(dirname "$0")/cluster-acct.sh"
 
 is_int() {
 	case "$1" in
@@ -273,10 +290,52 @@ wait_nodes_idle() {
 	while [ $n -lt $((TIMEOUT * 5)) ]; do
 		st=$(sq sinfo -h -N -o '%T' 2>/dev/null | sort -u | tr '\n' ' ')
 		[ "$st" = "idle " ] && return 0
+		[ $((n % 10)) = 9 ] && revive_slurmd "$NODES"
 		sleep 0.2
 		n=$((n + 1))
 	done
 	note "nodes not idle after ${TIMEOUT}s: $st"
+	return 1
+}
+
+# Start the slurmd of node n$1 (pid in run/slurmd-nN.started.pid).
+start_slurmd() {
+	setsid "$SBIN/slurmd" -D -N "n$1" >>"$D/log/slurmd-n$1.out" 2>&1 </dev/null &
+	echo $! >"$D/run/slurmd-n$1.started.pid"
+}
+
+# Start again each slurmd of n1..n$1 that exited because its port was taken
+# (ports in Linux's ephemeral range, 32768-60999, may be held a moment by
+# an outgoing connection), every 2 s, at most 30 times each.
+revive_slurmd() {
+	k=1
+	while [ $k -le "$1" ]; do
+		if ! alive "$(pid_of "$D/run/slurmd-n$k.started.pid")" &&
+			grep -q 'Address already in use' "$D/log/slurmd-n$k.out" 2>/dev/null &&
+			[ "$(grep -c '^cluster.sh: port taken' "$D/log/slurmd-n$k.out")" -lt 30 ]; then
+			echo "cluster.sh: port taken: slurmd started again" >>"$D/log/slurmd-n$k.out"
+			[ "$(grep -c "^cluster.sh: port taken" "$D/log/slurmd-n$k.out")" -gt 1 ] ||
+				note "n$k: slurmd's port $((PORT + k)) is taken: starting it again every 2 s"
+			start_slurmd $k
+		fi
+		k=$((k + 1))
+	done
+}
+
+# Number of idle nodes.
+nodes_idle() {
+	sq sinfo -h -N -o '%T' 2>/dev/null | grep -c '^idle$' || true
+}
+
+# Wait (bounded) until at least $1 nodes are idle (registered); 0 when they are.
+wait_nodes_registered() {
+	n=0
+	while [ $n -lt $((TIMEOUT * 5)) ]; do
+		[ "$(nodes_idle)" -ge "$1" ] && return 0
+		[ $((n % 10)) = 9 ] && revive_slurmd "$1"
+		sleep 0.2
+		n=$((n + 1))
+	done
 	return 1
 }
 
@@ -351,6 +410,19 @@ write_conf() {
 	is_int "$PORT" && is_int "$NODES" && is_int "$GPUS" && is_int "$CPUS" ||
 		die "SATURN_PORT_BASE, SATURN_NODES, SATURN_GPUS_PER_NODE and SATURN_CPUS_PER_NODE must be integers"
 	[ "$NODES" -ge 1 ] || die "SATURN_NODES must be at least 1"
+	is_int "$WAVE" || die "SATURN_SLURMD_WAVE must be a number of slurmd (0: all at once), not '$WAVE'"
+	[ -z "$MAX_JOBS" ] || { is_int "$MAX_JOBS" && [ "$MAX_JOBS" -ge 1 ]; } ||
+		die "SATURN_MAX_JOBS must be a positive number of jobs, not '$MAX_JOBS'"
+	case "$DEBUG_FLAGS" in
+	*[!A-Za-z0-9_,]*) die "SATURN_DEBUG_FLAGS must be a comma-separated list of DebugFlags (e.g. Backfill), not '$DEBUG_FLAGS'" ;;
+	esac
+	case "$SLURMD_DEBUG" in
+	*[!a-z0-9]* | '') die "SATURN_SLURMD_DEBUG must be a Slurm debug level (e.g. error, info, debug), not '$SLURMD_DEBUG'" ;;
+	esac
+	extra_conf=
+	[ -z "$DEBUG_FLAGS" ] || extra_conf="DebugFlags=$DEBUG_FLAGS"
+	[ -z "$MAX_JOBS" ] || extra_conf="$extra_conf${extra_conf:+
+}MaxJobCount=$MAX_JOBS"
 	acct_settings
 	first=$((PORT + 1))
 	last=$((PORT + NODES))
@@ -486,7 +558,8 @@ SlurmdPidFile=$D/run/slurmd-%n.pid
 SlurmctldLogFile=$D/log/slurmctld.log
 SlurmdLogFile=$D/log/slurmd-%n.log
 SlurmctldDebug=$DEBUG
-SlurmdDebug=$DEBUG
+SlurmdDebug=$SLURMD_DEBUG
+$extra_conf
 SchedulerType=$schedtype
 SchedulerParameters=$params
 $priority
@@ -534,163 +607,6 @@ EOF
 		[ -n "$spank" ] && echo "required $spank"
 	} >"$D/etc/plugstack.conf"
 	return 0
-}
-
-# ---- accounting (SATURN_ACCOUNTING=1): private MariaDB + slurmdbd ----------
-
-DB="$D/db"
-DB_SOCK="$DB/mysqld.sock"
-
-# Check the accounting settings and set DBD_PORT, DB_PORT; nothing when
-# accounting is off.
-acct_settings() {
-	case "$ACCT" in
-	0 | '') ACCT=0 ;;
-	1) ;;
-	*) die "SATURN_ACCOUNTING must be 0 or 1, not '$ACCT'" ;;
-	esac
-	[ "$ACCT" = 1 ] || return 0
-	DBD_PORT=${SATURN_DBD_PORT:-$((PORT + 8))}
-	DB_PORT=${SATURN_DB_PORT:-$((PORT + 9))}
-	is_int "$DBD_PORT" && is_int "$DB_PORT" && is_int "$DB_TIMEOUT" ||
-		die "SATURN_DBD_PORT, SATURN_DB_PORT and SATURN_DB_TIMEOUT must be integers"
-	for p in "$DBD_PORT" "$DB_PORT"; do
-		if [ "$p" -ge "$PORT" ] && [ "$p" -le $((PORT + NODES)) ]; then
-			die "port $p (slurmdbd or MariaDB) is one of slurmctld's and slurmd's ports $PORT-$((PORT + NODES)); set SATURN_DBD_PORT and SATURN_DB_PORT"
-		fi
-	done
-	[ "$DBD_PORT" != "$DB_PORT" ] || die "SATURN_DBD_PORT and SATURN_DB_PORT are both $DB_PORT"
-	case "${SATURN_ACCOUNTING_ENFORCE:-}" in
-	*[!a-z,]*) die "SATURN_ACCOUNTING_ENFORCE must be a comma-separated list such as associations,limits,qos" ;;
-	esac
-	for b in "$SBIN/slurmdbd" "$(command -v mariadbd || echo /usr/sbin/mariadbd)"; do
-		[ -x "$b" ] || die "SATURN_ACCOUNTING=1 but $b is not installed (apt-get install slurmdbd mariadb-server-core mariadb-client-core)"
-	done
-	for b in mariadb-install-db mariadb sacctmgr; do
-		command -v "$b" >/dev/null 2>&1 ||
-			die "SATURN_ACCOUNTING=1 but $b is not installed (apt-get install slurmdbd mariadb-server-core mariadb-client-core slurm-client)"
-	done
-}
-
-# slurm.conf lines for accounting.
-acct_conf() {
-	if [ "$ACCT" = 1 ]; then
-		echo "AccountingStorageType=accounting_storage/slurmdbd"
-		echo "AccountingStorageHost=127.0.0.1"
-		echo "AccountingStoragePort=$DBD_PORT"
-		# Clients and slurmctld find this instance's munged for
-		# slurmdbd through AccountingStoragePass, not AuthInfo.
-		[ "$AUTH" = munge ] && echo "AccountingStoragePass=socket=$D/munge/munge.socket.2"
-		echo "AccountingStorageTRES=gres/gpu"
-		echo "AccountingStoreFlags=job_comment"
-		[ -z "${SATURN_ACCOUNTING_ENFORCE:-}" ] ||
-			echo "AccountingStorageEnforce=$SATURN_ACCOUNTING_ENFORCE"
-	else
-		echo "AccountingStorageType=accounting_storage/none"
-	fi
-}
-
-# The instance's MariaDB options: its own files, TCP on 127.0.0.1 only,
-# small (a test cluster's accounting fits in a few MB).
-db_opts() {
-	echo "--no-defaults --datadir=$DB/data --socket=$DB_SOCK --port=$DB_PORT"
-	echo "--bind-address=127.0.0.1 --skip-name-resolve --user=root"
-	echo "--innodb-buffer-pool-size=32M --innodb-log-file-size=16M"
-	echo "--innodb-lock-wait-timeout=900 --skip-log-bin --performance-schema=OFF"
-}
-
-db_sql() {
-	mariadb --no-defaults --socket="$DB_SOCK" -u root --batch "$@"
-}
-
-start_db() {
-	mkdir -p "$DB"
-	chmod 700 "$DB"
-	if [ ! -d "$DB/data/mysql" ]; then
-		rm -rf "$DB/data"
-		# shellcheck disable=SC2046
-		timeout "$DB_TIMEOUT" mariadb-install-db $(db_opts) --auth-root-authentication-method=socket \
-			--skip-test-db >"$D/log/mariadb-install.log" 2>&1 ||
-			die "mariadb-install-db failed (see $D/log/mariadb-install.log)"
-	fi
-	rm -f "$DB_SOCK" "$D/run/mariadbd.pid"
-	# shellcheck disable=SC2046
-	setsid mariadbd $(db_opts) --pid-file="$D/run/mariadbd.pid" \
-		--log-error="$D/log/mariadbd.log" >"$D/log/mariadbd.out" 2>&1 </dev/null &
-	echo $! >"$D/run/mariadbd.started.pid"
-	n=0
-	until db_sql -e 'SELECT 1' >/dev/null 2>&1; do
-		alive "$(pid_of "$D/run/mariadbd.started.pid")" || {
-			tail -n 20 "$D/log/mariadbd.log" >&2 2>/dev/null || true
-			die "mariadbd exited at startup (see $D/log/mariadbd.log; port $DB_PORT taken?)"
-		}
-		[ $n -lt $((DB_TIMEOUT * 5)) ] || die "MariaDB does not answer after ${DB_TIMEOUT}s (see $D/log/mariadbd.log)"
-		sleep 0.2
-		n=$((n + 1))
-	done
-	# A fresh database each start (job ids start again at 1), and a
-	# password of its own for slurmdbd's user.
-	pass=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
-	db_sql <<EOF || die "cannot prepare the accounting database (see $D/log/mariadbd.log)"
-DROP DATABASE IF EXISTS slurm_acct_db;
-CREATE DATABASE slurm_acct_db;
-CREATE OR REPLACE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$pass';
-GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';
-EOF
-	umask_old=$(umask)
-	umask 077
-	cat >"$D/etc/slurmdbd.conf" <<EOF
-# Generated by saturn-slurm scripts/cluster.sh for instance $D
-AuthType=auth/$AUTH
-$([ "$AUTH" = munge ] && echo "AuthInfo=socket=$D/munge/munge.socket.2")
-DbdAddr=127.0.0.1
-DbdHost=$(hostname -s)
-DbdPort=$DBD_PORT
-SlurmUser=root
-DebugLevel=$DEBUG
-LogFile=$D/log/slurmdbd.log
-PidFile=$D/run/slurmdbd.pid
-PluginDir=$DEBIAN_PLUGIN_DIR
-StorageType=accounting_storage/mysql
-StorageHost=127.0.0.1
-StoragePort=$DB_PORT
-StorageUser=slurm
-StoragePass=$pass
-StorageLoc=slurm_acct_db
-EOF
-	umask "$umask_old"
-	chmod 600 "$D/etc/slurmdbd.conf"
-}
-
-# slurmdbd, then the cluster, account and users (before slurmctld starts, so
-# it registers at once).
-start_dbd() {
-	setsid "$SBIN/slurmdbd" -D >"$D/log/slurmdbd.out" 2>&1 </dev/null &
-	echo $! >"$D/run/slurmdbd.started.pid"
-	# slurmdbd creates its tables first: tens of seconds on a loaded
-	# machine. A deadline on the clock: each sacctmgr try may take seconds.
-	end=$(($(date +%s) + DB_TIMEOUT))
-	until sq sacctmgr -i add cluster saturn >"$D/log/sacctmgr.out" 2>&1; do
-		alive "$(pid_of "$D/run/slurmdbd.started.pid")" || {
-			tail -n 20 "$D/log/slurmdbd.log" "$D/log/slurmdbd.out" >&2 2>/dev/null || true
-			die "slurmdbd exited at startup (see $D/log/slurmdbd.log)"
-		}
-		[ "$(date +%s)" -lt "$end" ] || {
-			tail -n 5 "$D/log/sacctmgr.out" >&2 2>/dev/null || true
-			die "slurmdbd does not answer after ${DB_TIMEOUT}s (see $D/log/slurmdbd.log, $D/log/sacctmgr.out)"
-		}
-		sleep 1
-	done
-	sq sacctmgr -i add account saturn Description=saturn Organization=saturn \
-		>>"$D/log/sacctmgr.out" 2>&1 || die "sacctmgr add account failed (see $D/log/sacctmgr.out)"
-	users=
-	for u in ${SATURN_ACCOUNTING_USERS-root saturnuser}; do
-		id "$u" >/dev/null 2>&1 && users="$users${users:+,}$u"
-	done
-	if [ -n "$users" ]; then
-		sq sacctmgr -i add user "$users" Account=saturn >>"$D/log/sacctmgr.out" 2>&1 ||
-			die "sacctmgr add user $users failed (see $D/log/sacctmgr.out)"
-	fi
 }
 
 start_munged() {
@@ -765,8 +681,12 @@ start() {
 	i=1
 	while [ $i -le "$NODES" ]; do
 		mkdir -p "$D/spool/n$i"
-		setsid "$SBIN/slurmd" -D -N "n$i" >"$D/log/slurmd-n$i.out" 2>&1 </dev/null &
-		echo $! >"$D/run/slurmd-n$i.started.pid"
+		: >"$D/log/slurmd-n$i.out"
+		start_slurmd $i
+		# SATURN_SLURMD_WAVE: this wave registered before the next
+		if [ "$WAVE" -gt 0 ] && [ $((i % WAVE)) = 0 ] && [ $i -lt "$NODES" ]; then
+			wait_nodes_registered "$i" || die "only $(nodes_idle) of the first $i nodes registered after ${TIMEOUT}s (see $D/log/)"
+		fi
 		i=$((i + 1))
 	done
 	wait_nodes_idle || {

@@ -86,3 +86,7 @@ bench_internode_bench_SOURCES = bench/internode-bench.c bench/bench_model.h
 bench_internode_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
 bench_internode_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_internode_bench_LDADD = $(top_builddir)/lib/libsaturn-job.la -lm
+
+# site scale on the one-machine cluster (doc/benchmarks-site.md; root):
+# $(srcdir)/bench/site-bench.sh BUILD, or site-load.sh against a running cluster
+EXTRA_DIST += bench/site-load.sh bench/site-lib.sh bench/site-timed.sh bench/site-bench.sh

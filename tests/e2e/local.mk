@@ -53,3 +53,10 @@ EXTRA_DIST += e2e/mu-lib.sh
 # on it (saturn_measure_predicted, #12).
 TESTS += e2e/sched-measure-nodes.sh
 EXTRA_DIST += e2e/sched-measure-nodes.sh
+
+# Site load at a small scale (tests/bench/site-load.sh on 8 nodes, ~100
+# Saturn tasks beside ordinary jobs, cancellations, node events and a
+# slurmctld restart): nothing lost or run twice, cycles and lock holds in
+# bounds (issue 22; the full benchmark is tests/bench/site-bench.sh).
+TESTS += e2e/site-load-small.sh
+EXTRA_DIST += e2e/site-load-small.sh
