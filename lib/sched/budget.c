@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpol_int.h" /* saturn_bpol_push */
 #include "budget.h"
 
 /* --- per-uid counters ------------------------------------------------- */
@@ -273,40 +274,6 @@ void saturn_live_free(saturn_live_t *l)
 
 /* --- companion jobs per user ------------------------------------------ */
 
-/* Append an action with a copy of tasks and text. 0 or -1 (ENOMEM). */
-static int append(saturn_bpol_actions_t *l, saturn_bpol_kind_t kind, int tag,
-		  saturn_bpol_level_t level, const int *tasks, int ntasks, const char *text)
-{
-	saturn_bpol_action_t *a;
-
-	if (l->n == l->cap) {
-		int cap = l->cap ? 2 * l->cap : 8;
-		saturn_bpol_action_t *na = realloc(l->a, (size_t)cap * sizeof(*na));
-
-		if (!na)
-			return -1;
-		l->a = na;
-		l->cap = cap;
-	}
-	a = &l->a[l->n];
-	memset(a, 0, sizeof(*a));
-	a->kind = kind;
-	a->tag = tag;
-	a->level = level;
-	if (ntasks > 0) {
-		if (!(a->tasks = malloc((size_t)ntasks * sizeof(int))))
-			return -1;
-		memcpy(a->tasks, tasks, (size_t)ntasks * sizeof(int));
-		a->ntasks = ntasks;
-	}
-	if (text && !(a->text = strdup(text))) {
-		free(a->tasks);
-		return -1;
-	}
-	l->n++;
-	return 0;
-}
-
 int saturn_budget_companion_wait(saturn_bpol_actions_t *out, int i, int active, int limit)
 {
 	char reason[160], line[200];
@@ -335,9 +302,9 @@ int saturn_budget_companion_wait(saturn_bpol_actions_t *out, int i, int active, 
 		goto nomem;
 	/* out->a may move: copy what the appended actions need first */
 	if (profiler && out->a[i].ntasks &&
-	    append(out, SATURN_BPOL_DROP, tag, 0, out->a[i].tasks, out->a[i].ntasks, NULL) < 0)
+	    saturn_bpol_push(out, SATURN_BPOL_DROP, tag, 0, 0, out->a[i].tasks, out->a[i].ntasks, NULL) < 0)
 		goto nomem;
-	if (append(out, SATURN_BPOL_LOG, tag, SATURN_BPOL_DEBUG, NULL, 0, line) < 0)
+	if (saturn_bpol_push(out, SATURN_BPOL_LOG, tag, SATURN_BPOL_DEBUG, 0, NULL, 0, "%s", line) < 0)
 		goto nomem;
 	free(out->a[i].text);
 	out->a[i].text = text;
