@@ -17,7 +17,8 @@ bench_gavel_small_bench_CFLAGS = $(SATURN_CFLAGS)
 bench_gavel_small_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
 EXTRA_DIST += bench/README.md bench/run-bench.sh mutate.sh bench/fair-cluster.sh bench/multi-cluster.sh
 EXTRA_DIST += bench/class-cluster.sh
-EXTRA_DIST += bench/data/README.md bench/data/gavel-throughputs.csv bench/data/gavel-extract.py
+EXTRA_DIST += bench/data/README.md bench/data/gavel-throughputs.csv bench/data/gavel-extract.py \
+	bench/data/gavel-msr-11cb48.tsv bench/data/gavel-msr-6214e9.tsv
 
 # formats and validator timing at the size limit (doc/benchmarks.md)
 noinst_PROGRAMS += bench/bench-formats
