@@ -91,3 +91,14 @@ bench_internode_bench_LDADD = $(top_builddir)/lib/libsaturn-job.la -lm
 # site scale on the one-machine cluster (doc/benchmarks-site.md; root):
 # $(srcdir)/bench/site-bench.sh BUILD, or site-load.sh against a running cluster
 EXTRA_DIST += bench/site-load.sh bench/site-lib.sh bench/site-timed.sh bench/site-bench.sh
+
+# a GPU cluster beyond one machine, by simulation: a Philly-derived trace
+# with Gavel's measured speeds through EASY backfill and through the
+# planner (doc/benchmarks-site.md, "Simulation beyond one machine"):
+# tests/bench/saturn-sim [--jobs N] [--gpus N] [--compress X] ..., --mixed
+noinst_PROGRAMS += bench/saturn-sim
+bench_saturn_sim_SOURCES = bench/saturn-sim.c bench/sim-sched.c bench/sim-report.c \
+	bench/sim.h bench/sim_report.h
+bench_saturn_sim_CPPFLAGS = $(UNIT_CPPFLAGS) -DBENCH_DATA_DIR='"$(abs_srcdir)/bench/data"'
+bench_saturn_sim_CFLAGS = $(SATURN_CFLAGS)
+bench_saturn_sim_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
