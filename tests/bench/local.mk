@@ -102,3 +102,7 @@ bench_saturn_sim_SOURCES = bench/saturn-sim.c bench/sim-sched.c bench/sim-report
 bench_saturn_sim_CPPFLAGS = $(UNIT_CPPFLAGS) -DBENCH_DATA_DIR='"$(abs_srcdir)/bench/data"'
 bench_saturn_sim_CFLAGS = $(SATURN_CFLAGS)
 bench_saturn_sim_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
+# saturn-sim's smoke test (a few seconds): both schedulers on 50 jobs, the
+# simulator's own checks, and the planner below backfill where it must be
+TESTS += bench/sim-smoke.sh
+EXTRA_DIST += bench/sim-smoke.sh

@@ -20,6 +20,8 @@ int sim_util_init(sim_util_t *u, double bucket_s)
 
 void sim_util_add(sim_util_t *u, double t0, double t1, int gpus)
 {
+	if (t0 < u->span && gpus > 0)
+		u->in_span += gpus * ((t1 < u->span ? t1 : u->span) - t0);
 	while (t1 > t0 && gpus > 0) {
 		int b = (int)(t0 / u->bucket_s);
 		double e = (b + 1) * u->bucket_s;
@@ -147,6 +149,7 @@ void sim_result(const sim_t *s, const sim_util_t *u, sim_result_t *r)
 	r->p95_jct = jct[(int)(0.95 * (s->njobs - 1))];
 	r->median_sd = sd[s->njobs / 2];
 	r->util = r->makespan > 0 ? u->total / (r->gpus * r->makespan) : 0;
+	r->util_span = u->span > 0 ? u->in_span / (r->gpus * u->span) : 0;
 	r->bucket_s = u->bucket_s;
 	r->nbuckets = u->n;
 	r->bucket_util = calloc(u->n ? u->n : 1, sizeof(double));
@@ -186,6 +189,7 @@ void sim_print(const sim_result_t *r, int n, int users)
 	ROW("mean slowdown", r[i].mean_sd, ".2f");
 	ROW("median slowdown", r[i].median_sd, ".2f");
 	ROW("GPU utilisation to makespan (%)", 100 * r[i].util, ".1f");
+	ROW("GPU utilisation, arrival span (%)", 100 * r[i].util_span, ".1f");
 	for (int x = 0; x < users && r[0].user_done; x++) {
 		char l[40];
 

@@ -287,9 +287,11 @@ double sim_saturn_cycle(sim_t *s)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	plan = saturn_planner_solve(p, &o, &err);
-	if (getenv("SATURN_SIM_DEBUG") && plan)
-		fprintf(stderr, "t=%.1f held %d plan %.1f bound %.1f %s %s\n", s->now, nheld, plan->makespan_s, plan->lower_bound_s, plan->method, plan->status);
 	clock_gettime(CLOCK_MONOTONIC, &b);
+	if (getenv("SATURN_SIM_DEBUG") && plan)
+		fprintf(stderr, "t=%.1f held %d plan %.1f bound %.1f %s %s\n", s->now,
+			nheld, plan->makespan_s, plan->lower_bound_s, plan->method,
+			plan->status);
 	s->solve_wall += (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec);
 	if (!plan) {
 		fprintf(stderr, "saturn-sim: planner: %s\n", err.text);

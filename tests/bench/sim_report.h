@@ -13,6 +13,8 @@ typedef struct sim_util {
 	int n, cap;
 	double *busy;
 	double total;
+	double span;    /* the arrivals' span (set by the caller) */
+	double in_span; /* busy GPU-seconds within [0, span) */
 } sim_util_t;
 
 /* 0, or -1 on ENOMEM. */
@@ -25,6 +27,7 @@ typedef struct sim_result {
 	const char *name;
 	int njobs, gpus, users;
 	double makespan, mean_jct, median_jct, p95_jct, mean_sd, median_sd, util;
+	double util_span; /* utilisation over the arrivals' span */
 	int nbuckets;
 	double *bucket_util;   /* fraction busy per bucket */
 	double bucket_s;
