@@ -143,6 +143,14 @@ void sim_result(const sim_t *s, const sim_util_t *u, sim_result_t *r)
 		if (n)
 			r->user_sd[x] /= n;
 	}
+	for (int i = 0; i < s->njobs; i++)
+		sd[i] = s->jobs[i].end;
+	qsort(sd, s->njobs, sizeof(double), cmp_d);
+	r->done50 = sd[(int)(0.50 * (s->njobs - 1))];
+	r->done90 = sd[(int)(0.90 * (s->njobs - 1))];
+	r->done99 = sd[(int)(0.99 * (s->njobs - 1))];
+	for (int i = 0; i < s->njobs; i++)
+		sd[i] = (s->jobs[i].end - s->jobs[i].arrival) / req_runtime(s, &s->jobs[i]);
 	qsort(jct, s->njobs, sizeof(double), cmp_d);
 	qsort(sd, s->njobs, sizeof(double), cmp_d);
 	r->median_jct = jct[s->njobs / 2];
@@ -183,6 +191,9 @@ void sim_print(const sim_result_t *r, int n, int users)
 		printf("\n");                                  \
 	} while (0)
 	ROW("makespan (h)", r[i].makespan / 3600, ".2f");
+	ROW("50% of jobs ended by (h)", r[i].done50 / 3600, ".2f");
+	ROW("90% of jobs ended by (h)", r[i].done90 / 3600, ".2f");
+	ROW("99% of jobs ended by (h)", r[i].done99 / 3600, ".2f");
 	ROW("mean JCT (h)", r[i].mean_jct / 3600, ".2f");
 	ROW("median JCT (h)", r[i].median_jct / 3600, ".2f");
 	ROW("p95 JCT (h)", r[i].p95_jct / 3600, ".2f");
@@ -205,8 +216,9 @@ void sim_print(const sim_result_t *r, int n, int users)
 	ROW("invariant violations", r[i].errors, "d");
 #undef ROW
 	for (int i = 0; i < n; i++) {
-		printf("# %s: GPUs busy per %.0f h (%%):", r[i].name, r[i].bucket_s / 3600);
-		for (int b = 0; b < r[i].nbuckets; b++)
+		printf("# %s: GPUs busy per %.0f h (%%, the first 40):", r[i].name,
+		       r[i].bucket_s / 3600);
+		for (int b = 0; b < r[i].nbuckets && b < 40; b++)
 			printf(" %.0f", 100 * r[i].bucket_util[b]);
 		printf("\n");
 	}

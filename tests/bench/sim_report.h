@@ -28,6 +28,7 @@ typedef struct sim_result {
 	int njobs, gpus, users;
 	double makespan, mean_jct, median_jct, p95_jct, mean_sd, median_sd, util;
 	double util_span; /* utilisation over the arrivals' span */
+	double done50, done90, done99; /* when 50/90/99% of the jobs had ended */
 	int nbuckets;
 	double *bucket_util;   /* fraction busy per bucket */
 	double bucket_s;
