@@ -7,7 +7,8 @@
  *          [--gpus N] [--types k80,p100,v100] [--compress X] [--users U]
  *          [--latency S] [--latency-first S] [--limit-factor F]
  *          [--interval S] [--solve-s S] [--evals N] [--max-plan N] [--min-gain G]
- *          [--sched both|backfill|saturn] [--bucket-h H] [--mixed]
+ *          [--sched both|backfill|saturn] [--bf-prefer none|newest]
+ *          [--bucket-h H] [--mixed]
  *
  * The model. A cluster of --gpus GPUs, nodes of 8 GPUs, the --types in
  * equal shares, nodes of the types interleaved. Jobs: a window of --jobs
@@ -371,7 +372,7 @@ static void usage(void)
 		"  [--gpus N] [--types k80,p100,v100] [--compress X] [--users U]\n"
 		"  [--latency S] [--latency-first S] [--limit-factor F] [--interval S]\n"
 		"  [--solve-s S] [--evals N] [--max-plan N] [--min-gain G]\n"
-		"  [--sched both|backfill|saturn]\n"
+		"  [--sched both|backfill|saturn] [--bf-prefer none|newest]\n"
 		"  [--bucket-h H] [--mixed]\n");
 	exit(2);
 }
@@ -422,6 +423,13 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--evals")) s.evals = strtoul(v, NULL, 10);
 		else if (!strcmp(a, "--max-plan")) s.max_plan = atoi(v);
 		else if (!strcmp(a, "--min-gain")) s.min_gain = atof(v);
+		else if (!strcmp(a, "--bf-prefer")) {
+			if (strcmp(v, "newest") && strcmp(v, "none")) {
+				fprintf(stderr, "saturn-sim: --bf-prefer: newest or none\n");
+				return 2;
+			}
+			s.prefer_newest = !strcmp(v, "newest");
+		}
 		else if (!strcmp(a, "--sched")) sched = v;
 		else if (!strcmp(a, "--bucket-h")) bucket_h = atof(v);
 		else usage();
@@ -465,9 +473,10 @@ int main(int argc, char **argv)
 	printf("# saturn-sim: %s jobs %d..%d (%d), %d GPUs (%d nodes x %d, %s), arrivals / %g,"
 	       " %d users, %d requests capped at 8 GPUs\n", trace, first, first + s.njobs - 1,
 	       s.njobs, s.nnodes * SIM_GPN, s.nnodes, SIM_GPN, types, compress, users, capped);
-	printf("# latency %.2f s (%.2f s at arrival), backfill limit %.1f x runtime, saturn"
+	printf("# latency %.2f s (%.2f s at arrival), backfill limit %.1f x runtime%s, saturn"
 	       " interval %.0f s, solve %.2f s / %lu evals, max plan %d, min gain %.2f\n",
-	       s.latency, s.latency_first, s.limit_factor, s.interval, s.solve_s, s.evals,
+	       s.latency, s.latency_first, s.limit_factor,
+	       s.prefer_newest ? " (newest GPU type first)" : "", s.interval, s.solve_s, s.evals,
 	       s.max_plan, s.min_gain);
 	sim_offered(&s, jobs);
 	for (int m = 0; m < 2; m++) {

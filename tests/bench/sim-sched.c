@@ -4,7 +4,10 @@
  * backfill on the users' own requests. Each job asks for its trace's GPU
  * count on any GPU type (it does not choose one). In arrival order, a job
  * starts on the best-fitting node (fewest free GPUs that still fit) of any
- * type that measured it at that count. The first job that cannot start
+ * type that measured it at that count (ties: the lowest-numbered node, as
+ * Slurm with equal node weights; --bf-prefer newest: the node of the type
+ * listed last in --types first, as node weights that favour the newest
+ * GPUs). The first job that cannot start
  * gets a reservation: the node and time at which it could start soonest,
  * computed from the running jobs' time limits (not their true ends, which
  * Slurm does not know). Later jobs start now only where they fit and
@@ -84,8 +87,14 @@ static int fit_node(const sim_t *s, const sim_job_t *j, int k, int avoid,
 		if (rt < 0)
 			continue;
 		f = node_free(&s->nodes[n]);
-		if (f < need || f >= bestf)
+		if (f < need)
 			continue;
+		if (best >= 0 && s->prefer_newest && t != s->nodes[best].type) {
+			if (t < s->nodes[best].type)
+				continue; /* node weights: the later --types first */
+		} else if (f >= bestf) {
+			continue;
+		}
 		if (n == avoid &&
 		    s->now + s->latency + s->limit_factor * rt > shadow)
 			continue;

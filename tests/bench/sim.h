@@ -55,6 +55,7 @@ typedef struct sim {
 	double latency;      /* per start, seconds */
 	double latency_first;/* a start decided at the job's own arrival */
 	double limit_factor; /* backfill: time limit = this x true runtime */
+	int prefer_newest;   /* backfill: nodes of the last type first */
 	double interval;     /* saturn: cycle period (0: on every event) */
 	double solve_s;      /* saturn: planner time limit per cycle */
 	unsigned long evals; /* saturn: planner annealing decodes per cycle */
