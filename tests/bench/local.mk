@@ -103,6 +103,6 @@ bench_saturn_sim_CPPFLAGS = $(UNIT_CPPFLAGS) -DBENCH_DATA_DIR='"$(abs_srcdir)/be
 bench_saturn_sim_CFLAGS = $(SATURN_CFLAGS)
 bench_saturn_sim_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
 # saturn-sim's smoke test (a few seconds): both schedulers on 50 jobs, the
-# simulator's own checks, and the planner below backfill where it must be
+# simulator's own checks, and the planner below backfill on one-GPU requests of jobs that scale
 TESTS += bench/sim-smoke.sh
 EXTRA_DIST += bench/sim-smoke.sh
