@@ -285,7 +285,8 @@ static double area_bound(const spase_inst_t *in, double a)
 	return lo;
 }
 
-void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b, double *frac)
+void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b, double *frac,
+		  spase_clock_t *lp_clk)
 {
 	int nc = in->p->nclasses > 0 ? in->p->nclasses : 1;
 	dual_scratch_t s;
@@ -398,7 +399,7 @@ out:
 		b->best = b->area;
 	if (b->dual > b->best)
 		b->best = b->dual;
-	b->lp = spase_lp_bound(in, b->best, frac);
+	b->lp = spase_lp_bound(in, b->best, frac, lp_clk);
 	if (b->lp > b->best)
 		b->best = b->lp;
 }
@@ -409,11 +410,12 @@ int saturn_planner_bounds_cheap(const saturn_problem_t *p, saturn_bounds_t *b,
 				saturn_error_t *err)
 {
 	spase_inst_t *in = spase_inst_create(p);
+	spase_clock_t clk = spase_clock_in(SPASE_CHEAP_LP_S);
 
 	memset(b, 0, sizeof(*b));
 	if (!in)
 		return saturn_error_set(err, "planner: out of memory");
-	spase_bounds(in, b, NULL);
+	spase_bounds(in, b, NULL, &clk);
 	spase_inst_destroy(in);
 	return 0;
 }

@@ -21,6 +21,15 @@ double spase_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+spase_clock_t spase_clock_in(double budget_s)
+{
+	spase_clock_t c = {0};
+
+	c.t0 = spase_now();
+	c.deadline = c.t0 + budget_s;
+	return c;
+}
+
 int spase_stop(spase_clock_t *c)
 {
 	if (c->stopped)
@@ -31,6 +40,13 @@ int spase_stop(spase_clock_t *c)
 	else if (c->abort_cb && c->abort_cb(c->abort_arg))
 		c->stopped = 1;
 	return c->stopped;
+}
+
+int spase_stop_floor(spase_clock_t *c)
+{
+	/* the floor first: no poll of the abort callback before it, so that
+	 * small problems poll it exactly as often as they did */
+	return spase_now() - c->t0 >= SPASE_FLOOR_S && spase_stop(c);
 }
 
 int spase_fits(const spase_inst_t *in, int t, int o, int n)
