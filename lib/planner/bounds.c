@@ -310,8 +310,12 @@ void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b, double *frac,
 		if (tk->zero && !tk->pinned)
 			l = tk->release;
 		/* Earliest end on an otherwise empty node (busy GPUs and
-		 * running tasks still count). */
-		for (int o = 0; o < tk->nopt && !tk->pinned && !tk->zero; o++) {
+		 * running tasks still count). Only the largest over the tasks
+		 * counts: a task stops as soon as one of its ends is no later
+		 * than the largest so far (the same bound; thousands of tasks
+		 * x options x nodes took 2 s at 5,000 tasks, issue 22). */
+		for (int o = 0; o < tk->nopt && !tk->pinned && !tk->zero &&
+				l > b->length; o++) {
 			if (tk->opt[o].nodes > 1 && ok && gs && gn) {
 				/* a gang: the earliest k nodes free at once */
 				double e;
@@ -335,7 +339,7 @@ void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b, double *frac,
 					l = tk->release + tk->opt[o].dur;
 				continue;
 			}
-			for (int n = 0; n < in->nn; n++) {
+			for (int n = 0; n < in->nn && l > b->length; n++) {
 				double e;
 
 				if (!spase_fits(in, t, o, n))
