@@ -91,3 +91,11 @@ bench_internode_bench_LDADD = $(top_builddir)/lib/libsaturn-job.la -lm
 # site scale on the one-machine cluster (doc/benchmarks-site.md; root):
 # $(srcdir)/bench/site-bench.sh BUILD, or site-load.sh against a running cluster
 EXTRA_DIST += bench/site-load.sh bench/site-lib.sh bench/site-timed.sh bench/site-bench.sh
+
+# the planner at a site's scale (issue 22; doc/benchmarks-site.md):
+# tests/bench/site-plan-bench NTASKS [NODES [BUDGET_S [SEED [CLASSES]]]] [--write FILE]
+noinst_PROGRAMS += bench/site-plan-bench
+bench_site_plan_bench_SOURCES = bench/site-plan-bench.c bench/site_problem.h
+bench_site_plan_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
+bench_site_plan_bench_CFLAGS = $(SATURN_CFLAGS)
+bench_site_plan_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
