@@ -285,7 +285,8 @@ static double area_bound(const spase_inst_t *in, double a)
 	return lo;
 }
 
-void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b, double *frac)
+void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b, double *frac,
+		  spase_clock_t *lp_clk)
 {
 	int nc = in->p->nclasses > 0 ? in->p->nclasses : 1;
 	dual_scratch_t s;
@@ -309,8 +310,12 @@ void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b, double *frac)
 		if (tk->zero && !tk->pinned)
 			l = tk->release;
 		/* Earliest end on an otherwise empty node (busy GPUs and
-		 * running tasks still count). */
-		for (int o = 0; o < tk->nopt && !tk->pinned && !tk->zero; o++) {
+		 * running tasks still count). Only the largest over the tasks
+		 * counts: a task stops as soon as one of its ends is no later
+		 * than the largest so far (the same bound; thousands of tasks
+		 * x options x nodes took 2 s at 5,000 tasks, issue 22). */
+		for (int o = 0; o < tk->nopt && !tk->pinned && !tk->zero &&
+				l > b->length; o++) {
 			if (tk->opt[o].nodes > 1 && ok && gs && gn) {
 				/* a gang: the earliest k nodes free at once */
 				double e;
@@ -334,7 +339,7 @@ void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b, double *frac)
 					l = tk->release + tk->opt[o].dur;
 				continue;
 			}
-			for (int n = 0; n < in->nn; n++) {
+			for (int n = 0; n < in->nn && l > b->length; n++) {
 				double e;
 
 				if (!spase_fits(in, t, o, n))
@@ -398,7 +403,7 @@ out:
 		b->best = b->area;
 	if (b->dual > b->best)
 		b->best = b->dual;
-	b->lp = spase_lp_bound(in, b->best, frac);
+	b->lp = spase_lp_bound(in, b->best, frac, lp_clk);
 	if (b->lp > b->best)
 		b->best = b->lp;
 }
@@ -409,11 +414,12 @@ int saturn_planner_bounds_cheap(const saturn_problem_t *p, saturn_bounds_t *b,
 				saturn_error_t *err)
 {
 	spase_inst_t *in = spase_inst_create(p);
+	spase_clock_t clk = spase_clock_in(SPASE_CHEAP_LP_S);
 
 	memset(b, 0, sizeof(*b));
 	if (!in)
 		return saturn_error_set(err, "planner: out of memory");
-	spase_bounds(in, b, NULL);
+	spase_bounds(in, b, NULL, &clk);
 	spase_inst_destroy(in);
 	return 0;
 }

@@ -27,6 +27,12 @@ void saturn_planner_opts_init(saturn_planner_opts_t *opts)
 	opts->use_milp = -1;
 }
 
+/* The class-aware LP bound's share of the budget (at least LP_MIN_S, or
+ * the whole budget when shorter): on hundreds of tasks it takes
+ * milliseconds; at a site's thousands of tasks in several classes it took
+ * 20 s and more (issue 22) and is cut there. */
+#define LP_SHARE 0.25
+#define LP_MIN_S 0.25
 /* Largest batch (tasks not running) for which the MILPs are tried. */
 #define MILP_BOUND_MAX_TASKS 16
 #define MILP_IMPROVE_MAX_TASKS 10
@@ -42,7 +48,7 @@ int saturn_planner_bounds(const saturn_problem_t *p, saturn_bounds_t *b,
 
 	if (!in)
 		return saturn_error_set(err, "planner: out of memory");
-	spase_bounds(in, b, NULL);
+	spase_bounds(in, b, NULL, NULL);
 	/* The MILPs model one node per task: not for multi-node options. */
 	if (in->nfree > 0 && in->nfree <= MILP_BOUND_MAX_TASKS &&
 	    in->max_nodes == 1) {
@@ -191,7 +197,18 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 		      sizeof(double));
 	if (!w || !best || !cand || !wsol || !frac)
 		goto nomem;
-	spase_bounds(in, &b, frac);
+	{
+		/* Its own clock, without the abort callback: the LP takes no
+		 * polls of it, so a caller stopping after N polls gets the
+		 * plan it got before the LP had a clock (its share bounds it). */
+		double share = limit * LP_SHARE;
+		spase_clock_t lpclk;
+
+		if (share < LP_MIN_S)
+			share = limit < LP_MIN_S ? limit : LP_MIN_S;
+		lpclk = spase_clock_in(share - (spase_now() - clk.t0));
+		spase_bounds(in, &b, frac, &lpclk);
+	}
 	target = b.best * (1 + TARGET_TOL);
 
 	/* The previous plan itself, where it still holds: a candidate of its
@@ -226,15 +243,20 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 	}
 
 	/* Current practice at 1, 2, 4, ... GPUs: the best is the fallback and
-	 * the plan to beat. Computed first, whatever the clock says; one of
-	 * them costs about one decode, so the search stops early enough to
+	 * the plan to beat. The first is computed whatever the clock says,
+	 * the others while it allows (thousands of tasks: each costs about
+	 * one decode and a validation); the search stops early enough to
 	 * leave time for the final decode and validation (reserve). */
 	{
 		double tb = spase_now(), reserve;
 		int nb = 0;
 
 		for (int g = 1; g <= in->max_gpus; g *= 2, nb++) {
-			saturn_plan_t *x = spase_baseline(in, g, NULL);
+			saturn_plan_t *x;
+
+			if (nb > 0 && spase_stop_floor(&clk))
+				break;
+			x = spase_baseline(in, g, NULL);
 
 			if (x && (!bl || x->makespan_s < bl->makespan_s)) {
 				saturn_plan_destroy(bl);
@@ -258,7 +280,7 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 			goto nomem;
 		have_sol = 1;
 	}
-	if (!enough && have_wsol) {
+	if (!enough && have_wsol && !spase_stop_floor(&clk)) {
 		/* The previous plan's options and order without its start
 		 * limits compete with the heuristics and seed the search. */
 		double wm;
@@ -279,7 +301,7 @@ saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 		 * this, a search that starts from the heuristics can end
 		 * longer than a uniform request and fall back to its
 		 * first-come-first-served replay, never improving it. */
-		if (spase_seed_uniform(in, w, best, cand, &mk) < 0)
+		if (spase_seed_uniform(in, w, best, cand, &mk, &clk) < 0)
 			goto nomem;
 		/* Several node classes: plans that follow the LP bound's
 		 * split of the tasks over the classes. */

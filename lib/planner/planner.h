@@ -74,16 +74,21 @@ typedef struct saturn_bounds {
 int saturn_planner_bounds(const saturn_problem_t *p, saturn_bounds_t *b,
 			  saturn_error_t *err);
 
-/* The same without the MILP (milp 0; the LP bound is computed): for
- * labelling a plan that was not solved for p (a carried plan,
- * saturn_sched_carry()); milliseconds, tens of them with the LP bound on
- * hundreds of tasks. Uses lp_solve (one call at a time per process, as
+/* The same without the MILP (milp 0; the LP bound is computed, for at
+ * most a quarter of a second: at thousands of tasks in several classes it
+ * stops early, with a lower bound): for labelling a plan that was not
+ * solved for p (a carried plan, saturn_sched_carry()); milliseconds, tens
+ * of them with the LP bound on hundreds of tasks. Uses lp_solve (one call at a time per process, as
  * saturn_planner_solve()). 0, or -1 with err (ENOMEM, b zeroed). */
 int saturn_planner_bounds_cheap(const saturn_problem_t *p, saturn_bounds_t *b,
 				saturn_error_t *err);
 
 /* Solve p (which must have passed saturn_problem_check()) within
- * opts->time_limit_s. Always returns a plan that passed
+ * opts->time_limit_s: the LP bound gets a quarter of it (at least 0.25 s),
+ * and every phase after the first plan checks the clock; past it (and
+ * 0.1 s into the solve), only what a plan needs runs (one baseline, one heuristic decode, the warm
+ * plan's reproduction, the final decode, GPU ids and validation: at 5,000
+ * tasks, a few tenths of a second each). Always returns a plan that passed
  * saturn_plan_validate(), with makespan_s, lower_bound_s, method, status and
  * solve_s filled; NULL with err only on ENOMEM or an internal inconsistency
  * (which is a bug, reported, never a wrong plan). opts may be NULL. */

@@ -100,12 +100,16 @@ static int inst_option(const spase_inst_t *in, int t, int o)
 }
 
 int spase_seed_uniform(const spase_inst_t *in, spase_work_t *w,
-		       spase_sol_t *best, spase_sol_t *cand, double *mk)
+		       spase_sol_t *best, spase_sol_t *cand, double *mk,
+		       spase_clock_t *clk)
 {
 	int replaced = 0;
 
 	for (int g = 1; g <= in->max_gpus; g *= 2) {
 		double m;
+
+		if (spase_stop_floor(clk))
+			break;
 
 		for (int t = 0; t < in->nt; t++) {
 			int o = in->p->tasks[t].is_running
@@ -142,7 +146,9 @@ saturn_plan_t *saturn_planner_baseline(const saturn_problem_t *p, int gpus,
 	}
 	plan = spase_baseline(in, gpus, err);
 	if (plan) {
-		spase_bounds(in, &b, NULL);
+		spase_clock_t clk = spase_clock_in(SPASE_CHEAP_LP_S);
+
+		spase_bounds(in, &b, NULL, &clk);
 		plan->lower_bound_s = b.best;
 	}
 	spase_inst_destroy(in);

@@ -117,6 +117,14 @@ double spase_now(void);
 /* Returns non-zero when the search must stop (checks the clock and the
  * abort callback; sticky). */
 int spase_stop(spase_clock_t *c);
+/* For work a plan does not need but that has always been done (the other
+ * baselines, the uniform seeds, the previous plan's decode): non-zero
+ * when SPASE_FLOOR_S have passed since c->t0 and spase_stop(c) (not
+ * polled before). Small
+ * problems do it in microseconds whatever the budget (a budget of 1e-9 s
+ * still tries the cheap candidates); thousands of tasks stop. */
+#define SPASE_FLOOR_S 0.1
+int spase_stop_floor(spase_clock_t *c);
 
 /* --- listsched.c (placement by count; the GPU model: gpumodel.h) --- */
 spase_work_t *spase_work_create(const spase_inst_t *in);
@@ -155,15 +163,25 @@ double spase_gang_earliest(const spase_inst_t *in, const spase_prof_t *prof,
 /* Length, area, dual and class-aware LP bounds of in (b->milp left 0).
  * frac (NULL, or in->nt x classes doubles, zeroed by the caller): the LP
  * bound's fractional split of each free task over the classes at the
- * smallest makespan it accepted (rows of zeros: not computed). */
-void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b, double *frac);
+ * smallest makespan it accepted (rows of zeros: not computed). lp_clk
+ * (NULL: no limit) stops the LP bound (spase_lp_bound()). */
+void spase_bounds(const spase_inst_t *in, saturn_bounds_t *b, double *frac,
+		  spase_clock_t *lp_clk);
+/* The LP bound's share of time where no solve budget applies
+ * (saturn_planner_bounds_cheap(), saturn_planner_baseline()): seconds. */
+#define SPASE_CHEAP_LP_S 0.25
+/* A clock that stops budget_s from now (no abort callback). */
+spase_clock_t spase_clock_in(double budget_s);
 
 /* --- lpbound.c --- */
 /* The class-aware LP bound (lpbound.c): the largest T it proves too short,
  * never below lower, or 0 when it proves nothing above lower (or is not
- * run: one class and no release, too many task-class pairs, ENOMEM). frac
- * as for spase_bounds(). */
-double spase_lp_bound(const spase_inst_t *in, double lower, double *frac);
+ * run: one class and no release, too many task-class pairs, ENOMEM, clk
+ * already stopped). frac as for spase_bounds(). clk (NULL: no limit)
+ * stops the bisection and lp_solve itself; the bound is then the largest
+ * T rejected before. */
+double spase_lp_bound(const spase_inst_t *in, double lower, double *frac,
+		      spase_clock_t *clk);
 
 /* --- classseed.c --- */
 /* Smallest-area option of task t in class c (class-free options count in
@@ -227,10 +245,12 @@ saturn_plan_t *spase_baseline(const spase_inst_t *in, int gpus,
 /* Every uniform request (1, 2, 4, ... GPUs per task: current practice's
  * options) as a solution in task order, decoded by the list scheduler
  * (backfilling); the shortest replaces best when shorter than *mk (then
- * *mk is updated). cand is scratch. Returns 1 when best was replaced, 0
- * when not, -1 on ENOMEM. */
+ * *mk is updated). cand is scratch. Stops at the clock (each request is
+ * one decode; spase_stop_floor()). Returns 1 when best was replaced, 0 when not, -1 on
+ * ENOMEM. */
 int spase_seed_uniform(const spase_inst_t *in, spase_work_t *w,
-		       spase_sol_t *best, spase_sol_t *cand, double *mk);
+		       spase_sol_t *best, spase_sol_t *cand, double *mk,
+		       spase_clock_t *clk);
 /* --- planner_warm.c --- */
 /* The previous plan warm as a solution of in: 0 when at least one task
  * matched, 1 when none did, -1 on ENOMEM; nb and pn (nt entries each) get

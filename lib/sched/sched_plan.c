@@ -109,11 +109,58 @@ double saturn_sched_switch_gain(double carried_left_s, double expected_left_s, d
 
 /* --- carrying a plan over to the next cycle -------------------------- */
 
+/* Assignments by task id, then index (the first of equal ids first). */
+static int assign_id_cmp(const void *a, const void *b, void *arg)
+{
+	const saturn_plan_t *prev = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+	int c = strcmp(prev->assign[x].task_id, prev->assign[y].task_id);
+
+	return c ? c : x - y;
+}
+
+typedef struct carry_key {
+	const saturn_plan_t *prev;
+	const int *from; /* per task: its assignment in prev */
+} carry_key_t;
+
+/* Tasks by planned start, then index (the order a stable sort of the tasks
+ * in index order by start gives). */
+static int carry_start_cmp(const void *a, const void *b, void *arg)
+{
+	const carry_key_t *k = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+	double sx = k->prev->assign[k->from[x]].start_s, sy = k->prev->assign[k->from[y]].start_s;
+
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	return x - y;
+}
+
+/* The first assignment of prev (by index) for task id, by binary search
+ * in idx (prev's assignments with an id, sorted by assign_id_cmp), or -1.
+ * Thousands of tasks: a linear search per task took a second a cycle at
+ * 5,000 (issue 22). */
+static int assign_of(const saturn_plan_t *prev, const int *idx, int n, const char *id)
+{
+	int lo = 0, hi = n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (strcmp(prev->assign[idx[mid]].task_id, id) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(prev->assign[idx[lo]].task_id, id) ? idx[lo] : -1;
+}
+
 saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 				  const saturn_problem_t *p)
 {
 	saturn_plan_t *plan;
-	int *from = NULL, *order = NULL, norder = 0;
+	int *from = NULL, *order = NULL, *idx = NULL, norder = 0, nidx = 0;
 	double **free_at = NULL;
 
 	if (!prev)
@@ -121,14 +168,16 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 	plan = saturn_plan_create(p->ntasks);
 	from = malloc(sizeof(int) * (size_t)(p->ntasks ? p->ntasks : 1));
 	order = malloc(sizeof(int) * (size_t)(p->ntasks ? p->ntasks : 1));
-	if (!plan || !from || !order)
+	idx = malloc(sizeof(int) * (size_t)(prev->nassign > 0 ? prev->nassign : 1));
+	if (!plan || !from || !order || !idx)
 		goto fail;
+	for (int i = 0; i < prev->nassign; i++)
+		if (prev->assign[i].task_id)
+			idx[nidx++] = i;
+	qsort_r(idx, (size_t)nidx, sizeof(int), assign_id_cmp, (void *)prev);
 	/* every task of p must be in prev (tasks that finished may be gone) */
 	for (int t = 0; t < p->ntasks; t++) {
-		from[t] = -1;
-		for (int i = 0; i < prev->nassign && from[t] < 0; i++)
-			if (prev->assign[i].task_id && !strcmp(prev->assign[i].task_id, p->tasks[t].id))
-				from[t] = i;
+		from[t] = assign_of(prev, idx, nidx, p->tasks[t].id);
 		if (from[t] < 0)
 			goto fail;
 	}
@@ -140,14 +189,11 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 			order[norder++] = t;
 	/* the rest in their planned order, each on its planned GPUs, shifted
 	 * right where a GPU is not free yet (an earlier task overran) */
-	for (int i = 1; i < norder; i++)
-		for (int k = i; k > 0 && prev->assign[from[order[k]]].start_s <
-					     prev->assign[from[order[k - 1]]].start_s; k--) {
-			int x = order[k];
+	{
+		carry_key_t key = {prev, from};
 
-			order[k] = order[k - 1];
-			order[k - 1] = x;
-		}
+		qsort_r(order, (size_t)norder, sizeof(int), carry_start_cmp, &key);
+	}
 	for (int i = 0; i < norder; i++) {
 		int t = order[i], o = -1, n = -1;
 		const saturn_assign_t *a = &prev->assign[from[t]];
@@ -211,5 +257,6 @@ out:
 	spase_gpu_free_destroy(free_at, p->nnodes);
 	free(from);
 	free(order);
+	free(idx);
 	return plan;
 }

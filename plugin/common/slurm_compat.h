@@ -94,7 +94,7 @@ typedef struct job_details job_details_t;
  * connection API, not supported here), and from 25.11 on a reply is always
  * attempted through the message's `conn`, which waits MessageTimeout when
  * there is none: the plugin gives it a connection to /dev/null
- * (saturn_apply.c, update_as_controller). */
+ * (saturn_apply.c, saturn_update_as_controller). */
 #if SATURN_SLURM_AT_LEAST(25, 11)
 #define SATURN_UPDATE_NEEDS_NULL_CONN 1
 #else

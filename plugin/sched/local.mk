@@ -8,6 +8,7 @@ sched_saturn_la_SOURCES = \
 	sched/sched_saturn.c \
 	sched/saturn_agent.c \
 	sched/saturn_apply.c \
+	sched/saturn_rehold.c \
 	sched/saturn_backfill.c \
 	sched/saturn_agent.h \
 	sched/saturn_int.h \

@@ -151,6 +151,14 @@ void load_backfill(void);
 /* last_job_update right after our own changes: not news for the loop. */
 extern time_t own_update;
 
+/* The pending record of snapshot job j (the task's own, or its array's
+ * meta record while the task is not split off), or NULL. */
+job_record_t *saturn_pending_record(const saturn_snap_job_t *j);
+
+/* Carry out desc through the update RPC's own code as the controller
+ * (uid 0), no reply sent. SLURM_SUCCESS or an error. */
+int saturn_update_as_controller(job_desc_msg_t *desc);
+
 /* The live record of a snapshot task if it is still held by us, else NULL. */
 job_record_t *saturn_revalidate(const saturn_snap_job_t *j);
 

@@ -106,3 +106,11 @@ bench_saturn_sim_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
 # simulator's own checks, and the planner below backfill on one-GPU requests of jobs that scale
 TESTS += bench/sim-smoke.sh
 EXTRA_DIST += bench/sim-smoke.sh
+
+# the planner at a site's scale (issue 22; doc/benchmarks-site.md):
+# tests/bench/site-plan-bench NTASKS [NODES [BUDGET_S [SEED [CLASSES]]]] [--write FILE]
+noinst_PROGRAMS += bench/site-plan-bench
+bench_site_plan_bench_SOURCES = bench/site-plan-bench.c bench/site_problem.h
+bench_site_plan_bench_CPPFLAGS = $(UNIT_CPPFLAGS)
+bench_site_plan_bench_CFLAGS = $(SATURN_CFLAGS)
+bench_site_plan_bench_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm

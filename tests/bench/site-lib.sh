@@ -274,9 +274,10 @@ analyse() {
 	} >lock-write.txt
 	sed -n 's/.*sched\/saturn: plan .*gap \([0-9.]*\)%.*solve \([0-9.]*\)s,.*/\1 \2/p' "$L" >sat-plans.txt
 	put saturn_interval_s "$INTERVAL"
-	# re-holds that failed (a released task requeued by Slurm, e.g. after
-	# its node went DOWN: logged once a cycle while it waits)
-	put sat_rehold_errors "$(grep -c 'sched/saturn: .* not held after update' "$L")"
+	# re-holds Slurm refused: each try, the first logged as an error
+	# ("re-hold failed"), the later ones (30 s apart) at debug level;
+	# "not held after update" alone: logs of the plugin before that
+	put sat_rehold_errors "$(grep -c 'sched/saturn: .*\(re-hold failed\|re-hold refused again\|not held after update\)' "$L")"
 	put ctld_errors "$(grep -c '\] error: ' "$L")"
 	set -- $(awk '{ print $2 + $3 + $4 + $5 }' sat-cycles.txt | stats)
 	put sat_cycles "$1"

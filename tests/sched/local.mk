@@ -100,6 +100,7 @@ TESTS += \
 	e2e/hostile-modify.sh \
 	e2e/hostile-numbers.sh \
 	e2e/hostile-node.sh \
+	e2e/hostile-node-typed.sh \
 	e2e/hostile-fs.sh \
 	e2e/hostile-env.sh \
 	e2e/sched-feedback.sh \
@@ -132,6 +133,7 @@ EXTRA_DIST += \
 	e2e/hostile-modify.sh \
 	e2e/hostile-numbers.sh \
 	e2e/hostile-node.sh \
+	e2e/hostile-node-typed.sh \
 	e2e/hostile-fs.sh \
 	e2e/hostile-env.sh \
 	e2e/sched-feedback.sh \

@@ -11,6 +11,7 @@
 
 #include "planner.h"
 #include "profile.h"
+#include "rehold_wait.h"
 #include "sched_core.h"
 #include "sched_fixture.h"
 
@@ -454,6 +455,51 @@ START_TEST(test_requeue_excused)
 }
 END_TEST
 
+/* --- re-holds Slurm refuses (rehold_wait.h) --------------------------- */
+
+/* A re-hold Slurm refused is not tried again every cycle (each time under
+ * the write locks, with an error line: 1,574 lines for one task in the
+ * site-scale benchmark) but SATURN_REHOLD_RETRY_S later; the caller logs
+ * the first refusal only; other tasks, even of the same array record,
+ * are not held up; a success forgets it; a full table reuses the entry
+ * due first. */
+START_TEST(test_rehold_refused_backoff)
+{
+	static saturn_rehold_wait_t w;
+	double t = 1000;
+
+	memset(&w, 0, sizeof(w));
+	ck_assert_int_eq(saturn_rehold_wait_skip(&w, 984, 364, t), 0);
+	ck_assert_int_eq(saturn_rehold_wait_refused(&w, 984, 364, t), 1);
+	/* every 3 s cycle of the requeue delay: skipped, no update */
+	for (double c = t + 3; c < t + SATURN_REHOLD_RETRY_S; c += 3)
+		ck_assert_int_eq(saturn_rehold_wait_skip(&w, 984, 364, c), 1);
+	/* another task of the same record, and another record: not held up */
+	ck_assert_int_eq(saturn_rehold_wait_skip(&w, 984, 365, t + 3), 0);
+	ck_assert_int_eq(saturn_rehold_wait_skip(&w, 985, 364, t + 3), 0);
+	/* tried again after the wait; refused again: not logged again */
+	ck_assert_int_eq(saturn_rehold_wait_skip(&w, 984, 364, t + SATURN_REHOLD_RETRY_S), 0);
+	ck_assert_int_eq(saturn_rehold_wait_refused(&w, 984, 364, t + SATURN_REHOLD_RETRY_S), 2);
+	ck_assert_int_eq(saturn_rehold_wait_skip(&w, 984, 364, t + SATURN_REHOLD_RETRY_S + 3), 1);
+	/* re-held at last: forgotten, a later refusal is logged again */
+	ck_assert_int_eq(saturn_rehold_wait_done(&w, 984, 364), 2);
+	ck_assert_int_eq(saturn_rehold_wait_done(&w, 984, 364), 0);
+	ck_assert_int_eq(saturn_rehold_wait_skip(&w, 984, 364, t + SATURN_REHOLD_RETRY_S + 3), 0);
+	ck_assert_int_eq(saturn_rehold_wait_refused(&w, 984, 364, t + 100), 1);
+	/* a full table: the entry due first goes */
+	for (uint32_t k = 0; k < SATURN_REHOLD_WAIT_MAX - 1; k++)
+		ck_assert_int_eq(saturn_rehold_wait_refused(&w, 2000 + k, -1, t + 200 + k), 1);
+	ck_assert_int_eq(saturn_rehold_wait_refused(&w, 5000, -1, t + 300), 1);
+	ck_assert_int_eq(saturn_rehold_wait_skip(&w, 984, 364, t + 101), 0);
+	ck_assert_int_eq(saturn_rehold_wait_skip(&w, 5000, -1, t + 301), 1);
+	ck_assert_int_eq(saturn_rehold_wait_skip(&w, 2000, -1, t + 201), 1);
+	/* no table, no job id: nothing */
+	ck_assert_int_eq(saturn_rehold_wait_skip(NULL, 1, -1, t), 0);
+	ck_assert_int_eq(saturn_rehold_wait_refused(NULL, 1, -1, t), 0);
+	ck_assert_int_eq(saturn_rehold_wait_refused(&w, 0, -1, t), 0);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, test_task_cap_queue_order);
@@ -464,6 +510,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_never_started);
 	tcase_add_test(tc, test_requeue_charged);
 	tcase_add_test(tc, test_requeue_excused);
+	tcase_add_test(tc, test_rehold_refused_backoff);
 }
 
 int main(void)

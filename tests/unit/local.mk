@@ -89,6 +89,17 @@ unit_test_lpbound_CFLAGS = $(UNIT_CFLAGS)
 unit_test_lpbound_LDADD = $(UNIT_LDADD)
 endif
 
+# The planner's time budget at a site's scale (issue 22): thousands of
+# tasks in three node classes (bench/site_problem.h).
+if HAVE_CHECK
+check_PROGRAMS += unit/test_plan_scale
+TESTS += unit/test_plan_scale
+unit_test_plan_scale_SOURCES = unit/test_plan_scale.c bench/site_problem.h
+unit_test_plan_scale_CPPFLAGS = $(UNIT_CPPFLAGS)
+unit_test_plan_scale_CFLAGS = $(UNIT_CFLAGS)
+unit_test_plan_scale_LDADD = $(UNIT_LDADD)
+endif
+
 # Plan construction: the GPU model and the list scheduler every plan is
 # built with (lib/planner/listsched.c).
 if HAVE_CHECK
