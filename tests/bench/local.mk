@@ -92,6 +92,21 @@ bench_internode_bench_LDADD = $(top_builddir)/lib/libsaturn-job.la -lm
 # $(srcdir)/bench/site-bench.sh BUILD, or site-load.sh against a running cluster
 EXTRA_DIST += bench/site-load.sh bench/site-lib.sh bench/site-timed.sh bench/site-bench.sh
 
+# a GPU cluster beyond one machine, by simulation: a Philly-derived trace
+# with Gavel's measured speeds through EASY backfill and through the
+# planner (doc/benchmarks-site.md, "Simulation beyond one machine"):
+# tests/bench/saturn-sim [--jobs N] [--gpus N] [--compress X] ..., --mixed
+noinst_PROGRAMS += bench/saturn-sim
+bench_saturn_sim_SOURCES = bench/saturn-sim.c bench/sim-sched.c bench/sim-report.c \
+	bench/sim.h bench/sim_report.h
+bench_saturn_sim_CPPFLAGS = $(UNIT_CPPFLAGS) -DBENCH_DATA_DIR='"$(abs_srcdir)/bench/data"'
+bench_saturn_sim_CFLAGS = $(SATURN_CFLAGS)
+bench_saturn_sim_LDADD = $(top_builddir)/lib/libsaturn-ctl.la -lm
+# saturn-sim's smoke test (a few seconds): both schedulers on 50 jobs, the
+# simulator's own checks, and the planner below backfill on one-GPU requests of jobs that scale
+TESTS += bench/sim-smoke.sh
+EXTRA_DIST += bench/sim-smoke.sh
+
 # the planner at a site's scale (issue 22; doc/benchmarks-site.md):
 # tests/bench/site-plan-bench NTASKS [NODES [BUDGET_S [SEED [CLASSES]]]] [--write FILE]
 noinst_PROGRAMS += bench/site-plan-bench
