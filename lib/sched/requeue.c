@@ -18,6 +18,7 @@
  */
 #include "config.h"
 
+#include "build_int.h" /* saturn_bld_fits_some_node: the build's own test */
 #include "sched_core.h"
 
 int saturn_sched_self_requeued(const saturn_snapshot_t *s, const saturn_snap_job_t *j)
@@ -38,19 +39,6 @@ double saturn_sched_charge_from(const saturn_snapshot_t *s, const saturn_snap_jo
 	return j->released_at > 0 && j->released_at <= s->now ? j->released_at : s->now;
 }
 
-/* Whether option o of t fits some of the snapshot's nodes (as many nodes
- * with its GPU count as it spans): an option that fits nowhere is never
- * planned, so its claim must not lower the charge. */
-static int option_fits(const saturn_snapshot_t *s, const saturn_option_t *o)
-{
-	int found = 0;
-
-	for (int k = 0; k < s->nnodes; k++)
-		if (o->gpus <= s->nodes[k].gpus)
-			found++;
-	return found >= saturn_option_nodes(o);
-}
-
 double saturn_sched_requeue_charge(const saturn_snapshot_t *s, const saturn_snap_job_t *j,
 				   const saturn_task_t *t)
 {
@@ -61,7 +49,10 @@ double saturn_sched_requeue_charge(const saturn_snapshot_t *s, const saturn_snap
 	for (int o = 0; o < t->noptions; o++) {
 		double r = saturn_task_runtime(t, o);
 
-		if (r > 0 && option_fits(s, &t->options[o]) && (least < 0 || r < least))
+		/* an option that fits no node is never planned: its claim must
+		 * not lower the charge */
+		if (r > 0 && saturn_bld_fits_some_node(s, &t->options[o], 1) &&
+		    (least < 0 || r < least))
 			least = r;
 	}
 	if (least < 0)

@@ -139,9 +139,12 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_
 		if (rc != 0) {
 			saturn_bld_free_options(t->options, t->noptions);
 			t->options = NULL;
-		} else if (saturn_sched_requeue_charge(s, j, t) > t->release_s) {
+		} else {
 			/* it requeued itself: charged like a running task */
-			t->release_s = saturn_sched_requeue_charge(s, j, t);
+			double charge = saturn_sched_requeue_charge(s, j, t);
+
+			if (charge > t->release_s)
+				t->release_s = charge;
 		}
 		return rc;
 	}
