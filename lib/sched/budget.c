@@ -13,6 +13,7 @@
 
 #include "bpol_int.h" /* saturn_bpol_push */
 #include "budget.h"
+#include "jobreq.h" /* saturn_batch_name_check */
 
 /* --- per-uid counters ------------------------------------------------- */
 
@@ -325,29 +326,23 @@ nomem:
 
 /* --- names of the files kept per batch -------------------------------- */
 
-/* Whether key is NAME or NAME@CLASS with a valid batch name. */
+/* Whether key[0 .. len) is NAME or NAME@CLASS: a valid batch name
+ * (saturn_batch_name_check), and a class name as a class's own profile
+ * has it (saturn_class_name_ok). */
 static int key_ok(const char *key, size_t len)
 {
-	size_t at = len;
-	int nat = 0;
+	char buf[SATURN_BATCH_NAME_MAX + SATURN_CLASS_NAME_MAX + 2], *at;
 
-	for (size_t k = 0; k < len; k++)
-		if (key[k] == '@') {
-			at = k;
-			nat++;
-		}
-	if (nat > 1 || at == 0 || at > SATURN_BATCH_NAME_MAX || (nat && at + 1 >= len))
+	if (len >= sizeof(buf))
 		return 0;
-	for (size_t k = 0; k < len; k++) {
-		char c = key[k];
-
-		if (k == at)
-			continue;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '.' || c == '_' || c == '-' || (k > at && c == '+')))
+	memcpy(buf, key, len);
+	buf[len] = '\0';
+	if ((at = strchr(buf, '@'))) {
+		*at = '\0';
+		if (!saturn_class_name_ok(at + 1))
 			return 0;
 	}
-	return key[0] != '-' && key[0] != '.';
+	return saturn_batch_name_check(buf, NULL, 0) == 0;
 }
 
 /* "UID-" at *p: *uid set, *p moved past the '-'. -1 when not. */

@@ -113,6 +113,17 @@ static int word_ok(const char *w, size_t n)
 	return 1;
 }
 
+int saturn_class_name_ok(const char *k)
+{
+	if (!k || !k[0] || k[0] == '.' || strlen(k) > SATURN_CLASS_NAME_MAX)
+		return 0;
+	for (const char *c = k; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+		      *c == '.' || *c == '_' || *c == '-' || *c == '+'))
+			return 0;
+	return 1;
+}
+
 saturn_class_rules_t *saturn_class_rules_parse(const char *text, saturn_error_t *err)
 {
 	saturn_class_rules_t *r = calloc(1, sizeof(*r));

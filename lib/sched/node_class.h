@@ -59,6 +59,12 @@ typedef struct saturn_class_rules saturn_class_rules_t;
  * ("saturn_node_classes: 'fast' has no ':MATCH'") or ENOMEM. */
 saturn_class_rules_t *saturn_class_rules_parse(const char *text, saturn_error_t *err);
 
+/* Whether k may stand as a class name in a file name (a class's own
+ * profile NAME@CLASS.json, records and script copies): 1 to
+ * SATURN_CLASS_NAME_MAX characters of [A-Za-z0-9._+-], not starting with
+ * '.'. 1 or 0; k may be NULL (0). */
+int saturn_class_name_ok(const char *k);
+
 /* Free; NULL is allowed. */
 void saturn_class_rules_free(saturn_class_rules_t *r);
 

@@ -213,10 +213,6 @@ char *saturn_profile_path(long uid, const char *batch, const char *klass);
 int saturn_profile_stat(const char *batch, const char *klass, long uid, int *ufd,
 			struct stat *st);
 
-/* Whether a class name may be part of a profile file name: the
- * characters of node_class.h's names, no leading '.'. 1 or 0. */
-int saturn_class_name_ok(const char *k);
-
 /* Every cycle, before any lookup: drop the cached profiles of batches
  * without tasks in live, apply the budget settings, and unload the
  * profiles of the user holding the most when the total budget kept

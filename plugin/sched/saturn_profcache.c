@@ -125,18 +125,6 @@ static profile_entry_t *profile_entry(const char *batch, long uid, const char *k
 	return NULL;
 }
 
-/* node_class.h's characters, no leading '.' (saturn_int.h). */
-int saturn_class_name_ok(const char *k)
-{
-	if (!k || !k[0] || k[0] == '.' || strlen(k) > SATURN_CLASS_NAME_MAX)
-		return 0;
-	for (const char *c = k; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		      *c == '.' || *c == '_' || *c == '-' || *c == '+'))
-			return 0;
-	return 1;
-}
-
 static const saturn_profile_t *lookup_profile(const char *batch, long uid, const char *klass);
 
 const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void *arg)
