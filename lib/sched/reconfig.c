@@ -264,7 +264,7 @@ nomem:
 
 double saturn_reconfig_stop_ratio(double need_s, double bound_s, double min_gain)
 {
-	double r = min_gain < 1 ? 1.0 / (1.0 - min_gain) : INFINITY;
+	double r = saturn_gain_stop_ratio(min_gain);
 
 	if (!(bound_s > 0) || !(need_s > bound_s))
 		return 0;

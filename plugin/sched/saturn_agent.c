@@ -574,7 +574,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		 * (at once when the carried plan itself meets it). */
 		opts.warm = carried ? carried : prev_plan;
 		if (carried)
-			opts.stop_ratio = gain < 1 ? 1.0 / (1.0 - gain) : INFINITY;
+			opts.stop_ratio = saturn_gain_stop_ratio(gain);
 		if (saturn_cfg.fairness == SATURN_FAIR_SHARE) {
 			plan = plan_share(s, &b, &opts);
 			/* the stages' gaps filled (no task later), within the limits */
