@@ -153,6 +153,25 @@ int saturn_update_as_controller(job_desc_msg_t *desc)
 	return rc;
 }
 
+int saturn_update_gres_detached(job_record_t *job_ptr, job_desc_msg_t *desc)
+{
+	struct xlist *saved = job_ptr->gres_list_req;
+	int rc;
+
+	/* Slurm refuses a GRES request of another form (gres:gpu:N) beside
+	 * the typed entries (gres:gpu:TYPE:N) of the list it checks it
+	 * against ("invalid GRES", ESLURM_INVALID_GRES_TYPE): no list for
+	 * the update. Slurm sets a new one only when it applies the update;
+	 * else the old one is put back. */
+	job_ptr->gres_list_req = NULL;
+	rc = saturn_update_as_controller(desc);
+	if (job_ptr->gres_list_req)
+		FREE_NULL_LIST(saved);
+	else
+		job_ptr->gres_list_req = saved;
+	return rc;
+}
+
 /* The user's own GPU request of a held task: SATURN_USER_GRES when an
  * earlier release saved it, else its tres_per_node (as job_submit/saturn
  * normalised it). xmalloc'd or NULL. */
@@ -187,7 +206,6 @@ static int retype_gres(job_record_t *job_ptr, const saturn_snap_job_t *j,
 		       const saturn_decision_t *d)
 {
 	job_desc_msg_t *desc;
-	struct xlist *saved;
 	int rc;
 
 	if (!d->gpu_type[0] || !strcmp(d->gpu_type, j->gpu_type))
@@ -201,19 +219,14 @@ static int retype_gres(job_record_t *job_ptr, const saturn_snap_job_t *j,
 	else
 		desc->job_id_str = xstrdup_printf("%u", job_ptr->job_id);
 	desc->tres_per_node = typed_gres(d->gpu_type, d->gpus);
-	saved = job_ptr->gres_list_req;
-	job_ptr->gres_list_req = NULL;
-	rc = saturn_update_as_controller(desc);
+	rc = saturn_update_gres_detached(job_ptr, desc);
 	if (rc != SLURM_SUCCESS) {
-		FREE_NULL_LIST(job_ptr->gres_list_req);
-		job_ptr->gres_list_req = saved;
 		error("sched/saturn: %pJ: typed GRES %s refused (%s): runs with %s on %s",
 		      job_ptr, desc->tres_per_node, slurm_strerror(rc), job_ptr->tres_per_node,
 		      d->node);
 		slurm_free_job_desc_msg(desc);
 		return -1;
 	}
-	FREE_NULL_LIST(saved);
 	slurm_free_job_desc_msg(desc);
 	return 0;
 }

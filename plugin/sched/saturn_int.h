@@ -159,6 +159,12 @@ job_record_t *saturn_pending_record(const saturn_snap_job_t *j);
  * (uid 0), no reply sent. SLURM_SUCCESS or an error. */
 int saturn_update_as_controller(job_desc_msg_t *desc);
 
+/* saturn_update_as_controller with job_ptr's GRES list (gres_list_req)
+ * taken off for the update, as a change between a typed and an untyped
+ * GPU request needs: the list Slurm sets when it applies the update
+ * stays, else the old one is put back. Caller holds the job write lock. */
+int saturn_update_gres_detached(job_record_t *job_ptr, job_desc_msg_t *desc);
+
 /* The live record of a snapshot task if it is still held by us, else NULL. */
 job_record_t *saturn_revalidate(const saturn_snap_job_t *j);
 

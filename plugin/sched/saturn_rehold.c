@@ -81,7 +81,6 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 {
 	job_record_t *job_ptr = saturn_pending_record(j);
 	job_desc_msg_t *desc;
-	struct xlist *saved = NULL;
 	uint32_t job_id;
 	int rc, detached = 0;
 
@@ -120,23 +119,11 @@ static int rehold_task(const saturn_snap_job_t *j, const saturn_rehold_t *r, tim
 			 * and put back when Slurm did not set a new one. A
 			 * task still in its array's meta record is split off
 			 * by the update: its list stays. */
-			if (!job_ptr->array_recs || !job_ptr->array_recs->task_id_bitmap) {
-				saved = job_ptr->gres_list_req;
-				job_ptr->gres_list_req = NULL;
-				detached = 1;
-			}
+			detached = !job_ptr->array_recs || !job_ptr->array_recs->task_id_bitmap;
 		}
 	}
 	rehold_nodes(desc, job_ptr);
-	rc = saturn_update_as_controller(desc);
-	if (detached) {
-		/* same record (never split): Slurm sets a new list only
-		 * when it applied the update */
-		if (!job_ptr->gres_list_req)
-			job_ptr->gres_list_req = saved;
-		else
-			FREE_NULL_LIST(saved);
-	}
+	rc = detached ? saturn_update_gres_detached(job_ptr, desc) : saturn_update_as_controller(desc);
 	if (rc != SLURM_SUCCESS) {
 		snprintf(why, len, "%s", slurm_strerror(rc));
 		slurm_free_job_desc_msg(desc);
