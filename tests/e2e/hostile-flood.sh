@@ -99,7 +99,8 @@ for k in $(seq 1 40); do
 	[ "$n" -gt "$most" ] && most=$n
 	r=$(squeue -h -u "$HOSTILE_USER" -o '%j|%r' | grep -v '^saturn-' | grep -m1 'saturn: waiting: ' || true)
 	[ -n "$r" ] && waiting=$r
-	grep -q "^user=$V " "$JOBLOG" && [ "$k" -ge 12 ] && break
+	# until the victim ran and a waiting reason was seen (a state, not one sample)
+	[ -n "$waiting" ] && grep -q "^user=$V " "$JOBLOG" && [ "$k" -ge 12 ] && break
 	sleep 1
 done
 note "attacker's profiler jobs at once: at most $most; a waiting task: $waiting"
