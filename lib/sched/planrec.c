@@ -11,19 +11,6 @@
 
 #include "planrec.h"
 
-int saturn_planrec_field_parse(const char *v, int *out)
-{
-	if (!strcmp(v, "admin_comment"))
-		*out = SATURN_PLANREC_ADMIN_COMMENT;
-	else if (!strcmp(v, "comment"))
-		*out = SATURN_PLANREC_COMMENT;
-	else if (!strcmp(v, "none"))
-		*out = SATURN_PLANREC_NONE;
-	else
-		return -1;
-	return 0;
-}
-
 const char *saturn_planrec_field_name(int field)
 {
 	switch (field) {

@@ -47,10 +47,6 @@ typedef struct saturn_planrec {
 	double obs_spb;	 /* likewise */
 } saturn_planrec_t;
 
-/* Parse a saturn_record value ("admin_comment", "comment", "none") into
- * *out. 0, or -1 (*out unchanged). */
-int saturn_planrec_field_parse(const char *v, int *out);
-
 /* The setting's name of a SATURN_PLANREC_* value. */
 const char *saturn_planrec_field_name(int field);
 
