@@ -160,9 +160,96 @@ static double incumbent(int have_sol, double mk, const saturn_plan_t *wplan,
 	return inc;
 }
 
+static saturn_plan_t *solve(const saturn_problem_t *p, const saturn_planner_opts_t *opts,
+			    saturn_error_t *err);
+
+int saturn_plan_tape_push(saturn_plan_tape_t *t, const saturn_plan_t *plan)
+{
+	saturn_plan_t *c = NULL;
+
+	if (t->n == t->cap) {
+		int cap = t->cap ? 2 * t->cap : 8;
+		saturn_plan_t **np = realloc(t->plans, (size_t)cap * sizeof(*np));
+
+		if (!np)
+			return -1;
+		t->plans = np;
+		t->cap = cap;
+	}
+	if (plan && !(c = saturn_plan_copy(plan)))
+		return -1;
+	t->plans[t->n++] = c;
+	return 0;
+}
+
+void saturn_plan_tape_free(saturn_plan_tape_t *t)
+{
+	if (!t)
+		return;
+	for (int i = 0; i < t->n; i++)
+		saturn_plan_destroy(t->plans[i]);
+	free(t->plans);
+	t->plans = NULL;
+	t->n = t->cap = t->pos = 0;
+}
+
+/* Playing: a copy of the tape's next plan when it fits p. */
+static saturn_plan_t *tape_play(saturn_plan_tape_t *t, const saturn_problem_t *p,
+				saturn_error_t *err)
+{
+	const saturn_plan_t *pl;
+	int call = t->pos + 1;
+	saturn_plan_t *c;
+
+	if (t->pos >= t->n) {
+		saturn_error_set(err, "replay: no recorded planner result for call %d (%d recorded)",
+				 call, t->n);
+		return NULL;
+	}
+	pl = t->plans[t->pos++];
+	if (!pl) {
+		saturn_error_set(err, "replay: planner call %d failed when recorded", call);
+		return NULL;
+	}
+	if (pl->nassign != p->ntasks) {
+		saturn_error_set(err, "replay: planner call %d: recorded plan has %d task(s), the problem %d",
+				 call, pl->nassign, p->ntasks);
+		return NULL;
+	}
+	for (int i = 0; i < p->ntasks; i++)
+		if (!pl->assign[i].task_id || !p->tasks[i].id ||
+		    strcmp(pl->assign[i].task_id, p->tasks[i].id)) {
+			saturn_error_set(err, "replay: planner call %d: task %d is %s in the recording, %s in the problem",
+					 call, i, pl->assign[i].task_id ? pl->assign[i].task_id : "?",
+					 p->tasks[i].id ? p->tasks[i].id : "?");
+			return NULL;
+		}
+	if (!(c = saturn_plan_copy(pl)))
+		saturn_error_set(err, "out of memory");
+	return c;
+}
+
 saturn_plan_t *saturn_planner_solve(const saturn_problem_t *p,
 				    const saturn_planner_opts_t *opts,
 				    saturn_error_t *err)
+{
+	saturn_plan_t *plan;
+
+	if (!opts || !opts->tape)
+		return solve(p, opts, err);
+	if (opts->tape->mode == SATURN_TAPE_PLAY)
+		return tape_play(opts->tape, p, err);
+	plan = solve(p, opts, err);
+	if (saturn_plan_tape_push(opts->tape, plan) < 0) {
+		saturn_plan_destroy(plan);
+		saturn_error_set(err, "out of memory recording the planner result");
+		return NULL;
+	}
+	return plan;
+}
+
+static saturn_plan_t *solve(const saturn_problem_t *p, const saturn_planner_opts_t *opts,
+			    saturn_error_t *err)
 {
 	saturn_planner_opts_t def;
 	spase_clock_t clk = {0};

@@ -49,7 +49,36 @@ typedef struct saturn_planner_opts {
 	 * and this number, not on the machine's speed or load: for comparing
 	 * search methods at equal effort. Added after stop_ratio. */
 	unsigned long max_evals;
+	/* Record or play back the results of saturn_planner_solve() (NULL,
+	 * the default: solve). Added after max_evals. */
+	struct saturn_plan_tape *tape;
 } saturn_planner_opts_t;
+
+/* A tape of planner results, for recording a scheduling cycle and
+ * replaying it (lib/sched/sched_cycle.h). Recording: every
+ * saturn_planner_solve() with opts->tape appends a copy of its plan (or a
+ * NULL entry when it failed). Playing: saturn_planner_solve() does not
+ * search; it returns a copy of the next entry, with err "replay: ..." when
+ * the tape has none left or the entry does not fit the problem (another
+ * task count or a task of another id). The search is bounded by time, so
+ * its results depend on the machine; the tape makes everything around it
+ * reproducible. */
+typedef enum saturn_tape_mode {
+	SATURN_TAPE_RECORD = 0,
+	SATURN_TAPE_PLAY,
+} saturn_tape_mode_t;
+
+typedef struct saturn_plan_tape {
+	saturn_tape_mode_t mode;
+	int n, cap;
+	int pos; /* playing: the next entry */
+	saturn_plan_t **plans;
+} saturn_plan_tape_t;
+
+/* Append a copy of plan (NULL: a failed call). 0, or -1 (ENOMEM). */
+int saturn_plan_tape_push(saturn_plan_tape_t *t, const saturn_plan_t *plan);
+/* Empty the tape (its plans destroyed), keeping its mode; NULL allowed. */
+void saturn_plan_tape_free(saturn_plan_tape_t *t);
 
 /* Fill opts with the defaults. */
 void saturn_planner_opts_init(saturn_planner_opts_t *opts);
