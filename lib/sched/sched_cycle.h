@@ -85,6 +85,10 @@ typedef struct saturn_cycle_in {
 	/* RequeueExit(Hold) lists the checkpoint's exit status 75: running
 	 * tasks may be restarted (saturn_reconfig_requeues). */
 	int requeue_ok;
+	/* Tasks re-held this cycle because they requeued themselves
+	 * (saturn_sched_self_requeued): they ran in the carried plan ahead of
+	 * the tasks planned after them, so it is not carried. */
+	int requeued_now;
 	/* The planner's search (saturn_planner_opts_t.abort_cb): stop early
 	 * (slurmctld shutting down). May be NULL. */
 	int (*abort_cb)(void *arg);
@@ -112,6 +116,13 @@ typedef struct saturn_cycle_state {
 	 * due under the carried plan starts without waiting for a solve, and
 	 * the solve follows in the next cycle). */
 	int solve_due;
+	/* what was logged, so that a condition that lasts is logged when it
+	 * changes and every 10 minutes, not every cycle: the tasks left held
+	 * (their number, when), no usable node (when), fair share given up
+	 * for tasks on several nodes (1 once logged) */
+	int skipped_logged;
+	double skipped_at, nonodes_at;
+	int share_multinode_logged;
 } saturn_cycle_state_t;
 
 void saturn_cycle_state_init(saturn_cycle_state_t *st);

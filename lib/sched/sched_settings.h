@@ -67,6 +67,9 @@ typedef struct saturn_sched_settings {
 	 * and in all (0 = no cap), companion jobs per user at once (0 = none) */
 	int profile_cache_mb, profile_cache_total_mb, companion_jobs;
 	saturn_reconfig_settings_t reconfig; /* saturn_reconfigure* */
+	int record_cycles;     /* saturn_record_cycles: keep the inputs and outputs of the
+				* last N cycles in STATE_DIR/cycles for `saturn replay`
+				* (sched_cycle.h); 0 = off (0) */
 } saturn_sched_settings_t;
 
 /* saturn_fairness: none = one plan of every user's tasks (shortest

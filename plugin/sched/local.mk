@@ -7,6 +7,7 @@ slurmplugin_LTLIBRARIES += sched_saturn.la
 sched_saturn_la_SOURCES = \
 	sched/sched_saturn.c \
 	sched/saturn_agent.c \
+	sched/saturn_gather.c \
 	sched/saturn_apply.c \
 	sched/saturn_rehold.c \
 	sched/saturn_backfill.c \

@@ -64,16 +64,11 @@ static volatile int reconfig_pending = 0;
 saturn_sched_settings_t saturn_cfg;
 char *saturn_state_dir, *saturn_profile_dir, *saturn_progress_dir;
 
-/* plan kept between cycles */
-static saturn_plan_t *prev_plan;
+/* what one cycle leaves to the next (the plan kept, the runtime feedback:
+ * lib/sched/sched_cycle.h); the plan's id also in plan_id for the files
+ * that apply it */
+static saturn_cycle_state_t cstate;
 char plan_id[64];
-static unsigned long plan_seq;
-static double prev_now;
-/* when the plan now kept was made, and its makespan then (the switch rule:
- * saturn_sched_switch_gain); 0: not known (a plan restored from the state) */
-static double made_now, made_makespan;
-/* runtime feedback kept across cycles (feedback.h), restored from the state */
-static saturn_fb_t *feedback;
 
 double now_mono(void)
 {
@@ -163,11 +158,11 @@ static void load_prev_state(void)
 			const char *dash = strrchr(st->plan_id, '-');
 
 			if (dash)
-				plan_seq = strtoul(dash + 1, NULL, 10);
+				cstate.plan_seq = strtoul(dash + 1, NULL, 10);
 		}
-		if (st->ncorr && (feedback || (feedback = saturn_fb_create())))
+		if (st->ncorr && (cstate.feedback || (cstate.feedback = saturn_fb_create())))
 			for (int i = 0; i < st->ncorr; i++)
-				if (saturn_fb_put(feedback, &st->corr[i]) < 0)
+				if (saturn_fb_put(cstate.feedback, &st->corr[i]) < 0)
 					break;
 		saturn_sched_state_destroy(st);
 	}
@@ -209,11 +204,8 @@ void saturn_agent_fini(void)
 	 * late callback might still reach buys nothing. */
 	bf_fini = NULL;
 	bf_reconfig = NULL;
-	saturn_plan_destroy(prev_plan);
-	prev_plan = NULL;
+	saturn_cycle_state_free(&cstate);
 	saturn_files_close();
-	saturn_fb_destroy(feedback);
-	feedback = NULL;
 	saturn_reconfig_fini();
 	xfree(saturn_state_dir);
 	xfree(saturn_profile_dir);
@@ -226,28 +218,6 @@ void saturn_agent_fini(void)
 static int abort_cb(void *arg)
 {
 	return stop_agent || slurmctld_config.shutdown_time;
-}
-
-static void describe(const saturn_plan_t *plan, const saturn_problem_t *p, char *buf, size_t len)
-{
-	/* technique x count, e.g. "fsdp x3, ddp x2" */
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < plan->nassign && off < len - 40; i++) {
-		const char *t = plan->assign[i].technique;
-		int dup = 0, n = 0;
-
-		for (int k = 0; k < i; k++)
-			if (!xstrcmp(plan->assign[k].technique, t))
-				dup = 1;
-		if (dup)
-			continue;
-		for (int k = i; k < plan->nassign; k++)
-			if (!xstrcmp(plan->assign[k].technique, t))
-				n++;
-		off += snprintf(buf + off, len - off, "%s%s x%d", off ? ", " : "", t, n);
-	}
 }
 
 /* state.json is root's alone (0600, all users' tasks): owned by SlurmUser
@@ -307,363 +277,87 @@ static uint32_t jobs_submitted(void)
 	return slurmctld_diag_stats.jobs_submitted;
 }
 
-/* tasks left held by the last cycle, and when that was last logged */
-static int skipped_logged;
-static double skipped_at;
-
-/* saturn_fairness=share: the users one after the other in order of their
- * fair-share finish tags (lib/sched/fairness.h); NULL when the problem has
- * a single user (plan it as a whole) or on failure (logged; the caller
- * plans it as a whole). */
-static saturn_plan_t *plan_share(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
-				 const saturn_planner_opts_t *opts)
+/* The cycle's log lines at their levels. */
+static void log_out(const saturn_cycle_out_t *out)
 {
-	static int multinode_logged;
-	saturn_error_t err = {{0}};
-	saturn_plan_t *plan = NULL;
-	double *tag;
-	int nusers;
+	for (int i = 0; i < out->nlog; i++) {
+		const char *t = out->log[i].text;
 
-	/* the fair-share planner places every task on one node: a problem
-	 * with tasks on several nodes is planned as a whole (logged when
-	 * that starts) */
-	if (saturn_problem_multinode(b->problem)) {
-		if (!multinode_logged)
-			info("sched/saturn: saturn_fairness=share: tasks on several nodes are not planned by fair share yet: planning all users together");
-		multinode_logged = 1;
-		return NULL;
+		switch (out->log[i].level) {
+		case SATURN_CYCLE_ERROR:
+			error("sched/saturn: %s", t);
+			break;
+		case SATURN_CYCLE_INFO:
+			info("sched/saturn: %s", t);
+			break;
+		case SATURN_CYCLE_VERBOSE:
+			verbose("sched/saturn: %s", t);
+			break;
+		case SATURN_CYCLE_DEBUG:
+			debug("sched/saturn: %s", t);
+			break;
+		default:
+			debug2("sched/saturn: %s", t);
+			break;
+		}
 	}
-	multinode_logged = 0;
-	tag = calloc((size_t)b->problem->ntasks + 1, sizeof(double));
-	nusers = tag ? saturn_fair_tags(s, b, tag) : -1;
-
-	if (nusers < 0)
-		error("sched/saturn: out of memory computing fair-share tags: planning all users together");
-	else if (nusers > 1 && !(plan = saturn_fair_plan(b->problem, tag, opts, &err)))
-		error("sched/saturn: fair-share plan failed (%s): planning all users together",
-		      err.text);
-	free(tag);
-	return plan;
 }
 
-/* The usable nodes' classes (node_class.h), logged when they change. */
-static void log_classes(saturn_snapshot_t *s)
-{
-	static char last[512];
-	char line[512];
-	int n = saturn_snapshot_classes_line(s, line, sizeof(line));
-
-	if (!strcmp(line, last))
-		return;
-	snprintf(last, sizeof(last), "%s", line);
-	info("sched/saturn: %d node class%s: %s", n, n == 1 ? "" : "es", line);
-}
-
-/* The users' limits on a plan (multiuser.h): tasks moved so that no QOS
- * or association cap is exceeded at any time of the plan. */
-static void plan_limits(const saturn_mu_t *mu, const saturn_problem_t *p, saturn_plan_t *plan)
-{
-	saturn_error_t err = {{0}};
-	int over;
-
-	if (!mu || !plan)
-		return;
-	over = saturn_mu_apply_limits(mu, p, plan, &err);
-	if (over < 0)
-		error("sched/saturn: %s: plan kept as it is", err.text);
-	else if (over > 0)
-		debug("sched/saturn: %d task(s) need more GPUs than their QOS or association allows at once: Slurm will keep them pending",
-		      over);
-}
-
-/* saturn_objective=weighted|bounded: keep the carried plan unless the new
- * one is better by the objective, by min_gain (bounded: a lower stretch
- * over the fair-share deadlines by min_gain, or within the bound a
- * makespan shorter by min_gain). */
-static int mu_switch(const saturn_mu_t *mu, const saturn_problem_t *p, const saturn_plan_t *plan,
-		     const saturn_plan_t *carried, double min_gain)
-{
-	double *dl = calloc((size_t)mu->nbatches + 1, sizeof(double)), vn, vc;
-	int obj = saturn_cfg.fairness, sw;
-
-	if (!dl || saturn_mu_deadlines(mu, p, dl) < 0) {
-		free(dl);
-		return saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,
-						  min_gain);
-	}
-	vn = saturn_mu_value(obj, mu, plan, dl);
-	vc = saturn_mu_value(obj, mu, carried, dl);
-	if (obj == SATURN_FAIR_WEIGHTED)
-		sw = saturn_gains(vn, vc, min_gain);
-	else if (vc > 1 && saturn_gains(vn, vc, min_gain))
-		sw = 1;
-	else if (vn <= (vc > 1 ? vc : 1))
-		sw = saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,
-						min_gain);
-	else
-		sw = 0;
-	free(dl);
-	return sw;
-}
-
+/* One cycle: gather (one read-lock section, then files) -> saturn_cycle_run
+ * (no lock, no file) -> apply (one write-lock section for the decisions,
+ * one for the reconfiguration signals, one for the plan records). */
 static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 {
-	saturn_mu_t mu_store, *mu = NULL;
-	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK,
-				      .part = READ_LOCK, .fed = NO_LOCK};
-	saturn_sched_build_t b;
-	saturn_error_t err = {{0}};
-	saturn_plan_t *plan = NULL, *carried = NULL;
-	double t0, t1, t2, t3, t4 = 0, t5 = 0, gain = saturn_cfg.min_gain;
-	int nsaturn, released = 0, new_plan = 0, charged = 0;
+	saturn_profset_t profiles = {0};
+	saturn_gather_times_t gt;
+	saturn_cycle_in_t in = {0};
+	saturn_cycle_out_t out;
+	double t3, t4 = 0, t5 = 0;
+	int nsaturn, rc, released = 0, had_plan = cstate.plan != NULL;
 
 	next_due_mono = 0;
-	t0 = now_mono();
-	lock_slurmctld(read_lock);
-	t1 = now_mono();
-	nsaturn = saturn_take_snapshot(s, snap_of_node);
-	t2 = now_mono();
-	unlock_slurmctld(read_lock);
-	if (nsaturn < 0) {
-		error("sched/saturn: out of memory taking the snapshot: cycle skipped");
-		return;
-	}
-	saturn_progress_sweep(s);
-	saturn_reconfig_follow(s);
-	/* every cycle, also one without Saturn tasks or nodes: the tasks a
-	 * measurement job measured for may all have run and ended before the
-	 * job's end was seen, and its record must still learn of it */
-	saturn_measure_poll();
-	/* what batches without tasks left behind (cached profiles, records,
-	 * script copies) goes; each user's companion jobs counted */
-	saturn_prune_pass(s);
-	if (nsaturn == 0) {
-		if (prev_plan) {
-			info("sched/saturn: no Saturn jobs left: plan %s done", plan_id);
-			saturn_plan_destroy(prev_plan);
-			prev_plan = NULL;
-			made_now = 0;
-			memset(&b, 0, sizeof(b));
-			persist(s, &b, NULL);
-		}
-		debug("sched/saturn: cycle: no Saturn jobs (snapshot %.3f ms under read locks)",
-		      (t2 - t1) * 1e3);
-		return;
-	}
-	if (rehold_pass(s, &charged) > 0 && charged && prev_plan) {
-		/* it ran in that plan, ahead of the tasks planned after it:
-		 * plan afresh, with it charged and behind them (requeue.c) */
-		debug("sched/saturn: %d task(s) requeued themselves: plan %s not carried", charged,
-		      plan_id);
-		saturn_plan_destroy(prev_plan);
-		prev_plan = NULL;
-		made_now = 0;
-	}
-	if (s->nnodes == 0) {
-		static time_t warned;
-
-		if (time(NULL) - warned > 600) {
-			info("sched/saturn: %d Saturn task(s) but no usable node with GPUs (down, drained or not responding): waiting",
-			     nsaturn);
-			warned = time(NULL);
-		}
-		return;
-	}
-	log_classes(s);
-	saturn_read_progress(s);
-	if (!saturn_cfg.feedback) {
-		/* saturn_feedback=no: the profile only (clears s->feedback) */
-		saturn_sched_feedback(NULL, s, NULL, NULL);
-	} else {
-		if (!feedback)
-			feedback = saturn_fb_create();
-		if (!feedback || saturn_sched_feedback(feedback, s, saturn_lookup_profile, NULL) < 0)
-			error("sched/saturn: out of memory keeping the runtime feedback: planning with what it has");
-	}
-	saturn_planrec_observe_pass(s);
-	saturn_profiler_pass(s);
-	if (s->njobs == 0)
-		return;
-	if (saturn_sched_build(s, saturn_lookup_profile, NULL, &b, &err) < 0) {
-		error("sched/saturn: cannot build the problem: %s", err.text);
-		return;
-	}
-	/* Tasks left held (their reason says why): logged when their number
-	 * changes and every 10 minutes, at most 5 lines, so a large batch
-	 * that cannot be placed does not flood the log every cycle. */
-	if (b.nskipped && (b.nskipped != skipped_logged || s->now - skipped_at >= 600)) {
-		for (int i = 0; i < b.nskipped && i < 5; i++) {
-			const saturn_snap_job_t *j = &s->jobs[b.skipped[i]];
-
-			error("sched/saturn: JobId=%u task %d of batch %s left held: %s", j->job_id,
-			      j->task_id, j->batch, b.skip_reason[i]);
-		}
-		if (b.nskipped > 5)
-			error("sched/saturn: ... and %d more task(s) left held (see their reasons)",
-			      b.nskipped - 5);
-		skipped_at = s->now;
-	}
-	skipped_logged = b.nskipped;
-	if (b.problem->ntasks == 0) {
-		/* nothing to plan: the tasks left held still get their reason
-		 * (no plan: apply_plan sets only theirs) */
-		if (b.nskipped)
-			apply_plan(s, &b, NULL, NULL, &t4, &t5, &released);
-		goto out;
-	}
-	/* the users' batches, weights and limits (multiuser.h) */
-	if (saturn_mu_from_snapshot(&mu_store, s, &b) == 0) {
-		mu = &mu_store;
-		/* saturn_bound=stock: no batch later than first come first
-		 * served with its users' own GPU counts */
-		if (saturn_cfg.fairness == SATURN_FAIR_BOUNDED &&
-		    saturn_cfg.bound == SATURN_BOUND_STOCK &&
-		    ((mu->deadline = calloc((size_t)mu->nbatches + 1, sizeof(double))) == NULL ||
-		     saturn_mu_stock_deadlines(mu, b.problem, mu->deadline) < 0)) {
-			free(mu->deadline);
-			mu->deadline = NULL;
-			error("sched/saturn: out of memory computing the stock-Slurm bound: bounding by the fair share");
-		}
-	} else
-		error("sched/saturn: out of memory reading the users' priorities and limits: planning without them");
-
-	/* Fast path: the previous plan carried over (finished tasks dropped,
-	 * late ones shifted) decides releases now, before the solve, so a
-	 * task due when another ends starts without waiting for the solver. */
-	carried = saturn_sched_carry(prev_plan, s->now - prev_now, b.problem);
-	plan_limits(mu, b.problem, carried);
-	if (carried) {
-		unsigned char *held = xcalloc(b.problem->ntasks ? b.problem->ntasks : 1, 1);
-		int pinned;
-
-		for (int t = 0; t < b.problem->ntasks; t++)
-			held[t] = s->jobs[b.job_of_task[t]].state == SATURN_SNAP_HELD;
-		if (apply_plan(s, &b, carried, mu, &t4, &t5, &released) < 0) {
-			xfree(held);
-			goto out;
-		}
-		/* What the carried plan just released starts where it said
-		 * (Slurm holds those tasks to their nodes): the solve below
-		 * plans them there, so that a new plan applied in this cycle
-		 * does not release held tasks around a placement of its own. */
-		pinned = saturn_sched_pin_released(s, &b, carried, held);
-		xfree(held);
-		if (pinned)
-			debug("sched/saturn: %d task(s) released by the carried plan pinned for the solve",
-			      pinned);
-	}
-	if (carried && made_now > 0) {
-		gain = saturn_sched_switch_gain(carried->makespan_s,
-						made_makespan - (s->now - made_now),
-						saturn_cfg.min_gain);
-		if (gain < saturn_cfg.min_gain)
-			debug("sched/saturn: the carried plan %s has slipped (%.0fs left, %.0fs expected when it was made): a plan shorter by %.0f%% replaces it",
-			      plan_id, carried->makespan_s, made_makespan - (s->now - made_now),
-			      100 * gain);
-	}
-
-	if (b.any_profile) {
-		saturn_planner_opts_t opts;
-
-		saturn_planner_opts_init(&opts);
-		opts.time_limit_s = saturn_cfg.solver_time_s;
-		opts.abort_cb = abort_cb;
-		/* The carried plan is replaced only by one shorter by min_gain, and
-		 * no plan beats the bound: once carried <= bound / (1 - min_gain)
-		 * a search cannot change anything, so the planner may stop there
-		 * (at once when the carried plan itself meets it). */
-		opts.warm = carried ? carried : prev_plan;
-		if (carried)
-			opts.stop_ratio = saturn_gain_stop_ratio(gain);
-		if (saturn_cfg.fairness == SATURN_FAIR_SHARE) {
-			plan = plan_share(s, &b, &opts);
-			/* the stages' gaps filled (no task later), within the limits */
-			if (plan && mu && saturn_mu_compact(mu, b.problem, plan, &err) < 0)
-				error("sched/saturn: %s: fair-share plan kept as it is", err.text);
-		} else if (mu) {
-			/* every objective: limits applied to each candidate */
-			plan = saturn_mu_plan(saturn_cfg.fairness, mu, b.problem, &opts, &err);
-			if (!plan)
-				error("sched/saturn: %s plan failed (%s): planning the makespan",
-				      saturn_objective_name(saturn_cfg.fairness), err.text);
-		}
-		if (!plan) {
-			plan = saturn_planner_solve(b.problem, &opts, &err);
-			plan_limits(mu, b.problem, plan);
-		}
-		if (!plan)
-			error("sched/saturn: planner failed (%s): using first-come-first-served", err.text);
-		else if (carried && plan->lower_bound_s > 0 && !strcmp(plan->status, "good-enough"))
-			debug("sched/saturn: solver stopped early (method %s): makespan %.0fs within %.1f%% of the bound %.0fs",
-			      plan->method, plan->makespan_s,
-			      100.0 * (plan->makespan_s / plan->lower_bound_s - 1), plan->lower_bound_s);
-	}
-	if (!plan) {
-		plan = saturn_sched_fcfs(b.problem);
-		plan_limits(mu, b.problem, plan);
-	}
-	if (!plan) {
-		error("sched/saturn: out of memory planning: cycle skipped");
-		goto out;
-	}
+	nsaturn = saturn_gather(s, snap_of_node, &profiles, &gt, &in.requeued_now);
+	if (nsaturn < 0)
+		goto free_profiles;
+	in.snap = s;
+	in.profiles = &profiles;
+	in.cfg = &saturn_cfg;
+	in.requeue_ok = saturn_reconfig_requeue_ok();
+	in.abort_cb = abort_cb;
+	rc = saturn_cycle_run(&in, &cstate, &out);
 	t3 = now_mono();
+	snprintf(plan_id, sizeof(plan_id), "%s", cstate.plan_id);
+	log_out(&out);
+	if (rc == 0 && out.built)
+		saturn_apply_decisions(s, &out.build, out.plan, out.d, out.nd, &t4, &t5, &released);
+	if (out.plan || (had_plan && !cstate.plan)) {
+		saturn_sched_build_t none = {0};
 
-	/* keep the carried plan unless the new one is better by min_gain */
-	if (carried && !(mu && (saturn_cfg.fairness == SATURN_FAIR_WEIGHTED ||
-				saturn_cfg.fairness == SATURN_FAIR_BOUNDED) ?
-				 mu_switch(mu, b.problem, plan, carried, gain) :
-				 saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,
-							    gain))) {
-		saturn_plan_destroy(plan);
-		plan = carried;
-		carried = NULL;
-	} else {
-		int more = 0;
-
-		new_plan = 1;
-		made_now = s->now;
-		made_makespan = plan->makespan_s;
-		snprintf(plan_id, sizeof(plan_id), "p%ld-%lu", (long)s->now, ++plan_seq);
-		if (apply_plan(s, &b, plan, mu, &t4, &t5, &more) < 0)
-			goto out;
-		released += more;
+		persist(s, out.built ? &out.build : &none, out.plan);
 	}
-
-	if (new_plan) {
-		char tech[256];
-
-		describe(plan, b.problem, tech, sizeof(tech));
-		info("sched/saturn: plan %s: %d task(s) on %d node(s), makespan %.0fs, bound %.0fs, gap %.1f%%, method %s/%s, solve %.3fs, techniques: %s; %d released now",
-		     plan_id, b.problem->ntasks, b.problem->nnodes, plan->makespan_s,
-		     plan->lower_bound_s,
-		     plan->lower_bound_s > 0 ? 100.0 * (plan->makespan_s / plan->lower_bound_s - 1) : 0.0,
-		     plan->method, plan->status[0] ? plan->status : "-", t3 - t2, tech, released);
+	if (rc == 0 && out.built) {
+		saturn_planrec_observe_pass(s);
+		saturn_reconfig_signal(s, &out.reconf);
 	}
-	debug("sched/saturn: cycle: %d Saturn task(s), snapshot %.3f ms under read locks (waited %.3f ms), plan %.3f ms, apply %.3f ms under write locks, %d released",
-	      nsaturn, (t2 - t1) * 1e3, (t1 - t0) * 1e3, (t3 - t2) * 1e3, (t5 - t4) * 1e3, released);
-	{
-		double due = saturn_sched_next_due(s, &b, plan, saturn_cfg.release_slack_s);
-
-		/* due now but still held (re-validation refused it): the
-		 * usual triggers, not a cycle every 0.5 s */
-		if (due > 0)
-			next_due_mono = t2 + due;
-	}
+	if (nsaturn > 0)
+		debug("sched/saturn: cycle: %d Saturn task(s), snapshot %.3f ms under read locks (waited %.3f ms), plan %.3f ms, apply %.3f ms under write locks, %d released",
+		      nsaturn, (gt.t2 - gt.t1) * 1e3, (gt.t1 - gt.t0) * 1e3, (t3 - gt.t2) * 1e3,
+		      (t5 - t4) * 1e3, released);
+	else
+		debug("sched/saturn: cycle: no Saturn jobs (snapshot %.3f ms under read locks)",
+		      (gt.t2 - gt.t1) * 1e3);
+	/* a task due later, or the solve the cycle left to the next one; a
+	 * task due now but still held (re-validation refused it) waits for
+	 * the usual triggers, not a cycle every 0.5 s */
+	if (out.next_due_s > 0 || (out.next_due_s == 0 && cstate.solve_due))
+		next_due_mono = gt.t2 + out.next_due_s;
 	released_pending = 0;
 	for (int i = 0; i < s->njobs; i++)
 		if (s->jobs[i].state == SATURN_SNAP_RELEASED)
 			released_pending++;
-	persist(s, &b, plan);
-	saturn_reconfig_pass(s, &b, plan, mu);
-	saturn_plan_destroy(prev_plan);
-	prev_plan = plan;
-	prev_now = s->now;
-	plan = NULL;
-out:
-	saturn_mu_free(mu);
-	saturn_plan_destroy(carried);
-	saturn_plan_destroy(plan);
-	saturn_sched_build_free(&b);
+	saturn_cycle_out_free(&out);
+free_profiles:
+	saturn_profset_free(&profiles);
 }
 
 void *saturn_agent(void *arg)

@@ -502,42 +502,32 @@ static char **release_nodelists(const saturn_snapshot_t *s, const saturn_plan_t 
 	return l;
 }
 
-/* Decide from plan and apply under the job write locks. Adds the time
- * under the locks to *t_lock0..*t_lock1 (the last apply's bounds) and the
- * releases to *released. -1 on ENOMEM. */
-int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
-	       const saturn_plan_t *plan, const struct saturn_mu *mu, double *t_lock0,
-	       double *t_lock1, int *released)
+/* Apply the cycle's decisions under the job write locks. Adds the time
+ * under the locks to *t_lock0..*t_lock1 and the releases to *released. */
+void saturn_apply_decisions(saturn_snapshot_t *s, const saturn_sched_build_t *b,
+			    const saturn_plan_t *plan, saturn_decision_t *d, int nd,
+			    double *t_lock0, double *t_lock1, int *released)
 {
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
 				       .part = READ_LOCK, .fed = READ_LOCK};
-	saturn_decision_t *d = NULL;
 	char *primary, **nodelists;
 	int *count;
-	int nd = saturn_sched_decide(s, b, plan, saturn_cfg.release_slack_s, &d);
 
-	if (nd < 0) {
-		error("sched/saturn: out of memory deciding: cycle skipped");
-		return -1;
+	*released = 0;
+	if (!b || !b->problem)
+		return;
+	if (plan) {
+		saturn_measure_pass(s, d, nd);
+		for (int i = 0; i < nd; i++)
+			debug2("sched/saturn: plan %s (%s): task %u_%d %s at %.1fs on %s, %d GPUs",
+			       plan_id, plan->status, s->jobs[d[i].job].array_job_id,
+			       s->jobs[d[i].job].task_id, d[i].release ? "release" : "hold",
+			       d[i].start_s, d[i].node, d[i].gpus);
+	} else {
+		nd = 0;
 	}
-	/* no release that Slurm would keep pending for a QOS or association
-	 * limit (one ahead of a running task's end included) */
-	if (mu) {
-		int held = saturn_mu_limit_releases(mu, s, b, d, nd);
-
-		if (held < 0)
-			error("sched/saturn: out of memory checking releases against the users' limits");
-		else if (held > 0)
-			debug("sched/saturn: %d release(s) held back: their QOS or association limits allow no more tasks or GPUs now",
-			      held);
-	}
-	saturn_measure_pass(s, d, nd);
-	for (int i = 0; i < nd; i++)
-		debug2("sched/saturn: plan %s (%s): task %u_%d %s at %.1fs on %s, %d GPUs",
-		       plan_id, plan->status, s->jobs[d[i].job].array_job_id, s->jobs[d[i].job].task_id,
-		       d[i].release ? "release" : "hold", d[i].start_s, d[i].node, d[i].gpus);
 	if (nd == 0 && b->nskipped == 0)
-		return 0;
+		return;
 	primary = xcalloc(nd ? nd : 1, 1);
 	count = xcalloc(nd ? nd : 1, sizeof(int));
 	nodelists = release_nodelists(s, plan, d, nd);
@@ -565,6 +555,4 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	for (int i = 0; i < nd; i++)
 		xfree(nodelists[i]);
 	xfree(nodelists);
-	free(d);
-	return 0;
 }

@@ -18,6 +18,7 @@
 #include "profile.h"
 #include "progress.h"
 #include "sched_core.h"
+#include "sched_cycle.h"
 
 /* SATURN_USER_GRES_ENV (the user's own GPU request, kept in a released
  * task's environment): lib/model/jobreq.h */
@@ -83,16 +84,14 @@ void saturn_progress_sweep(const saturn_snapshot_t *s);
 
 /* --- saturn_reconfig.c (agent thread; takes its own locks) ------------ */
 
-/* After the cycle's plan is chosen (no lock held): restart running tasks
- * that opted in when lib/sched/reconfig.h finds the batch ends sooner (SIGUSR1
- * to their steps under the job write lock), log each decision with its
- * expected gain. mu (may be NULL): the cycle's batches; under
- * saturn_objective=weighted|bounded the decision is judged by the
- * objective and never harms a restarted task's batch past its bound
- * (saturn_reconfig_decide_mu). */
-struct saturn_mu;
-void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
-			  const saturn_plan_t *plan, const struct saturn_mu *mu);
+/* After the cycle (no lock held; takes the job write lock itself): restart
+ * the running tasks the cycle chose (saturn_cycle_run's reconf, decided by
+ * lib/sched/reconfig.h): SIGUSR1 to their steps, each decision logged with
+ * its expected gain. */
+void saturn_reconfig_signal(const saturn_snapshot_t *s, const saturn_reconfig_result_t *r);
+/* Whether RequeueExit(Hold) lists the checkpoint's exit status 75 (or it
+ * was not read yet): running tasks may be restarted. 1 or 0. */
+int saturn_reconfig_requeue_ok(void);
 /* Right after the snapshot (no lock held), every cycle, also one without
  * Saturn jobs: follow the tasks signalled (keep one still running from
  * being chosen again; log the realised gain of one that ended). */
@@ -180,14 +179,41 @@ void saturn_job_env_set(job_record_t *job_ptr, const char *name, const char *val
  * themselves (saturn_sched_self_requeued). */
 int rehold_pass(saturn_snapshot_t *s, int *charged);
 
-/* No locks held: decide from plan and apply under the job write locks
- * (taken here), no release beyond the limit groups of mu (multiuser.h;
- * NULL: none). Adds the time under the locks to *t_lock0..*t_lock1 and
- * the releases to *released. 0, or -1 on ENOMEM. */
-struct saturn_mu;
-int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
-	       const saturn_plan_t *plan, const struct saturn_mu *mu, double *t_lock0,
-	       double *t_lock1, int *released);
+/* No locks held: carry out the cycle's decisions d (made from plan,
+ * which may be NULL when nothing was planned: then only the tasks b left
+ * held get their reasons) under the job write locks, taken here once.
+ * Before the locks, decisions to release onto a predicted option may
+ * still become holds while a measurement job measures it
+ * (saturn_measure_pass), and a multi-node release without its node list
+ * stays held. Sets the time under the locks into *t_lock0..*t_lock1 and
+ * the tasks released into *released. */
+void saturn_apply_decisions(saturn_snapshot_t *s, const saturn_sched_build_t *b,
+			    const saturn_plan_t *plan, saturn_decision_t *d, int nd,
+			    double *t_lock0, double *t_lock1, int *released);
+
+/* --- saturn_gather.c (the cycle's inputs) ------------------------------ */
+
+/* What a gather measured (CLOCK_MONOTONIC, now_mono): before the read
+ * locks were asked for (t0), held (t1) and released (t2). */
+typedef struct saturn_gather_times {
+	double t0, t1, t2;
+} saturn_gather_times_t;
+
+/* Gather a cycle's inputs: the snapshot s under one read-lock section;
+ * then, without locks: progress files swept, reconfigured tasks followed,
+ * measurement jobs polled, what batches without tasks left behind pruned;
+ * the released tasks to re-hold re-held (saturn_rehold.c, its own write
+ * lock section; they become held tasks of s); each running task's progress
+ * read; profiler jobs submitted for batches without a profile (their
+ * held tasks dropped from s: saturn_profiler_pass, its own lock
+ * sections); and the profiles of every batch left in s, and of each on
+ * every node class, loaded into ps (pointers into the profile cache,
+ * valid until the next gather). *requeued_now: the tasks re-held because
+ * they requeued themselves. Returns the number of Saturn jobs in the
+ * snapshot (0: nothing else was done but the passes every cycle needs),
+ * or -1 (ENOMEM, logged: skip the cycle). */
+int saturn_gather(saturn_snapshot_t *s, int **snap_of_node, struct saturn_profset *ps,
+		  saturn_gather_times_t *t, int *requeued_now);
 
 /* --- saturn_planrec.c (plan records: AdminComment or Comment) -------- */
 

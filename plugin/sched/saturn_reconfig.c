@@ -192,40 +192,20 @@ static int signal_task(const saturn_snap_job_t *j)
 	return 0;
 }
 
-void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
-			  const saturn_plan_t *plan, const struct saturn_mu *mu)
+int saturn_reconfig_requeue_ok(void)
+{
+	return requeue_ok != 0; /* -1: not read yet (as yes) */
+}
+
+void saturn_reconfig_signal(const saturn_snapshot_t *s, const saturn_reconfig_result_t *rp)
 {
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = READ_LOCK,
 				       .part = READ_LOCK, .fed = READ_LOCK};
-	const saturn_reconfig_settings_t *rcfg = &saturn_cfg.reconfig;
-	saturn_reconfig_result_t r;
-	saturn_planner_opts_t opts;
-	saturn_error_t err = {{0}};
-	int any = 0, n;
+	const saturn_reconfig_result_t r = *rp;
+	int n = r.nchoices;
 
-	if (!plan || !b || !b->problem || b->problem->ntasks == 0)
+	if (n <= 0)
 		return;
-	if (rcfg->max_restarts <= 0 || !requeue_ok)
-		return;
-	for (int i = 0; i < s->njobs && !any; i++)
-		any = saturn_reconfig_eligible(&s->jobs[i], rcfg, NULL, 0);
-	if (!any)
-		return;
-	saturn_planner_opts_init(&opts);
-	opts.time_limit_s = saturn_cfg.solver_time_s;
-	n = saturn_reconfig_decide_mu(s, b, plan, saturn_lookup_profile, NULL, rcfg,
-				      saturn_cfg.min_gain, &opts, saturn_cfg.fairness, mu, &r, &err);
-	if (n < 0) {
-		error("sched/saturn: reconfiguration not decided: %s", err.text);
-		return;
-	}
-	if (n == 0) {
-		if (r.ncandidates)
-			debug("sched/saturn: no reconfiguration (%d candidate(s)): %s", r.ncandidates,
-			      r.why);
-		saturn_reconfig_result_free(&r);
-		return;
-	}
 	lock_slurmctld(write_lock);
 	for (int i = 0; i < n; i++) {
 		const saturn_reconfig_choice_t *c = &r.choices[i];
@@ -256,7 +236,6 @@ void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		}
 	}
 	unlock_slurmctld(write_lock);
-	saturn_reconfig_result_free(&r);
 }
 
 void saturn_reconfig_follow(saturn_snapshot_t *s)
