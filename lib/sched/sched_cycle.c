@@ -308,6 +308,24 @@ static int releases(const saturn_cycle_out_t *out)
 	return n;
 }
 
+/* When the next cycle must run for a task of plan still held after the
+ * decisions (saturn_sched_next_due): the tasks decided for release count
+ * as released, as they will be once applied. */
+static double next_due(saturn_snapshot_t *s, const saturn_cycle_out_t *out,
+		       const saturn_plan_t *plan, double slack_s)
+{
+	double due;
+
+	for (int i = 0; i < out->nd; i++)
+		if (out->d[i].release)
+			s->jobs[out->d[i].job].state = SATURN_SNAP_RELEASED;
+	due = saturn_sched_next_due(s, &out->build, plan, slack_s);
+	for (int i = 0; i < out->nd; i++)
+		if (out->d[i].release)
+			s->jobs[out->d[i].job].state = SATURN_SNAP_HELD;
+	return due;
+}
+
 /* Running tasks to restart with another option (reconfig.h), into
  * out->reconf. */
 static void reconfigure(const saturn_cycle_in_t *in, const saturn_mu_t *mu,
@@ -435,6 +453,7 @@ int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 			out_log(out, SATURN_CYCLE_ERROR,
 				"out of memory keeping the runtime feedback: planning with what it has");
 	}
+	s->class_rules = cfg->node_classes;
 	s->class_profile = saturn_profset_lookup_class;
 	s->class_profile_arg = (void *)in->profiles;
 	if (saturn_sched_build(s, saturn_profset_lookup, (void *)in->profiles, &out->build, &err) <
@@ -516,7 +535,7 @@ int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 			p->method, p->status[0] ? p->status : "-", p->solve_s, tech,
 			releases(out));
 	}
-	out->next_due_s = saturn_sched_next_due(s, &out->build, st->plan, cfg->release_slack_s);
+	out->next_due_s = next_due(s, out, st->plan, cfg->release_slack_s);
 	reconfigure(in, mu, st->plan, out);
 	goto done;
 fail:

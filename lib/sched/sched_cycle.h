@@ -76,9 +76,10 @@ typedef struct saturn_cycle_in {
 	 * busy GPUs; the progress files read into it (batches_left,
 	 * batches_done, progress_spb, progress_updated); the tasks re-held
 	 * this cycle already marked held. The cycle writes its feedback
-	 * fields (obs_spb, prior_spb, first_report), s->feedback and
-	 * s->class_profile, and marks the tasks it releases RELEASED: the
-	 * caller keeps it for the apply. */
+	 * fields (obs_spb, prior_spb, first_report), s->feedback,
+	 * s->class_rules (cfg's) and s->class_profile (the profile set's);
+	 * the tasks' states stay as gathered (the apply marks the ones it
+	 * releases). The caller keeps it for the apply. */
 	saturn_snapshot_t *snap;
 	const saturn_profset_t *profiles;
 	const saturn_sched_settings_t *cfg;

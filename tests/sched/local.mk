@@ -231,3 +231,11 @@ EXTRA_DIST += e2e/hostile-flood.sh
 # The total profile budget between users: the heaviest gives way (slot 48).
 TESTS += e2e/hostile-budget.sh
 EXTRA_DIST += e2e/hostile-budget.sh
+
+# saturn_cycle_run: one cycle as one call (lib/sched/sched_cycle.h)
+check_PROGRAMS += sched/test_cycle
+TESTS += sched/test_cycle
+sched_test_cycle_SOURCES = sched/test_cycle.c sched/sched_fixture.h
+sched_test_cycle_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_cycle_CFLAGS = $(UNIT_CFLAGS)
+sched_test_cycle_LDADD = $(UNIT_LDADD)
