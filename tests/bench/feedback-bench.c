@@ -6,15 +6,15 @@
  * on 2 nodes of 8 GPUs. The true speed of each model differs from its
  * profile by a factor drawn from [0.7, 1.5], and each GPU count by another
  * +-10 % around it (so scaling the whole curve by one ratio is not exact).
- * An event-driven replay runs the scheduler core the way sched/saturn does
- * (plugin/sched/saturn_agent.c, cycle()): at each task end and each planned
- * start, a snapshot (running tasks with their progress file: batches done
- * and the job's own sec_per_batch, reported every REPORT_S seconds; held
- * tasks), saturn_sched_build, the previous plan carried over
- * (saturn_sched_carry), a fresh plan (saturn_planner_solve, warm-started,
- * stop_ratio 1/(1 - min_gain)) adopted only when shorter by min_gain 5 %
- * (saturn_sched_should_switch), and the held tasks the plan starts now
- * released onto the plan's node and GPUs. Tasks run at their TRUE speed.
+ * An event-driven replay runs sched/saturn's own cycle (saturn_cycle_run,
+ * lib/sched/sched_cycle.h, as the plugin calls it): at each task end and
+ * each time the cycle is due (a planned start; 0.5 s after a cycle that
+ * released from the carried plan and left the solve to the next), a
+ * snapshot (running tasks with their progress file: batches done and the
+ * job's own sec_per_batch, reported every REPORT_S seconds; held tasks),
+ * then the cycle (build, carried plan, warm-started solve, the switch
+ * rule with min_gain 5 %, decisions), and the tasks it releases started
+ * on free GPUs of their node. Tasks run at their TRUE speed.
  *   none      today: running tasks' remaining time from the progress
  *             file's batches left x the profile's speed;
  *   feedback  saturn_sched_feedback before each build: observed speeds for
@@ -34,8 +34,6 @@
  * 50-batch tasks reporting every 5 batches, the "true" variant's factors),
  * variants exact and true, seeds 1..seeds. No Slurm latency. "scaling":
  * the same with BENCH_FAMILY=scaling (150 batches, its factors).
- * SATURN_BENCH_FIXED_GAIN=1: the switch rule before saturn_sched_switch_gain
- * (min_gain even against a carried plan that has slipped).
  */
 #include "config.h"
 
@@ -48,6 +46,7 @@
 #include "planner.h"
 #include "profile.h"
 #include "sched_core.h"
+#include "sched_cycle.h"
 
 #define NODES 2
 #define NODE_GPUS 8
@@ -106,9 +105,6 @@ static double batches_of(int m)
 	return scaling ? SCALING_BATCHES : mixed ? MIXED_BATCHES : model_batches[m];
 }
 static int verbose; /* SATURN_BENCH_VERBOSE=1: running tasks' estimate/true left per event */
-/* SATURN_BENCH_FIXED_GAIN=1: the switch rule before saturn_sched_switch_gain
- * (min_gain even for a plan that has slipped) */
-static int fixed_gain;
 
 static double profile_spb(int m, int g)
 {
@@ -185,25 +181,45 @@ static double true_spb(double truth[NMODELS][NCOUNTS], int i, int k)
 	return truth[i / PER_MODEL][k];
 }
 
-/* One replay; returns the executed makespan (s) or -1. */
+/* The GPUs of node n no running task holds. */
+static uint64_t busy_mask(const simtask_t *tk, int n)
+{
+	uint64_t m = 0;
+
+	for (int i = 0; i < NTASKS; i++)
+		if (tk[i].state == SATURN_SNAP_RUNNING && tk[i].node == n)
+			m |= tk[i].mask;
+	return m;
+}
+
+/* One replay through sched/saturn's own cycle (saturn_cycle_run, as the
+ * plugin calls it); returns the executed makespan (s) or -1. */
 static double replay(const saturn_profile_t *believed, double truth[NMODELS][NCOUNTS],
 		     int use_feedback, double budget_s, unsigned seed, int *nplans)
 {
 	simtask_t tk[NMODELS * MAX_PER_MODEL];
 	saturn_snapshot_t *s = saturn_snapshot_create();
-	saturn_fb_t *fb = use_feedback ? saturn_fb_create() : NULL;
-	saturn_plan_t *prev = NULL;
-	double t = T0, prev_t = T0, last_end = T0, made_t = 0, made_mk = 0;
+	saturn_sched_settings_t cfg;
+	saturn_profset_t ps = {0};
+	saturn_cycle_state_t st;
+	double t = T0, last_end = T0;
 	int done = 0, guard = 0;
 
+	(void)seed;
 	memset(tk, 0, sizeof(tk));
 	*nplans = 0;
-	while (done < NTASKS && guard++ < 10 * NTASKS + 100) {
-		saturn_sched_build_t b;
-		saturn_error_t err = {{0}};
-		saturn_plan_t *carried, *plan = NULL;
-		saturn_planner_opts_t opts;
-		double next = INFINITY, gain = MIN_GAIN;
+	saturn_sched_settings_init(&cfg);
+	cfg.solver_time_s = budget_s;
+	cfg.min_gain = MIN_GAIN;
+	cfg.release_slack_s = SLACK_S;
+	cfg.feedback = use_feedback;
+	saturn_cycle_state_init(&st);
+	if (!s || saturn_profset_add(&ps, 1000, "bench", "", believed) < 0)
+		goto fail;
+	while (done < NTASKS && guard++ < 20 * NTASKS + 100) {
+		saturn_cycle_in_t in = {0};
+		saturn_cycle_out_t out;
+		double next = INFINITY;
 
 		/* snapshot */
 		saturn_snapshot_reset(s);
@@ -228,6 +244,8 @@ static double replay(const saturn_profile_t *believed, double truth[NMODELS][NCO
 			j->req_gpus = 1;
 			j->submit_time = T0;
 			j->state = tk[i].state;
+			j->node = -1;
+			j->batches_left = j->batches_done = -1;
 			if (tk[i].state == SATURN_SNAP_RUNNING) {
 				double spb = true_spb(truth, i, tk[i].k);
 				double every = mixed ? MIXED_REPORT_BATCHES * spb : REPORT_S;
@@ -251,89 +269,52 @@ static double replay(const saturn_profile_t *believed, double truth[NMODELS][NCO
 				}
 			}
 		}
-		if (fb && saturn_sched_feedback(fb, s, lookup, (void *)believed) < 0)
-			goto fail;
-		if (saturn_sched_build(s, lookup, (void *)believed, &b, &err) < 0) {
-			fprintf(stderr, "feedback-bench: build: %s\n", err.text);
+		in.snap = s;
+		in.profiles = &ps;
+		in.cfg = &cfg;
+		if (saturn_cycle_run(&in, &st, &out) < 0) {
+			for (int l = 0; l < out.nlog; l++)
+				fprintf(stderr, "feedback-bench: %s\n", out.log[l].text);
+			saturn_cycle_out_free(&out);
 			goto fail;
 		}
-		if (verbose) {
-			fprintf(stderr, "t=%.0f fb=%d:", t - T0, use_feedback);
-			for (int q = 0; q < b.problem->ntasks; q++) {
-				const saturn_task_t *tq = &b.problem->tasks[q];
-				int i = s->jobs[b.job_of_task[q]].task_id;
+		if (verbose)
+			for (int l = 0; l < out.nlog; l++)
+				fprintf(stderr, "  t=%.1f fb=%d %s\n", t - T0, use_feedback,
+					out.log[l].text);
+		*nplans += out.kind == SATURN_CYCLE_NEW;
+		/* start what the cycle releases, on free GPUs of its node */
+		for (int q = 0; q < out.nd; q++) {
+			const saturn_decision_t *d = &out.d[q];
+			int i = s->jobs[d->job].task_id, n = saturn_snapshot_node_index(s, d->node);
+			uint64_t busy;
 
-				if (tq->is_running)
-					fprintf(stderr, " %d:%.0f/%.0f", i, saturn_task_runtime(tq, 0),
-						tk[i].end - t);
-			}
-			fprintf(stderr, "\n");
-		}
-		/* as sched/saturn: carry, solve warm, keep unless 5 % better */
-		carried = prev ? saturn_sched_carry(prev, t - prev_t, b.problem) : NULL;
-		saturn_planner_opts_init(&opts);
-		opts.time_limit_s = budget_s;
-		opts.seed = seed;
-		opts.warm = carried ? carried : prev;
-		if (carried && !fixed_gain)
-			gain = saturn_sched_switch_gain(carried->makespan_s, made_mk - (t - made_t),
-							MIN_GAIN);
-		if (carried)
-			opts.stop_ratio = 1.0 / (1.0 - gain);
-		plan = saturn_planner_solve(b.problem, &opts, &err);
-		if (!plan) {
-			fprintf(stderr, "feedback-bench: planner: %s\n", err.text);
-			saturn_plan_destroy(carried);
-			saturn_sched_build_free(&b);
-			goto fail;
-		}
-		if (verbose && carried)
-			fprintf(stderr, "  t=%.1f fb=%d new plan %.1f s, carried %.1f s (expected %.1f s), bound %.1f s\n",
-				t - T0, use_feedback, plan->makespan_s, carried->makespan_s,
-				made_mk - (t - made_t), plan->lower_bound_s);
-		if (carried && !saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,
-							   gain)) {
-			saturn_plan_destroy(plan);
-			plan = carried;
-		} else {
-			saturn_plan_destroy(carried);
-			made_t = t;
-			made_mk = plan->makespan_s;
-			(*nplans)++;
-		}
-		/* release what starts now, onto the plan's node and GPUs */
-		for (int a = 0; a < plan->nassign; a++) {
-			const saturn_assign_t *as = &plan->assign[a];
-			const saturn_snap_job_t *j = &s->jobs[b.job_of_task[as->task >= 0 ? as->task : a]];
-			int i = j->task_id;
-
-			if (tk[i].state != SATURN_SNAP_HELD)
+			if (!d->release || n < 0)
 				continue;
-			if (as->start_s > SLACK_S) {
-				if (t + as->start_s < next)
-					next = t + as->start_s;
-				continue;
-			}
-			if (verbose)
-				fprintf(stderr, "  t=%.1f start task %d on n%d x%d (plan: %.1f s)\n", t - T0, i,
-					as->node + 1, as->gpus, as->end_s - as->start_s);
+			busy = busy_mask(tk, n);
 			tk[i].state = SATURN_SNAP_RUNNING;
-			tk[i].node = as->node;
-			tk[i].gpus = as->gpus;
+			tk[i].node = n;
+			tk[i].gpus = d->gpus;
 			tk[i].mask = 0;
-			for (int g = 0; g < as->gpus; g++)
-				tk[i].mask |= 1ULL << as->gpu_ids[g];
+			for (int g = 0, got = 0; g < NODE_GPUS && got < d->gpus; g++)
+				if (!(busy >> g & 1)) {
+					tk[i].mask |= 1ULL << g;
+					got++;
+				}
 			for (int k = 0; k < NCOUNTS; k++)
-				if (counts[k] == as->gpus)
+				if (counts[k] == d->gpus)
 					tk[i].k = k;
 			tk[i].start = t;
 			tk[i].end = t + batches_of(i / PER_MODEL) * true_spb(truth, i, tk[i].k);
+			if (verbose)
+				fprintf(stderr, "  t=%.1f start task %d on n%d x%d\n", t - T0, i, n + 1,
+					d->gpus);
 		}
-		saturn_sched_build_free(&b);
-		saturn_plan_destroy(prev);
-		prev = plan;
-		prev_t = t;
-		/* the next event: a task ends (truly), or a planned start */
+		/* the next event: a task ends (truly), or the cycle is due again
+		 * (a planned start; at once: the plugin's 0.5 s between cycles) */
+		if (out.next_due_s >= 0)
+			next = t + (out.next_due_s > 0.5 ? out.next_due_s : 0.5);
+		saturn_cycle_out_free(&out);
 		for (int i = 0; i < NTASKS; i++)
 			if (tk[i].state == SATURN_SNAP_RUNNING && tk[i].end < next)
 				next = tk[i].end;
@@ -351,13 +332,15 @@ static double replay(const saturn_profile_t *believed, double truth[NMODELS][NCO
 					last_end = tk[i].end;
 			}
 	}
-	saturn_plan_destroy(prev);
-	saturn_fb_destroy(fb);
+	saturn_cycle_state_free(&st);
+	saturn_profset_free(&ps);
+	saturn_sched_settings_free(&cfg);
 	saturn_snapshot_destroy(s);
 	return done == NTASKS ? last_end - T0 : -1;
 fail:
-	saturn_plan_destroy(prev);
-	saturn_fb_destroy(fb);
+	saturn_cycle_state_free(&st);
+	saturn_profset_free(&ps);
+	saturn_sched_settings_free(&cfg);
 	saturn_snapshot_destroy(s);
 	return -1;
 }
@@ -485,8 +468,6 @@ int main(int argc, char **argv)
 	if (argc > 1 && (strcmp(argv[1], "mixed") == 0 || strcmp(argv[1], "scaling") == 0)) {
 		scaling = strcmp(argv[1], "scaling") == 0;
 		verbose = getenv("SATURN_BENCH_VERBOSE") && atoi(getenv("SATURN_BENCH_VERBOSE")) > 0;
-		fixed_gain = getenv("SATURN_BENCH_FIXED_GAIN") &&
-			     atoi(getenv("SATURN_BENCH_FIXED_GAIN")) > 0;
 		return mixed_main(argc > 2 ? atof(argv[2]) : 2.0, argc > 3 ? atoi(argv[3]) : 1);
 	}
 
