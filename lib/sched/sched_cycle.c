@@ -82,6 +82,7 @@ static void cycle_opts(const saturn_cycle_in_t *in, saturn_planner_opts_t *opts)
 	opts->abort_cb = in->abort_cb;
 	opts->abort_arg = in->abort_arg;
 	opts->tape = in->tape;
+	opts->max_evals = in->max_evals;
 }
 
 /* "fsdp x3, ddp x2": the plan's techniques and how many tasks use each. */

@@ -94,6 +94,11 @@ typedef struct saturn_cycle_in {
 	 * (slurmctld shutting down). May be NULL. */
 	int (*abort_cb)(void *arg);
 	void *abort_arg;
+	/* At most this many annealing decodes per search
+	 * (saturn_planner_opts_t.max_evals; 0: none, the clock alone): an
+	 * offline caller (a simulation) that wants plans independent of the
+	 * machine's load. The plugin leaves it 0. */
+	unsigned long max_evals;
 	/* The planner results: NULL to solve; a recording tape to record
 	 * every result; a playing tape to replay them (planner.h). */
 	saturn_plan_tape_t *tape;
