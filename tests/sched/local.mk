@@ -231,3 +231,14 @@ EXTRA_DIST += e2e/hostile-flood.sh
 # The total profile budget between users: the heaviest gives way (slot 48).
 TESTS += e2e/hostile-budget.sh
 EXTRA_DIST += e2e/hostile-budget.sh
+
+# A scheduling cycle recorded as saturn-cycle/1 and read back
+# (lib/sched/cycle_record.c), the profile set (lib/sched/profset.c).
+if HAVE_CHECK
+check_PROGRAMS += sched/test_cycle_record
+TESTS += sched/test_cycle_record
+sched_test_cycle_record_SOURCES = sched/test_cycle_record.c sched/cycle_fixture.h
+sched_test_cycle_record_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_cycle_record_CFLAGS = $(UNIT_CFLAGS)
+sched_test_cycle_record_LDADD = $(UNIT_LDADD)
+endif
