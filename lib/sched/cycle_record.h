@@ -65,7 +65,8 @@ void saturn_cycle_capture_free(saturn_cycle_capture_t *cap);
  * key: the plugin's); in: the run's inputs (requeue_ok and profiles taken
  * from it; the snapshot from before); before: saturn_cycle_capture made
  * before the run; tape: the recording tape the run was given (NULL: none,
- * an empty list); out and state_out: what the run gave. */
+ * an empty list); out and state_out: what the run gave. in, before, out
+ * and state_out must not be NULL. */
 char *saturn_cycle_record_to_json(int cycle, const char *sched_params, double requeue_delay_s,
 				  const saturn_cycle_in_t *in, const saturn_cycle_capture_t *before,
 				  const saturn_plan_tape_t *tape, const saturn_cycle_out_t *out,
