@@ -33,6 +33,11 @@
 
 #define SATURN_CYCLE_FORMAT "saturn-cycle/1"
 
+/* A record's file name in a recording directory, from its cycle number:
+ * name order is cycle order (`saturn replay DIR` reads cycle-*.json in
+ * name order). */
+#define SATURN_CYCLE_FILE_FORMAT "cycle-%010d.json"
+
 /* Bounds of a record (the parser refuses more). */
 #define SATURN_CYCLE_MAX_NODES 65536		      /* snapshot nodes */
 #define SATURN_CYCLE_MAX_JOBS 1000000		      /* snapshot jobs */
