@@ -12,4 +12,5 @@ EXTRA_DIST += \
 	fuzz/fuzz_validate.c \
 	fuzz/fuzz_build.c \
 	fuzz/fuzz_text.c \
+	fuzz/fuzz_cycle.c \
 	fuzz/corpus

@@ -2,7 +2,7 @@
 # run-fuzz.sh - build the libFuzzer harnesses with clang straight from the
 # lib sources (no automake needed) and run each for a bounded time.
 #
-#   FUZZ_SECONDS=20 (per harness)  FUZZ_TARGETS="problem plan profile validate build text"
+#   FUZZ_SECONDS=20 (per harness)  FUZZ_TARGETS="problem plan profile validate build text cycle"
 #   FUZZ_KEEP=DIR (keep the build, grown corpora and crash files there)
 #
 # Exit 0 when no harness crashed, 1 on any crash, leak, sanitizer report or
@@ -11,7 +11,7 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
-FUZZ_TARGETS=${FUZZ_TARGETS:-"problem plan profile validate build text"}
+FUZZ_TARGETS=${FUZZ_TARGETS:-"problem plan profile validate build text cycle"}
 CC=${FUZZ_CC:-clang}
 LIB="$top_srcdir/lib"
 HERE="$top_srcdir/tests/fuzz"
@@ -66,6 +66,12 @@ for t in $FUZZ_TARGETS; do
 	[ "$t" = build ] && srcs="$SRCS $BUILD_SRCS" && libs=$BUILD_LIBS
 	# fuzz_text: what a user writes in a job's Comment, --constraint, --gres
 	[ "$t" = text ] && srcs="$SRCS $LIB/sched/sched_settings.c $LIB/sched/planrec.c $LIB/sched/node_class.c $LIB/model/jobreq.c"
+	# fuzz_cycle: a recorded scheduling cycle (saturn-cycle/1); the planner
+	# for its tape
+	if [ "$t" = cycle ]; then
+		srcs="$SRCS $LIB/sched/cycle_record.c $LIB/sched/cycle_snapjson.c $LIB/sched/cycle_statejson.c $LIB/sched/cycle_diff.c $LIB/sched/profset.c $LIB/sched/sched_snapshot.c $LIB/sched/feedback.c $LIB/sched/node_class.c $(ls "$LIB"/planner/*.c)"
+		libs="-llpsolve55 -lcolamd -ldl"
+	fi
 	# shellcheck disable=SC2086
 	if ! "$CC" $CFLAGS -I"$WORK" -I"$LIB/model" -I"$LIB/planner" -I"$LIB/sched" $(pkg-config --cflags json-c) \
 		"$HERE/fuzz_$t.c" $srcs $(pkg-config --libs json-c) $libs -lm -o "$bin" 2>"$WORK/build-$t.log"; then

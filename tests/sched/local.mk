@@ -232,6 +232,7 @@ EXTRA_DIST += e2e/hostile-flood.sh
 TESTS += e2e/hostile-budget.sh
 EXTRA_DIST += e2e/hostile-budget.sh
 
+if HAVE_CHECK
 # saturn_cycle_run: one cycle as one call (lib/sched/sched_cycle.h)
 check_PROGRAMS += sched/test_cycle
 TESTS += sched/test_cycle
@@ -239,3 +240,15 @@ sched_test_cycle_SOURCES = sched/test_cycle.c sched/sched_fixture.h
 sched_test_cycle_CPPFLAGS = $(UNIT_CPPFLAGS)
 sched_test_cycle_CFLAGS = $(UNIT_CFLAGS)
 sched_test_cycle_LDADD = $(UNIT_LDADD)
+endif
+
+# A scheduling cycle recorded as saturn-cycle/1 and read back
+# (lib/sched/cycle_record.c), the profile set (lib/sched/profset.c).
+if HAVE_CHECK
+check_PROGRAMS += sched/test_cycle_record
+TESTS += sched/test_cycle_record
+sched_test_cycle_record_SOURCES = sched/test_cycle_record.c sched/cycle_fixture.h
+sched_test_cycle_record_CPPFLAGS = $(UNIT_CPPFLAGS)
+sched_test_cycle_record_CFLAGS = $(UNIT_CFLAGS)
+sched_test_cycle_record_LDADD = $(UNIT_LDADD)
+endif
