@@ -188,6 +188,8 @@ char *saturn_cycle_record_to_json(int cycle, const char *sched_params, double re
 		   sched_params ? json_object_new_string(sched_params) : NULL) < 0 ||
 	    sj_put(set, "requeue_delay_s", sj_new_num(requeue_delay_s)) < 0 ||
 	    sj_put(root, "requeue_ok", json_object_new_int(in->requeue_ok)) < 0 ||
+	    sj_put(root, "requeued_now", json_object_new_int(in->requeued_now)) < 0 ||
+	    sj_put(root, "max_evals", json_object_new_int64((int64_t)in->max_evals)) < 0 ||
 	    sj_put(root, "snapshot", cj_from_text(before->snapshot)) < 0 ||
 	    cj_profset(in->profiles, &v) < 0 || sj_put(root, "profiles", v) < 0 ||
 	    sj_put(root, "state_in", cj_from_text(before->state_in)) < 0 || cj_tape(tape, &v) < 0 ||
@@ -219,6 +221,7 @@ static int state_text(json_object *o, const char *ctx, char **out, saturn_error_
 
 static int parse_root(json_object *root, saturn_cycle_record_t *rec, saturn_error_t *err)
 {
+	long long max_evals = 0;
 	json_object *set, *v;
 	char *kind = NULL;
 	int rc;
@@ -231,8 +234,11 @@ static int parse_root(json_object *root, saturn_cycle_record_t *rec, saturn_erro
 	    sj_num(set, "settings", "requeue_delay_s", true, 0, false, &rec->requeue_delay_s, err) <
 		0 ||
 	    sj_int(root, "", "requeue_ok", false, 0, 1, &rec->requeue_ok, err) < 0 ||
+	    sj_int(root, "", "requeued_now", false, 0, INT_MAX, &rec->requeued_now, err) < 0 ||
+	    sj_llong(root, "", "max_evals", false, 0, LLONG_MAX, &max_evals, err) < 0 ||
 	    sj_get(root, "", "snapshot", true, json_type_object, &v, err) < 0)
 		return -1;
+	rec->max_evals = (unsigned long)max_evals;
 	if (!(rec->snap = saturn_snapshot_create()))
 		return saturn_error_set(err, "out of memory");
 	if (cj_snapshot_parse(v, "snapshot", rec->snap, err) < 0 ||

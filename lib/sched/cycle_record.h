@@ -110,6 +110,8 @@ typedef struct saturn_cycle_record {
 	char *sched_params; /* NULL when recorded null */
 	double requeue_delay_s;
 	int requeue_ok;
+	int requeued_now;	       /* saturn_cycle_in_t's, as recorded */
+	unsigned long max_evals;
 	saturn_snapshot_t *snap;       /* its pointers NULL */
 	saturn_profset_t profiles;     /* owns = 1 */
 	saturn_cycle_state_t state_in; /* plan and feedback owned */

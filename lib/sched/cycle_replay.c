@@ -123,6 +123,8 @@ int saturn_cycle_replay_one(const saturn_cycle_record_t *rec, char *diff, size_t
 	in.profiles = &rec->profiles;
 	in.cfg = &cfg;
 	in.requeue_ok = rec->requeue_ok;
+	in.requeued_now = rec->requeued_now;
+	in.max_evals = rec->max_evals;
 	in.tape = &tape;
 	/* a cycle that failed was recorded with its outputs: compare them too */
 	(void)saturn_cycle_run(&in, &st, &out);

@@ -8,6 +8,7 @@ sched_saturn_la_SOURCES = \
 	sched/sched_saturn.c \
 	sched/saturn_agent.c \
 	sched/saturn_gather.c \
+	sched/saturn_cyclerec.c \
 	sched/saturn_apply.c \
 	sched/saturn_rehold.c \
 	sched/saturn_backfill.c \

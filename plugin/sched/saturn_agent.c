@@ -311,6 +311,8 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	saturn_profset_t profiles = {0};
 	saturn_gather_times_t gt;
 	saturn_cycle_in_t in = {0};
+	saturn_cycle_capture_t cap;
+	saturn_plan_tape_t tape;
 	saturn_cycle_out_t out;
 	double t3, t4 = 0, t5 = 0;
 	int nsaturn, rc, released = 0, had_plan = cstate.plan != NULL;
@@ -324,8 +326,10 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	in.cfg = &saturn_cfg;
 	in.requeue_ok = saturn_reconfig_requeue_ok();
 	in.abort_cb = abort_cb;
+	saturn_cyclerec_begin(&in, &cstate, &cap, &tape);
 	rc = saturn_cycle_run(&in, &cstate, &out);
 	t3 = now_mono();
+	saturn_cyclerec_end(&in, &cap, &tape, &out, &cstate);
 	snprintf(plan_id, sizeof(plan_id), "%s", cstate.plan_id);
 	log_out(&out);
 	if (rc == 0 && out.built)

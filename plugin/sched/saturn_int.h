@@ -19,6 +19,7 @@
 #include "progress.h"
 #include "sched_core.h"
 #include "sched_cycle.h"
+#include "cycle_record.h"
 
 /* SATURN_USER_GRES_ENV (the user's own GPU request, kept in a released
  * task's environment): lib/model/jobreq.h */
@@ -214,6 +215,21 @@ typedef struct saturn_gather_times {
  * or -1 (ENOMEM, logged: skip the cycle). */
 int saturn_gather(saturn_snapshot_t *s, int **snap_of_node, struct saturn_profset *ps,
 		  saturn_gather_times_t *t, int *requeued_now);
+
+/* --- saturn_cyclerec.c (saturn_record_cycles; no locks) --------------- */
+
+/* Before saturn_cycle_run: with saturn_record_cycles on and Saturn tasks
+ * in the snapshot, capture the inputs and the state (cap) and record the
+ * planner's results on tape (in->tape set). Otherwise nothing (cap
+ * empty). */
+void saturn_cyclerec_begin(saturn_cycle_in_t *in, const saturn_cycle_state_t *st,
+			   saturn_cycle_capture_t *cap, saturn_plan_tape_t *tape);
+/* After it: write STATE_DIR/cycles/cycle-SEQ.json (saturn-cycle/1) and
+ * drop the one past the last saturn_record_cycles; cap and tape freed.
+ * Problems are logged (once until a record is written again). */
+void saturn_cyclerec_end(const saturn_cycle_in_t *in, saturn_cycle_capture_t *cap,
+			 saturn_plan_tape_t *tape, const saturn_cycle_out_t *out,
+			 const saturn_cycle_state_t *st);
 
 /* --- saturn_planrec.c (plan records: AdminComment or Comment) -------- */
 

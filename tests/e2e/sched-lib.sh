@@ -7,6 +7,9 @@
 # run. Skips (exit 77) without root, Slurm, or the built plugins.
 # SCHED_E2E_PARAMS adds SchedulerParameters (e.g. saturn_backfill=no, to see
 # sched-backfill.sh fail without sched/backfill).
+# Every cycle is recorded (saturn_record_cycles) and, when the test passed,
+# replayed at the end with `saturn replay`: a cycle whose outputs differ
+# fails the test (SATURN_E2E_REPLAY=0: neither).
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -51,7 +54,9 @@ sched_setup() {
 	export SATURN_SCHED=${SATURN_SCHED:-saturn}
 	export SATURN_DEBUG=debug
 	export SATURN_AUTH=${SATURN_AUTH:-none}
-	export SATURN_SCHED_PARAMS="saturn_interval=3,saturn_solver_time=0.5${2:+,$2}${SCHED_E2E_PARAMS:+,$SCHED_E2E_PARAMS}"
+	REC=
+	[ "${SATURN_E2E_REPLAY:-1}" = 0 ] || REC=",saturn_record_cycles=5000"
+	export SATURN_SCHED_PARAMS="saturn_interval=3,saturn_solver_time=0.5$REC${2:+,$2}${SCHED_E2E_PARAMS:+,$SCHED_E2E_PARAMS}"
 	CLUSTER="$top_srcdir/scripts/cluster.sh"
 	trap sched_teardown EXIT INT TERM
 	sh "$CLUSTER" start >"${SATURN_CLUSTER_DIR}.start.log" 2>&1 || {
@@ -71,9 +76,28 @@ sched_teardown() {
 	trap - EXIT INT TERM
 	if [ -n "${SATURN_CLUSTER_DIR:-}" ] && [ -f "$SATURN_CLUSTER_DIR/etc/slurm.conf" ]; then
 		sh "$CLUSTER" stop >/dev/null 2>&1 || echo "# cluster stop reported a problem"
+		[ "$rc" = 0 ] && { sched_replay || rc=1; }
 		[ "$rc" = 0 ] && [ -z "${SATURN_KEEP:-}" ] && rm -rf "$SATURN_CLUSTER_DIR" "${SATURN_CLUSTER_DIR}.start.log"
 	fi
 	exit "$rc"
+}
+
+# The cycles recorded in STATE_DIR/cycles run again through saturn_cycle_run
+# (`saturn replay`): 0 when every one gives the outputs it recorded (or none
+# was recorded), else 1 with the first difference.
+sched_replay() {
+	[ "${SATURN_E2E_REPLAY:-1}" != 0 ] && [ -d "${STATE_DIR:-}/cycles" ] || return 0
+	SATURN_CLI="$top_builddir/cli/saturn"
+	[ -x "$SATURN_CLI" ] || return 0
+	n=$(ls "$STATE_DIR/cycles" | grep -c '^cycle-.*\.json$' || true)
+	[ "$n" -gt 0 ] || return 0
+	if out=$("$SATURN_CLI" replay "$STATE_DIR/cycles" 2>&1); then
+		echo "# replay: the $n recorded cycle(s) gave the same outputs"
+		return 0
+	fi
+	echo "$out" | grep -v ': same$' | head -5
+	echo "FAIL: a recorded cycle did not replay to the same outputs (saturn replay $STATE_DIR/cycles)"
+	return 1
 }
 
 sched_dump() {

@@ -46,6 +46,7 @@ static const struct good_case {
 	{"saturn_bound", "stock", SATURN_BOUND_STOCK, NULL},
 	{"saturn_feedback", "no", 0, NULL},
 	{"saturn_record", "comment", SATURN_PLANREC_COMMENT, NULL},
+	{"saturn_record_cycles", "20", 20, NULL},
 	{"saturn_reconfigure", "yes", 1, NULL},
 	{"saturn_reconfigure_margin", "10", 10, NULL},
 	{"saturn_reconfigure_max", "0", 0, NULL},
