@@ -196,10 +196,8 @@ static void node_clear(saturn_node_t *n)
 static void task_clear(saturn_task_t *t)
 {
 	free(t->id);
-	for (int o = 0; o < t->noptions; o++) {
-		free(t->options[o].technique);
-		free(t->options[o].klass);
-	}
+	for (int o = 0; o < t->noptions; o++)
+		saturn_option_clear(&t->options[o]);
 	free(t->options);
 	free(t->running.gpu_ids);
 	free(t->running.more_nodes);

@@ -701,12 +701,14 @@ int saturn_profile_options(const saturn_profile_task_t *pt,
 		r[n].nodes = saturn_profile_option_nodes(o);
 		r[n].sec_per_batch = o->sec_per_batch;
 		r[n].class_idx = -1;
+		r[n].source = strdup("");
+		r[n].prof_opt = i;
+		r[n].params = o->params ? strdup(o->params) : NULL;
 		n++;
-		if (!r[n - 1].technique || (pt->klass && !r[n - 1].klass)) {
-			for (int k = 0; k < n; k++) {
-				free(r[k].technique);
-				free(r[k].klass);
-			}
+		if (!r[n - 1].technique || (pt->klass && !r[n - 1].klass) || !r[n - 1].source ||
+		    (o->params && !r[n - 1].params)) {
+			for (int k = 0; k < n; k++)
+				saturn_option_clear(&r[k]);
 			free(r);
 			errno = ENOMEM;
 			return -1;

@@ -130,9 +130,11 @@ const saturn_profile_task_t *saturn_profile_find(const saturn_profile_t *pr,
 
 /* Planner options of a profile task: the usable (measured or predicted)
  * options, as a malloc'd array of saturn_option_t whose strings are copies
- * (class copied from the task's klass). Returns the count (>= 0) and stores
- * the array in *opts (NULL when 0), or -1 on ENOMEM. Free each option's
- * technique/klass and the array. */
+ * (class copied from the task's klass), each with its identity: prof_opt
+ * its index in pt->options, params a copy of its params, source "" (the
+ * caller of a class's own profile puts the class name there). Returns the
+ * count (>= 0) and stores the array in *opts (NULL when 0), or -1 on
+ * ENOMEM. Free each option (saturn_option_clear()) and the array. */
 int saturn_profile_options(const saturn_profile_task_t *pt,
 			   saturn_option_t **opts);
 

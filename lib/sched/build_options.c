@@ -19,10 +19,8 @@
 
 void saturn_bld_free_options(saturn_option_t *o, int n)
 {
-	for (int i = 0; i < n; i++) {
-		free(o[i].technique);
-		free(o[i].klass);
-	}
+	for (int i = 0; i < n; i++)
+		saturn_option_clear(&o[i]);
 	free(o);
 }
 
@@ -32,8 +30,7 @@ void saturn_bld_free_options(saturn_option_t *o, int n)
 int saturn_bld_keep_option(saturn_option_t *o, int i, int k, int keep)
 {
 	if (!keep) {
-		free(o[i].technique);
-		free(o[i].klass);
+		saturn_option_clear(&o[i]);
 		return k;
 	}
 	o[k] = o[i];

@@ -72,10 +72,8 @@ int saturn_reconfig_eligible(const saturn_snap_job_t *j, const saturn_reconfig_s
 
 static void options_free(saturn_option_t *o, int n)
 {
-	for (int i = 0; i < n; i++) {
-		free(o[i].technique);
-		free(o[i].klass);
-	}
+	for (int i = 0; i < n; i++)
+		saturn_option_clear(&o[i]);
 	free(o);
 }
 
@@ -142,10 +140,8 @@ static int unpinned_options(const saturn_snapshot_t *s, const saturn_problem_t *
 		     left * spb <= SATURN_MAX_RUNTIME_S && k < SATURN_MAX_OPTIONS;
 		if (ok && node_class && !(o[i].klass = strdup(node_class))) {
 			/* kept 0..k-1, not looked at i..nraw-1 */
-			for (int r = i; r < nraw; r++) {
-				free(o[r].technique);
-				free(o[r].klass);
-			}
+			for (int r = i; r < nraw; r++)
+				saturn_option_clear(&o[r]);
 			options_free(o, k);
 			return -1;
 		}
@@ -155,8 +151,7 @@ static int unpinned_options(const saturn_snapshot_t *s, const saturn_problem_t *
 		if (saturn_option_nodes(&o[i]) > 1)
 			ok = 0;
 		if (!ok) {
-			free(o[i].technique);
-			free(o[i].klass);
+			saturn_option_clear(&o[i]);
 			continue;
 		}
 		o[k++] = o[i];

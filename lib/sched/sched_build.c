@@ -361,10 +361,8 @@ int saturn_sched_pin_released(const saturn_snapshot_t *s, saturn_sched_build_t *
 			task->options[0] = task->options[o];
 			task->options[o] = x;
 		}
-		for (int k = 1; k < task->noptions; k++) {
-			free(task->options[k].technique);
-			free(task->options[k].klass);
-		}
+		for (int k = 1; k < task->noptions; k++)
+			saturn_option_clear(&task->options[k]);
 		task->noptions = 1;
 		a->option = 0;
 		task->is_released = true;
