@@ -282,11 +282,6 @@ const saturn_profile_t *saturn_profile_cached(const char *batch, long uid);
 const saturn_profile_t *saturn_profile_cached_class(const char *batch, long uid, const char *klass,
 						  void *arg);
 
-/* The params JSON text of the profile option d chose for task j ("{}" when
- * unknown), from the profile of j's batch (j->uid, j->batch). Valid until
- * the next saturn_lookup_profile(). */
-const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decision_t *d);
-
 /* "saturn: profiler job N failed, users' requests; " into buf for a batch
  * (uid, name) that fell back, else "". Returns buf. */
 const char *saturn_profiler_note(const char *batch, long uid, char *buf, size_t len);

@@ -281,19 +281,6 @@ const saturn_profile_t *saturn_profile_cached_class(const char *batch, long uid,
 	return e ? e->profile : NULL;
 }
 
-const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decision_t *d)
-{
-	const saturn_profile_t *pr = saturn_profile_cached(j->batch, j->uid);
-	const saturn_profile_task_t *pt;
-
-	if (!pr || !(pt = saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0)))
-		return "{}";
-	for (int o = 0; o < pt->noptions; o++)
-		if (pt->options[o].gpus == d->gpus && !xstrcmp(pt->options[o].technique, d->technique))
-			return pt->options[o].params ? pt->options[o].params : "{}";
-	return "{}";
-}
-
 /* Unload victim's profiles, largest first, until need bytes are free;
  * each stays refused (want) until the budget has room for it again. */
 static void evict_user(long victim, size_t need, const profile_entry_t *for_e)
