@@ -358,15 +358,8 @@ static int parse_running(json_object *jr, const char *ctx,
 	if (parse_running_nodes(jr, rctx, p, r, version, err) < 0)
 		goto out;
 	nclass = p->nodes[r->node].klass ? p->nodes[r->node].klass : "";
-	r->option = -1;
-	for (int o = 0; o < t->noptions && r->option < 0; o++) {
-		const saturn_option_t *opt = &t->options[o];
-
-		if (opt->gpus == r->ngpus && strcmp(opt->technique, tech) == 0 &&
-		    saturn_option_nodes(opt) == saturn_running_nnodes(r) &&
-		    (!opt->klass || strcmp(opt->klass, nclass) == 0))
-			r->option = o;
-	}
+	/* a running task names its option by what it runs with: the one key */
+	r->option = saturn_task_find_option(t, tech, r->ngpus, saturn_running_nnodes(r), nclass);
 	if (r->option < 0) {
 		saturn_error_set(err, "%s: technique \"%.64s\" on %d GPUs matches none of the task's options for node %.64s", rctx, tech, r->ngpus, node);
 		goto out;

@@ -673,6 +673,23 @@ const saturn_profile_task_t *saturn_profile_find(const saturn_profile_t *pr,
 	return NULL;
 }
 
+int saturn_profile_task_option(const saturn_profile_task_t *pt, const char *technique, int gpus,
+			       int nodes)
+{
+	if (!pt || !technique)
+		return -1;
+	if (nodes < 1)
+		nodes = 1;
+	for (int i = 0; i < pt->noptions; i++) {
+		const saturn_profile_option_t *o = &pt->options[i];
+
+		if (o->gpus == gpus && saturn_profile_option_nodes(o) == nodes && o->technique &&
+		    !strcmp(o->technique, technique))
+			return i;
+	}
+	return -1;
+}
+
 int saturn_profile_options(const saturn_profile_task_t *pt,
 			   saturn_option_t **opts)
 {

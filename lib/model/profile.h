@@ -128,6 +128,14 @@ char *saturn_profile_to_json(const saturn_profile_t *pr);
 const saturn_profile_task_t *saturn_profile_find(const saturn_profile_t *pr,
 						 int task_id);
 
+/* The index of pt's option with technique, gpus (per node) and nodes (0
+ * reads as 1), or -1: the key a profile task's options are unique by (the
+ * parser refuses a second one), for a task reported from outside (a
+ * running job's technique and GPU count); whether the option is usable is
+ * the caller's to check. */
+int saturn_profile_task_option(const saturn_profile_task_t *pt, const char *technique, int gpus,
+			       int nodes);
+
 /* Planner options of a profile task: the usable (measured or predicted)
  * options, as a malloc'd array of saturn_option_t whose strings are copies
  * (class copied from the task's klass), each with its identity: prof_opt

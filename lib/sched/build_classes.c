@@ -389,7 +389,7 @@ double saturn_bld_class_spb(const saturn_snapshot_t *s, const part_classes_t *pc
 {
 	const saturn_profile_t *cp;
 	const saturn_profile_task_t *p;
-	int n = j->node, c;
+	int n = j->node, c, q;
 
 	if (!s->class_profile || !pc->n || !cc->pr)
 		return 0;
@@ -412,12 +412,12 @@ double saturn_bld_class_spb(const saturn_snapshot_t *s, const part_classes_t *pc
 	cp = cc->pr[c];
 	if (!cp || !(p = saturn_profile_find(cp, j->task_id >= 0 ? j->task_id : 0)))
 		return 0;
-	for (int i = 0; i < p->noptions; i++) {
-		const saturn_profile_option_t *o = &p->options[i];
+	/* the option it runs with, named by its technique and GPUs */
+	q = saturn_profile_task_option(p, j->technique, j->gpus, j->nnodes);
+	if (q >= 0) {
+		const saturn_profile_option_t *o = &p->options[q];
 
-		if (o->gpus == j->gpus && o->technique && !strcmp(o->technique, j->technique) &&
-		    saturn_profile_option_nodes(o) == (j->nnodes > 1 ? j->nnodes : 1) &&
-		    (o->status == SATURN_OPT_MEASURED || o->status == SATURN_OPT_PREDICTED) &&
+		if ((o->status == SATURN_OPT_MEASURED || o->status == SATURN_OPT_PREDICTED) &&
 		    o->sec_per_batch > 0 && isfinite(o->sec_per_batch) && p->batches > 0 &&
 		    p->batches * o->sec_per_batch <= SATURN_MAX_RUNTIME_S) {
 			*cpt = p;

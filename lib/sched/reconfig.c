@@ -111,6 +111,9 @@ static int unpinned_options(const saturn_snapshot_t *s, const saturn_problem_t *
 {
 	saturn_option_t *o = NULL;
 	int nraw = saturn_profile_options(pt, &o), k = 0;
+	/* the option it runs with, named by its technique and GPUs; o[i] is
+	 * option o[i].prof_opt of pt */
+	int run = saturn_profile_task_option(pt, j->technique, j->gpus, j->nnodes);
 
 	*out = NULL;
 	if (nraw < 0)
@@ -119,8 +122,7 @@ static int unpinned_options(const saturn_snapshot_t *s, const saturn_problem_t *
 		double spb = o[i].sec_per_batch;
 		int ok;
 
-		if (o[i].technique && !strcmp(o[i].technique, j->technique) && o[i].gpus == j->gpus &&
-		    j->obs_spb > 0) {
+		if (run >= 0 && o[i].prof_opt == run && j->obs_spb > 0) {
 			spb = saturn_fb_blend(spb, j->obs_spb,
 					      saturn_fb_confidence(j->batches_done, pt->batches));
 		} else if (s->feedback && spb > 0) {

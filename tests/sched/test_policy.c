@@ -553,6 +553,22 @@ static saturn_snapshot_t *meas_snap(int node_gpus, uint32_t array)
 	return s;
 }
 
+/* The identity saturn_sched_decide gives decisions d[0..nd-1] about s:
+ * the option of their technique, GPUs and nodes in profile pr, named
+ * source ("" the batch's own). */
+static void identify(const saturn_snapshot_t *s, saturn_decision_t *d, int nd,
+		     const saturn_profile_t *pr, const char *source)
+{
+	for (int i = 0; i < nd; i++) {
+		const saturn_snap_job_t *j = &s->jobs[d[i].job];
+		const saturn_profile_task_t *pt = saturn_profile_find(pr, j->task_id);
+
+		d[i].prof_opt =
+		    saturn_profile_task_option(pt, d[i].technique, d[i].gpus, d[i].nnodes);
+		snprintf(d[i].source, sizeof(d[i].source), "%s", source);
+	}
+}
+
 static saturn_decision_t *decisions(const struct mdec *md, int nd)
 {
 	saturn_decision_t *d = calloc((size_t)nd, sizeof(*d));
@@ -594,6 +610,7 @@ START_TEST(test_measure)
 	char k[32], held[8] = "";
 	int sub, n0, nh = 0;
 
+	identify(s, d, c->nd, pr, "");
 	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, c->nd, lookup, pr, &w), 0);
 	ck_assert_msg(w.nbatches == c->nbatches, "%s: %d batches due, expected %d", c->what,
 		      w.nbatches, c->nbatches);
@@ -717,6 +734,7 @@ START_TEST(test_measure_nodes)
 		snprintf(d[i].technique, sizeof(d[i].technique), "ddp");
 		snprintf(d[i].node, sizeof(d[i].node), "n1");
 	}
+	identify(s, d, c->nd, pr, "");
 	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, c->nd, lookup, pr, &w), 0);
 	ck_assert_int_eq(w.nbatches, 1);
 	ck_assert_int_ge(saturn_bpol_measure_batch(s, d, &w, 0, &rec, 0, &l), 0);
@@ -771,6 +789,7 @@ START_TEST(test_measure_then_release)
 	saturn_meas_rec_t rec = {0};
 	saturn_companion_t ended = {700, SATURN_COMPANION_ENDED, 0};
 
+	identify(s, d, 1, pr, "");
 	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 1, lookup, pr, &w), 0);
 	ck_assert_int_eq(saturn_bpol_measure_batch(s, d, &w, 0, &rec, 0, &l), 1);
 	ck_assert_int_eq(saturn_bpol_measure_submitted(d, &l, 0, 700, &rec), 0);
@@ -786,6 +805,7 @@ START_TEST(test_measure_then_release)
 	after = profile(measured);
 	free(d);
 	d = decisions(md, 1);
+	identify(s, d, 1, after, "");
 	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 1, lookup, after, &w), 0);
 	ck_assert_int_eq(w.nbatches, 0);
 	ck_assert_int_eq(d[0].release, 1);
@@ -832,6 +852,7 @@ START_TEST(test_measure_items_cap)
 		d[t].gpus = 2;
 		snprintf(d[t].technique, sizeof(d[t].technique), "ddp");
 	}
+	identify(s, d, 20, pr, "");
 	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 20, lookup, pr, &w), 0);
 	ck_assert_int_eq(saturn_bpol_measure_batch(s, d, &w, 0, &rec, 0, &l), 1);
 	sub = find_kind(&l, 0, SATURN_BPOL_SUBMIT_MEASURE);
@@ -873,6 +894,7 @@ START_TEST(test_measure_two_users)
 		d[i].gpus = 2;
 		snprintf(d[i].technique, sizeof(d[i].technique), "ddp");
 	}
+	identify(s, d, 2, pr, "");
 	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 2, lookup, pr, &w), 0);
 	ck_assert_int_eq(w.nbatches, 2);
 	b1001 = s->jobs[d[w.due[0]].job].uid == 1001 ? 0 : 1;
@@ -941,6 +963,10 @@ START_TEST(test_measure_class)
 	}
 	ck_assert_str_eq(saturn_bpol_class_gpu_type(s, "h100"), "h100");
 	ck_assert_ptr_null(saturn_bpol_class_gpu_type(s, "v100"));
+	/* the decisions on h100 nodes rely on h100's own options (the
+	 * build gave them that class's options only) */
+	identify(s, d, 1, pr, "");
+	identify(s, d + 1, 2, cp, "h100");
 	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 3, lookup, pr, &w), 0);
 	ck_assert_int_eq(w.nbatches, 2);
 	ck_assert_ptr_null(w.sig[2]); /* measured in h100's own profile */
