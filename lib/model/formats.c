@@ -667,6 +667,11 @@ static int parse_assign(json_object *ja, int i, saturn_assign_t *a,
 	}
 	if (parse_assign_nodes(ja, ctx, a, version, err) < 0)
 		return -1;
+	/* which option of the task (its identity); a plan written before
+	 * the field gets it once, by name, in saturn_plan_resolve() */
+	a->option = -1;
+	if (sj_int(ja, ctx, "option", false, 0, SATURN_MAX_OPTIONS - 1, &a->option, err) < 0)
+		return -1;
 	if (a->end_s < a->start_s)
 		return saturn_error_set(err, "%s.end_s: before start_s", ctx);
 	return 0;
@@ -756,12 +761,15 @@ char *saturn_plan_to_json(const saturn_plan_t *plan, int pretty)
 
 		if (sj_append(tasks, e) < 0 ||
 		    sj_put(e, "id", json_object_new_string(a->task_id ? a->task_id : "")) < 0 ||
-		    sj_put(e, "technique", json_object_new_string(a->technique ? a->technique : "")) < 0 ||
+		    sj_put(e, "technique",
+			   json_object_new_string(a->technique ? a->technique : "")) < 0 ||
 		    sj_put(e, "gpus", json_object_new_int(a->gpus)) < 0 ||
-		    sj_put(e, "node", json_object_new_string(a->node_name ? a->node_name : "")) < 0 ||
+		    sj_put(e, "node", json_object_new_string(a->node_name ? a->node_name : "")) <
+			0 ||
 		    sj_put(e, "gpu_ids", int_array(a->gpu_ids, a->gpu_ids ? a->gpus : 0)) < 0 ||
 		    sj_put(e, "start_s", sj_new_num(a->start_s)) < 0 ||
 		    sj_put(e, "end_s", sj_new_num(a->end_s)) < 0 ||
+		    (a->option >= 0 && sj_put(e, "option", json_object_new_int(a->option)) < 0) ||
 		    (saturn_assign_nnodes(a) > 1 && sj_put(e, "nodes", assign_nodes_json(a)) < 0))
 			goto out;
 	}
