@@ -1007,6 +1007,53 @@ START_TEST(test_measure_class)
 }
 END_TEST
 
+/* The profile a decision relies on is the one its option came from (its
+ * identity), not the one its node's class has: ddp on 2 GPUs is predicted
+ * in both the batch's profile and h100's own, and a decision on an h100
+ * node planned with the batch's option is measured from the batch's. */
+START_TEST(test_measure_identity)
+{
+	saturn_profile_t *pr = profile(profile_text), *cp = profile(class_text);
+	saturn_snapshot_t *s = meas_snap(4, 100);
+	saturn_snap_node_t *n2 = saturn_snapshot_add_node(s);
+	struct mdec md[1] = {{0, 1, "ddp", 2}};
+	saturn_decision_t *d = decisions(md, 1);
+	saturn_bpol_measure_t w;
+
+	ck_assert_ptr_nonnull(n2);
+	snprintf(n2->name, sizeof(n2->name), "n2");
+	snprintf(n2->klass, sizeof(n2->klass), "h100");
+	snprintf(n2->gpu_types, sizeof(n2->gpu_types), "h100");
+	n2->gpus = 8;
+	s->class_profile = class_lookup;
+	s->class_profile_arg = cp;
+	snprintf(d[0].node, sizeof(d[0].node), "n2");
+	snprintf(d[0].klass, sizeof(d[0].klass), "h100");
+	identify(s, d, 1, pr, "");
+	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 1, lookup, pr, &w), 0);
+	ck_assert_int_eq(w.nbatches, 1);
+	ck_assert_ptr_null(w.klass[0]);
+	ck_assert_ptr_null(w.bclass[0]);
+	saturn_bpol_measure_free(&w);
+	/* planned with h100's own option: measured from h100's profile */
+	identify(s, d, 1, cp, "h100");
+	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 1, lookup, pr, &w), 0);
+	ck_assert_int_eq(w.nbatches, 1);
+	ck_assert_str_eq(w.bclass[0], "h100");
+	saturn_bpol_measure_free(&w);
+	/* the user's request (no profile option): nothing to measure */
+	d[0].prof_opt = -1;
+	d[0].source[0] = '\0';
+	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 1, lookup, pr, &w), 0);
+	ck_assert_int_eq(w.nbatches, 0);
+	saturn_bpol_measure_free(&w);
+	free(d);
+	saturn_snapshot_destroy(s);
+	saturn_profile_destroy(pr);
+	saturn_profile_destroy(cp);
+}
+END_TEST
+
 /* The class profiler jobs' names, found again after a restart. */
 static const struct cjn_case {
 	const char *name;
@@ -1137,6 +1184,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_measure_items_cap);
 	tcase_add_test(tc, test_measure_two_users);
 	tcase_add_test(tc, test_measure_class);
+	tcase_add_test(tc, test_measure_identity);
 	tcase_add_loop_test(tc, test_class_job_name, 0, N(cjn_cases));
 	tcase_add_test(tc, test_class_job_name_long);
 	tcase_add_loop_test(tc, test_poll, 0, N(poll_cases));
