@@ -84,12 +84,13 @@ typedef struct saturn_option {
 	 * class name that class's own profile (per-class profiles), NULL not
 	 * from a profile (the user's request, a problem file); prof_opt its
 	 * index in that profile task's options (meaningful only when source
-	 * is not NULL; -1 unknown); params the option's technique parameters
-	 * (JSON object text) or NULL. All three owned by the option and kept
-	 * by copies (saturn_option_copy()); problem files do not carry them. */
+	 * is not NULL; -1 unknown). source is owned by the option and kept by
+	 * copies (saturn_option_copy()); problem files do not carry either.
+	 * The option's params (up to 64 KiB of JSON each) stay in the profile
+	 * and are read there by this index: a copy per task would multiply a
+	 * profile's size by the tasks it covers. */
 	char *source;
 	int prof_opt;
-	char *params;
 } saturn_option_t;
 
 /* A task that already runs: its node, GPUs and option are fixed; it started
@@ -207,7 +208,7 @@ int saturn_problem_bad_tasks(saturn_problem_t *p,
 /* Deep copy. NULL on ENOMEM. */
 saturn_problem_t *saturn_problem_copy(const saturn_problem_t *p);
 
-/* Free the strings option o owns (technique, klass, source, params) and
+/* Free the strings option o owns (technique, klass, source) and
  * set them to NULL; the struct itself is the caller's. NULL is allowed. */
 void saturn_option_clear(saturn_option_t *o);
 

@@ -16,8 +16,7 @@ void saturn_option_clear(saturn_option_t *o)
 	free(o->technique);
 	free(o->klass);
 	free(o->source);
-	free(o->params);
-	o->technique = o->klass = o->source = o->params = NULL;
+	o->technique = o->klass = o->source = NULL;
 }
 
 /* A copy of s, or NULL; *ok cleared when s was not NULL and the copy
@@ -42,7 +41,6 @@ int saturn_option_copy(saturn_option_t *dst, const saturn_option_t *src)
 	dst->technique = dup_opt(src->technique, &ok);
 	dst->klass = dup_opt(src->klass, &ok);
 	dst->source = dup_opt(src->source, &ok);
-	dst->params = dup_opt(src->params, &ok);
 	if (!ok) {
 		saturn_option_clear(dst);
 		memset(dst, 0, sizeof(*dst));

@@ -720,10 +720,8 @@ int saturn_profile_options(const saturn_profile_task_t *pt,
 		r[n].class_idx = -1;
 		r[n].source = strdup("");
 		r[n].prof_opt = i;
-		r[n].params = o->params ? strdup(o->params) : NULL;
 		n++;
-		if (!r[n - 1].technique || (pt->klass && !r[n - 1].klass) || !r[n - 1].source ||
-		    (o->params && !r[n - 1].params)) {
+		if (!r[n - 1].technique || (pt->klass && !r[n - 1].klass) || !r[n - 1].source) {
 			for (int k = 0; k < n; k++)
 				saturn_option_clear(&r[k]);
 			free(r);

@@ -139,8 +139,8 @@ int saturn_profile_task_option(const saturn_profile_task_t *pt, const char *tech
 /* Planner options of a profile task: the usable (measured or predicted)
  * options, as a malloc'd array of saturn_option_t whose strings are copies
  * (class copied from the task's klass), each with its identity: prof_opt
- * its index in pt->options, params a copy of its params, source "" (the
- * caller of a class's own profile puts the class name there). Returns the
+ * its index in pt->options (where its params are), source "" (the caller
+ * of a class's own profile puts the class name there). Returns the
  * count (>= 0) and stores the array in *opts (NULL when 0), or -1 on
  * ENOMEM. Free each option (saturn_option_clear()) and the array. */
 int saturn_profile_options(const saturn_profile_task_t *pt,

@@ -89,31 +89,18 @@ int saturn_bpol_technique_ok(const char *t)
 /* marks of a decision on a predicted option: due now (release) or later */
 enum { DUE = 1, LATER, SEEN, LISTED };
 
-/* Task j's profile task in pr and, in *op, the option decision d uses:
- * option d->prof_opt of it (its identity, carried from the build through
- * the plan; pr is the profile d->source names). NULL when pr has no task
- * for j, d names no profile option, or pr no longer holds that option at
- * that index (reloaded since the build). */
+/* Task j's profile task in pr and, in *op, the option decision d uses
+ * (its identity: pr is the profile d->source names); NULL when there is
+ * none (saturn_sched_decision_profile_option). */
 static const saturn_profile_task_t *option_of(const saturn_profile_t *pr,
 					      const saturn_snap_job_t *j,
 					      const saturn_decision_t *d,
 					      const saturn_profile_option_t **op)
 {
 	const saturn_profile_task_t *pt;
-	const saturn_profile_option_t *x;
 
-	*op = NULL;
-	if (!pr || d->prof_opt < 0 ||
-	    !(pt = saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0)) ||
-	    d->prof_opt >= pt->noptions)
-		return NULL;
-	x = &pt->options[d->prof_opt];
-	/* the same option, not another the reloaded profile lists there */
-	if (x->gpus != d->gpus || !x->technique || strcmp(x->technique, d->technique) ||
-	    saturn_profile_option_nodes(x) != (d->nnodes > 1 ? d->nnodes : 1))
-		return NULL;
-	*op = x;
-	return pt;
+	*op = saturn_sched_decision_profile_option(pr, j->task_id >= 0 ? j->task_id : 0, d, &pt);
+	return *op ? pt : NULL;
 }
 
 /* Node i's class: its klass, or derived as saturn_snapshot_classify would. */

@@ -132,11 +132,35 @@ const saturn_option_t *saturn_sched_decision_option(const saturn_sched_build_t *
 	return d->option >= 0 && d->option < t->noptions ? &t->options[d->option] : NULL;
 }
 
-const char *saturn_sched_decision_params(const saturn_sched_build_t *b, const saturn_decision_t *d)
+const saturn_profile_option_t *
+saturn_sched_decision_profile_option(const saturn_profile_t *pr, int task_id,
+				     const saturn_decision_t *d, const saturn_profile_task_t **pt)
 {
-	const saturn_option_t *o = saturn_sched_decision_option(b, d);
+	const saturn_profile_task_t *t;
+	const saturn_profile_option_t *x;
 
-	return o && o->params ? o->params : "{}";
+	if (pt)
+		*pt = NULL;
+	if (!pr || !d || d->prof_opt < 0 || !(t = saturn_profile_find(pr, task_id)) ||
+	    d->prof_opt >= t->noptions)
+		return NULL;
+	x = &t->options[d->prof_opt];
+	/* the same option, not another that a reloaded profile lists there */
+	if (x->gpus != d->gpus || !x->technique || strcmp(x->technique, d->technique) ||
+	    saturn_profile_option_nodes(x) != (d->nnodes > 1 ? d->nnodes : 1))
+		return NULL;
+	if (pt)
+		*pt = t;
+	return x;
+}
+
+const char *saturn_sched_decision_params(const saturn_profile_t *pr, int task_id,
+					 const saturn_decision_t *d)
+{
+	const saturn_profile_option_t *x =
+	    saturn_sched_decision_profile_option(pr, task_id, d, NULL);
+
+	return x && x->params ? x->params : "{}";
 }
 
 int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *b,

@@ -48,11 +48,24 @@ typedef struct saturn_decision {
 const saturn_option_t *saturn_sched_decision_option(const saturn_sched_build_t *b,
 						    const saturn_decision_t *d);
 
-/* The technique parameters (JSON object text) of d's option: its
- * profile option's params, exactly the option the plan chose (a class's
- * own profile's when it came from one); "{}" when it has none or d's
- * option is unknown. Points into b's problem (or a constant). */
-const char *saturn_sched_decision_params(const saturn_sched_build_t *b, const saturn_decision_t *d);
+/* The profile option decision d names in pr, the profile d->source names
+ * (the batch's own for "", else that class's own), and its task there
+ * (*pt, may be NULL): the option of task task_id at index d->prof_opt,
+ * read there, never matched by name. NULL when d names no profile option
+ * (prof_opt < 0), pr is NULL or has no task task_id, or pr no longer lists
+ * that option at that index (reloaded since the build: technique, GPUs or
+ * nodes differ). */
+const saturn_profile_option_t *
+saturn_sched_decision_profile_option(const saturn_profile_t *pr, int task_id,
+				     const saturn_decision_t *d, const saturn_profile_task_t **pt);
+
+/* The technique parameters (JSON object text) of d's option: the params
+ * of saturn_sched_decision_profile_option(pr, task_id, d), exactly the
+ * option the plan chose (a class's own profile's when it came from one);
+ * "{}" when there is none or it has none. Points into pr (or a
+ * constant). */
+const char *saturn_sched_decision_params(const saturn_profile_t *pr, int task_id,
+					 const saturn_decision_t *d);
 
 /* The comma-separated node names ("n1,n2", in the plan's order) of
  * decision d's plan entry; plan is the one d was decided from. Returns 0,

@@ -276,8 +276,8 @@ static int release_nodes_kept(job_record_t *job_ptr, const saturn_decision_t *d)
 	       bit_set_count(job_ptr->details->req_node_bitmap) == k;
 }
 
-static int release_task(const saturn_sched_build_t *b, const saturn_snap_job_t *j,
-			const saturn_decision_t *d, const char *nodelist)
+static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
+			const char *nodelist)
 {
 	job_desc_msg_t *desc = xmalloc(sizeof(*desc));
 	job_record_t *job_ptr = saturn_pending_record(j);
@@ -333,7 +333,7 @@ static int release_task(const saturn_sched_build_t *b, const saturn_snap_job_t *
 	env_set(job_ptr, SATURN_TECHNIQUE_ENV, d->technique);
 	snprintf(num, sizeof(num), "%d", d->gpus);
 	env_set(job_ptr, SATURN_GPUS_ENV, num);
-	env_set(job_ptr, SATURN_TECHNIQUE_PARAMS_ENV, saturn_sched_decision_params(b, d));
+	env_set(job_ptr, SATURN_TECHNIQUE_PARAMS_ENV, saturn_option_params(j, d));
 	env_set(job_ptr, SATURN_PLAN_ID_ENV, plan_id);
 	snprintf(num, sizeof(num), "%ld", (long)time(NULL));
 	env_set(job_ptr, SATURN_RELEASED_AT_ENV, num);
@@ -390,7 +390,7 @@ static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			      j->job_id, j->task_id);
 			continue;
 		}
-		if (release_task(b, j, &d[i], nodelists[i]) == 0) {
+		if (release_task(j, &d[i], nodelists[i]) == 0) {
 			released++;
 			saturn_planrec_release(released_record(j), b, j, &d[i]);
 			/* for the persisted state and a second apply this cycle */

@@ -282,6 +282,13 @@ const saturn_profile_t *saturn_profile_cached(const char *batch, long uid);
 const saturn_profile_t *saturn_profile_cached_class(const char *batch, long uid, const char *klass,
 						  void *arg);
 
+/* The params JSON text of the profile option d chose for task j ("{}" when
+ * unknown): read at d's identity (d->prof_opt of the cached profile
+ * d->source names: the batch's, or a class's own; never matched by
+ * technique and GPUs; saturn_sched_decision_params). Loads nothing. Valid
+ * until the next saturn_lookup_profile(). */
+const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decision_t *d);
+
 /* "saturn: profiler job N failed, users' requests; " into buf for a batch
  * (uid, name) that fell back, else "". Returns buf. */
 const char *saturn_profiler_note(const char *batch, long uid, char *buf, size_t len);

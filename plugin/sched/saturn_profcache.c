@@ -281,6 +281,17 @@ const saturn_profile_t *saturn_profile_cached_class(const char *batch, long uid,
 	return e ? e->profile : NULL;
 }
 
+const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decision_t *d)
+{
+	const saturn_profile_t *pr;
+
+	if (d->prof_opt < 0)
+		return "{}"; /* the user's request: no profile option */
+	pr = d->source[0] ? saturn_profile_cached_class(j->batch, j->uid, d->source, NULL)
+			  : saturn_profile_cached(j->batch, j->uid);
+	return saturn_sched_decision_params(pr, j->task_id >= 0 ? j->task_id : 0, d);
+}
+
 /* Unload victim's profiles, largest first, until need bytes are free;
  * each stays refused (want) until the budget has room for it again. */
 static void evict_user(long victim, size_t need, const profile_entry_t *for_e)

@@ -577,14 +577,18 @@ START_TEST(test_decide_class_identity)
 		if (pass == 0) {
 			ck_assert_str_eq(d[0].source, "a100x2-pcie");
 			ck_assert_int_eq(d[0].prof_opt, 1);
-			ck_assert_str_eq(saturn_sched_decision_params(&b, &d[0]),
+			/* read in the profile it names (the class's own) */
+			ck_assert_str_eq(saturn_sched_decision_params(class_pr, 0, &d[0]),
 					 "{\"shard\":\"hybrid\"}");
+			ck_assert_str_eq(saturn_sched_decision_params(pr, 0, &d[0]), "{}");
 			ck_assert_double_eq_tol(saturn_planrec_predicted_spb(&b, &d[0]), 3.0, 1e-9);
 		} else {
 			ck_assert_str_eq(d[0].source, "");
 			ck_assert_int_eq(d[0].prof_opt, 0);
-			ck_assert_str_eq(saturn_sched_decision_params(&b, &d[0]),
+			ck_assert_str_eq(saturn_sched_decision_params(pr, 0, &d[0]),
 					 "{\"shard\":\"full\"}");
+			/* index 0 of the class's own is another option */
+			ck_assert_str_eq(saturn_sched_decision_params(class_pr, 0, &d[0]), "{}");
 			ck_assert_double_eq_tol(saturn_planrec_predicted_spb(&b, &d[0]), 1.0, 1e-9);
 		}
 		/* an entry that does not know its option: the one of its
@@ -597,7 +601,7 @@ START_TEST(test_decide_class_identity)
 		d = NULL;
 		saturn_plan_destroy(plan);
 	}
-	ck_assert_str_eq(saturn_sched_decision_params(NULL, NULL), "{}");
+	ck_assert_str_eq(saturn_sched_decision_params(NULL, 0, NULL), "{}");
 	saturn_sched_build_free(&b);
 	saturn_snapshot_destroy(s);
 	saturn_profile_destroy(pr);
