@@ -196,10 +196,8 @@ static void node_clear(saturn_node_t *n)
 static void task_clear(saturn_task_t *t)
 {
 	free(t->id);
-	for (int o = 0; o < t->noptions; o++) {
-		free(t->options[o].technique);
-		free(t->options[o].klass);
-	}
+	for (int o = 0; o < t->noptions; o++)
+		saturn_option_clear(&t->options[o]);
 	free(t->options);
 	free(t->running.gpu_ids);
 	free(t->running.more_nodes);
@@ -360,15 +358,8 @@ static int parse_running(json_object *jr, const char *ctx,
 	if (parse_running_nodes(jr, rctx, p, r, version, err) < 0)
 		goto out;
 	nclass = p->nodes[r->node].klass ? p->nodes[r->node].klass : "";
-	r->option = -1;
-	for (int o = 0; o < t->noptions && r->option < 0; o++) {
-		const saturn_option_t *opt = &t->options[o];
-
-		if (opt->gpus == r->ngpus && strcmp(opt->technique, tech) == 0 &&
-		    saturn_option_nodes(opt) == saturn_running_nnodes(r) &&
-		    (!opt->klass || strcmp(opt->klass, nclass) == 0))
-			r->option = o;
-	}
+	/* a running task names its option by what it runs with: the one key */
+	r->option = saturn_task_find_option(t, tech, r->ngpus, saturn_running_nnodes(r), nclass);
 	if (r->option < 0) {
 		saturn_error_set(err, "%s: technique \"%.64s\" on %d GPUs matches none of the task's options for node %.64s", rctx, tech, r->ngpus, node);
 		goto out;
@@ -676,6 +667,11 @@ static int parse_assign(json_object *ja, int i, saturn_assign_t *a,
 	}
 	if (parse_assign_nodes(ja, ctx, a, version, err) < 0)
 		return -1;
+	/* which option of the task (its identity); a plan written before
+	 * the field gets it once, by name, in saturn_plan_resolve() */
+	a->option = -1;
+	if (sj_int(ja, ctx, "option", false, 0, SATURN_MAX_OPTIONS - 1, &a->option, err) < 0)
+		return -1;
 	if (a->end_s < a->start_s)
 		return saturn_error_set(err, "%s.end_s: before start_s", ctx);
 	return 0;
@@ -765,12 +761,15 @@ char *saturn_plan_to_json(const saturn_plan_t *plan, int pretty)
 
 		if (sj_append(tasks, e) < 0 ||
 		    sj_put(e, "id", json_object_new_string(a->task_id ? a->task_id : "")) < 0 ||
-		    sj_put(e, "technique", json_object_new_string(a->technique ? a->technique : "")) < 0 ||
+		    sj_put(e, "technique",
+			   json_object_new_string(a->technique ? a->technique : "")) < 0 ||
 		    sj_put(e, "gpus", json_object_new_int(a->gpus)) < 0 ||
-		    sj_put(e, "node", json_object_new_string(a->node_name ? a->node_name : "")) < 0 ||
+		    sj_put(e, "node", json_object_new_string(a->node_name ? a->node_name : "")) <
+			0 ||
 		    sj_put(e, "gpu_ids", int_array(a->gpu_ids, a->gpu_ids ? a->gpus : 0)) < 0 ||
 		    sj_put(e, "start_s", sj_new_num(a->start_s)) < 0 ||
 		    sj_put(e, "end_s", sj_new_num(a->end_s)) < 0 ||
+		    (a->option >= 0 && sj_put(e, "option", json_object_new_int(a->option)) < 0) ||
 		    (saturn_assign_nnodes(a) > 1 && sj_put(e, "nodes", assign_nodes_json(a)) < 0))
 			goto out;
 	}

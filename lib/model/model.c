@@ -44,10 +44,8 @@ static void node_free(saturn_node_t *n)
 static void task_free(saturn_task_t *t)
 {
 	free(t->id);
-	for (int i = 0; i < t->noptions; i++) {
-		free(t->options[i].technique);
-		free(t->options[i].klass);
-	}
+	for (int i = 0; i < t->noptions; i++)
+		saturn_option_clear(&t->options[i]);
 	free(t->options);
 	free(t->running.gpu_ids);
 	free(t->running.more_nodes);
@@ -177,17 +175,9 @@ saturn_problem_t *saturn_problem_copy(const saturn_problem_t *p)
 			if (!d->options)
 				goto fail;
 			for (int o = 0; o < s->noptions; o++) {
-				d->options[o] = s->options[o];
-				d->options[o].technique =
-					dup_or_null(s->options[o].technique);
-				d->options[o].klass =
-					dup_or_null(s->options[o].klass);
-				d->noptions++;
-				if ((s->options[o].technique &&
-				     !d->options[o].technique) ||
-				    (s->options[o].klass &&
-				     !d->options[o].klass))
+				if (saturn_option_copy(&d->options[o], &s->options[o]) < 0)
 					goto fail;
+				d->noptions++;
 			}
 		}
 	}

@@ -77,6 +77,20 @@ typedef struct saturn_option {
 	 * gpus on each, all of one class): 1 .. SATURN_MAX_TASK_NODES; 0 reads
 	 * as 1 (saturn_option_nodes()). */
 	int nodes;
+	/* Identity: which profile option this is, carried from the build
+	 * through the plan entry (saturn_assign_t.option) to the decision and
+	 * the plan record, so nothing downstream matches it again. source is
+	 * the profile it came from: "" the batch's own profile, a hardware
+	 * class name that class's own profile (per-class profiles), NULL not
+	 * from a profile (the user's request, a problem file); prof_opt its
+	 * index in that profile task's options (meaningful only when source
+	 * is not NULL; -1 unknown). source is owned by the option and kept by
+	 * copies (saturn_option_copy()); problem files do not carry either.
+	 * The option's params (up to 64 KiB of JSON each) stay in the profile
+	 * and are read there by this index: a copy per task would multiply a
+	 * profile's size by the tasks it covers. */
+	char *source;
+	int prof_opt;
 } saturn_option_t;
 
 /* A task that already runs: its node, GPUs and option are fixed; it started
@@ -193,6 +207,24 @@ int saturn_problem_bad_tasks(saturn_problem_t *p,
 
 /* Deep copy. NULL on ENOMEM. */
 saturn_problem_t *saturn_problem_copy(const saturn_problem_t *p);
+
+/* Free the strings option o owns (technique, klass, source) and
+ * set them to NULL; the struct itself is the caller's. NULL is allowed. */
+void saturn_option_clear(saturn_option_t *o);
+
+/* Deep copy of src into *dst (dst's previous contents are not freed).
+ * Returns 0, or -1 (ENOMEM) with *dst zeroed. */
+int saturn_option_copy(saturn_option_t *dst, const saturn_option_t *src);
+
+/* The option of task t that a task reported from outside runs with (a
+ * running job's technique and GPU count, a plan read from a file): the
+ * first whose key (technique, gpus per node, nodes, class) equals the
+ * given one. klass NULL matches any option's class; an option without a
+ * class (NULL: any) matches every klass. nodes 0 reads as 1. This is the
+ * one key such matches use; code that has the identity (a plan entry's
+ * option, a decision's) uses it instead. Returns the index, or -1. */
+int saturn_task_find_option(const saturn_task_t *t, const char *technique, int gpus, int nodes,
+			    const char *klass);
 
 /* Runtime of task t with option o (batches * sec_per_batch). */
 double saturn_task_runtime(const saturn_task_t *t, int o);

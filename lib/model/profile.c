@@ -673,6 +673,23 @@ const saturn_profile_task_t *saturn_profile_find(const saturn_profile_t *pr,
 	return NULL;
 }
 
+int saturn_profile_task_option(const saturn_profile_task_t *pt, const char *technique, int gpus,
+			       int nodes)
+{
+	if (!pt || !technique)
+		return -1;
+	if (nodes < 1)
+		nodes = 1;
+	for (int i = 0; i < pt->noptions; i++) {
+		const saturn_profile_option_t *o = &pt->options[i];
+
+		if (o->gpus == gpus && saturn_profile_option_nodes(o) == nodes && o->technique &&
+		    !strcmp(o->technique, technique))
+			return i;
+	}
+	return -1;
+}
+
 int saturn_profile_options(const saturn_profile_task_t *pt,
 			   saturn_option_t **opts)
 {
@@ -701,12 +718,12 @@ int saturn_profile_options(const saturn_profile_task_t *pt,
 		r[n].nodes = saturn_profile_option_nodes(o);
 		r[n].sec_per_batch = o->sec_per_batch;
 		r[n].class_idx = -1;
+		r[n].source = strdup("");
+		r[n].prof_opt = i;
 		n++;
-		if (!r[n - 1].technique || (pt->klass && !r[n - 1].klass)) {
-			for (int k = 0; k < n; k++) {
-				free(r[k].technique);
-				free(r[k].klass);
-			}
+		if (!r[n - 1].technique || (pt->klass && !r[n - 1].klass) || !r[n - 1].source) {
+			for (int k = 0; k < n; k++)
+				saturn_option_clear(&r[k]);
 			free(r);
 			errno = ENOMEM;
 			return -1;

@@ -128,11 +128,21 @@ char *saturn_profile_to_json(const saturn_profile_t *pr);
 const saturn_profile_task_t *saturn_profile_find(const saturn_profile_t *pr,
 						 int task_id);
 
+/* The index of pt's option with technique, gpus (per node) and nodes (0
+ * reads as 1), or -1: the key a profile task's options are unique by (the
+ * parser refuses a second one), for a task reported from outside (a
+ * running job's technique and GPU count); whether the option is usable is
+ * the caller's to check. */
+int saturn_profile_task_option(const saturn_profile_task_t *pt, const char *technique, int gpus,
+			       int nodes);
+
 /* Planner options of a profile task: the usable (measured or predicted)
  * options, as a malloc'd array of saturn_option_t whose strings are copies
- * (class copied from the task's klass). Returns the count (>= 0) and stores
- * the array in *opts (NULL when 0), or -1 on ENOMEM. Free each option's
- * technique/klass and the array. */
+ * (class copied from the task's klass), each with its identity: prof_opt
+ * its index in pt->options (where its params are), source "" (the caller
+ * of a class's own profile puts the class name there). Returns the
+ * count (>= 0) and stores the array in *opts (NULL when 0), or -1 on
+ * ENOMEM. Free each option (saturn_option_clear()) and the array. */
 int saturn_profile_options(const saturn_profile_task_t *pt,
 			   saturn_option_t **opts);
 

@@ -128,7 +128,10 @@ oom:
 
 /* Option of task t named by technique/gpus that may run on node n; when
  * several match (one per class, say), prefer one whose runtime equals
- * duration. -1 when none matches. */
+ * duration. -1 when none matches. Only for an entry that does not say
+ * which option it is (a plan file written before saturn-plan's "option"):
+ * its identity derived once, here; two options alike in all of this stay
+ * apart only by "option". */
 static int find_option(const saturn_problem_t *p, int t, int n,
 		       const char *technique, int gpus, int nodes,
 		       double duration)

@@ -89,8 +89,9 @@ int saturn_bpol_technique_ok(const char *t)
 /* marks of a decision on a predicted option: due now (release) or later */
 enum { DUE = 1, LATER, SEEN, LISTED };
 
-/* Task j's profile task in pr and, in *op, its option decision d uses
- * (NULL when pr has none: the task, or the option). */
+/* Task j's profile task in pr and, in *op, the option decision d uses
+ * (its identity: pr is the profile d->source names); NULL when there is
+ * none (saturn_sched_decision_profile_option). */
 static const saturn_profile_task_t *option_of(const saturn_profile_t *pr,
 					      const saturn_snap_job_t *j,
 					      const saturn_decision_t *d,
@@ -98,19 +99,8 @@ static const saturn_profile_task_t *option_of(const saturn_profile_t *pr,
 {
 	const saturn_profile_task_t *pt;
 
-	*op = NULL;
-	if (!pr || !(pt = saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0)))
-		return NULL;
-	for (int o = 0; o < pt->noptions; o++) {
-		const saturn_profile_option_t *x = &pt->options[o];
-
-		if (x->gpus == d->gpus && x->technique && !strcmp(x->technique, d->technique) &&
-		    saturn_profile_option_nodes(x) == (d->nnodes > 1 ? d->nnodes : 1)) {
-			*op = x;
-			return pt;
-		}
-	}
-	return NULL;
+	*op = saturn_sched_decision_profile_option(pr, j->task_id >= 0 ? j->task_id : 0, d, &pt);
+	return *op ? pt : NULL;
 }
 
 /* Node i's class: its klass, or derived as saturn_snapshot_classify would. */
@@ -199,14 +189,19 @@ int saturn_bpol_measure_prepare(const saturn_snapshot_t *s, const saturn_decisio
 		const saturn_profile_option_t *op = NULL;
 		const saturn_profile_task_t *pt = NULL;
 
-		/* the option of the class's own profile, when the build
-		 * planned the class with one (sched_build.c) */
-		if (d[i].klass[0] && s->class_profile &&
-		    (pt = option_of(s->class_profile(j->batch, j->uid, d[i].klass,
-						     s->class_profile_arg), j, &d[i], &op)))
-			w->klass[i] = d[i].klass;
-		else
+		/* the profile the option came from: a class's own (the build
+		 * planned the class with it, build_classes.c), or the batch's */
+		if (d[i].prof_opt < 0)
+			continue; /* the user's request: nothing predicted */
+		if (d[i].source[0]) {
+			if (s->class_profile &&
+			    (pt = option_of(s->class_profile(j->batch, j->uid, d[i].source,
+							     s->class_profile_arg),
+					    j, &d[i], &op)))
+				w->klass[i] = d[i].source;
+		} else {
 			pt = option_of(lookup(j->batch, j->uid, arg), j, &d[i], &op);
+		}
 		if (pt && op->status == SATURN_OPT_PREDICTED) {
 			w->sig[i] = pt->signature;
 			w->mark[i] = d[i].release ? DUE : LATER;

@@ -58,9 +58,10 @@ typedef struct saturn_bpol_measure {
 
 /* Find the decisions of d[0..nd-1] (about s) on a predicted option of their
  * batch's profile (lookup, as for saturn_sched_build; it must not reload),
- * or of their node class's own profile (s->class_profile, when s has one
- * and it covers the task: the options the build planned that class with),
- * and the batches with one about to be released. 0 with w filled (free
+ * or of a node class's own profile (s->class_profile): the profile option
+ * each decision names (d->source, d->prof_opt: the option the plan chose,
+ * never one matched by technique and GPU count), and the batches with one
+ * about to be released. 0 with w filled (free
  * with saturn_bpol_measure_free; w->nbatches may be 0), or -1 (ENOMEM, w
  * empty). */
 int saturn_bpol_measure_prepare(const saturn_snapshot_t *s, const saturn_decision_t *d, int nd,

@@ -235,6 +235,9 @@ int saturn_bld_add_class_options(const saturn_snapshot_t *s, const part_classes_
 			free(o[i].klass);
 			o[i].klass = strdup(pc->hw[c]);
 			o[i].class_idx = CLASS_OWN;
+			/* identity: option prof_opt of this class's own profile */
+			free(o[i].source);
+			o[i].source = strdup(pc->hw[c]);
 			/* corrected by what this class's tasks observed */
 			o[i].sec_per_batch = saturn_bld_corrected_spb_class(s, j, pt, pc->hw[c], o[i].technique,
 								 o[i].gpus, saturn_option_nodes(&o[i]),
@@ -242,11 +245,9 @@ int saturn_bld_add_class_options(const saturn_snapshot_t *s, const part_classes_
 			/* in the task's unit of work: its batches are the
 			 * batch profile's; the same work at this class's speed */
 			o[i].sec_per_batch *= pt->batches / t->batches;
-			if (!o[i].klass) {
-				for (int r = i; r < k; r++) {
-					free(o[r].technique);
-					free(o[r].klass);
-				}
+			if (!o[i].klass || !o[i].source) {
+				for (int r = i; r < k; r++)
+					saturn_option_clear(&o[r]);
 				free(o);
 				return -1;
 			}
@@ -349,11 +350,15 @@ int saturn_bld_restrict_to_partitions(const saturn_snapshot_t *s, const part_cla
 			if (t->options[o].gpus > pc->max_gpus[c] || !option_for_class(pc, t, o, c) ||
 			    class_nodes(s, pc, c, t->options[o].gpus) < saturn_option_nodes(&t->options[o]))
 				continue;
-			no[nn] = t->options[o];
+			if (saturn_option_copy(&no[nn], &t->options[o]) < 0) {
+				free(ok);
+				saturn_bld_free_options(no, nn);
+				return -1;
+			}
 			no[nn].class_idx = -1;
-			no[nn].technique = strdup(t->options[o].technique);
+			free(no[nn].klass);
 			no[nn].klass = strdup(pc->name[c]);
-			if (!no[nn].technique || !no[nn].klass) {
+			if (!no[nn].klass) {
 				free(ok);
 				saturn_bld_free_options(no, nn + 1);
 				return -1;
@@ -384,7 +389,7 @@ double saturn_bld_class_spb(const saturn_snapshot_t *s, const part_classes_t *pc
 {
 	const saturn_profile_t *cp;
 	const saturn_profile_task_t *p;
-	int n = j->node, c;
+	int n = j->node, c, q;
 
 	if (!s->class_profile || !pc->n || !cc->pr)
 		return 0;
@@ -407,12 +412,12 @@ double saturn_bld_class_spb(const saturn_snapshot_t *s, const part_classes_t *pc
 	cp = cc->pr[c];
 	if (!cp || !(p = saturn_profile_find(cp, j->task_id >= 0 ? j->task_id : 0)))
 		return 0;
-	for (int i = 0; i < p->noptions; i++) {
-		const saturn_profile_option_t *o = &p->options[i];
+	/* the option it runs with, named by its technique and GPUs */
+	q = saturn_profile_task_option(p, j->technique, j->gpus, j->nnodes);
+	if (q >= 0) {
+		const saturn_profile_option_t *o = &p->options[q];
 
-		if (o->gpus == j->gpus && o->technique && !strcmp(o->technique, j->technique) &&
-		    saturn_profile_option_nodes(o) == (j->nnodes > 1 ? j->nnodes : 1) &&
-		    (o->status == SATURN_OPT_MEASURED || o->status == SATURN_OPT_PREDICTED) &&
+		if ((o->status == SATURN_OPT_MEASURED || o->status == SATURN_OPT_PREDICTED) &&
 		    o->sec_per_batch > 0 && isfinite(o->sec_per_batch) && p->batches > 0 &&
 		    p->batches * o->sec_per_batch <= SATURN_MAX_RUNTIME_S) {
 			*cpt = p;

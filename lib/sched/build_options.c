@@ -19,10 +19,8 @@
 
 void saturn_bld_free_options(saturn_option_t *o, int n)
 {
-	for (int i = 0; i < n; i++) {
-		free(o[i].technique);
-		free(o[i].klass);
-	}
+	for (int i = 0; i < n; i++)
+		saturn_option_clear(&o[i]);
 	free(o);
 }
 
@@ -32,8 +30,7 @@ void saturn_bld_free_options(saturn_option_t *o, int n)
 int saturn_bld_keep_option(saturn_option_t *o, int i, int k, int keep)
 {
 	if (!keep) {
-		free(o[i].technique);
-		free(o[i].klass);
+		saturn_option_clear(&o[i]);
 		return k;
 	}
 	o[k] = o[i];
@@ -204,14 +201,11 @@ int saturn_bld_options_for_nodes(const saturn_profile_task_t *pt, const saturn_s
 	int k = 0, need = j->req_nodes > 1 ? j->req_nodes : 1;
 
 	for (int i = 0; i < n; i++) {
-		int nodes = saturn_option_nodes(&o[i]), predicted = 0;
+		int nodes = saturn_option_nodes(&o[i]), q = o[i].prof_opt, predicted;
 
-		for (int q = 0; pt && q < pt->noptions; q++)
-			if (pt->options[q].gpus == o[i].gpus &&
-			    saturn_profile_option_nodes(&pt->options[q]) == nodes &&
-			    pt->options[q].technique && o[i].technique &&
-			    !strcmp(pt->options[q].technique, o[i].technique))
-				predicted = pt->options[q].status == SATURN_OPT_PREDICTED;
+		/* o[i] is option prof_opt of pt (saturn_profile_options) */
+		predicted = pt && o[i].source && q >= 0 && q < pt->noptions &&
+			    pt->options[q].status == SATURN_OPT_PREDICTED;
 		k = saturn_bld_keep_option(
 		    o, i, k,
 		    !(nodes < need ||

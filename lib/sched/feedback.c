@@ -272,15 +272,12 @@ void saturn_fb_key_set(saturn_fb_key_t *k, long uid, const char *batch, const ch
 static double profile_spb(const saturn_profile_task_t *pt, const char *technique, int gpus,
 			  int nodes)
 {
-	for (int i = 0; i < pt->noptions; i++) {
-		const saturn_profile_option_t *o = &pt->options[i];
+	int i = saturn_profile_task_option(pt, technique, gpus, nodes);
+	const saturn_profile_option_t *o = i >= 0 ? &pt->options[i] : NULL;
 
-		if (o->gpus == gpus && o->technique && !strcmp(o->technique, technique) &&
-		    saturn_profile_option_nodes(o) == nodes &&
-		    (o->status == SATURN_OPT_MEASURED || o->status == SATURN_OPT_PREDICTED) &&
-		    num(o->sec_per_batch))
-			return o->sec_per_batch;
-	}
+	if (o && (o->status == SATURN_OPT_MEASURED || o->status == SATURN_OPT_PREDICTED) &&
+	    num(o->sec_per_batch))
+		return o->sec_per_batch;
 	return 0;
 }
 

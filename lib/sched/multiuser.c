@@ -593,18 +593,29 @@ static int order_tags(int by_deadline, const saturn_mu_t *m, const saturn_proble
  * req_gpus; tasks without it keep all), so GPUs free at least as often as
  * under stock Slurm and a batch arriving later waits no longer for them.
  * The dropped options stay allocated past noptions: turnover_free restores
- * the counts. NULL when out of memory. */
-static saturn_problem_t *turnover_copy(const saturn_mu_t *m, const saturn_problem_t *p)
+ * the counts. *orig (malloc'd) gets, task after task (p's option counts),
+ * the index in p of each of q's options: the plan of q names p's options
+ * through it (turnover_remap). NULL when out of memory. */
+static saturn_problem_t *turnover_copy(const saturn_mu_t *m, const saturn_problem_t *p, int **orig)
 {
 	saturn_problem_t *q = saturn_problem_copy(p);
+	size_t total = 0, base = 0;
 
-	if (!q)
+	*orig = NULL;
+	for (int t = 0; q && t < q->ntasks; t++)
+		total += (size_t)q->tasks[t].noptions;
+	if (!q || !(*orig = malloc((total + 1) * sizeof(int)))) {
+		saturn_problem_destroy(q);
 		return NULL;
+	}
 	for (int t = 0; t < q->ntasks; t++) {
 		saturn_task_t *task = &q->tasks[t];
-		int want = m->req_gpus[t], k = 0;
+		int want = m->req_gpus[t], k = 0, *idx = *orig + base;
 		double lim = INFINITY;
 
+		base += (size_t)task->noptions;
+		for (int o = 0; o < task->noptions; o++)
+			idx[o] = o;
 		if (task->is_running || want <= 0)
 			continue;
 		for (int o = 0; o < task->noptions; o++)
@@ -616,9 +627,12 @@ static saturn_problem_t *turnover_copy(const saturn_mu_t *m, const saturn_proble
 		for (int o = 0; o < task->noptions; o++) {
 			if (saturn_task_runtime(task, o) <= lim * (1 + 1e-9)) {
 				saturn_option_t x = task->options[k];
+				int xi = idx[k];
 
-				task->options[k++] = task->options[o];
+				task->options[k] = task->options[o];
+				idx[k++] = idx[o];
 				task->options[o] = x;
+				idx[o] = xi;
 			}
 		}
 		task->noptions = k;
@@ -635,30 +649,29 @@ static void turnover_free(saturn_problem_t *q, const saturn_problem_t *p)
 	saturn_problem_destroy(q);
 }
 
-/* Point plan's option indices (of q, a turnover_copy) at p's options. */
-static void turnover_remap(saturn_plan_t *plan, const saturn_problem_t *q,
+/* Point plan's option indices (of q, a turnover_copy with its orig) at
+ * p's options. */
+static void turnover_remap(saturn_plan_t *plan, const saturn_problem_t *q, const int *orig,
 			   const saturn_problem_t *p)
 {
+	size_t *base = calloc((size_t)p->ntasks + 1, sizeof(*base));
+
+	if (!base) {
+		/* never reached with a plan to remap in practice; a plan whose
+		 * indices stay q's fails validation against p (reported) */
+		return;
+	}
+	for (int t = 1; t <= p->ntasks; t++)
+		base[t] = base[t - 1] + (size_t)p->tasks[t - 1].noptions;
 	for (int i = 0; i < plan->nassign; i++) {
 		saturn_assign_t *a = &plan->assign[i];
 		int t = a->task >= 0 ? a->task : i;
-		const saturn_option_t *qo;
 
 		if (t >= p->ntasks || a->option < 0 || a->option >= q->tasks[t].noptions)
 			continue;
-		qo = &q->tasks[t].options[a->option];
-		for (int o = 0; o < p->tasks[t].noptions; o++) {
-			const saturn_option_t *po = &p->tasks[t].options[o];
-
-			if (po == qo || (po->gpus == qo->gpus &&
-					 saturn_option_nodes(po) == saturn_option_nodes(qo) &&
-					 !strcmp(po->technique, qo->technique) &&
-					 po->sec_per_batch == qo->sec_per_batch)) {
-				a->option = o;
-				break;
-			}
-		}
+		a->option = orig[base[t] + (size_t)a->option];
 	}
+	free(base);
 }
 
 saturn_plan_t *saturn_mu_plan(int objective, const saturn_mu_t *m, const saturn_problem_t *p,
@@ -666,6 +679,7 @@ saturn_plan_t *saturn_mu_plan(int objective, const saturn_mu_t *m, const saturn_
 {
 	saturn_problem_t *q = NULL;
 	const saturn_problem_t *p0 = p;
+	int *orig = NULL;
 
 	saturn_planner_opts_t o;
 	saturn_plan_t *best = NULL, *cand = NULL;
@@ -682,7 +696,7 @@ saturn_plan_t *saturn_mu_plan(int objective, const saturn_mu_t *m, const saturn_
 		goto fail;
 	}
 	if (objective == SATURN_FAIR_BOUNDED && m->deadline && m->req_gpus) {
-		if (!(q = turnover_copy(m, p))) {
+		if (!(q = turnover_copy(m, p, &orig))) {
 			saturn_error_set(err, "out of memory planning the batches");
 			goto fail;
 		}
@@ -722,7 +736,7 @@ saturn_plan_t *saturn_mu_plan(int objective, const saturn_mu_t *m, const saturn_
 		cand = NULL;
 	}
 	if (q)
-		turnover_remap(best, q, p0);
+		turnover_remap(best, q, orig, p0);
 	if (saturn_plan_validate(best, p0, err) < 0 || saturn_mu_limits_check(m, p0, best, err) < 0) {
 		/* limits a task cannot meet on its own are not checked; anything
 		 * else is a bug reported, never a wrong plan */
@@ -735,6 +749,7 @@ fail:
 out:
 	saturn_plan_destroy(cand);
 	turnover_free(q, p0);
+	free(orig);
 	free(dl);
 	free(tag);
 	return best;

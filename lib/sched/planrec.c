@@ -128,24 +128,15 @@ char *saturn_planrec_observe(const char *text, double obs_spb)
 	return out;
 }
 
-double saturn_planrec_predicted_spb(const saturn_sched_build_t *b, int job, const char *technique,
-				    int gpus)
+double saturn_planrec_predicted_spb(const saturn_sched_build_t *b, const saturn_decision_t *d)
 {
-	/* "user": planned from the time limit, no speed behind it */
-	if (!b || !b->problem || !b->job_of_task || !technique || !strcmp(technique, "user"))
-		return 0;
-	for (int t = 0; t < b->problem->ntasks; t++) {
-		const saturn_task_t *task = &b->problem->tasks[t];
+	const saturn_option_t *o = saturn_sched_decision_option(b, d);
 
-		if (b->job_of_task[t] != job)
-			continue;
-		for (int o = 0; o < task->noptions; o++)
-			if (task->options[o].gpus == gpus && task->options[o].technique &&
-			    !strcmp(task->options[o].technique, technique))
-				return task->options[o].sec_per_batch;
+	/* not from a profile (the user's request): planned from the time
+	 * limit, no speed behind it */
+	if (!o || !o->source || !(o->sec_per_batch > 0))
 		return 0;
-	}
-	return 0;
+	return o->sec_per_batch;
 }
 
 /* v as a whole number in [lo, hi]. 0 or -1. */

@@ -70,13 +70,13 @@ const char *saturn_planrec_find(const char *text);
  * written), or on ENOMEM. */
 char *saturn_planrec_observe(const char *text, double obs_spb);
 
-/* The planned speed of snapshot job `job` with technique x gpus: the
- * sec_per_batch of that option of its task in the build's problem (the
- * profile's, corrected by runtime feedback), or 0 when the task or the
- * option is not there (e.g. "user": planned from the user's time limit).
- * O(tasks x options). */
-double saturn_planrec_predicted_spb(const saturn_sched_build_t *b, int job, const char *technique,
-				    int gpus);
+/* The planned speed of decision d (decided from build b): the
+ * sec_per_batch of exactly the option the plan chose (its identity, d->task
+ * and d->option: the profile's speed, a class's own profile's on that
+ * class, corrected by runtime feedback), or 0 when d names no option or
+ * one from no profile (the user's request: planned from the user's time
+ * limit). O(1). */
+double saturn_planrec_predicted_spb(const saturn_sched_build_t *b, const saturn_decision_t *d);
 
 /* A plan record read back (from sacct's AdminComment or Comment). */
 typedef struct saturn_planrec_read {

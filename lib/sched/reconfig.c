@@ -72,10 +72,8 @@ int saturn_reconfig_eligible(const saturn_snap_job_t *j, const saturn_reconfig_s
 
 static void options_free(saturn_option_t *o, int n)
 {
-	for (int i = 0; i < n; i++) {
-		free(o[i].technique);
-		free(o[i].klass);
-	}
+	for (int i = 0; i < n; i++)
+		saturn_option_clear(&o[i]);
 	free(o);
 }
 
@@ -113,6 +111,9 @@ static int unpinned_options(const saturn_snapshot_t *s, const saturn_problem_t *
 {
 	saturn_option_t *o = NULL;
 	int nraw = saturn_profile_options(pt, &o), k = 0;
+	/* the option it runs with, named by its technique and GPUs; o[i] is
+	 * option o[i].prof_opt of pt */
+	int run = saturn_profile_task_option(pt, j->technique, j->gpus, j->nnodes);
 
 	*out = NULL;
 	if (nraw < 0)
@@ -121,8 +122,7 @@ static int unpinned_options(const saturn_snapshot_t *s, const saturn_problem_t *
 		double spb = o[i].sec_per_batch;
 		int ok;
 
-		if (o[i].technique && !strcmp(o[i].technique, j->technique) && o[i].gpus == j->gpus &&
-		    j->obs_spb > 0) {
+		if (run >= 0 && o[i].prof_opt == run && j->obs_spb > 0) {
 			spb = saturn_fb_blend(spb, j->obs_spb,
 					      saturn_fb_confidence(j->batches_done, pt->batches));
 		} else if (s->feedback && spb > 0) {
@@ -142,10 +142,8 @@ static int unpinned_options(const saturn_snapshot_t *s, const saturn_problem_t *
 		     left * spb <= SATURN_MAX_RUNTIME_S && k < SATURN_MAX_OPTIONS;
 		if (ok && node_class && !(o[i].klass = strdup(node_class))) {
 			/* kept 0..k-1, not looked at i..nraw-1 */
-			for (int r = i; r < nraw; r++) {
-				free(o[r].technique);
-				free(o[r].klass);
-			}
+			for (int r = i; r < nraw; r++)
+				saturn_option_clear(&o[r]);
 			options_free(o, k);
 			return -1;
 		}
@@ -155,8 +153,7 @@ static int unpinned_options(const saturn_snapshot_t *s, const saturn_problem_t *
 		if (saturn_option_nodes(&o[i]) > 1)
 			ok = 0;
 		if (!ok) {
-			free(o[i].technique);
-			free(o[i].klass);
+			saturn_option_clear(&o[i]);
 			continue;
 		}
 		o[k++] = o[i];

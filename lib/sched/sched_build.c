@@ -155,10 +155,12 @@ static int job_task(const saturn_snapshot_t *s, const part_classes_t *pc, class_
 		double spb = 0, total, left;
 		const char *klass = NULL;
 
-		for (int i = 0; i < nopts; i++)
-			if (opts[i].gpus == j->gpus && !strcmp(opts[i].technique, j->technique) &&
-			    saturn_option_nodes(&opts[i]) == (j->nnodes > 1 ? j->nnodes : 1))
-				spb = opts[i].sec_per_batch;
+		/* the option it runs with, named by its technique and GPUs */
+		const saturn_task_t run = {.options = opts, .noptions = nopts};
+		int ro = saturn_task_find_option(&run, j->technique, j->gpus, j->nnodes, NULL);
+
+		if (ro >= 0)
+			spb = opts[ro].sec_per_batch;
 		/* on a class with a profile of its own, at that profile's
 		 * speed (it was planned there with it) */
 		if (pt) {
@@ -361,10 +363,8 @@ int saturn_sched_pin_released(const saturn_snapshot_t *s, saturn_sched_build_t *
 			task->options[0] = task->options[o];
 			task->options[o] = x;
 		}
-		for (int k = 1; k < task->noptions; k++) {
-			free(task->options[k].technique);
-			free(task->options[k].klass);
-		}
+		for (int k = 1; k < task->noptions; k++)
+			saturn_option_clear(&task->options[k]);
 		task->noptions = 1;
 		a->option = 0;
 		task->is_released = true;

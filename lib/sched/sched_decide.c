@@ -96,6 +96,73 @@ static void decision_hw(const saturn_snapshot_t *s, const saturn_snap_job_t *j, 
 				  nd->features, d->klass, sizeof(d->klass));
 }
 
+/* The option of task t that plan entry a names: its own index, else (an
+ * entry that does not know it) the option of its technique, GPUs and
+ * nodes on its node's class. -1 when none. */
+static int entry_option(const saturn_problem_t *p, int t, const saturn_assign_t *a)
+{
+	const saturn_task_t *task = &p->tasks[t];
+
+	if (a->option >= 0)
+		return a->option < task->noptions ? a->option : -1;
+	return saturn_task_find_option(
+	    task, a->technique ? a->technique : "user", a->gpus, saturn_assign_nnodes(a),
+	    a->node >= 0 && a->node < p->nnodes ? p->nodes[a->node].klass : NULL);
+}
+
+/* d's identity from option o of task t (o -1: unknown). */
+static void decision_identity(const saturn_problem_t *p, int t, int o, saturn_decision_t *d)
+{
+	const saturn_option_t *x = o >= 0 ? &p->tasks[t].options[o] : NULL;
+
+	d->task = t;
+	d->option = o;
+	d->prof_opt = x && x->source ? x->prof_opt : -1;
+	snprintf(d->source, sizeof(d->source), "%s", x && x->source ? x->source : "");
+}
+
+const saturn_option_t *saturn_sched_decision_option(const saturn_sched_build_t *b,
+						    const saturn_decision_t *d)
+{
+	const saturn_task_t *t;
+
+	if (!b || !b->problem || !d || d->task < 0 || d->task >= b->problem->ntasks)
+		return NULL;
+	t = &b->problem->tasks[d->task];
+	return d->option >= 0 && d->option < t->noptions ? &t->options[d->option] : NULL;
+}
+
+const saturn_profile_option_t *
+saturn_sched_decision_profile_option(const saturn_profile_t *pr, int task_id,
+				     const saturn_decision_t *d, const saturn_profile_task_t **pt)
+{
+	const saturn_profile_task_t *t;
+	const saturn_profile_option_t *x;
+
+	if (pt)
+		*pt = NULL;
+	if (!pr || !d || d->prof_opt < 0 || !(t = saturn_profile_find(pr, task_id)) ||
+	    d->prof_opt >= t->noptions)
+		return NULL;
+	x = &t->options[d->prof_opt];
+	/* the same option, not another that a reloaded profile lists there */
+	if (x->gpus != d->gpus || !x->technique || strcmp(x->technique, d->technique) ||
+	    saturn_profile_option_nodes(x) != (d->nnodes > 1 ? d->nnodes : 1))
+		return NULL;
+	if (pt)
+		*pt = t;
+	return x;
+}
+
+const char *saturn_sched_decision_params(const saturn_profile_t *pr, int task_id,
+					 const saturn_decision_t *d)
+{
+	const saturn_profile_option_t *x =
+	    saturn_sched_decision_profile_option(pr, task_id, d, NULL);
+
+	return x && x->params ? x->params : "{}";
+}
+
 int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			const saturn_plan_t *plan, double slack_s,
 			saturn_decision_t **out)
@@ -125,6 +192,7 @@ int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *
 		snprintf(d[n].technique, sizeof(d[n].technique), "%s", a->technique ? a->technique : "user");
 		d[n].nnodes = saturn_assign_nnodes(a);
 		d[n].assign = i;
+		decision_identity(b->problem, t, entry_option(b->problem, t, a), &d[n]);
 		decision_hw(s, &s->jobs[job], &d[n]);
 		d[n].release = a->start_s <= slack_s && b->problem->tasks[t].release_s <= 0;
 		if (!d[n].release && d[n].nnodes > 1) {

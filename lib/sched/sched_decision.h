@@ -31,7 +31,41 @@ typedef struct saturn_decision {
 	 * node's class (node_class.h) */
 	char gpu_type[SATURN_GPU_TYPE_MAX + 1];
 	char klass[SATURN_CLASS_NAME_MAX + 1];
+	/* Which option it is, from the plan entry (saturn_option_t's
+	 * identity): task and option index the build's problem (option -1:
+	 * the entry named none); prof_opt is the option's index in the
+	 * profile task it came from and source that profile ("" the batch's
+	 * own, else the hardware class of a class's own profile), prof_opt -1
+	 * (source "") when it came from no profile (the user's request). */
+	int task;
+	int option;
+	int prof_opt;
+	char source[SATURN_CLASS_NAME_MAX + 1];
 } saturn_decision_t;
+
+/* The option decision d releases its task with (d->task, d->option in
+ * b's problem, the build d was decided from), or NULL when unknown. */
+const saturn_option_t *saturn_sched_decision_option(const saturn_sched_build_t *b,
+						    const saturn_decision_t *d);
+
+/* The profile option decision d names in pr, the profile d->source names
+ * (the batch's own for "", else that class's own), and its task there
+ * (*pt, may be NULL): the option of task task_id at index d->prof_opt,
+ * read there, never matched by name. NULL when d names no profile option
+ * (prof_opt < 0), pr is NULL or has no task task_id, or pr no longer lists
+ * that option at that index (reloaded since the build: technique, GPUs or
+ * nodes differ). */
+const saturn_profile_option_t *
+saturn_sched_decision_profile_option(const saturn_profile_t *pr, int task_id,
+				     const saturn_decision_t *d, const saturn_profile_task_t **pt);
+
+/* The technique parameters (JSON object text) of d's option: the params
+ * of saturn_sched_decision_profile_option(pr, task_id, d), exactly the
+ * option the plan chose (a class's own profile's when it came from one);
+ * "{}" when there is none or it has none. Points into pr (or a
+ * constant). */
+const char *saturn_sched_decision_params(const saturn_profile_t *pr, int task_id,
+					 const saturn_decision_t *d);
 
 /* The comma-separated node names ("n1,n2", in the plan's order) of
  * decision d's plan entry; plan is the one d was decided from. Returns 0,

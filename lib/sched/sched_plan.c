@@ -216,14 +216,14 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 				goto fail;
 		}
 		n = nodes[0];
-		/* the option of that technique and count that fits the node
-		 * (one copy per node class when partitions restrict the task) */
-		for (int k = 0; n >= 0 && k < task->noptions && o < 0; k++)
-			if (task->options[k].gpus == a->gpus &&
-			    saturn_option_nodes(&task->options[k]) == kn &&
-			    !strcmp(task->options[k].technique, a->technique ? a->technique : "") &&
-			    saturn_option_fits(p, t, k, n))
-				o = k;
+		/* the option of that technique and count on the node's class
+		 * (one copy per node class when partitions restrict the task):
+		 * prev's option indices are of another problem, its names are
+		 * what carries over */
+		o = saturn_task_find_option(task, a->technique ? a->technique : "", a->gpus, kn,
+					    p->nodes[n].klass ? p->nodes[n].klass : "");
+		if (o >= 0 && !saturn_option_fits(p, t, o, n))
+			o = -1;
 		if (o < 0 || n < 0)
 			goto fail;
 		start = a->start_s - elapsed_s;

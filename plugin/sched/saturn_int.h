@@ -325,8 +325,10 @@ const saturn_profile_t *saturn_profile_cached_class(const char *batch, long uid,
 						  void *arg);
 
 /* The params JSON text of the profile option d chose for task j ("{}" when
- * unknown), from the profile of j's batch (j->uid, j->batch). Valid until
- * the next saturn_lookup_profile(). */
+ * unknown): read at d's identity (d->prof_opt of the cached profile
+ * d->source names: the batch's, or a class's own; never matched by
+ * technique and GPUs; saturn_sched_decision_params). Loads nothing. Valid
+ * until the next saturn_lookup_profile(). */
 const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decision_t *d);
 
 /* "saturn: profiler job N failed, users' requests; " into buf for a batch

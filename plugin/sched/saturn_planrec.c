@@ -63,7 +63,7 @@ void saturn_planrec_release(job_record_t *job_ptr, const saturn_sched_build_t *b
 	    .gpus = d->gpus,
 	    .node = d->node,
 	    .plan_id = plan_id,
-	    .pred_spb = saturn_planrec_predicted_spb(b, d->job, d->technique, d->gpus),
+	    .pred_spb = saturn_planrec_predicted_spb(b, d),
 	};
 
 	if (!field)

@@ -283,15 +283,13 @@ const saturn_profile_t *saturn_profile_cached_class(const char *batch, long uid,
 
 const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decision_t *d)
 {
-	const saturn_profile_t *pr = saturn_profile_cached(j->batch, j->uid);
-	const saturn_profile_task_t *pt;
+	const saturn_profile_t *pr;
 
-	if (!pr || !(pt = saturn_profile_find(pr, j->task_id >= 0 ? j->task_id : 0)))
-		return "{}";
-	for (int o = 0; o < pt->noptions; o++)
-		if (pt->options[o].gpus == d->gpus && !xstrcmp(pt->options[o].technique, d->technique))
-			return pt->options[o].params ? pt->options[o].params : "{}";
-	return "{}";
+	if (d->prof_opt < 0)
+		return "{}"; /* the user's request: no profile option */
+	pr = d->source[0] ? saturn_profile_cached_class(j->batch, j->uid, d->source, NULL)
+			  : saturn_profile_cached(j->batch, j->uid);
+	return saturn_sched_decision_params(pr, j->task_id >= 0 ? j->task_id : 0, d);
 }
 
 /* Unload victim's profiles, largest first, until need bytes are free;

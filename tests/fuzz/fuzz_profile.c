@@ -76,10 +76,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (n < 0)
 			abort();
-		for (int k = 0; k < n; k++) {
-			free(opts[k].technique);
-			free(opts[k].klass);
-		}
+		for (int k = 0; k < n; k++)
+			saturn_option_clear(&opts[k]);
 		free(opts);
 		if (pr->tasks[i].ntask_ids > 0 &&
 		    !saturn_profile_find(pr, pr->tasks[i].task_ids[0]))

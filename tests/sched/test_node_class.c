@@ -17,6 +17,7 @@
 #include "jobreq.h"
 #include "node_class.h"
 #include "planner.h"
+#include "planrec.h"
 #include "sched_core.h"
 
 #include "sched_fixture.h"
@@ -513,6 +514,101 @@ START_TEST(test_build_per_class_profiles)
 }
 END_TEST
 
+/* Option identity: fsdp on 2 GPUs in the batch's profile and again in
+ * class a100x2-pcie's own (slower, other params, another index). A plan
+ * that puts the task on an a100 node with the class's option is released
+ * with that option's params and planned speed, not with the batch
+ * profile's option of the same technique and GPU count. */
+static const char id_main[] =
+    "{\"format\": \"saturn-profile/1\", \"batch\": \"sweep\", \"created\": 1,"
+    " \"tasks\": [ {\"signature\": \"m\", \"task_ids\": \"0-3\", \"batches\": 100,"
+    " \"options\": ["
+    "  {\"technique\": \"fsdp\", \"gpus\": 2, \"sec_per_batch\": 1.0, \"status\": \"measured\","
+    "   \"params\": {\"shard\": \"full\"}} ] } ] }";
+static const char id_a100[] =
+    "{\"format\": \"saturn-profile/1\", \"batch\": \"sweep\", \"created\": 1,"
+    " \"tasks\": [ {\"signature\": \"m\", \"task_ids\": \"0-3\", \"batches\": 100,"
+    " \"class\": \"a100x2-pcie\", \"options\": ["
+    "  {\"technique\": \"ddp\", \"gpus\": 1, \"status\": \"oom\"},"
+    "  {\"technique\": \"fsdp\", \"gpus\": 2, \"sec_per_batch\": 3.0, \"status\": \"measured\","
+    "   \"params\": {\"shard\": \"hybrid\"}} ] } ] }";
+
+START_TEST(test_decide_class_identity)
+{
+	saturn_snapshot_t *s = two_classes(1, NULL, NULL);
+	saturn_error_t err = {""};
+	saturn_profile_t *pr = saturn_profile_parse(id_main, strlen(id_main), &err);
+	saturn_sched_build_t b;
+	saturn_decision_t *d = NULL;
+	saturn_plan_t *plan;
+	const saturn_task_t *t;
+	int oa = -1, oh = -1;
+
+	class_pr = saturn_profile_parse(id_a100, strlen(id_a100), &err);
+	ck_assert_msg(pr && class_pr, "%s", err.text);
+	s->class_profile = class_lookup;
+	ck_assert_int_eq(saturn_sched_build(s, lookup_one, pr, &b, &err), 0);
+	t = &b.problem->tasks[0];
+	for (int o = 0; o < t->noptions; o++) {
+		ck_assert_str_eq(t->options[o].technique, "fsdp");
+		ck_assert_int_eq(t->options[o].gpus, 2);
+		if (!strcmp(t->options[o].klass, "a100x2-pcie"))
+			oa = o;
+		else
+			oh = o;
+	}
+	ck_assert(oa >= 0 && oh >= 0);
+	ck_assert_str_eq(t->options[oa].source, "a100x2-pcie");
+	ck_assert_int_eq(t->options[oa].prof_opt, 1);
+	ck_assert_str_eq(t->options[oh].source, "");
+	ck_assert_int_eq(t->options[oh].prof_opt, 0);
+	for (int pass = 0; pass < 2; pass++) {
+		int o = pass ? oh : oa, node = pass ? 2 : 0;
+
+		plan = saturn_plan_create(1);
+		ck_assert_ptr_nonnull(plan);
+		ck_assert_int_eq(saturn_plan_set(plan, 0, b.problem, 0, o, node, 0, NULL), 0);
+		ck_assert_int_eq(saturn_plan_assign_gpus(plan, b.problem, &err), 0);
+		ck_assert_int_eq(saturn_sched_decide(s, &b, plan, 1e9, &d), 1);
+		ck_assert_int_eq(d[0].release, 1);
+		ck_assert_int_eq(d[0].task, 0);
+		ck_assert_int_eq(d[0].option, o);
+		ck_assert_ptr_eq(saturn_sched_decision_option(&b, &d[0]), &t->options[o]);
+		if (pass == 0) {
+			ck_assert_str_eq(d[0].source, "a100x2-pcie");
+			ck_assert_int_eq(d[0].prof_opt, 1);
+			/* read in the profile it names (the class's own) */
+			ck_assert_str_eq(saturn_sched_decision_params(class_pr, 0, &d[0]),
+					 "{\"shard\":\"hybrid\"}");
+			ck_assert_str_eq(saturn_sched_decision_params(pr, 0, &d[0]), "{}");
+			ck_assert_double_eq_tol(saturn_planrec_predicted_spb(&b, &d[0]), 3.0, 1e-9);
+		} else {
+			ck_assert_str_eq(d[0].source, "");
+			ck_assert_int_eq(d[0].prof_opt, 0);
+			ck_assert_str_eq(saturn_sched_decision_params(pr, 0, &d[0]),
+					 "{\"shard\":\"full\"}");
+			/* index 0 of the class's own is another option */
+			ck_assert_str_eq(saturn_sched_decision_params(class_pr, 0, &d[0]), "{}");
+			ck_assert_double_eq_tol(saturn_planrec_predicted_spb(&b, &d[0]), 1.0, 1e-9);
+		}
+		/* an entry that does not know its option: the one of its
+		 * technique, GPUs and nodes on its node's class */
+		free(d);
+		plan->assign[0].option = -1;
+		ck_assert_int_eq(saturn_sched_decide(s, &b, plan, 1e9, &d), 1);
+		ck_assert_int_eq(d[0].option, o);
+		free(d);
+		d = NULL;
+		saturn_plan_destroy(plan);
+	}
+	ck_assert_str_eq(saturn_sched_decision_params(NULL, 0, NULL), "{}");
+	saturn_sched_build_free(&b);
+	saturn_snapshot_destroy(s);
+	saturn_profile_destroy(pr);
+	saturn_profile_destroy(class_pr);
+}
+END_TEST
+
 /* Held tasks wait while a class profiler job is pending or running, not
  * once every one has ended; released ones are not held. */
 START_TEST(test_class_wait)
@@ -574,6 +670,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_build_rules_one_class);
 	tcase_add_test(tc, test_build_class_options);
 	tcase_add_test(tc, test_build_per_class_profiles);
+	tcase_add_test(tc, test_decide_class_identity);
 	tcase_add_test(tc, test_class_wait);
 	tcase_add_test(tc, test_settings);
 }

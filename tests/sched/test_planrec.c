@@ -107,30 +107,55 @@ START_TEST(test_predicted)
 	saturn_problem_t *p = saturn_problem_create();
 	saturn_sched_build_t b = {0};
 	saturn_task_t t = {0};
+	saturn_decision_t d = {0};
 	int job_of_task[2] = {5, 7};
 
 	for (int k = 0; k < 2; k++) {
 		memset(&t, 0, sizeof(t));
 		t.id = strdup(k ? "1_1" : "1_0");
 		t.batches = 10;
-		t.noptions = 2;
-		t.options = calloc(2, sizeof(*t.options));
+		t.noptions = 4;
+		t.options = calloc(4, sizeof(*t.options));
 		t.options[0].technique = strdup("ddp");
 		t.options[0].gpus = 2;
 		t.options[0].sec_per_batch = 0.5 + k;
+		t.options[0].source = strdup("");
 		t.options[1].technique = strdup("fsdp");
 		t.options[1].gpus = 4;
 		t.options[1].sec_per_batch = 0.3 + k;
+		t.options[1].source = strdup("");
+		/* ddp on 2 GPUs again, from class a100's own profile */
+		t.options[2].technique = strdup("ddp");
+		t.options[2].gpus = 2;
+		t.options[2].sec_per_batch = 0.2 + k;
+		t.options[2].klass = strdup("a100");
+		t.options[2].source = strdup("a100");
+		/* the user's request: no speed behind it */
+		t.options[3].technique = strdup("user");
+		t.options[3].gpus = 2;
+		t.options[3].sec_per_batch = 1;
 		ck_assert_int_ge(saturn_problem_add_task(p, &t), 0);
 	}
 	b.problem = p;
 	b.job_of_task = job_of_task;
-	ck_assert_double_eq_tol(saturn_planrec_predicted_spb(&b, 7, "fsdp", 4), 1.3, 1e-12);
-	ck_assert_double_eq_tol(saturn_planrec_predicted_spb(&b, 5, "ddp", 2), 0.5, 1e-12);
-	ck_assert_double_eq(saturn_planrec_predicted_spb(&b, 5, "ddp", 4), 0);
-	ck_assert_double_eq(saturn_planrec_predicted_spb(&b, 6, "ddp", 2), 0);
-	ck_assert_double_eq(saturn_planrec_predicted_spb(&b, 5, "user", 2), 0);
-	ck_assert_double_eq(saturn_planrec_predicted_spb(NULL, 5, "ddp", 2), 0);
+	d.job = 7, d.task = 1, d.option = 1;
+	ck_assert_double_eq_tol(saturn_planrec_predicted_spb(&b, &d), 1.3, 1e-12);
+	d.job = 5, d.task = 0, d.option = 0;
+	ck_assert_double_eq_tol(saturn_planrec_predicted_spb(&b, &d), 0.5, 1e-12);
+	/* the option the plan chose, not the first of its technique and
+	 * GPUs (the batch profile's): the class's own speed */
+	d.option = 2;
+	ck_assert_double_eq_tol(saturn_planrec_predicted_spb(&b, &d), 0.2, 1e-12);
+	d.option = 3;
+	ck_assert_double_eq(saturn_planrec_predicted_spb(&b, &d), 0);
+	d.option = -1;
+	ck_assert_double_eq(saturn_planrec_predicted_spb(&b, &d), 0);
+	d.option = 4;
+	ck_assert_double_eq(saturn_planrec_predicted_spb(&b, &d), 0);
+	d.option = 0, d.task = 2;
+	ck_assert_double_eq(saturn_planrec_predicted_spb(&b, &d), 0);
+	d.task = 0;
+	ck_assert_double_eq(saturn_planrec_predicted_spb(NULL, &d), 0);
 	saturn_problem_destroy(p);
 }
 END_TEST

@@ -553,6 +553,22 @@ static saturn_snapshot_t *meas_snap(int node_gpus, uint32_t array)
 	return s;
 }
 
+/* The identity saturn_sched_decide gives decisions d[0..nd-1] about s:
+ * the option of their technique, GPUs and nodes in profile pr, named
+ * source ("" the batch's own). */
+static void identify(const saturn_snapshot_t *s, saturn_decision_t *d, int nd,
+		     const saturn_profile_t *pr, const char *source)
+{
+	for (int i = 0; i < nd; i++) {
+		const saturn_snap_job_t *j = &s->jobs[d[i].job];
+		const saturn_profile_task_t *pt = saturn_profile_find(pr, j->task_id);
+
+		d[i].prof_opt =
+		    saturn_profile_task_option(pt, d[i].technique, d[i].gpus, d[i].nnodes);
+		snprintf(d[i].source, sizeof(d[i].source), "%s", source);
+	}
+}
+
 static saturn_decision_t *decisions(const struct mdec *md, int nd)
 {
 	saturn_decision_t *d = calloc((size_t)nd, sizeof(*d));
@@ -594,6 +610,7 @@ START_TEST(test_measure)
 	char k[32], held[8] = "";
 	int sub, n0, nh = 0;
 
+	identify(s, d, c->nd, pr, "");
 	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, c->nd, lookup, pr, &w), 0);
 	ck_assert_msg(w.nbatches == c->nbatches, "%s: %d batches due, expected %d", c->what,
 		      w.nbatches, c->nbatches);
@@ -717,6 +734,7 @@ START_TEST(test_measure_nodes)
 		snprintf(d[i].technique, sizeof(d[i].technique), "ddp");
 		snprintf(d[i].node, sizeof(d[i].node), "n1");
 	}
+	identify(s, d, c->nd, pr, "");
 	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, c->nd, lookup, pr, &w), 0);
 	ck_assert_int_eq(w.nbatches, 1);
 	ck_assert_int_ge(saturn_bpol_measure_batch(s, d, &w, 0, &rec, 0, &l), 0);
@@ -771,6 +789,7 @@ START_TEST(test_measure_then_release)
 	saturn_meas_rec_t rec = {0};
 	saturn_companion_t ended = {700, SATURN_COMPANION_ENDED, 0};
 
+	identify(s, d, 1, pr, "");
 	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 1, lookup, pr, &w), 0);
 	ck_assert_int_eq(saturn_bpol_measure_batch(s, d, &w, 0, &rec, 0, &l), 1);
 	ck_assert_int_eq(saturn_bpol_measure_submitted(d, &l, 0, 700, &rec), 0);
@@ -786,6 +805,7 @@ START_TEST(test_measure_then_release)
 	after = profile(measured);
 	free(d);
 	d = decisions(md, 1);
+	identify(s, d, 1, after, "");
 	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 1, lookup, after, &w), 0);
 	ck_assert_int_eq(w.nbatches, 0);
 	ck_assert_int_eq(d[0].release, 1);
@@ -832,6 +852,7 @@ START_TEST(test_measure_items_cap)
 		d[t].gpus = 2;
 		snprintf(d[t].technique, sizeof(d[t].technique), "ddp");
 	}
+	identify(s, d, 20, pr, "");
 	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 20, lookup, pr, &w), 0);
 	ck_assert_int_eq(saturn_bpol_measure_batch(s, d, &w, 0, &rec, 0, &l), 1);
 	sub = find_kind(&l, 0, SATURN_BPOL_SUBMIT_MEASURE);
@@ -873,6 +894,7 @@ START_TEST(test_measure_two_users)
 		d[i].gpus = 2;
 		snprintf(d[i].technique, sizeof(d[i].technique), "ddp");
 	}
+	identify(s, d, 2, pr, "");
 	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 2, lookup, pr, &w), 0);
 	ck_assert_int_eq(w.nbatches, 2);
 	b1001 = s->jobs[d[w.due[0]].job].uid == 1001 ? 0 : 1;
@@ -941,6 +963,10 @@ START_TEST(test_measure_class)
 	}
 	ck_assert_str_eq(saturn_bpol_class_gpu_type(s, "h100"), "h100");
 	ck_assert_ptr_null(saturn_bpol_class_gpu_type(s, "v100"));
+	/* the decisions on h100 nodes rely on h100's own options (the
+	 * build gave them that class's options only) */
+	identify(s, d, 1, pr, "");
+	identify(s, d + 1, 2, cp, "h100");
 	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 3, lookup, pr, &w), 0);
 	ck_assert_int_eq(w.nbatches, 2);
 	ck_assert_ptr_null(w.sig[2]); /* measured in h100's own profile */
@@ -974,6 +1000,53 @@ START_TEST(test_measure_class)
 	saturn_bpol_measure_free(&w);
 	saturn_meas_rec_free(&rec[0]);
 	saturn_meas_rec_free(&rec[1]);
+	free(d);
+	saturn_snapshot_destroy(s);
+	saturn_profile_destroy(pr);
+	saturn_profile_destroy(cp);
+}
+END_TEST
+
+/* The profile a decision relies on is the one its option came from (its
+ * identity), not the one its node's class has: ddp on 2 GPUs is predicted
+ * in both the batch's profile and h100's own, and a decision on an h100
+ * node planned with the batch's option is measured from the batch's. */
+START_TEST(test_measure_identity)
+{
+	saturn_profile_t *pr = profile(profile_text), *cp = profile(class_text);
+	saturn_snapshot_t *s = meas_snap(4, 100);
+	saturn_snap_node_t *n2 = saturn_snapshot_add_node(s);
+	struct mdec md[1] = {{0, 1, "ddp", 2}};
+	saturn_decision_t *d = decisions(md, 1);
+	saturn_bpol_measure_t w;
+
+	ck_assert_ptr_nonnull(n2);
+	snprintf(n2->name, sizeof(n2->name), "n2");
+	snprintf(n2->klass, sizeof(n2->klass), "h100");
+	snprintf(n2->gpu_types, sizeof(n2->gpu_types), "h100");
+	n2->gpus = 8;
+	s->class_profile = class_lookup;
+	s->class_profile_arg = cp;
+	snprintf(d[0].node, sizeof(d[0].node), "n2");
+	snprintf(d[0].klass, sizeof(d[0].klass), "h100");
+	identify(s, d, 1, pr, "");
+	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 1, lookup, pr, &w), 0);
+	ck_assert_int_eq(w.nbatches, 1);
+	ck_assert_ptr_null(w.klass[0]);
+	ck_assert_ptr_null(w.bclass[0]);
+	saturn_bpol_measure_free(&w);
+	/* planned with h100's own option: measured from h100's profile */
+	identify(s, d, 1, cp, "h100");
+	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 1, lookup, pr, &w), 0);
+	ck_assert_int_eq(w.nbatches, 1);
+	ck_assert_str_eq(w.bclass[0], "h100");
+	saturn_bpol_measure_free(&w);
+	/* the user's request (no profile option): nothing to measure */
+	d[0].prof_opt = -1;
+	d[0].source[0] = '\0';
+	ck_assert_int_eq(saturn_bpol_measure_prepare(s, d, 1, lookup, pr, &w), 0);
+	ck_assert_int_eq(w.nbatches, 0);
+	saturn_bpol_measure_free(&w);
 	free(d);
 	saturn_snapshot_destroy(s);
 	saturn_profile_destroy(pr);
@@ -1111,6 +1184,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_measure_items_cap);
 	tcase_add_test(tc, test_measure_two_users);
 	tcase_add_test(tc, test_measure_class);
+	tcase_add_test(tc, test_measure_identity);
 	tcase_add_loop_test(tc, test_class_job_name, 0, N(cjn_cases));
 	tcase_add_test(tc, test_class_job_name_long);
 	tcase_add_loop_test(tc, test_poll, 0, N(poll_cases));

@@ -88,7 +88,7 @@ START_TEST(test_profile_nodes_roundtrip)
 	ck_assert_int_eq(saturn_option_nodes(&o[0]), 1);
 	ck_assert_int_eq(o[1].nodes, 2);
 	for (int i = 0; i < n; i++)
-		free(o[i].technique), free(o[i].klass);
+		saturn_option_clear(&o[i]);
 	free(o);
 	text = saturn_profile_to_json(pr);
 	ck_assert_ptr_nonnull(text);

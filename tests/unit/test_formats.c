@@ -232,21 +232,113 @@ START_TEST(test_plan_resolve)
 }
 END_TEST
 
+/* Option identity: ddp on 2 GPUs twice at one speed, for any class and
+ * for class a100 (the batch's profile and the class's own, say), and ddp
+ * on 4. A plan entry's "option" names which; without it (an older plan)
+ * the first that fits is taken, once, at resolve. */
+START_TEST(test_plan_option)
+{
+	static const char problem[] =
+	    "{\"format\": \"saturn-problem/1\", \"nodes\": [{\"name\": \"n1\", \"gpus\": 8, "
+	    "\"class\": \"a100\"}],"
+	    " \"tasks\": [{\"id\": \"t\", \"batches\": 10, \"options\": ["
+	    "  {\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 1},"
+	    "  {\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 1, \"class\": \"a100\"},"
+	    "  {\"technique\": \"ddp\", \"gpus\": 4, \"sec_per_batch\": 1}]}]}";
+	static const char *const plans[] = {
+	    "{\"format\": \"saturn-plan/1\", \"makespan_s\": 10, \"tasks\": [{\"id\": \"t\", "
+	    "\"technique\": \"ddp\","
+	    " \"gpus\": 2, \"node\": \"n1\", \"gpu_ids\": [0, 1], \"start_s\": 0, \"end_s\": 10, "
+	    "\"option\": 1}]}",
+	    "{\"format\": \"saturn-plan/1\", \"makespan_s\": 10, \"tasks\": [{\"id\": \"t\", "
+	    "\"technique\": \"ddp\","
+	    " \"gpus\": 2, \"node\": \"n1\", \"gpu_ids\": [0, 1], \"start_s\": 0, \"end_s\": 10}]}",
+	    "{\"format\": \"saturn-plan/1\", \"makespan_s\": 10, \"tasks\": [{\"id\": \"t\", "
+	    "\"technique\": \"ddp\","
+	    " \"gpus\": 2, \"node\": \"n1\", \"gpu_ids\": [0, 1], \"start_s\": 0, \"end_s\": 10, "
+	    "\"option\": 2}]}",
+	    "{\"format\": \"saturn-plan/1\", \"makespan_s\": 10, \"tasks\": [{\"id\": \"t\", "
+	    "\"technique\": \"ddp\","
+	    " \"gpus\": 2, \"node\": \"n1\", \"gpu_ids\": [0, 1], \"start_s\": 0, \"end_s\": 10, "
+	    "\"option\": 3}]}",
+	};
+	const int want[] = {1, 0, 2, -1};
+	saturn_error_t err = {{0}};
+	saturn_problem_t *p = saturn_problem_parse(problem, strlen(problem), &err);
+
+	ck_assert_msg(p != NULL, "%s", err.text);
+	for (int i = 0; i < 4; i++) {
+		saturn_plan_t *plan = saturn_plan_parse(plans[i], strlen(plans[i]), &err);
+		char *js;
+
+		ck_assert_msg(plan != NULL, "%s", err.text);
+		ck_assert_int_eq(plan->assign[0].option, i == 1 ? -1 : i == 0 ? 1 : i);
+		if (want[i] < 0) {
+			ck_assert_int_eq(saturn_plan_resolve(plan, p, &err), -1);
+			ck_assert_msg(strstr(err.text, "option index 3 out of range"), "%s",
+				      err.text);
+			saturn_plan_destroy(plan);
+			continue;
+		}
+		ck_assert_msg(saturn_plan_resolve(plan, p, &err) == 0, "%s", err.text);
+		ck_assert_int_eq(plan->assign[0].option, want[i]);
+		if (want[i] == 2) {
+			/* the option it names is on 4 GPUs: not a valid entry */
+			ck_assert_int_eq(saturn_plan_validate(plan, p, &err), -1);
+			ck_assert_msg(strstr(err.text, "GPU"), "%s", err.text);
+			saturn_plan_destroy(plan);
+			continue;
+		}
+		ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
+		/* written back with the option it now knows */
+		js = saturn_plan_to_json(plan, 0);
+		ck_assert_ptr_nonnull(js);
+		ck_assert_ptr_nonnull(strstr(js, want[i] ? "\"option\":1" : "\"option\":0"));
+		free(js);
+		saturn_plan_destroy(plan);
+	}
+	saturn_problem_destroy(p);
+}
+END_TEST
+
 #define PL "{\"format\": \"saturn-plan/1\", \"makespan_s\": 10, \"tasks\": ["
 static const struct bad_case bad_plans[] = {
-	{"", "empty input", ""},
-	{"{\"format\": \"saturn-problem/1\"}", "format: unsupported", ""},
-	{"{\"format\": \"saturn-plan/1\", \"tasks\": []}", "makespan_s: missing", ""},
-	{"{\"format\": \"saturn-plan/1\", \"makespan_s\": -1, \"tasks\": []}", "makespan_s", ">= 0"},
-	{"{\"format\": \"saturn-plan/1\", \"makespan_s\": 1, \"solver\": 3, \"tasks\": []}", "solver", "object"},
-	{"{\"format\": \"saturn-plan/1\", \"makespan_s\": 1, \"solver\": {\"method\": \"a-very-long-method-name-beyond-31-chars\"}, \"tasks\": []}", "solver.method", "longer"},
-	{PL "{\"technique\": \"x\", \"gpus\": 1, \"node\": \"n\", \"gpu_ids\": [0], \"start_s\": 0, \"end_s\": 1}]}", "tasks[0].id: missing", ""},
-	{PL "{\"id\": \"t\", \"technique\": \"x\", \"gpus\": 2, \"node\": \"n\", \"gpu_ids\": [0], \"start_s\": 0, \"end_s\": 1}]}", "tasks[0] (t).gpu_ids", "1 ids for 2 GPUs"},
-	{PL "{\"id\": \"t\", \"technique\": \"x\", \"gpus\": 1, \"node\": \"n\", \"gpu_ids\": [0], \"start_s\": 5, \"end_s\": 1}]}", "tasks[0] (t).end_s", "before"},
-	{PL "{\"id\": \"t\", \"technique\": \"x\", \"gpus\": 1, \"node\": \"n\", \"gpu_ids\": [0], \"start_s\": NaN, \"end_s\": 1}]}", "tasks[0] (t).start_s", "finite"},
-	{PL "{\"id\": \"t\", \"technique\": \"x\", \"gpus\": 1, \"gpu_ids\": [0], \"start_s\": 0, \"end_s\": 1}]}", "tasks[0] (t).node: missing", ""},
-	{PL "{\"id\": \"t\", \"technique\": \"x\", \"gpus\": 1, \"node\": \"n\", \"gpu_ids\": [0.5], \"start_s\": 0, \"end_s\": 1}]}", "tasks[0] (t).gpu_ids[0]", "integer"},
-	{PL "{\"id\": \"t\", \"technique\": \"x\", \"gpus\": 1, \"node\": \"n\", \"gpu_ids\": [0], \"start_s\": 0, \"end_s\": 1}", "truncated", ""},
+    {"", "empty input", ""},
+    {"{\"format\": \"saturn-problem/1\"}", "format: unsupported", ""},
+    {"{\"format\": \"saturn-plan/1\", \"tasks\": []}", "makespan_s: missing", ""},
+    {"{\"format\": \"saturn-plan/1\", \"makespan_s\": -1, \"tasks\": []}", "makespan_s", ">= 0"},
+    {"{\"format\": \"saturn-plan/1\", \"makespan_s\": 1, \"solver\": 3, \"tasks\": []}", "solver",
+     "object"},
+    {"{\"format\": \"saturn-plan/1\", \"makespan_s\": 1, \"solver\": {\"method\": "
+     "\"a-very-long-method-name-beyond-31-chars\"}, \"tasks\": []}",
+     "solver.method", "longer"},
+    {PL "{\"technique\": \"x\", \"gpus\": 1, \"node\": \"n\", \"gpu_ids\": [0], \"start_s\": 0, "
+	"\"end_s\": 1}]}",
+     "tasks[0].id: missing", ""},
+    {PL "{\"id\": \"t\", \"technique\": \"x\", \"gpus\": 2, \"node\": \"n\", \"gpu_ids\": [0], "
+	"\"start_s\": 0, \"end_s\": 1}]}",
+     "tasks[0] (t).gpu_ids", "1 ids for 2 GPUs"},
+    {PL "{\"id\": \"t\", \"technique\": \"x\", \"gpus\": 1, \"node\": \"n\", \"gpu_ids\": [0], "
+	"\"start_s\": 5, \"end_s\": 1}]}",
+     "tasks[0] (t).end_s", "before"},
+    {PL "{\"id\": \"t\", \"technique\": \"x\", \"gpus\": 1, \"node\": \"n\", \"gpu_ids\": [0], "
+	"\"start_s\": NaN, \"end_s\": 1}]}",
+     "tasks[0] (t).start_s", "finite"},
+    {PL "{\"id\": \"t\", \"technique\": \"x\", \"gpus\": 1, \"gpu_ids\": [0], \"start_s\": 0, "
+	"\"end_s\": 1}]}",
+     "tasks[0] (t).node: missing", ""},
+    {PL "{\"id\": \"t\", \"technique\": \"x\", \"gpus\": 1, \"node\": \"n\", \"gpu_ids\": [0.5], "
+	"\"start_s\": 0, \"end_s\": 1}]}",
+     "tasks[0] (t).gpu_ids[0]", "integer"},
+    {PL "{\"id\": \"t\", \"technique\": \"x\", \"gpus\": 1, \"node\": \"n\", \"gpu_ids\": [0], "
+	"\"start_s\": 0, \"end_s\": 1}",
+     "truncated", ""},
+    {PL "{\"id\": \"t\", \"technique\": \"x\", \"gpus\": 1, \"node\": \"n\", \"gpu_ids\": [0], "
+	"\"start_s\": 0, \"end_s\": 1, \"option\": -1}]}",
+     "tasks[0] (t).option", ""},
+    {PL "{\"id\": \"t\", \"technique\": \"x\", \"gpus\": 1, \"node\": \"n\", \"gpu_ids\": [0], "
+	"\"start_s\": 0, \"end_s\": 1, \"option\": 256}]}",
+     "tasks[0] (t).option", ""},
 };
 
 START_TEST(test_plan_bad)
@@ -323,6 +415,7 @@ int main(void)
 	tcase_add_test(tc, test_problem_truncated);
 	tcase_add_test(tc, test_plan_roundtrip);
 	tcase_add_test(tc, test_plan_resolve);
+	tcase_add_test(tc, test_plan_option);
 	tcase_add_loop_test(tc, test_plan_bad, 0, sizeof(bad_plans) / sizeof(bad_plans[0]));
 	tcase_add_test(tc, test_files);
 	suite_add_tcase(s, tc);

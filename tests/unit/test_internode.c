@@ -160,8 +160,7 @@ START_TEST(test_ring_model)
 
 		for (int i = 0; i < n; i++) {
 			multi += opts[i].nodes > 1;
-			free(opts[i].technique);
-			free(opts[i].klass);
+			saturn_option_clear(&opts[i]);
 		}
 		free(opts);
 		ck_assert_int_eq(multi, added + 1);

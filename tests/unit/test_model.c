@@ -110,6 +110,57 @@ START_TEST(test_copy)
 }
 END_TEST
 
+/* A task with ddp on 2 GPUs three times: any class, class "a100" on two
+ * nodes, class "a100" on one node (from the class's own profile). */
+static saturn_task_t three_ddp(void)
+{
+	saturn_task_t t = {0};
+
+	t.id = strdup("x");
+	t.noptions = 3;
+	t.options = calloc(3, sizeof(*t.options));
+	for (int o = 0; o < 3; o++) {
+		t.options[o].technique = strdup("ddp");
+		t.options[o].gpus = 2;
+		t.options[o].sec_per_batch = 1 + o;
+		t.options[o].prof_opt = o;
+	}
+	t.options[1].klass = strdup("a100");
+	t.options[1].nodes = 2;
+	t.options[2].klass = strdup("a100");
+	t.options[2].source = strdup("a100");
+	return t;
+}
+
+START_TEST(test_option_identity)
+{
+	saturn_problem_t *p = one_node(4), *c;
+	saturn_task_t t = three_ddp();
+
+	ck_assert_int_ge(saturn_problem_add_task(p, &t), 0);
+	c = saturn_problem_copy(p);
+	ck_assert_ptr_nonnull(c);
+	/* the copy keeps the identity, in strings of its own */
+	ck_assert_str_eq(c->tasks[0].options[2].source, "a100");
+	ck_assert_ptr_ne(c->tasks[0].options[2].source, p->tasks[0].options[2].source);
+	ck_assert_int_eq(c->tasks[0].options[2].prof_opt, 2);
+	ck_assert_ptr_null(c->tasks[0].options[0].source);
+	/* one key: technique, GPUs, nodes, class */
+	ck_assert_int_eq(saturn_task_find_option(&c->tasks[0], "ddp", 2, 1, NULL), 0);
+	ck_assert_int_eq(saturn_task_find_option(&c->tasks[0], "ddp", 2, 2, "a100"), 1);
+	ck_assert_int_eq(saturn_task_find_option(&c->tasks[0], "ddp", 2, 2, "v100"), -1);
+	ck_assert_int_eq(saturn_task_find_option(&c->tasks[0], "ddp", 2, 0, "v100"), 0);
+	ck_assert_int_eq(saturn_task_find_option(&c->tasks[0], "ddp", 4, 1, NULL), -1);
+	ck_assert_int_eq(saturn_task_find_option(&c->tasks[0], "fsdp", 2, 1, NULL), -1);
+	ck_assert_int_eq(saturn_task_find_option(&c->tasks[0], NULL, 2, 1, NULL), -1);
+	saturn_option_clear(&c->tasks[0].options[2]);
+	ck_assert_ptr_null(c->tasks[0].options[2].source);
+	saturn_option_clear(NULL);
+	saturn_problem_destroy(p);
+	saturn_problem_destroy(c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("model");
@@ -122,6 +173,7 @@ int main(void)
 			    sizeof(bad_cases) / sizeof(bad_cases[0]));
 	tcase_add_test(tc, test_duplicate_id);
 	tcase_add_test(tc, test_copy);
+	tcase_add_test(tc, test_option_identity);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

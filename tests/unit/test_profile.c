@@ -71,10 +71,14 @@ START_TEST(test_parse_good)
 	ck_assert_str_eq(opts[1].technique, "ddp");
 	ck_assert_str_eq(opts[1].klass, "h100");
 	ck_assert_int_eq(opts[1].class_idx, -1);
-	for (int i = 0; i < n; i++) {
-		free(opts[i].technique);
-		free(opts[i].klass);
-	}
+	/* identity: the option's index in the profile task (the oom one in
+	 * between is not an option), its params, the batch's own profile */
+	ck_assert_int_eq(opts[0].prof_opt, 0);
+	ck_assert_int_eq(opts[1].prof_opt, 2);
+	ck_assert_str_eq(opts[0].source, "");
+	ck_assert_ptr_nonnull(strstr(t->options[opts[0].prof_opt].params, "\"stages\":[1,2]"));
+	for (int i = 0; i < n; i++)
+		saturn_option_clear(&opts[i]);
 	free(opts);
 	ck_assert_int_eq(saturn_profile_options(&pr->tasks[1], &opts), 0);
 	ck_assert_ptr_null(opts);
@@ -164,8 +168,7 @@ START_TEST(test_skipped)
 	n = saturn_profile_options(&pr->tasks[0], &opts);
 	ck_assert_int_eq(n, 1);
 	ck_assert_str_eq(opts[0].technique, "single");
-	free(opts[0].technique);
-	free(opts[0].klass);
+	saturn_option_clear(&opts[0]);
 	free(opts);
 	text = saturn_profile_to_json(pr);
 	ck_assert_ptr_nonnull(text);
