@@ -8,6 +8,7 @@ sched_saturn_la_SOURCES = \
 	sched/sched_saturn.c \
 	sched/saturn_agent.c \
 	sched/saturn_apply.c \
+	sched/saturn_jobrec.c \
 	sched/saturn_rehold.c \
 	sched/saturn_backfill.c \
 	sched/saturn_agent.h \
@@ -19,6 +20,7 @@ sched_saturn_la_SOURCES = \
 	sched/saturn_profcache.c \
 	sched/saturn_profiles.c \
 	sched/saturn_prune.c \
+	sched/saturn_companion.c \
 	sched/saturn_measure.c \
 	sched/saturn_reconfig.c \
 	sched/saturn_planrec.c

@@ -127,6 +127,21 @@ void saturn_files_open(void)
 	}
 }
 
+/* Remove name in folder fd (path dir) with unlinkat (a link is removed,
+ * never followed); a missing one is no error. 1 when removed. */
+int saturn_remove_at(int fd, const char *dir, const char *name)
+{
+	saturn_error_t err = {{0}};
+	int rc;
+
+	if (fd < 0)
+		return 0;
+	rc = saturn_file_remove_at(fd, dir, name, &err);
+	if (rc < 0)
+		error("sched/saturn: %s", err.text);
+	return rc > 0;
+}
+
 /* A refusal seen every cycle (a per-user folder, keyed by (parent folder,
  * uid); a job's progress file, keyed by (-1, job id)) is logged at most every
  * 10 minutes per key; the last 64 keys are remembered. */

@@ -46,6 +46,11 @@ extern int saturn_user_dirs;
 void saturn_files_open(void);
 void saturn_files_close(void);
 
+/* Remove name in folder fd (path dir) with unlinkat (a link is removed,
+ * never followed); a missing one is no error, a failure is logged. 1 when
+ * removed, else 0. */
+int saturn_remove_at(int fd, const char *dir, const char *name);
+
 /* --- saturn_views.c (what each user may read of the state; agent thread) --- */
 
 /* After state.json was written with txt: STATE_DIR/users/UID.json (0400,
@@ -251,7 +256,7 @@ int saturn_companion_gate(saturn_bpol_actions_t *acts, int n0, long uid);
 
 /* Remove STATE_DIR/KIND-UID-KEY.job and STATE_DIR/scripts/UID-KEY.K.script
  * (K profile for kind "profiler", measure for "measure") with unlinkat. */
-void saturn_prune_files(const char *kind, long uid, const char *key);
+void saturn_companion_files_remove(const char *kind, long uid, const char *key);
 
 /* --- saturn_profiles.c (no locks unless said) ------------------------ */
 
@@ -352,7 +357,7 @@ void saturn_bpol_log(const saturn_bpol_action_t *a, const char *batch, long uid)
 
 /* Every cycle (no lock held; takes the job read lock once when a record
  * has a job): forget the profiler records of batches without tasks in
- * live whose job ended (their files go: saturn_prune_files) and the class
+ * live whose job ended (their files go: saturn_companion_files_remove) and the class
  * profiler jobs that ended; add each user's jobs still pending or running
  * to active. */
 void saturn_profiles_prune(const struct saturn_live *live, struct saturn_uidtab *active);
@@ -380,7 +385,7 @@ void saturn_measure_poll(void);
 
 /* Every cycle: forget the measurement records of batches without tasks
  * in live and without a running job (their files go:
- * saturn_prune_files); add each user's recorded jobs to active. */
+ * saturn_companion_files_remove); add each user's recorded jobs to active. */
 void saturn_measure_prune(const struct saturn_live *live, struct saturn_uidtab *active);
 
 /* Whether uid's measurement job for key (NAME or NAME@CLASS) is recorded

@@ -290,7 +290,7 @@ void saturn_measure_prune(const saturn_live_t *live, saturn_uidtab_t *active)
 			recs[w++] = *m;
 			continue;
 		}
-		saturn_prune_files("measure", m->uid, m->key);
+		saturn_companion_files_remove("measure", m->uid, m->key);
 		saturn_meas_rec_free(&m->r);
 		xfree(m->key);
 	}

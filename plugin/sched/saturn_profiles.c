@@ -750,7 +750,7 @@ void saturn_profiles_prune(const saturn_live_t *live, saturn_uidtab_t *active)
 			continue;
 		}
 		/* no task and no job left: the record and the script copy go */
-		saturn_prune_files("profiler", e->uid, e->batch);
+		saturn_companion_files_remove("profiler", e->uid, e->batch);
 	}
 	/* zeroed: a new record starts from nothing (prof_entry) */
 	if (w < nprof_jobs)

@@ -35,61 +35,6 @@
 /* Files one scan removes at most (bounded work per cycle). */
 #define PRUNE_SCAN_MAX 1000
 
-saturn_uidtab_t saturn_companions;
-
-int saturn_companion_gate(saturn_bpol_actions_t *acts, int n0, long uid)
-{
-	for (int i = n0; i < acts->n; i++) {
-		int rc;
-
-		if (acts->a[i].kind != SATURN_BPOL_SUBMIT_PROFILER &&
-		    acts->a[i].kind != SATURN_BPOL_SUBMIT_MEASURE)
-			continue;
-		rc = saturn_budget_companion_wait(acts, i,
-						  (int)saturn_uidtab_get(&saturn_companions, uid),
-						  saturn_cfg.companion_jobs);
-		if (rc == 0 && saturn_uidtab_add(&saturn_companions, uid, 1) < 0)
-			error("sched/saturn: out of memory counting companion jobs");
-		if (rc < 0)
-			error("sched/saturn: uid %ld: out of memory limiting companion jobs: submitted",
-			      uid);
-		return rc;
-	}
-	return 0;
-}
-
-/* Remove name in folder fd (path dir) with unlinkat (a link is removed,
- * never followed); a missing one is no error. 1 when removed. */
-static int remove_at(int fd, const char *dir, const char *name)
-{
-	saturn_error_t err = {{0}};
-	int rc;
-
-	if (fd < 0)
-		return 0;
-	rc = saturn_file_remove_at(fd, dir, name, &err);
-	if (rc < 0)
-		error("sched/saturn: %s", err.text);
-	return rc > 0;
-}
-
-void saturn_prune_files(const char *kind, long uid, const char *key)
-{
-	int profiler = !strcmp(kind, "profiler");
-	char *rec = xstrdup_printf("%s-%ld-%s.job", kind, uid, key);
-	char *script = xstrdup_printf("%ld-%s.%s.script", uid, key, profiler ? "profile" : "measure");
-	char *sdir = xstrdup_printf("%s/scripts", saturn_state_dir);
-	int n = remove_at(saturn_state_fd, saturn_state_dir, rec);
-
-	n += remove_at(saturn_scripts_fd, sdir, script);
-	if (n)
-		debug("sched/saturn: batch %s of uid %ld: no tasks and no %s job left: removed its record and script copy",
-		      key, uid, profiler ? "profiler" : "measurement");
-	xfree(rec);
-	xfree(script);
-	xfree(sdir);
-}
-
 /* Whether the file (kind, uid, key) is still someone's: its batch has a
  * task, or its companion job is recorded as pending or running. */
 static int accounted(const saturn_live_t *live, const char *kind, long uid, const char *key)
@@ -136,7 +81,7 @@ static int scan(int fd, const char *dir, int scripts, const saturn_live_t *live,
 		    st.st_mtime > now - 60)
 			continue;
 		(*budget)--;
-		n += remove_at(fd, dir, de->d_name);
+		n += saturn_remove_at(fd, dir, de->d_name);
 	}
 	closedir(d);
 	return n;
