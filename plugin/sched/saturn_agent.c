@@ -9,7 +9,7 @@
  * task, set gres:gpu:N, pin the node, release the admin hold) plus the
  * SATURN_* variables in the job's supplemental environment; tasks not due
  * yet show the plan as their reason. The plan and task states are persisted
- * under saturn_state_dir. Never exits, never plans while holding locks.
+ * under the state folder (saturn_state_dir). Never exits, never plans while holding locks.
  */
 #include "config.h" /* Slurm's */
 
@@ -52,7 +52,19 @@
 #include "sched_core.h"
 
 #include "saturn_agent.h"
-#include "saturn_int.h"
+#include "saturn_apply.h"
+#include "saturn_backfill.h"
+#include "saturn_clock.h"
+#include "saturn_files.h"
+#include "saturn_measure.h"
+#include "saturn_planrec.h"
+#include "saturn_profcache.h"
+#include "saturn_profiles.h"
+#include "saturn_prune.h"
+#include "saturn_reconfig.h"
+#include "saturn_rehold.h"
+#include "saturn_snapshot.h"
+#include "saturn_views.h"
 
 /* --- thread control and settings -------------------------------------- */
 
@@ -61,12 +73,8 @@ static pthread_cond_t agent_cond = PTHREAD_COND_INITIALIZER;
 static volatile int stop_agent = 0;
 static volatile int reconfig_pending = 0;
 
-saturn_sched_settings_t saturn_cfg;
-char *saturn_state_dir, *saturn_profile_dir, *saturn_progress_dir;
-
 /* plan kept between cycles */
 static saturn_plan_t *prev_plan;
-char plan_id[64];
 static unsigned long plan_seq;
 static double prev_now;
 /* when the plan now kept was made, and its makespan then (the switch rule:
@@ -75,61 +83,53 @@ static double made_now, made_makespan;
 /* runtime feedback kept across cycles (feedback.h), restored from the state */
 static saturn_fb_t *feedback;
 
-double now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void load_settings(void)
+static void load_settings(saturn_ctx_t *ctx)
 {
 	saturn_error_t err = {{0}};
 	int bad;
 
-	saturn_sched_settings_free(&saturn_cfg);
-	saturn_sched_settings_init(&saturn_cfg);
-	bad = saturn_sched_settings_parse(&saturn_cfg, slurm_conf.sched_params, &err);
+	saturn_sched_settings_free(&ctx->cfg);
+	saturn_sched_settings_init(&ctx->cfg);
+	bad = saturn_sched_settings_parse(&ctx->cfg, slurm_conf.sched_params, &err);
 	if (bad)
 		error("sched/saturn: %d bad saturn_* setting(s), keeping defaults for them; first: %s",
 		      bad, err.text);
-	saturn_reconfig_load();
-	xfree(saturn_state_dir);
-	xfree(saturn_profile_dir);
-	xfree(saturn_progress_dir);
-	if (saturn_cfg.state_dir)
-		saturn_state_dir = xstrdup(saturn_cfg.state_dir);
+	saturn_reconfig_load(ctx);
+	xfree(ctx->state_dir);
+	xfree(ctx->profile_dir);
+	xfree(ctx->progress_dir);
+	if (ctx->cfg.state_dir)
+		ctx->state_dir = xstrdup(ctx->cfg.state_dir);
 	else
-		saturn_state_dir = xstrdup_printf("%s/saturn", slurm_conf.state_save_location);
-	if (saturn_cfg.profile_dir)
-		saturn_profile_dir = xstrdup(saturn_cfg.profile_dir);
+		ctx->state_dir = xstrdup_printf("%s/saturn", slurm_conf.state_save_location);
+	if (ctx->cfg.profile_dir)
+		ctx->profile_dir = xstrdup(ctx->cfg.profile_dir);
 	else
-		saturn_profile_dir = xstrdup_printf("%s/profiles", saturn_state_dir);
-	saturn_progress_dir = xstrdup_printf("%s/progress", saturn_state_dir);
-	saturn_files_open();
+		ctx->profile_dir = xstrdup_printf("%s/profiles", ctx->state_dir);
+	ctx->progress_dir = xstrdup_printf("%s/progress", ctx->state_dir);
+	saturn_files_open(ctx);
 	info("sched/saturn: interval %.0fs, solver time %.2fs, min gain %.2f, release slack %.0fs, backfill %s, fairness %s, feedback %s, state %s, profiles %s",
-	     saturn_cfg.interval_s, saturn_cfg.solver_time_s, saturn_cfg.min_gain,
-	     saturn_cfg.release_slack_s, saturn_cfg.backfill ? "yes" : "no",
-	     saturn_cfg.fairness == SATURN_FAIR_BOUNDED && saturn_cfg.bound == SATURN_BOUND_STOCK ?
+	     ctx->cfg.interval_s, ctx->cfg.solver_time_s, ctx->cfg.min_gain,
+	     ctx->cfg.release_slack_s, ctx->cfg.backfill ? "yes" : "no",
+	     ctx->cfg.fairness == SATURN_FAIR_BOUNDED && ctx->cfg.bound == SATURN_BOUND_STOCK ?
 		     "bounded (stock)" :
-		     saturn_objective_name(saturn_cfg.fairness),
-	     saturn_cfg.feedback ? "yes" : "no", saturn_state_dir,
-	     saturn_profile_dir);
+		     saturn_objective_name(ctx->cfg.fairness),
+	     ctx->cfg.feedback ? "yes" : "no", ctx->state_dir,
+	     ctx->profile_dir);
 }
 
-static void load_prev_state(void)
+static void load_prev_state(const saturn_ctx_t *ctx)
 {
-	char *path = xstrdup_printf("%s/state.json", saturn_state_dir);
+	char *path = xstrdup_printf("%s/state.json", ctx->state_dir);
 	saturn_error_t err = {{0}};
 	saturn_sched_state_t *st;
 	size_t len;
 	long owners[3] = {(long)geteuid(), 0, (long)slurm_conf.slurm_user_id};
-	char *buf = saturn_state_fd < 0 ? NULL :
-		saturn_file_read_at(saturn_state_fd, saturn_state_dir, "state.json", owners, 3,
+	char *buf = ctx->state_fd < 0 ? NULL :
+		saturn_file_read_at(ctx->state_fd, ctx->state_dir, "state.json", owners, 3,
 				    64u << 20, &len, NULL, &err);
 
-	if (!buf && saturn_state_fd >= 0 && errno != ENOENT) {
+	if (!buf && ctx->state_fd >= 0 && errno != ENOENT) {
 		error("sched/saturn: previous state ignored: %s", err.text);
 		xfree(path);
 		return;
@@ -175,12 +175,12 @@ static void load_prev_state(void)
 	xfree(path);
 }
 
-void saturn_agent_init(void)
+void saturn_agent_init(saturn_ctx_t *ctx)
 {
 	stop_agent = 0;
-	load_settings();
-	load_prev_state();
-	load_backfill();
+	load_settings(ctx);
+	load_prev_state(ctx);
+	saturn_backfill_load(ctx);
 }
 
 void saturn_agent_stop(void)
@@ -194,31 +194,25 @@ void saturn_agent_stop(void)
 void saturn_agent_reconfig(void)
 {
 	reconfig_pending = 1;
-	if (bf_reconfig)
-		bf_reconfig();
+	saturn_backfill_reconfig();
 	slurm_mutex_lock(&agent_mutex);
 	slurm_cond_broadcast(&agent_cond);
 	slurm_mutex_unlock(&agent_mutex);
 }
 
-void saturn_agent_fini(void)
+void saturn_agent_fini(saturn_ctx_t *ctx)
 {
-	if (bf_fini)
-		bf_fini();
-	/* bf_handle stays loaded: its thread is joined, and unloading code a
-	 * late callback might still reach buys nothing. */
-	bf_fini = NULL;
-	bf_reconfig = NULL;
+	saturn_backfill_fini();
 	saturn_plan_destroy(prev_plan);
 	prev_plan = NULL;
-	saturn_files_close();
+	saturn_files_close(ctx);
 	saturn_fb_destroy(feedback);
 	feedback = NULL;
 	saturn_reconfig_fini();
-	xfree(saturn_state_dir);
-	xfree(saturn_profile_dir);
-	xfree(saturn_progress_dir);
-	saturn_sched_settings_free(&saturn_cfg);
+	xfree(ctx->state_dir);
+	xfree(ctx->profile_dir);
+	xfree(ctx->progress_dir);
+	saturn_sched_settings_free(&ctx->cfg);
 }
 
 /* --- one cycle ------------------------------------------------------- */
@@ -257,28 +251,29 @@ static long state_owner(void)
 	return geteuid() == 0 ? (long)slurm_conf.slurm_user_id : SATURN_ANY_UID;
 }
 
-static void persist(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
-		    const saturn_plan_t *plan)
+static void persist(const saturn_ctx_t *ctx, const saturn_snapshot_t *s,
+		    const saturn_sched_build_t *b, const saturn_plan_t *plan)
 {
-	char *path = xstrdup_printf("%s/state.json", saturn_state_dir);
-	char *txt = saturn_sched_state_to_json(s, b, plan, plan_id, s->now);
+	char *path = xstrdup_printf("%s/state.json", ctx->state_dir);
+	char *txt = saturn_sched_state_to_json(s, b, plan, ctx->plan_id, s->now);
 	saturn_error_t err = {{0}};
 	static int warned;
 
-	if (saturn_state_fd < 0)
+	if (ctx->state_fd < 0)
 		saturn_error_set(&err, "%s: the state folder was refused (logged at start)",
 				 path);
 	if (!txt) {
 		error("sched/saturn: out of memory serialising the state");
-	} else if (saturn_state_fd < 0 ||
-		   saturn_file_write_at(saturn_state_fd, saturn_state_dir, "state.json", txt,
-					strlen(txt), state_owner(), SATURN_ANY_UID, 0600, &err) < 0) {
+	} else if (ctx->state_fd < 0 ||
+		   saturn_file_write_at(ctx->state_fd, ctx->state_dir, "state.json", txt,
+					strlen(txt), state_owner(), SATURN_ANY_UID, 0600,
+					&err) < 0) {
 		if (!warned++)
 			error("sched/saturn: cannot persist the plan: %s", err.text);
 	} else {
 		warned = 0;
 		/* what users may read of it (PrivateData) */
-		saturn_views_write(txt);
+		saturn_views_write(ctx, txt);
 	}
 	free(txt);
 	xfree(path);
@@ -380,11 +375,11 @@ static void plan_limits(const saturn_mu_t *mu, const saturn_problem_t *p, saturn
  * one is better by the objective, by min_gain (bounded: a lower stretch
  * over the fair-share deadlines by min_gain, or within the bound a
  * makespan shorter by min_gain). */
-static int mu_switch(const saturn_mu_t *mu, const saturn_problem_t *p, const saturn_plan_t *plan,
-		     const saturn_plan_t *carried, double min_gain)
+static int mu_switch(const saturn_ctx_t *ctx, const saturn_mu_t *mu, const saturn_problem_t *p,
+		     const saturn_plan_t *plan, const saturn_plan_t *carried, double min_gain)
 {
 	double *dl = calloc((size_t)mu->nbatches + 1, sizeof(double)), vn, vc;
-	int obj = saturn_cfg.fairness, sw;
+	int obj = ctx->cfg.fairness, sw;
 
 	if (!dl || saturn_mu_deadlines(mu, p, dl) < 0) {
 		free(dl);
@@ -406,7 +401,7 @@ static int mu_switch(const saturn_mu_t *mu, const saturn_problem_t *p, const sat
 	return sw;
 }
 
-static void cycle(saturn_snapshot_t *s, int **snap_of_node)
+static void cycle(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node)
 {
 	saturn_mu_t mu_store, *mu = NULL;
 	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK,
@@ -414,47 +409,47 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	saturn_sched_build_t b;
 	saturn_error_t err = {{0}};
 	saturn_plan_t *plan = NULL, *carried = NULL;
-	double t0, t1, t2, t3, t4 = 0, t5 = 0, gain = saturn_cfg.min_gain;
+	double t0, t1, t2, t3, t4 = 0, t5 = 0, gain = ctx->cfg.min_gain;
 	int nsaturn, released = 0, new_plan = 0, charged = 0;
 
 	next_due_mono = 0;
 	t0 = now_mono();
 	lock_slurmctld(read_lock);
 	t1 = now_mono();
-	nsaturn = saturn_take_snapshot(s, snap_of_node);
+	nsaturn = saturn_take_snapshot(ctx, s, snap_of_node);
 	t2 = now_mono();
 	unlock_slurmctld(read_lock);
 	if (nsaturn < 0) {
 		error("sched/saturn: out of memory taking the snapshot: cycle skipped");
 		return;
 	}
-	saturn_progress_sweep(s);
-	saturn_reconfig_follow(s);
+	saturn_progress_sweep(ctx, s);
+	saturn_reconfig_follow(ctx, s);
 	/* every cycle, also one without Saturn tasks or nodes: the tasks a
 	 * measurement job measured for may all have run and ended before the
 	 * job's end was seen, and its record must still learn of it */
-	saturn_measure_poll();
+	saturn_measure_poll(ctx);
 	/* what batches without tasks left behind (cached profiles, records,
 	 * script copies) goes; each user's companion jobs counted */
-	saturn_prune_pass(s);
+	saturn_prune_pass(ctx, s);
 	if (nsaturn == 0) {
 		if (prev_plan) {
-			info("sched/saturn: no Saturn jobs left: plan %s done", plan_id);
+			info("sched/saturn: no Saturn jobs left: plan %s done", ctx->plan_id);
 			saturn_plan_destroy(prev_plan);
 			prev_plan = NULL;
 			made_now = 0;
 			memset(&b, 0, sizeof(b));
-			persist(s, &b, NULL);
+			persist(ctx, s, &b, NULL);
 		}
 		debug("sched/saturn: cycle: no Saturn jobs (snapshot %.3f ms under read locks)",
 		      (t2 - t1) * 1e3);
 		return;
 	}
-	if (rehold_pass(s, &charged) > 0 && charged && prev_plan) {
+	if (rehold_pass(ctx, s, &charged) > 0 && charged && prev_plan) {
 		/* it ran in that plan, ahead of the tasks planned after it:
 		 * plan afresh, with it charged and behind them (requeue.c) */
 		debug("sched/saturn: %d task(s) requeued themselves: plan %s not carried", charged,
-		      plan_id);
+		      ctx->plan_id);
 		saturn_plan_destroy(prev_plan);
 		prev_plan = NULL;
 		made_now = 0;
@@ -470,21 +465,21 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		return;
 	}
 	log_classes(s);
-	saturn_read_progress(s);
-	if (!saturn_cfg.feedback) {
+	saturn_read_progress(ctx, s);
+	if (!ctx->cfg.feedback) {
 		/* saturn_feedback=no: the profile only (clears s->feedback) */
 		saturn_sched_feedback(NULL, s, NULL, NULL);
 	} else {
 		if (!feedback)
 			feedback = saturn_fb_create();
-		if (!feedback || saturn_sched_feedback(feedback, s, saturn_lookup_profile, NULL) < 0)
+		if (!feedback || saturn_sched_feedback(feedback, s, saturn_lookup_profile, ctx) < 0)
 			error("sched/saturn: out of memory keeping the runtime feedback: planning with what it has");
 	}
-	saturn_planrec_observe_pass(s);
-	saturn_profiler_pass(s);
+	saturn_planrec_observe_pass(ctx, s);
+	saturn_profiler_pass(ctx, s);
 	if (s->njobs == 0)
 		return;
-	if (saturn_sched_build(s, saturn_lookup_profile, NULL, &b, &err) < 0) {
+	if (saturn_sched_build(s, saturn_lookup_profile, ctx, &b, &err) < 0) {
 		error("sched/saturn: cannot build the problem: %s", err.text);
 		return;
 	}
@@ -508,7 +503,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		/* nothing to plan: the tasks left held still get their reason
 		 * (no plan: apply_plan sets only theirs) */
 		if (b.nskipped)
-			apply_plan(s, &b, NULL, NULL, &t4, &t5, &released);
+			apply_plan(ctx, s, &b, NULL, NULL, &t4, &t5, &released);
 		goto out;
 	}
 	/* the users' batches, weights and limits (multiuser.h) */
@@ -516,8 +511,8 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		mu = &mu_store;
 		/* saturn_bound=stock: no batch later than first come first
 		 * served with its users' own GPU counts */
-		if (saturn_cfg.fairness == SATURN_FAIR_BOUNDED &&
-		    saturn_cfg.bound == SATURN_BOUND_STOCK &&
+		if (ctx->cfg.fairness == SATURN_FAIR_BOUNDED &&
+		    ctx->cfg.bound == SATURN_BOUND_STOCK &&
 		    ((mu->deadline = calloc((size_t)mu->nbatches + 1, sizeof(double))) == NULL ||
 		     saturn_mu_stock_deadlines(mu, b.problem, mu->deadline) < 0)) {
 			free(mu->deadline);
@@ -538,7 +533,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 
 		for (int t = 0; t < b.problem->ntasks; t++)
 			held[t] = s->jobs[b.job_of_task[t]].state == SATURN_SNAP_HELD;
-		if (apply_plan(s, &b, carried, mu, &t4, &t5, &released) < 0) {
+		if (apply_plan(ctx, s, &b, carried, mu, &t4, &t5, &released) < 0) {
 			xfree(held);
 			goto out;
 		}
@@ -555,18 +550,18 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	if (carried && made_now > 0) {
 		gain = saturn_sched_switch_gain(carried->makespan_s,
 						made_makespan - (s->now - made_now),
-						saturn_cfg.min_gain);
-		if (gain < saturn_cfg.min_gain)
+						ctx->cfg.min_gain);
+		if (gain < ctx->cfg.min_gain)
 			debug("sched/saturn: the carried plan %s has slipped (%.0fs left, %.0fs expected when it was made): a plan shorter by %.0f%% replaces it",
-			      plan_id, carried->makespan_s, made_makespan - (s->now - made_now),
-			      100 * gain);
+			      ctx->plan_id, carried->makespan_s,
+			      made_makespan - (s->now - made_now), 100 * gain);
 	}
 
 	if (b.any_profile) {
 		saturn_planner_opts_t opts;
 
 		saturn_planner_opts_init(&opts);
-		opts.time_limit_s = saturn_cfg.solver_time_s;
+		opts.time_limit_s = ctx->cfg.solver_time_s;
 		opts.abort_cb = abort_cb;
 		/* The carried plan is replaced only by one shorter by min_gain, and
 		 * no plan beats the bound: once carried <= bound / (1 - min_gain)
@@ -575,17 +570,17 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		opts.warm = carried ? carried : prev_plan;
 		if (carried)
 			opts.stop_ratio = saturn_gain_stop_ratio(gain);
-		if (saturn_cfg.fairness == SATURN_FAIR_SHARE) {
+		if (ctx->cfg.fairness == SATURN_FAIR_SHARE) {
 			plan = plan_share(s, &b, &opts);
 			/* the stages' gaps filled (no task later), within the limits */
 			if (plan && mu && saturn_mu_compact(mu, b.problem, plan, &err) < 0)
 				error("sched/saturn: %s: fair-share plan kept as it is", err.text);
 		} else if (mu) {
 			/* every objective: limits applied to each candidate */
-			plan = saturn_mu_plan(saturn_cfg.fairness, mu, b.problem, &opts, &err);
+			plan = saturn_mu_plan(ctx->cfg.fairness, mu, b.problem, &opts, &err);
 			if (!plan)
 				error("sched/saturn: %s plan failed (%s): planning the makespan",
-				      saturn_objective_name(saturn_cfg.fairness), err.text);
+				      saturn_objective_name(ctx->cfg.fairness), err.text);
 		}
 		if (!plan) {
 			plan = saturn_planner_solve(b.problem, &opts, &err);
@@ -609,9 +604,9 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	t3 = now_mono();
 
 	/* keep the carried plan unless the new one is better by min_gain */
-	if (carried && !(mu && (saturn_cfg.fairness == SATURN_FAIR_WEIGHTED ||
-				saturn_cfg.fairness == SATURN_FAIR_BOUNDED) ?
-				 mu_switch(mu, b.problem, plan, carried, gain) :
+	if (carried && !(mu && (ctx->cfg.fairness == SATURN_FAIR_WEIGHTED ||
+				ctx->cfg.fairness == SATURN_FAIR_BOUNDED) ?
+				 mu_switch(ctx, mu, b.problem, plan, carried, gain) :
 				 saturn_sched_should_switch(plan->makespan_s, carried->makespan_s,
 							    gain))) {
 		saturn_plan_destroy(plan);
@@ -623,8 +618,8 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 		new_plan = 1;
 		made_now = s->now;
 		made_makespan = plan->makespan_s;
-		snprintf(plan_id, sizeof(plan_id), "p%ld-%lu", (long)s->now, ++plan_seq);
-		if (apply_plan(s, &b, plan, mu, &t4, &t5, &more) < 0)
+		snprintf(ctx->plan_id, sizeof(ctx->plan_id), "p%ld-%lu", (long)s->now, ++plan_seq);
+		if (apply_plan(ctx, s, &b, plan, mu, &t4, &t5, &more) < 0)
 			goto out;
 		released += more;
 	}
@@ -634,7 +629,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 
 		describe(plan, b.problem, tech, sizeof(tech));
 		info("sched/saturn: plan %s: %d task(s) on %d node(s), makespan %.0fs, bound %.0fs, gap %.1f%%, method %s/%s, solve %.3fs, techniques: %s; %d released now",
-		     plan_id, b.problem->ntasks, b.problem->nnodes, plan->makespan_s,
+		     ctx->plan_id, b.problem->ntasks, b.problem->nnodes, plan->makespan_s,
 		     plan->lower_bound_s,
 		     plan->lower_bound_s > 0 ? 100.0 * (plan->makespan_s / plan->lower_bound_s - 1) : 0.0,
 		     plan->method, plan->status[0] ? plan->status : "-", t3 - t2, tech, released);
@@ -642,7 +637,7 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	debug("sched/saturn: cycle: %d Saturn task(s), snapshot %.3f ms under read locks (waited %.3f ms), plan %.3f ms, apply %.3f ms under write locks, %d released",
 	      nsaturn, (t2 - t1) * 1e3, (t1 - t0) * 1e3, (t3 - t2) * 1e3, (t5 - t4) * 1e3, released);
 	{
-		double due = saturn_sched_next_due(s, &b, plan, saturn_cfg.release_slack_s);
+		double due = saturn_sched_next_due(s, &b, plan, ctx->cfg.release_slack_s);
 
 		/* due now but still held (re-validation refused it): the
 		 * usual triggers, not a cycle every 0.5 s */
@@ -653,8 +648,8 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	for (int i = 0; i < s->njobs; i++)
 		if (s->jobs[i].state == SATURN_SNAP_RELEASED)
 			released_pending++;
-	persist(s, &b, plan);
-	saturn_reconfig_pass(s, &b, plan, mu);
+	persist(ctx, s, &b, plan);
+	saturn_reconfig_pass(ctx, s, &b, plan, mu);
 	saturn_plan_destroy(prev_plan);
 	prev_plan = plan;
 	prev_now = s->now;
@@ -668,6 +663,7 @@ out:
 
 void *saturn_agent(void *arg)
 {
+	saturn_ctx_t *ctx = arg;
 	saturn_snapshot_t *s = saturn_snapshot_create();
 	int *snap_of_node = NULL;
 	time_t seen_update = 0;
@@ -703,7 +699,7 @@ void *saturn_agent(void *arg)
 
 			reconfig_pending = 0;
 			lock_slurmctld(conf_lock);
-			load_settings();
+			load_settings(ctx);
 			unlock_slurmctld(conf_lock);
 			last_cycle = 0;
 		}
@@ -723,15 +719,15 @@ void *saturn_agent(void *arg)
 		      submitted != seen_submitted ||
 		      (next_due_mono > 0 && now >= next_due_mono)) &&
 		     now - last_cycle >= 0.5) ||
-		    now - last_cycle >= saturn_cfg.interval_s) {
+		    now - last_cycle >= ctx->cfg.interval_s) {
 			time_t before = last_job_update;
 
 			seen_ended = ended;
 			seen_submitted = submitted;
-			cycle(s, &snap_of_node);
+			cycle(ctx, s, &snap_of_node);
 			/* our own updates are not news; changes by others during
 			 * the cycle (a job ended while we solved) are */
-			seen_update = last_job_update == own_update ? own_update : before;
+			seen_update = last_job_update == ctx->own_update ? ctx->own_update : before;
 			last_cycle = now_mono();
 		}
 	}
@@ -739,6 +735,6 @@ void *saturn_agent(void *arg)
 	saturn_snapshot_destroy(s);
 	saturn_profiles_fini();
 	saturn_measure_fini();
-	saturn_prune_fini();
+	saturn_prune_fini(ctx);
 	return NULL;
 }

@@ -37,10 +37,14 @@
 #include "multiuser.h"
 #include "sched_core.h"
 
-#include "saturn_int.h"
-
-/* last_job_update right after our own changes: not news for the loop */
-time_t own_update;
+#include "saturn_apply.h"
+#include "saturn_clock.h"
+#include "saturn_files.h"
+#include "saturn_jobrec.h"
+#include "saturn_measure.h"
+#include "saturn_planrec.h"
+#include "saturn_profcache.h"
+#include "saturn_profiles.h"
 
 /* --- apply (write locks) ---------------------------------------------- */
 
@@ -148,8 +152,8 @@ static int release_nodes_kept(job_record_t *job_ptr, const saturn_decision_t *d)
 	       bit_set_count(job_ptr->details->req_node_bitmap) == k;
 }
 
-static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
-			const char *nodelist)
+static int release_task(const saturn_ctx_t *ctx, const saturn_snap_job_t *j,
+			const saturn_decision_t *d, const char *nodelist)
 {
 	job_desc_msg_t *desc = xmalloc(sizeof(*desc));
 	job_record_t *job_ptr = saturn_pending_record(j);
@@ -206,13 +210,13 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
 	snprintf(num, sizeof(num), "%d", d->gpus);
 	saturn_job_env_set(job_ptr, SATURN_GPUS_ENV, num);
 	saturn_job_env_set(job_ptr, SATURN_TECHNIQUE_PARAMS_ENV, saturn_option_params(j, d));
-	saturn_job_env_set(job_ptr, SATURN_PLAN_ID_ENV, plan_id);
+	saturn_job_env_set(job_ptr, SATURN_PLAN_ID_ENV, ctx->plan_id);
 	snprintf(num, sizeof(num), "%ld", (long)time(NULL));
 	saturn_job_env_set(job_ptr, SATURN_RELEASED_AT_ENV, num);
 	{
 		/* STATE_DIR/progress/UID/JOBID.json; the folder was made before
 		 * the locks were taken (saturn_progress_prepare) */
-		char *pf = saturn_progress_path((long)job_ptr->user_id, job_ptr->job_id);
+		char *pf = saturn_progress_path(ctx, (long)job_ptr->user_id, job_ptr->job_id);
 
 		if (pf)
 			saturn_job_env_set(job_ptr, SATURN_PROGRESS_FILE_ENV, pf);
@@ -220,7 +224,7 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
 	}
 	info("sched/saturn: released %pJ (task %s of batch %s): %d GPU(s)%s on %s, technique %s, plan %s, %s, class %s",
 	     job_ptr, desc->job_id_str, j->batch, d->gpus, d->nnodes > 1 ? " per node" : "",
-	     desc->req_nodes, d->technique, plan_id, job_ptr->tres_per_node,
+	     desc->req_nodes, d->technique, ctx->plan_id, job_ptr->tres_per_node,
 	     d->klass[0] ? d->klass : "-");
 	slurm_free_job_desc_msg(desc);
 	return 0;
@@ -235,7 +239,7 @@ static job_record_t *released_record(const saturn_snap_job_t *j)
 }
 
 /* Returns the number of tasks released. */
-static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
+static int apply(const saturn_ctx_t *ctx, saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		 saturn_decision_t *d, int nd, const char *primary, const int *count,
 		 char **nodelists)
 {
@@ -253,9 +257,9 @@ static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			      j->job_id, j->task_id);
 			continue;
 		}
-		if (release_task(j, &d[i], nodelists[i]) == 0) {
+		if (release_task(ctx, j, &d[i], nodelists[i]) == 0) {
 			released++;
-			saturn_planrec_release(released_record(j), b, j, &d[i]);
+			saturn_planrec_release(ctx, released_record(j), b, j, &d[i]);
 			/* for the persisted state and a second apply this cycle */
 			s->jobs[d[i].job].state = SATURN_SNAP_RELEASED;
 			s->jobs[d[i].job].gpus = d[i].gpus;
@@ -341,8 +345,8 @@ static void group_records(const saturn_snapshot_t *s, const saturn_decision_t *d
 /* Before the locks: the node list of each multi-node release (NULL for
  * the others), from the plan. A list that cannot be made keeps its task
  * held (logged): never released onto part of its nodes. */
-static char **release_nodelists(const saturn_snapshot_t *s, const saturn_plan_t *plan,
-				saturn_decision_t *d, int nd)
+static char **release_nodelists(const saturn_ctx_t *ctx, const saturn_snapshot_t *s,
+				const saturn_plan_t *plan, saturn_decision_t *d, int nd)
 {
 	char **l = xcalloc(nd ? nd : 1, sizeof(char *));
 
@@ -355,7 +359,8 @@ static char **release_nodelists(const saturn_snapshot_t *s, const saturn_plan_t 
 		l[i] = xmalloc(len);
 		if (saturn_sched_nodelist(plan, &d[i], l[i], len) < 0) {
 			error("sched/saturn: JobId=%u task %d: no node list for its %d nodes in plan %s: held",
-			      s->jobs[d[i].job].job_id, s->jobs[d[i].job].task_id, d[i].nnodes, plan_id);
+			      s->jobs[d[i].job].job_id, s->jobs[d[i].job].task_id, d[i].nnodes,
+			      ctx->plan_id);
 			xfree(l[i]);
 			d[i].release = 0;
 			snprintf(d[i].reason, sizeof(d[i].reason),
@@ -368,7 +373,7 @@ static char **release_nodelists(const saturn_snapshot_t *s, const saturn_plan_t 
 /* Decide from plan and apply under the job write locks. Adds the time
  * under the locks to *t_lock0..*t_lock1 (the last apply's bounds) and the
  * releases to *released. -1 on ENOMEM. */
-int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
+int apply_plan(saturn_ctx_t *ctx, saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	       const saturn_plan_t *plan, const struct saturn_mu *mu, double *t_lock0,
 	       double *t_lock1, int *released)
 {
@@ -377,7 +382,7 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	saturn_decision_t *d = NULL;
 	char *primary, **nodelists;
 	int *count;
-	int nd = saturn_sched_decide(s, b, plan, saturn_cfg.release_slack_s, &d);
+	int nd = saturn_sched_decide(s, b, plan, ctx->cfg.release_slack_s, &d);
 
 	if (nd < 0) {
 		error("sched/saturn: out of memory deciding: cycle skipped");
@@ -394,26 +399,27 @@ int apply_plan(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			debug("sched/saturn: %d release(s) held back: their QOS or association limits allow no more tasks or GPUs now",
 			      held);
 	}
-	saturn_measure_pass(s, d, nd);
+	saturn_measure_pass(ctx, s, d, nd);
 	for (int i = 0; i < nd; i++)
 		debug2("sched/saturn: plan %s (%s): task %u_%d %s at %.1fs on %s, %d GPUs",
-		       plan_id, plan->status, s->jobs[d[i].job].array_job_id, s->jobs[d[i].job].task_id,
-		       d[i].release ? "release" : "hold", d[i].start_s, d[i].node, d[i].gpus);
+		       ctx->plan_id, plan->status, s->jobs[d[i].job].array_job_id,
+		       s->jobs[d[i].job].task_id, d[i].release ? "release" : "hold", d[i].start_s,
+		       d[i].node, d[i].gpus);
 	if (nd == 0 && b->nskipped == 0)
 		return 0;
 	primary = xcalloc(nd ? nd : 1, 1);
 	count = xcalloc(nd ? nd : 1, sizeof(int));
-	nodelists = release_nodelists(s, plan, d, nd);
+	nodelists = release_nodelists(ctx, s, plan, d, nd);
 	group_records(s, d, nd, primary, count);
 	/* progress folders of the tasks about to be released, before the locks */
 	for (int i = 0; i < nd; i++)
 		if (d[i].release)
-			saturn_progress_prepare(s->jobs[d[i].job].uid);
+			saturn_progress_prepare(ctx, s->jobs[d[i].job].uid);
 	lock_slurmctld(write_lock);
 	*t_lock0 = now_mono();
-	*released = apply(s, b, d, nd, primary, count, nodelists);
+	*released = apply(ctx, s, b, d, nd, primary, count, nodelists);
 	*t_lock1 = now_mono();
-	own_update = last_job_update;
+	ctx->own_update = last_job_update;
 	unlock_slurmctld(write_lock);
 	if (*released) {
 		schedule_job_save();

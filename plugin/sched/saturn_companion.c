@@ -16,11 +16,10 @@
 
 #include "budget.h"
 
-#include "saturn_int.h"
+#include "saturn_companion.h"
+#include "saturn_files.h"
 
-saturn_uidtab_t saturn_companions;
-
-int saturn_companion_gate(saturn_bpol_actions_t *acts, int n0, long uid)
+int saturn_companion_gate(saturn_ctx_t *ctx, saturn_bpol_actions_t *acts, int n0, long uid)
 {
 	for (int i = n0; i < acts->n; i++) {
 		int rc;
@@ -29,9 +28,9 @@ int saturn_companion_gate(saturn_bpol_actions_t *acts, int n0, long uid)
 		    acts->a[i].kind != SATURN_BPOL_SUBMIT_MEASURE)
 			continue;
 		rc = saturn_budget_companion_wait(acts, i,
-						  (int)saturn_uidtab_get(&saturn_companions, uid),
-						  saturn_cfg.companion_jobs);
-		if (rc == 0 && saturn_uidtab_add(&saturn_companions, uid, 1) < 0)
+						  (int)saturn_uidtab_get(&ctx->companions, uid),
+						  ctx->cfg.companion_jobs);
+		if (rc == 0 && saturn_uidtab_add(&ctx->companions, uid, 1) < 0)
 			error("sched/saturn: out of memory counting companion jobs");
 		if (rc < 0)
 			error("sched/saturn: uid %ld: out of memory limiting companion jobs: submitted",
@@ -41,15 +40,16 @@ int saturn_companion_gate(saturn_bpol_actions_t *acts, int n0, long uid)
 	return 0;
 }
 
-void saturn_companion_files_remove(const char *kind, long uid, const char *key)
+void saturn_companion_files_remove(const saturn_ctx_t *ctx, const char *kind, long uid,
+				   const char *key)
 {
 	int profiler = !strcmp(kind, "profiler");
 	char *rec = xstrdup_printf("%s-%ld-%s.job", kind, uid, key);
 	char *script = xstrdup_printf("%ld-%s.%s.script", uid, key, profiler ? "profile" : "measure");
-	char *sdir = xstrdup_printf("%s/scripts", saturn_state_dir);
-	int n = saturn_remove_at(saturn_state_fd, saturn_state_dir, rec);
+	char *sdir = xstrdup_printf("%s/scripts", ctx->state_dir);
+	int n = saturn_remove_at(ctx->state_fd, ctx->state_dir, rec);
 
-	n += saturn_remove_at(saturn_scripts_fd, sdir, script);
+	n += saturn_remove_at(ctx->scripts_fd, sdir, script);
 	if (n)
 		debug("sched/saturn: batch %s of uid %ld: no tasks and no %s job left: removed its record and script copy",
 		      key, uid, profiler ? "profiler" : "measurement");

@@ -29,7 +29,7 @@
 
 #include "envarray.h"
 
-#include "saturn_int.h"
+#include "saturn_jobrec.h"
 
 void saturn_job_env_set(job_record_t *job_ptr, const char *name, const char *value)
 {

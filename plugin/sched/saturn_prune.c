@@ -30,7 +30,11 @@
 #include "budget.h"
 #include "safefile.h"
 
-#include "saturn_int.h"
+#include "saturn_files.h"
+#include "saturn_measure.h"
+#include "saturn_profcache.h"
+#include "saturn_profiles.h"
+#include "saturn_prune.h"
 
 /* Files one scan removes at most (bounded work per cycle). */
 #define PRUNE_SCAN_MAX 1000
@@ -87,11 +91,11 @@ static int scan(int fd, const char *dir, int scripts, const saturn_live_t *live,
 	return n;
 }
 
-void saturn_prune_pass(const saturn_snapshot_t *s)
+void saturn_prune_pass(saturn_ctx_t *ctx, const saturn_snapshot_t *s)
 {
 	static time_t last;
 	time_t now = time(NULL);
-	double period = 20 * saturn_cfg.interval_s;
+	double period = 20 * ctx->cfg.interval_s;
 	saturn_live_t live;
 	int budget = PRUNE_SCAN_MAX, n;
 	char *sdir;
@@ -100,19 +104,19 @@ void saturn_prune_pass(const saturn_snapshot_t *s)
 		error("sched/saturn: out of memory listing the batches: nothing pruned this cycle");
 		return;
 	}
-	saturn_uidtab_clear(&saturn_companions);
-	saturn_profcache_prune(&live);
-	saturn_profiles_prune(&live, &saturn_companions);
-	saturn_measure_prune(&live, &saturn_companions);
+	saturn_uidtab_clear(&ctx->companions);
+	saturn_profcache_prune(ctx, &live);
+	saturn_profiles_prune(ctx, &live, &ctx->companions);
+	saturn_measure_prune(ctx, &live, &ctx->companions);
 	if (period < 60)
 		period = 60;
 	if (period > 300)
 		period = 300;
 	if (now - last >= period) {
 		last = now;
-		sdir = xstrdup_printf("%s/scripts", saturn_state_dir);
-		n = scan(saturn_state_fd, saturn_state_dir, 0, &live, now, &budget);
-		n += scan(saturn_scripts_fd, sdir, 1, &live, now, &budget);
+		sdir = xstrdup_printf("%s/scripts", ctx->state_dir);
+		n = scan(ctx->state_fd, ctx->state_dir, 0, &live, now, &budget);
+		n += scan(ctx->scripts_fd, sdir, 1, &live, now, &budget);
 		if (n)
 			info("sched/saturn: removed %d record(s) and script copies of batches without tasks or jobs",
 			     n);
@@ -121,7 +125,7 @@ void saturn_prune_pass(const saturn_snapshot_t *s)
 	saturn_live_free(&live);
 }
 
-void saturn_prune_fini(void)
+void saturn_prune_fini(saturn_ctx_t *ctx)
 {
-	saturn_uidtab_free(&saturn_companions);
+	saturn_uidtab_free(&ctx->companions);
 }

@@ -31,12 +31,15 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "jobenv.h"
 #include "multiuser.h"
 #include "planner.h"
 #include "reconfig.h"
 #include "sched_core.h"
 
-#include "saturn_int.h"
+#include "saturn_jobrec.h"
+#include "saturn_profcache.h"
+#include "saturn_reconfig.h"
 
 /* Tasks signalled, remembered until they end (for the realised gain) and,
  * while they still run, kept out of the decision. */
@@ -56,9 +59,9 @@ static sent_t sent[SENT_MAX];
 static int nsent;
 static int requeue_ok = -1; /* RequeueExit(Hold) lists 75; -1 not read yet */
 
-void saturn_reconfig_load(void)
+void saturn_reconfig_load(saturn_ctx_t *ctx)
 {
-	saturn_reconfig_settings_t *rc = &saturn_cfg.reconfig;
+	saturn_reconfig_settings_t *rc = &ctx->cfg.reconfig;
 	const char *tok;
 	int cred = 120; /* Slurm's default cred_expire */
 	int rq;
@@ -110,7 +113,7 @@ static int in_slurm(uint32_t id)
 
 /* Forget signalled tasks that ended (logging the realised gain) and keep
  * those still running from being chosen again. */
-static void follow_sent(saturn_snapshot_t *s)
+static void follow_sent(const saturn_ctx_t *ctx, saturn_snapshot_t *s)
 {
 	time_t now = (time_t)s->now;
 
@@ -130,7 +133,8 @@ static void follow_sent(saturn_snapshot_t *s)
 			for (int k = 0; k < s->njobs; k++)
 				if (s->jobs[k].job_id == sent[i].job_id)
 					s->jobs[k].reconfigure = -1;
-			if (!sent[i].warned && now - sent[i].at > saturn_cfg.reconfig.checkpoint_s + 120) {
+			if (!sent[i].warned &&
+			    now - sent[i].at > ctx->cfg.reconfig.checkpoint_s + 120) {
 				sent[i].warned = 1;
 				info("sched/saturn: JobId=%u still runs %lds after the reconfiguration signal",
 				     sent[i].job_id, (long)(now - sent[i].at));
@@ -192,12 +196,13 @@ static int signal_task(const saturn_snap_job_t *j)
 	return 0;
 }
 
-void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
-			  const saturn_plan_t *plan, const struct saturn_mu *mu)
+void saturn_reconfig_pass(const saturn_ctx_t *ctx, saturn_snapshot_t *s,
+			  const saturn_sched_build_t *b, const saturn_plan_t *plan,
+			  const struct saturn_mu *mu)
 {
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = READ_LOCK,
 				       .part = READ_LOCK, .fed = READ_LOCK};
-	const saturn_reconfig_settings_t *rcfg = &saturn_cfg.reconfig;
+	const saturn_reconfig_settings_t *rcfg = &ctx->cfg.reconfig;
 	saturn_reconfig_result_t r;
 	saturn_planner_opts_t opts;
 	saturn_error_t err = {{0}};
@@ -212,9 +217,9 @@ void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	if (!any)
 		return;
 	saturn_planner_opts_init(&opts);
-	opts.time_limit_s = saturn_cfg.solver_time_s;
-	n = saturn_reconfig_decide_mu(s, b, plan, saturn_lookup_profile, NULL, rcfg,
-				      saturn_cfg.min_gain, &opts, saturn_cfg.fairness, mu, &r, &err);
+	opts.time_limit_s = ctx->cfg.solver_time_s;
+	n = saturn_reconfig_decide_mu(s, b, plan, saturn_lookup_profile, (void *)ctx, rcfg,
+				      ctx->cfg.min_gain, &opts, ctx->cfg.fairness, mu, &r, &err);
 	if (n < 0) {
 		error("sched/saturn: reconfiguration not decided: %s", err.text);
 		return;
@@ -238,7 +243,7 @@ void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		     j->node >= 0 && j->node < s->nnodes ? s->nodes[j->node].name : "?",
 		     c->technique, c->gpus, c->node, c->start_s, c->old_end_s, c->new_end_s,
 		     r.old_makespan_s, r.new_makespan_s, r.gain_s,
-		     saturn_objective_name(saturn_cfg.fairness));
+		     saturn_objective_name(ctx->cfg.fairness));
 		{
 			sent_t *e = find_sent(j->job_id);
 
@@ -259,11 +264,11 @@ void saturn_reconfig_pass(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	saturn_reconfig_result_free(&r);
 }
 
-void saturn_reconfig_follow(saturn_snapshot_t *s)
+void saturn_reconfig_follow(const saturn_ctx_t *ctx, saturn_snapshot_t *s)
 {
 	if (!nsent)
 		return;
-	follow_sent(s);
+	follow_sent(ctx, s);
 }
 
 void saturn_reconfig_fini(void)
