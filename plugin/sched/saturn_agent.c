@@ -9,7 +9,7 @@
  * task, set gres:gpu:N, pin the node, release the admin hold) plus the
  * SATURN_* variables in the job's supplemental environment; tasks not due
  * yet show the plan as their reason. The plan and task states are persisted
- * under the state folder (saturn_state_dir). Never exits, never plans while holding locks.
+ * under saturn_state_dir. Never exits, never plans while holding locks.
  */
 #include "config.h" /* Slurm's */
 

@@ -2,7 +2,8 @@
  * sched/saturn (unless saturn_backfill=no) to schedule every job that is
  * not Saturn's: found in PluginDir, checked to be a sched plugin of this
  * Slurm version, and started. saturn_agent.c forwards reconfigure and fini
- * to it through bf_reconfig and bf_fini.
+ * to it (saturn_backfill_reconfig, saturn_backfill_fini); its hooks stay
+ * in this file.
  */
 #include "config.h" /* Slurm's */
 

@@ -218,7 +218,12 @@ static void log_refused(uint32_t job_id, const char *text)
 		error("sched/saturn: JobId=%u: progress file refused: %s", job_id, text);
 }
 
-int saturn_progress_observed(const saturn_ctx_t *ctx, uint32_t job_id, long uid,
+/* What job_id's progress file says (remaining and done batches, the job's
+ * own sec_per_batch, when it was written: saturn_progress_summary()), read
+ * through uid's folder descriptor (regular file owned by uid, size-capped;
+ * refusals logged at most every 10 minutes per job). 0, or -1 when there
+ * is no usable file. */
+static int progress_observed(const saturn_ctx_t *ctx, uint32_t job_id, long uid,
 			     saturn_progress_obs_t *o)
 {
 	saturn_error_t err = {{0}};
@@ -364,4 +369,21 @@ void saturn_progress_sweep(const saturn_ctx_t *ctx, const saturn_snapshot_t *s)
 	if (n)
 		debug("sched/saturn: removed %d progress file(s) of jobs that ended or too large (%lld bytes of other or oversized files)",
 		      n, big);
+}
+
+void saturn_read_progress(const saturn_ctx_t *ctx, saturn_snapshot_t *s)
+{
+	for (int i = 0; i < s->njobs; i++) {
+		saturn_snap_job_t *j = &s->jobs[i];
+		saturn_progress_obs_t o;
+
+		/* STATE_DIR/progress/UID/JOBID.json, through the folder's fd */
+		if (j->state == SATURN_SNAP_RUNNING &&
+		    progress_observed(ctx, j->job_id, j->uid, &o) == 0) {
+			j->batches_left = o.batches_left;
+			j->batches_done = o.batches_done;
+			j->progress_spb = o.sec_per_batch;
+			j->progress_updated = o.updated;
+		}
+	}
 }

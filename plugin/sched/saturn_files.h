@@ -41,13 +41,12 @@ void saturn_progress_prepare(const saturn_ctx_t *ctx, long uid);
  * (xmalloc'd), or NULL when uid's progress folder is not ready. */
 char *saturn_progress_path(const saturn_ctx_t *ctx, long uid, uint32_t job_id);
 
-/* What job_id's progress file says (remaining and done batches, the job's
- * own sec_per_batch, when it was written: saturn_progress_summary()), read
- * through uid's folder descriptor (regular file owned by uid, size-capped;
- * refusals logged at most every 10 minutes per job). 0, or -1 when there
- * is no usable file. */
-int saturn_progress_observed(const saturn_ctx_t *ctx, uint32_t job_id, long uid,
-			     saturn_progress_obs_t *o);
+/* No locks: set batches_left (and batches_done, the job's own
+ * sec_per_batch, when it was written) of s's running jobs from their
+ * progress files, read through each user's folder descriptor (regular
+ * file owned by the user, size-capped; refusals logged at most every 10
+ * minutes per job). */
+void saturn_read_progress(const saturn_ctx_t *ctx, saturn_snapshot_t *s);
 
 /* Every 20 intervals (1 to 5 minutes), in each STATE_DIR/progress/UID:
  * remove the progress files of jobs not in s and every other file (not a

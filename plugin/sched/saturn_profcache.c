@@ -87,7 +87,7 @@ static char *profile_name(const char *batch, const char *klass)
 }
 
 /* PROFILE_DIR/UID/NAME[@CLASS].json: the one place that maps a batch to
- * its profile file (saturn_int.h). */
+ * its profile file (saturn_profcache.h). */
 char *saturn_profile_path(const saturn_ctx_t *ctx, long uid, const char *batch, const char *klass)
 {
 	char *n = profile_name(batch, klass), *p;
@@ -97,7 +97,7 @@ char *saturn_profile_path(const saturn_ctx_t *ctx, long uid, const char *batch, 
 	return p;
 }
 
-/* saturn_int.h. The user's folder is made first (root controller), so
+/* saturn_profcache.h. The user's folder is made first (root controller), so
  * users find it ready. */
 int saturn_profile_stat(const saturn_ctx_t *ctx, const char *batch, const char *klass, long uid,
 			int *ufd, struct stat *st)

@@ -2,7 +2,7 @@
  * (saturn_profiler=): one saturn-profile:NAME job per batch without a
  * profile (saturn_profcache.c reads and caches the profiles), submitted
  * without locks through libslurm, at most saturn_companion_jobs per user
- * (saturn_prune.c), its record kept in STATE_DIR/profiler-UID-NAME.job
+ * (saturn_companion.c), its record kept in STATE_DIR/profiler-UID-NAME.job
  * while the batch has tasks, fallback to the users' requests when it ends
  * without a profile. A batch is (user, name) everywhere here: the job,
  * its record and the fallback note are per (uid, name), so one user's
@@ -64,75 +64,6 @@ typedef struct prof_job {
 
 static prof_job_t *prof_jobs;
 static int nprof_jobs;
-
-/* STATE_DIR/KIND-UID-BATCH.job: the plugin's record of a batch's companion
- * job (root only, not in the users' folders), kept across restarts. A
- * record STATE_DIR/KIND-BATCH.job from before batches were per user does
- * not say whose batch it was: it is ignored (with a note). */
-char *saturn_record_read(const saturn_ctx_t *ctx, const char *kind, long uid, const char *batch)
-{
-	char *name = xstrdup_printf("%s-%ld-%s.job", kind, uid, batch);
-	long owners[2] = {(long)geteuid(), 0};
-	size_t len;
-	struct stat st;
-	char *buf = ctx->state_fd < 0 ? NULL :
-		saturn_file_read_at(ctx->state_fd, ctx->state_dir, name, owners, 2, 1 << 20,
-				    &len, NULL, NULL);
-
-	xfree(name);
-	if (buf || ctx->state_fd < 0)
-		return buf;
-	name = xstrdup_printf("%s-%s.job", kind, batch);
-	if (fstatat(ctx->state_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		info("sched/saturn: batch %s of uid %ld: ignoring %s/%s, a record from before batches were per user (it does not say whose batch it was)",
-		     batch, uid, ctx->state_dir, name);
-	xfree(name);
-	return NULL;
-}
-
-void saturn_record_write(const saturn_ctx_t *ctx, const char *kind, long uid, const char *batch,
-			 uint32_t job_id, const char *text)
-{
-	char *name = xstrdup_printf("%s-%ld-%s.job", kind, uid, batch);
-	saturn_error_t err = {{0}};
-
-	if (ctx->state_fd < 0)
-		saturn_error_set(&err, "no state folder");
-	if (ctx->state_fd < 0 ||
-	    saturn_file_write_at(ctx->state_fd, ctx->state_dir, name, text, strlen(text),
-				 SATURN_ANY_UID, SATURN_ANY_UID, 0600, &err) < 0)
-		error("sched/saturn: batch %s of uid %ld: cannot record %s job %u: %s", batch, uid,
-		      kind, job_id, err.text);
-	xfree(name);
-}
-
-void saturn_bpol_log(const saturn_bpol_action_t *a, const char *batch, long uid)
-{
-	if (a->level == SATURN_BPOL_ERROR)
-		error("sched/saturn: batch %s of uid %ld: %s", batch, uid, a->text);
-	else if (a->level == SATURN_BPOL_INFO)
-		info("sched/saturn: batch %s of uid %ld: %s", batch, uid, a->text);
-	else
-		debug("sched/saturn: batch %s of uid %ld: %s", batch, uid, a->text);
-}
-
-void saturn_companion_state(uint32_t job_id, saturn_companion_t *c)
-{
-	job_record_t *jr = job_id ? find_job_record(job_id) : NULL;
-
-	memset(c, 0, sizeof(*c));
-	c->job_id = job_id;
-	if (!job_id)
-		return;
-	if (!jr || IS_JOB_FINISHED(jr) || IS_JOB_COMPLETING(jr)) {
-		c->state = SATURN_COMPANION_ENDED;
-	} else if (IS_JOB_PENDING(jr)) {
-		c->state = SATURN_COMPANION_PENDING;
-		c->pending_since = jr->details ? (double)jr->details->submit_time : (double)time(NULL);
-	} else {
-		c->state = SATURN_COMPANION_RUNNING;
-	}
-}
 
 static prof_job_t *prof_find(const char *batch, long uid)
 {

@@ -64,23 +64,6 @@ uint32_t saturn_submit_class_companion(const saturn_ctx_t *ctx, const char *kind
 				       const saturn_batch_owner_t *o, const char *args, int gpus,
 				       const char *klass, const char *gpu_type);
 
-/* STATE_DIR/KIND-UID-BATCH.job, the record of batch (uid, name)'s
- * companion job (root only) kept across restarts: its text (malloc'd,
- * free()) or NULL (an old STATE_DIR/KIND-BATCH.job is ignored, with a
- * note); and writing it atomically (failure logged, naming job_id). */
-char *saturn_record_read(const saturn_ctx_t *ctx, const char *kind, long uid, const char *batch);
-void saturn_record_write(const saturn_ctx_t *ctx, const char *kind, long uid, const char *batch,
-			 uint32_t job_id, const char *text);
-
-/* What slurmctld says about companion job job_id (ended: gone, finished
- * or completing; pending since its submission; running); the caller holds
- * the job read lock. job_id 0 gives UNKNOWN. */
-void saturn_companion_state(uint32_t job_id, saturn_companion_t *c);
-
-/* Log a SATURN_BPOL_LOG action of batch (uid, name) at its level, as
- * "sched/saturn: batch NAME of uid UID: TEXT". */
-void saturn_bpol_log(const saturn_bpol_action_t *a, const char *batch, long uid);
-
 /* Every cycle (no lock held; takes the job read lock once when a record
  * has a job): forget the profiler records of batches without tasks in
  * live whose job ended (their files go: saturn_companion_files_remove)

@@ -1,8 +1,9 @@
 /* saturn_snapshot.c - sched/saturn's view of slurmctld: under the read
  * locks, copy the usable GPU nodes, the Saturn jobs (held, released,
  * running) with the partitions they may run in, and the GPUs other jobs
- * hold into libsaturn's plain snapshot; outside the locks, add what the
- * running jobs' progress files say.
+ * hold into libsaturn's plain snapshot (what the running jobs' progress
+ * files say is added outside the locks: saturn_read_progress in
+ * saturn_files.c).
  */
 #include "config.h" /* Slurm's */
 
@@ -38,7 +39,6 @@
 #include "progress.h"
 #include "sched_core.h"
 
-#include "saturn_files.h"
 #include "saturn_priority.h"
 #include "saturn_profcache.h"
 #include "saturn_snapshot.h"
@@ -783,21 +783,4 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 nomem:
 	list_iterator_destroy(it);
 	return -1;
-}
-
-void saturn_read_progress(const saturn_ctx_t *ctx, saturn_snapshot_t *s)
-{
-	for (int i = 0; i < s->njobs; i++) {
-		saturn_snap_job_t *j = &s->jobs[i];
-		saturn_progress_obs_t o;
-
-		/* STATE_DIR/progress/UID/JOBID.json, through the folder's fd */
-		if (j->state == SATURN_SNAP_RUNNING &&
-		    saturn_progress_observed(ctx, j->job_id, j->uid, &o) == 0) {
-			j->batches_left = o.batches_left;
-			j->batches_done = o.batches_done;
-			j->progress_spb = o.sec_per_batch;
-			j->progress_updated = o.updated;
-		}
-	}
 }

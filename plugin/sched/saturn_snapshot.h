@@ -24,7 +24,4 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
  * and QOS, so that a job its user fixes is planned again. Into buf. */
 void saturn_never_note(job_record_t *job_ptr, const char *never, char *buf, size_t len);
 
-/* No locks: set batches_left of running jobs from their progress files. */
-void saturn_read_progress(const saturn_ctx_t *ctx, saturn_snapshot_t *s);
-
 #endif /* SCHED_SATURN_SNAPSHOT_H */
