@@ -50,9 +50,21 @@
 #include "progress.h"
 #include "safefile.h"
 #include "sched_core.h"
+#include "sched_cycle.h"
 
 #include "saturn_agent.h"
-#include "saturn_int.h"
+#include "saturn_apply.h"
+#include "saturn_backfill.h"
+#include "saturn_clock.h"
+#include "saturn_cyclerec.h"
+#include "saturn_files.h"
+#include "saturn_gather.h"
+#include "saturn_measure.h"
+#include "saturn_planrec.h"
+#include "saturn_profiles.h"
+#include "saturn_prune.h"
+#include "saturn_reconfig.h"
+#include "saturn_views.h"
 
 /* --- thread control and settings -------------------------------------- */
 
@@ -61,70 +73,58 @@ static pthread_cond_t agent_cond = PTHREAD_COND_INITIALIZER;
 static volatile int stop_agent = 0;
 static volatile int reconfig_pending = 0;
 
-saturn_sched_settings_t saturn_cfg;
-char *saturn_state_dir, *saturn_profile_dir, *saturn_progress_dir;
-
 /* what one cycle leaves to the next (the plan kept, the runtime feedback:
- * lib/sched/sched_cycle.h); the plan's id also in plan_id for the files
- * that apply it */
+ * lib/sched/sched_cycle.h); the plan's id also in ctx->plan_id for the
+ * files that apply it */
 static saturn_cycle_state_t cstate;
-char plan_id[64];
 
-double now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void load_settings(void)
+static void load_settings(saturn_ctx_t *ctx)
 {
 	saturn_error_t err = {{0}};
 	int bad;
 
-	saturn_sched_settings_free(&saturn_cfg);
-	saturn_sched_settings_init(&saturn_cfg);
-	bad = saturn_sched_settings_parse(&saturn_cfg, slurm_conf.sched_params, &err);
+	saturn_sched_settings_free(&ctx->cfg);
+	saturn_sched_settings_init(&ctx->cfg);
+	bad = saturn_sched_settings_parse(&ctx->cfg, slurm_conf.sched_params, &err);
 	if (bad)
 		error("sched/saturn: %d bad saturn_* setting(s), keeping defaults for them; first: %s",
 		      bad, err.text);
-	saturn_reconfig_load();
-	xfree(saturn_state_dir);
-	xfree(saturn_profile_dir);
-	xfree(saturn_progress_dir);
-	if (saturn_cfg.state_dir)
-		saturn_state_dir = xstrdup(saturn_cfg.state_dir);
+	saturn_reconfig_load(ctx);
+	xfree(ctx->state_dir);
+	xfree(ctx->profile_dir);
+	xfree(ctx->progress_dir);
+	if (ctx->cfg.state_dir)
+		ctx->state_dir = xstrdup(ctx->cfg.state_dir);
 	else
-		saturn_state_dir = xstrdup_printf("%s/saturn", slurm_conf.state_save_location);
-	if (saturn_cfg.profile_dir)
-		saturn_profile_dir = xstrdup(saturn_cfg.profile_dir);
+		ctx->state_dir = xstrdup_printf("%s/saturn", slurm_conf.state_save_location);
+	if (ctx->cfg.profile_dir)
+		ctx->profile_dir = xstrdup(ctx->cfg.profile_dir);
 	else
-		saturn_profile_dir = xstrdup_printf("%s/profiles", saturn_state_dir);
-	saturn_progress_dir = xstrdup_printf("%s/progress", saturn_state_dir);
-	saturn_files_open();
+		ctx->profile_dir = xstrdup_printf("%s/profiles", ctx->state_dir);
+	ctx->progress_dir = xstrdup_printf("%s/progress", ctx->state_dir);
+	saturn_files_open(ctx);
 	info("sched/saturn: interval %.0fs, solver time %.2fs, min gain %.2f, release slack %.0fs, backfill %s, fairness %s, feedback %s, state %s, profiles %s",
-	     saturn_cfg.interval_s, saturn_cfg.solver_time_s, saturn_cfg.min_gain,
-	     saturn_cfg.release_slack_s, saturn_cfg.backfill ? "yes" : "no",
-	     saturn_cfg.fairness == SATURN_FAIR_BOUNDED && saturn_cfg.bound == SATURN_BOUND_STOCK ?
+	     ctx->cfg.interval_s, ctx->cfg.solver_time_s, ctx->cfg.min_gain,
+	     ctx->cfg.release_slack_s, ctx->cfg.backfill ? "yes" : "no",
+	     ctx->cfg.fairness == SATURN_FAIR_BOUNDED && ctx->cfg.bound == SATURN_BOUND_STOCK ?
 		     "bounded (stock)" :
-		     saturn_objective_name(saturn_cfg.fairness),
-	     saturn_cfg.feedback ? "yes" : "no", saturn_state_dir,
-	     saturn_profile_dir);
+		     saturn_objective_name(ctx->cfg.fairness),
+	     ctx->cfg.feedback ? "yes" : "no", ctx->state_dir,
+	     ctx->profile_dir);
 }
 
-static void load_prev_state(void)
+static void load_prev_state(const saturn_ctx_t *ctx)
 {
-	char *path = xstrdup_printf("%s/state.json", saturn_state_dir);
+	char *path = xstrdup_printf("%s/state.json", ctx->state_dir);
 	saturn_error_t err = {{0}};
 	saturn_sched_state_t *st;
 	size_t len;
 	long owners[3] = {(long)geteuid(), 0, (long)slurm_conf.slurm_user_id};
-	char *buf = saturn_state_fd < 0 ? NULL :
-		saturn_file_read_at(saturn_state_fd, saturn_state_dir, "state.json", owners, 3,
+	char *buf = ctx->state_fd < 0 ? NULL :
+		saturn_file_read_at(ctx->state_fd, ctx->state_dir, "state.json", owners, 3,
 				    64u << 20, &len, NULL, &err);
 
-	if (!buf && saturn_state_fd >= 0 && errno != ENOENT) {
+	if (!buf && ctx->state_fd >= 0 && errno != ENOENT) {
 		error("sched/saturn: previous state ignored: %s", err.text);
 		xfree(path);
 		return;
@@ -170,12 +170,12 @@ static void load_prev_state(void)
 	xfree(path);
 }
 
-void saturn_agent_init(void)
+void saturn_agent_init(saturn_ctx_t *ctx)
 {
 	stop_agent = 0;
-	load_settings();
-	load_prev_state();
-	load_backfill();
+	load_settings(ctx);
+	load_prev_state(ctx);
+	saturn_backfill_load(ctx);
 }
 
 void saturn_agent_stop(void)
@@ -189,28 +189,22 @@ void saturn_agent_stop(void)
 void saturn_agent_reconfig(void)
 {
 	reconfig_pending = 1;
-	if (bf_reconfig)
-		bf_reconfig();
+	saturn_backfill_reconfig();
 	slurm_mutex_lock(&agent_mutex);
 	slurm_cond_broadcast(&agent_cond);
 	slurm_mutex_unlock(&agent_mutex);
 }
 
-void saturn_agent_fini(void)
+void saturn_agent_fini(saturn_ctx_t *ctx)
 {
-	if (bf_fini)
-		bf_fini();
-	/* bf_handle stays loaded: its thread is joined, and unloading code a
-	 * late callback might still reach buys nothing. */
-	bf_fini = NULL;
-	bf_reconfig = NULL;
+	saturn_backfill_fini();
 	saturn_cycle_state_free(&cstate);
-	saturn_files_close();
+	saturn_files_close(ctx);
 	saturn_reconfig_fini();
-	xfree(saturn_state_dir);
-	xfree(saturn_profile_dir);
-	xfree(saturn_progress_dir);
-	saturn_sched_settings_free(&saturn_cfg);
+	xfree(ctx->state_dir);
+	xfree(ctx->profile_dir);
+	xfree(ctx->progress_dir);
+	saturn_sched_settings_free(&ctx->cfg);
 }
 
 /* --- one cycle ------------------------------------------------------- */
@@ -227,28 +221,29 @@ static long state_owner(void)
 	return geteuid() == 0 ? (long)slurm_conf.slurm_user_id : SATURN_ANY_UID;
 }
 
-static void persist(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
-		    const saturn_plan_t *plan)
+static void persist(const saturn_ctx_t *ctx, const saturn_snapshot_t *s,
+		    const saturn_sched_build_t *b, const saturn_plan_t *plan)
 {
-	char *path = xstrdup_printf("%s/state.json", saturn_state_dir);
-	char *txt = saturn_sched_state_to_json(s, b, plan, plan_id, s->now);
+	char *path = xstrdup_printf("%s/state.json", ctx->state_dir);
+	char *txt = saturn_sched_state_to_json(s, b, plan, ctx->plan_id, s->now);
 	saturn_error_t err = {{0}};
 	static int warned;
 
-	if (saturn_state_fd < 0)
+	if (ctx->state_fd < 0)
 		saturn_error_set(&err, "%s: the state folder was refused (logged at start)",
 				 path);
 	if (!txt) {
 		error("sched/saturn: out of memory serialising the state");
-	} else if (saturn_state_fd < 0 ||
-		   saturn_file_write_at(saturn_state_fd, saturn_state_dir, "state.json", txt,
-					strlen(txt), state_owner(), SATURN_ANY_UID, 0600, &err) < 0) {
+	} else if (ctx->state_fd < 0 ||
+		   saturn_file_write_at(ctx->state_fd, ctx->state_dir, "state.json", txt,
+					strlen(txt), state_owner(), SATURN_ANY_UID, 0600,
+					&err) < 0) {
 		if (!warned++)
 			error("sched/saturn: cannot persist the plan: %s", err.text);
 	} else {
 		warned = 0;
 		/* what users may read of it (PrivateData) */
-		saturn_views_write(txt);
+		saturn_views_write(ctx, txt);
 	}
 	free(txt);
 	xfree(path);
@@ -304,9 +299,11 @@ static void log_out(const saturn_cycle_out_t *out)
 }
 
 /* One cycle: gather (one read-lock section, then files) -> saturn_cycle_run
- * (no lock, no file) -> apply (one write-lock section for the decisions,
- * one for the reconfiguration signals, one for the plan records). */
-static void cycle(saturn_snapshot_t *s, int **snap_of_node)
+ * (no lock, no file) -> apply (one write-lock section for the decisions;
+ * one for the plan records and one for the reconfiguration signals, each
+ * only when there is something to write). doc/architecture.md lists every
+ * lock section. */
+static void cycle(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node)
 {
 	saturn_profset_t profiles = {0};
 	saturn_gather_times_t gt;
@@ -318,30 +315,31 @@ static void cycle(saturn_snapshot_t *s, int **snap_of_node)
 	int nsaturn, rc, released = 0, had_plan = cstate.plan != NULL;
 
 	next_due_mono = 0;
-	nsaturn = saturn_gather(s, snap_of_node, &profiles, &gt, &in.requeued_now);
+	nsaturn = saturn_gather(ctx, s, snap_of_node, &profiles, &gt, &in.requeued_now);
 	if (nsaturn < 0)
 		goto free_profiles;
 	in.snap = s;
 	in.profiles = &profiles;
-	in.cfg = &saturn_cfg;
+	in.cfg = &ctx->cfg;
 	in.requeue_ok = saturn_reconfig_requeue_ok();
 	in.abort_cb = abort_cb;
-	saturn_cyclerec_begin(&in, &cstate, &cap, &tape);
+	saturn_cyclerec_begin(ctx, &in, &cstate, &cap, &tape);
 	rc = saturn_cycle_run(&in, &cstate, &out);
 	t3 = now_mono();
-	saturn_cyclerec_end(&in, &cap, &tape, &out, &cstate);
-	snprintf(plan_id, sizeof(plan_id), "%s", cstate.plan_id);
+	saturn_cyclerec_end(ctx, &in, &cap, &tape, &out, &cstate);
+	snprintf(ctx->plan_id, sizeof(ctx->plan_id), "%s", cstate.plan_id);
 	log_out(&out);
 	if (rc == 0 && out.built)
-		saturn_apply_decisions(s, &out.build, out.plan, out.d, out.nd, &t4, &t5, &released);
+		saturn_apply_decisions(ctx, s, &out.build, out.plan, out.d, out.nd, &t4, &t5,
+				       &released);
 	if (out.plan || (had_plan && !cstate.plan)) {
 		saturn_sched_build_t none = {0};
 
-		persist(s, out.built ? &out.build : &none, out.plan);
+		persist(ctx, s, out.built ? &out.build : &none, out.plan);
 	}
 	if (rc == 0 && out.built) {
-		saturn_planrec_observe_pass(s);
-		saturn_reconfig_signal(s, &out.reconf);
+		saturn_planrec_observe_pass(ctx, s);
+		saturn_reconfig_signal(ctx, s, &out.reconf);
 	}
 	if (nsaturn > 0)
 		debug("sched/saturn: cycle: %d Saturn task(s), snapshot %.3f ms under read locks (waited %.3f ms), plan %.3f ms, apply %.3f ms under write locks, %d released",
@@ -366,6 +364,7 @@ free_profiles:
 
 void *saturn_agent(void *arg)
 {
+	saturn_ctx_t *ctx = arg;
 	saturn_snapshot_t *s = saturn_snapshot_create();
 	int *snap_of_node = NULL;
 	time_t seen_update = 0;
@@ -401,7 +400,7 @@ void *saturn_agent(void *arg)
 
 			reconfig_pending = 0;
 			lock_slurmctld(conf_lock);
-			load_settings();
+			load_settings(ctx);
 			unlock_slurmctld(conf_lock);
 			last_cycle = 0;
 		}
@@ -421,15 +420,15 @@ void *saturn_agent(void *arg)
 		      submitted != seen_submitted ||
 		      (next_due_mono > 0 && now >= next_due_mono)) &&
 		     now - last_cycle >= 0.5) ||
-		    now - last_cycle >= saturn_cfg.interval_s) {
+		    now - last_cycle >= ctx->cfg.interval_s) {
 			time_t before = last_job_update;
 
 			seen_ended = ended;
 			seen_submitted = submitted;
-			cycle(s, &snap_of_node);
+			cycle(ctx, s, &snap_of_node);
 			/* our own updates are not news; changes by others during
 			 * the cycle (a job ended while we solved) are */
-			seen_update = last_job_update == own_update ? own_update : before;
+			seen_update = last_job_update == ctx->own_update ? ctx->own_update : before;
 			last_cycle = now_mono();
 		}
 	}
@@ -437,6 +436,6 @@ void *saturn_agent(void *arg)
 	saturn_snapshot_destroy(s);
 	saturn_profiles_fini();
 	saturn_measure_fini();
-	saturn_prune_fini();
+	saturn_prune_fini(ctx);
 	return NULL;
 }

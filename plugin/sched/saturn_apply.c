@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -29,9 +27,6 @@
 #include "src/common/slurm_protocol_defs.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
-#if SATURN_UPDATE_NEEDS_NULL_CONN
-#include "src/interfaces/conn.h"
-#endif
 #include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
@@ -42,135 +37,16 @@
 #include "multiuser.h"
 #include "sched_core.h"
 
-#include "saturn_int.h"
-
-/* last_job_update right after our own changes: not news for the loop */
-time_t own_update;
+#include "saturn_apply.h"
+#include "saturn_clock.h"
+#include "saturn_files.h"
+#include "saturn_jobrec.h"
+#include "saturn_measure.h"
+#include "saturn_planrec.h"
+#include "saturn_profcache.h"
+#include "saturn_profiles.h"
 
 /* --- apply (write locks) ---------------------------------------------- */
-
-static void env_set(job_record_t *job_ptr, const char *name, const char *value)
-{
-	job_details_t *d = job_ptr->details;
-	long i = saturn_env_index(d->env_sup, d->env_cnt, name);
-
-	if (i >= 0) {
-		xfree(d->env_sup[i]);
-		d->env_sup[i] = xstrdup_printf("%s=%s", name, value);
-		return;
-	}
-	xrecalloc(d->env_sup, d->env_cnt + 2, sizeof(char *));
-	d->env_sup[d->env_cnt++] = xstrdup_printf("%s=%s", name, value);
-}
-
-void saturn_job_env_set(job_record_t *job_ptr, const char *name, const char *value)
-{
-	env_set(job_ptr, name, value);
-}
-
-/* The pending record of snapshot job j (the task's own, or its array's
- * meta record while the task is not split off), or NULL. */
-job_record_t *saturn_pending_record(const saturn_snap_job_t *j)
-{
-	job_record_t *job_ptr = find_job_record(j->job_id);
-
-	if (!job_ptr || !IS_JOB_PENDING(job_ptr) || !job_ptr->details)
-		return NULL;
-	if (job_ptr->array_recs && job_ptr->array_recs->task_id_bitmap) {
-		bitstr_t *b = job_ptr->array_recs->task_id_bitmap;
-
-		if (j->task_id < 0 || j->task_id >= bit_size(b) || !bit_test(b, j->task_id))
-			return NULL;
-		return job_ptr;
-	}
-	if ((j->task_id < 0 && job_ptr->array_task_id != NO_VAL) ||
-	    (j->task_id >= 0 && job_ptr->array_task_id != (uint32_t)j->task_id))
-		return NULL;
-	return job_ptr;
-}
-
-/* Still the held task the snapshot saw? */
-job_record_t *saturn_revalidate(const saturn_snap_job_t *j)
-{
-	job_record_t *job_ptr = saturn_pending_record(j);
-
-	if (!job_ptr || job_ptr->priority != 0 || job_ptr->state_reason != WAIT_HELD)
-		return NULL;
-	return job_ptr;
-}
-
-#if SATURN_UPDATE_NEEDS_NULL_CONN
-/* A connection to /dev/null for update_job_str()'s reply (Slurm 25.11 on
- * always sends one; without a connection the send polls no descriptor
- * until MessageTimeout, under the write locks). NULL when it cannot be
- * made (logged once): the update still works, only slowly. With
- * TLSType=tls/s2n the reply is refused by the TLS layer at once (logged by
- * Slurm), which is also quick. */
-static void *null_conn(void)
-{
-	static int warned;
-	conn_args_t args = {.mode = CONN_SERVER, .defer_negotiation = true};
-	void *c;
-	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		if (!warned++)
-			error("sched/saturn: cannot open /dev/null for update replies: %m; each release waits MessageTimeout");
-		return NULL;
-	}
-	args.input_fd = args.output_fd = fd;
-	if (!(c = conn_g_create(&args))) {
-		close(fd);
-		if (!warned++)
-			error("sched/saturn: no connection for update replies; each release waits MessageTimeout");
-	}
-	return c;
-}
-#endif
-
-/* Carry out desc through the update RPC's own code (validation, array
- * task split, TRES counts, hold rules) as the controller (uid 0), with no
- * reply sent anywhere (slurm_compat.h). Caller holds the job write lock.
- * SLURM_SUCCESS or an error. */
-int saturn_update_as_controller(job_desc_msg_t *desc)
-{
-	slurm_msg_t msg;
-	int rc;
-
-	slurm_msg_t_init(&msg);
-#if SATURN_UPDATE_NEEDS_NULL_CONN
-	msg.conn = null_conn();
-#else
-	msg.conn_fd = -1;
-#endif
-	msg.data = desc;
-	msg.msg_type = REQUEST_UPDATE_JOB;
-	rc = update_job_str(&msg, 0);
-#if SATURN_UPDATE_NEEDS_NULL_CONN
-	if (msg.conn)
-		conn_g_destroy(msg.conn, true);
-#endif
-	return rc;
-}
-
-int saturn_update_gres_detached(job_record_t *job_ptr, job_desc_msg_t *desc)
-{
-	struct xlist *saved = job_ptr->gres_list_req;
-	int rc;
-
-	/* Slurm refuses a GRES request of another form (gres:gpu:N) beside
-	 * the typed entries (gres:gpu:TYPE:N) of the list it checks it
-	 * against ("invalid GRES", ESLURM_INVALID_GRES_TYPE): no list for
-	 * the update. Slurm sets a new one only when it applies the update;
-	 * else the old one is put back. */
-	job_ptr->gres_list_req = NULL;
-	rc = saturn_update_as_controller(desc);
-	if (job_ptr->gres_list_req)
-		FREE_NULL_LIST(saved);
-	else
-		job_ptr->gres_list_req = saved;
-	return rc;
-}
 
 /* The user's own GPU request of a held task: SATURN_USER_GRES when an
  * earlier release saved it, else its tres_per_node (as job_submit/saturn
@@ -257,10 +133,10 @@ static void release_note_nodes(job_record_t *job_ptr, const saturn_snap_job_t *j
 
 	if (own != k && !saturn_env_value(det->env_sup, det->env_cnt, SATURN_REQ_NODES_ENV)) {
 		snprintf(num, sizeof(num), "%d", own);
-		env_set(job_ptr, SATURN_REQ_NODES_ENV, num);
+		saturn_job_env_set(job_ptr, SATURN_REQ_NODES_ENV, num);
 	}
 	snprintf(num, sizeof(num), "%d", k);
-	env_set(job_ptr, SATURN_NODES_ENV, num);
+	saturn_job_env_set(job_ptr, SATURN_NODES_ENV, num);
 }
 
 /* Slurm's record after the update still has the planned node count and
@@ -276,8 +152,8 @@ static int release_nodes_kept(job_record_t *job_ptr, const saturn_decision_t *d)
 	       bit_set_count(job_ptr->details->req_node_bitmap) == k;
 }
 
-static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
-			const char *nodelist)
+static int release_task(const saturn_ctx_t *ctx, const saturn_snap_job_t *j,
+			const saturn_decision_t *d, const char *nodelist)
 {
 	job_desc_msg_t *desc = xmalloc(sizeof(*desc));
 	job_record_t *job_ptr = saturn_pending_record(j);
@@ -326,41 +202,32 @@ static int release_task(const saturn_snap_job_t *j, const saturn_decision_t *d,
 	 * held, by us or after Saturn is turned off, always asks for what its
 	 * user asked: `saturn release --all`) */
 	if (orig)
-		env_set(job_ptr, SATURN_USER_GRES_ENV, orig);
+		saturn_job_env_set(job_ptr, SATURN_USER_GRES_ENV, orig);
 	xfree(orig);
 	retype_gres(job_ptr, j, d);
-	env_set(job_ptr, SATURN_BATCH_ENV, j->batch);
-	env_set(job_ptr, SATURN_TECHNIQUE_ENV, d->technique);
+	saturn_job_env_set(job_ptr, SATURN_BATCH_ENV, j->batch);
+	saturn_job_env_set(job_ptr, SATURN_TECHNIQUE_ENV, d->technique);
 	snprintf(num, sizeof(num), "%d", d->gpus);
-	env_set(job_ptr, SATURN_GPUS_ENV, num);
-	env_set(job_ptr, SATURN_TECHNIQUE_PARAMS_ENV, saturn_option_params(j, d));
-	env_set(job_ptr, SATURN_PLAN_ID_ENV, plan_id);
+	saturn_job_env_set(job_ptr, SATURN_GPUS_ENV, num);
+	saturn_job_env_set(job_ptr, SATURN_TECHNIQUE_PARAMS_ENV, saturn_option_params(j, d));
+	saturn_job_env_set(job_ptr, SATURN_PLAN_ID_ENV, ctx->plan_id);
 	snprintf(num, sizeof(num), "%ld", (long)time(NULL));
-	env_set(job_ptr, SATURN_RELEASED_AT_ENV, num);
+	saturn_job_env_set(job_ptr, SATURN_RELEASED_AT_ENV, num);
 	{
 		/* STATE_DIR/progress/UID/JOBID.json; the folder was made before
 		 * the locks were taken (saturn_progress_prepare) */
-		char *pf = saturn_progress_path((long)job_ptr->user_id, job_ptr->job_id);
+		char *pf = saturn_progress_path(ctx, (long)job_ptr->user_id, job_ptr->job_id);
 
 		if (pf)
-			env_set(job_ptr, SATURN_PROGRESS_FILE_ENV, pf);
+			saturn_job_env_set(job_ptr, SATURN_PROGRESS_FILE_ENV, pf);
 		xfree(pf);
 	}
 	info("sched/saturn: released %pJ (task %s of batch %s): %d GPU(s)%s on %s, technique %s, plan %s, %s, class %s",
 	     job_ptr, desc->job_id_str, j->batch, d->gpus, d->nnodes > 1 ? " per node" : "",
-	     desc->req_nodes, d->technique, plan_id, job_ptr->tres_per_node,
+	     desc->req_nodes, d->technique, ctx->plan_id, job_ptr->tres_per_node,
 	     d->klass[0] ? d->klass : "-");
 	slurm_free_job_desc_msg(desc);
 	return 0;
-}
-
-void saturn_set_reason(job_record_t *job_ptr, const char *reason, time_t now)
-{
-	if (!xstrcmp(job_ptr->state_desc, reason))
-		return;
-	xfree(job_ptr->state_desc);
-	job_ptr->state_desc = xstrdup(reason);
-	last_job_update = now;
 }
 
 /* The record of task j right after its release (split off its array). */
@@ -372,7 +239,7 @@ static job_record_t *released_record(const saturn_snap_job_t *j)
 }
 
 /* Returns the number of tasks released. */
-static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
+static int apply(const saturn_ctx_t *ctx, saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		 saturn_decision_t *d, int nd, const char *primary, const int *count,
 		 char **nodelists)
 {
@@ -390,9 +257,9 @@ static int apply(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			      j->job_id, j->task_id);
 			continue;
 		}
-		if (release_task(j, &d[i], nodelists[i]) == 0) {
+		if (release_task(ctx, j, &d[i], nodelists[i]) == 0) {
 			released++;
-			saturn_planrec_release(released_record(j), b, j, &d[i]);
+			saturn_planrec_release(ctx, released_record(j), b, j, &d[i]);
 			/* for the persisted state and a second apply this cycle */
 			s->jobs[d[i].job].state = SATURN_SNAP_RELEASED;
 			s->jobs[d[i].job].gpus = d[i].gpus;
@@ -478,8 +345,8 @@ static void group_records(const saturn_snapshot_t *s, const saturn_decision_t *d
 /* Before the locks: the node list of each multi-node release (NULL for
  * the others), from the plan. A list that cannot be made keeps its task
  * held (logged): never released onto part of its nodes. */
-static char **release_nodelists(const saturn_snapshot_t *s, const saturn_plan_t *plan,
-				saturn_decision_t *d, int nd)
+static char **release_nodelists(const saturn_ctx_t *ctx, const saturn_snapshot_t *s,
+				const saturn_plan_t *plan, saturn_decision_t *d, int nd)
 {
 	char **l = xcalloc(nd ? nd : 1, sizeof(char *));
 
@@ -492,7 +359,8 @@ static char **release_nodelists(const saturn_snapshot_t *s, const saturn_plan_t 
 		l[i] = xmalloc(len);
 		if (saturn_sched_nodelist(plan, &d[i], l[i], len) < 0) {
 			error("sched/saturn: JobId=%u task %d: no node list for its %d nodes in plan %s: held",
-			      s->jobs[d[i].job].job_id, s->jobs[d[i].job].task_id, d[i].nnodes, plan_id);
+			      s->jobs[d[i].job].job_id, s->jobs[d[i].job].task_id, d[i].nnodes,
+			      ctx->plan_id);
 			xfree(l[i]);
 			d[i].release = 0;
 			snprintf(d[i].reason, sizeof(d[i].reason),
@@ -504,7 +372,7 @@ static char **release_nodelists(const saturn_snapshot_t *s, const saturn_plan_t 
 
 /* Apply the cycle's decisions under the job write locks. Adds the time
  * under the locks to *t_lock0..*t_lock1 and the releases to *released. */
-void saturn_apply_decisions(saturn_snapshot_t *s, const saturn_sched_build_t *b,
+void saturn_apply_decisions(saturn_ctx_t *ctx, saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			    const saturn_plan_t *plan, saturn_decision_t *d, int nd,
 			    double *t_lock0, double *t_lock1, int *released)
 {
@@ -517,10 +385,10 @@ void saturn_apply_decisions(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 	if (!b || !b->problem)
 		return;
 	if (plan) {
-		saturn_measure_pass(s, d, nd);
+		saturn_measure_pass(ctx, s, d, nd);
 		for (int i = 0; i < nd; i++)
 			debug2("sched/saturn: plan %s (%s): task %u_%d %s at %.1fs on %s, %d GPUs",
-			       plan_id, plan->status, s->jobs[d[i].job].array_job_id,
+			       ctx->plan_id, plan->status, s->jobs[d[i].job].array_job_id,
 			       s->jobs[d[i].job].task_id, d[i].release ? "release" : "hold",
 			       d[i].start_s, d[i].node, d[i].gpus);
 	} else {
@@ -530,17 +398,17 @@ void saturn_apply_decisions(saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		return;
 	primary = xcalloc(nd ? nd : 1, 1);
 	count = xcalloc(nd ? nd : 1, sizeof(int));
-	nodelists = release_nodelists(s, plan, d, nd);
+	nodelists = release_nodelists(ctx, s, plan, d, nd);
 	group_records(s, d, nd, primary, count);
 	/* progress folders of the tasks about to be released, before the locks */
 	for (int i = 0; i < nd; i++)
 		if (d[i].release)
-			saturn_progress_prepare(s->jobs[d[i].job].uid);
+			saturn_progress_prepare(ctx, s->jobs[d[i].job].uid);
 	lock_slurmctld(write_lock);
 	*t_lock0 = now_mono();
-	*released = apply(s, b, d, nd, primary, count, nodelists);
+	*released = apply(ctx, s, b, d, nd, primary, count, nodelists);
 	*t_lock1 = now_mono();
-	own_update = last_job_update;
+	ctx->own_update = last_job_update;
 	unlock_slurmctld(write_lock);
 	if (*released) {
 		schedule_job_save();

@@ -2,7 +2,8 @@
  * sched/saturn (unless saturn_backfill=no) to schedule every job that is
  * not Saturn's: found in PluginDir, checked to be a sched plugin of this
  * Slurm version, and started. saturn_agent.c forwards reconfigure and fini
- * to it through bf_reconfig and bf_fini.
+ * to it (saturn_backfill_reconfig, saturn_backfill_fini); its hooks stay
+ * in this file.
  */
 #include "config.h" /* Slurm's */
 
@@ -19,18 +20,19 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
-#include "saturn_int.h"
+#include "saturn_backfill.h"
 
 /* sched/backfill, loaded beside us for every other job */
 static void *bf_handle;
-void (*bf_fini)(void);
-int (*bf_reconfig)(void);
+/* its fini and sched_p_reconfig once loaded and started, else NULL */
+static void (*bf_fini)(void);
+static int (*bf_reconfig)(void);
 
-void load_backfill(void)
+void saturn_backfill_load(const saturn_ctx_t *ctx)
 {
 	char *dirs, *dir, *save = NULL;
 
-	if (!saturn_cfg.backfill) {
+	if (!ctx->cfg.backfill) {
 		info("sched/saturn: saturn_backfill=no: other jobs are scheduled by the main scheduler only");
 		return;
 	}
@@ -70,4 +72,20 @@ void load_backfill(void)
 	if (!bf_handle)
 		error("sched/saturn: sched/backfill not found in PluginDir %s: other jobs are scheduled by the main scheduler only",
 		      slurm_conf.plugindir);
+}
+
+void saturn_backfill_reconfig(void)
+{
+	if (bf_reconfig)
+		bf_reconfig();
+}
+
+void saturn_backfill_fini(void)
+{
+	if (bf_fini)
+		bf_fini();
+	/* bf_handle stays loaded: its thread is joined, and unloading code a
+	 * late callback might still reach buys nothing. */
+	bf_fini = NULL;
+	bf_reconfig = NULL;
 }

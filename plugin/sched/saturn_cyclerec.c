@@ -22,7 +22,7 @@
 #include "cycle_record.h"
 #include "safefile.h"
 
-#include "saturn_int.h"
+#include "saturn_cyclerec.h"
 
 /* the next cycle's number: -1 until the folder was read (numbers go on
  * from the highest one there, across restarts) */
@@ -30,14 +30,14 @@ static long next_seq = -1;
 static int warned;
 
 /* STATE_DIR/cycles (0700, ours), or -1 (logged once). */
-static int cycles_dir(void)
+static int cycles_dir(const saturn_ctx_t *ctx)
 {
 	saturn_error_t err = {{0}};
 	int fd;
 
-	if (saturn_state_fd < 0)
+	if (ctx->state_fd < 0)
 		return -1;
-	fd = saturn_dir_ensure_at(saturn_state_fd, saturn_state_dir, "cycles", SATURN_ANY_UID,
+	fd = saturn_dir_ensure_at(ctx->state_fd, ctx->state_dir, "cycles", SATURN_ANY_UID,
 				  SATURN_ANY_UID, 0700, &err);
 	if (fd < 0 && !warned++)
 		error("sched/saturn: saturn_record_cycles: %s: no cycle is recorded", err.text);
@@ -90,12 +90,12 @@ static void prune(int dfd, long keep)
 	closedir(d);
 }
 
-void saturn_cyclerec_begin(saturn_cycle_in_t *in, const saturn_cycle_state_t *st,
+void saturn_cyclerec_begin(const saturn_ctx_t *ctx, saturn_cycle_in_t *in, const saturn_cycle_state_t *st,
 			   saturn_cycle_capture_t *cap, saturn_plan_tape_t *tape)
 {
 	memset(cap, 0, sizeof(*cap));
 	memset(tape, 0, sizeof(*tape));
-	if (saturn_cfg.record_cycles <= 0 || in->snap->njobs == 0)
+	if (ctx->cfg.record_cycles <= 0 || in->snap->njobs == 0)
 		return;
 	if (saturn_cycle_capture(cap, in, st) < 0) {
 		error("sched/saturn: saturn_record_cycles: out of memory: this cycle is not recorded");
@@ -106,7 +106,7 @@ void saturn_cyclerec_begin(saturn_cycle_in_t *in, const saturn_cycle_state_t *st
 	in->tape = tape;
 }
 
-void saturn_cyclerec_end(const saturn_cycle_in_t *in, saturn_cycle_capture_t *cap,
+void saturn_cyclerec_end(const saturn_ctx_t *ctx, const saturn_cycle_in_t *in, saturn_cycle_capture_t *cap,
 			 saturn_plan_tape_t *tape, const saturn_cycle_out_t *out,
 			 const saturn_cycle_state_t *st)
 {
@@ -117,13 +117,13 @@ void saturn_cyclerec_end(const saturn_cycle_in_t *in, saturn_cycle_capture_t *ca
 
 	if (!cap->snapshot)
 		goto done;
-	if ((dfd = cycles_dir()) < 0)
+	if ((dfd = cycles_dir(ctx)) < 0)
 		goto done;
 	if (next_seq < 0)
-		prune(dfd, saturn_cfg.record_cycles);
+		prune(dfd, ctx->cfg.record_cycles);
 	snprintf(name, sizeof(name), SATURN_CYCLE_FILE_FORMAT, (int)(next_seq % 2000000000L));
 	txt = saturn_cycle_record_to_json((int)(next_seq % 2000000000L), slurm_conf.sched_params,
-					  saturn_cfg.reconfig.requeue_delay_s, in, cap, tape, out,
+					  ctx->cfg.reconfig.requeue_delay_s, in, cap, tape, out,
 					  st);
 	if (!txt) {
 		error("sched/saturn: saturn_record_cycles: out of memory writing cycle %ld", next_seq);
@@ -135,9 +135,9 @@ void saturn_cyclerec_end(const saturn_cycle_in_t *in, saturn_cycle_capture_t *ca
 		warned = 0;
 		next_seq++;
 		/* the one that falls out of the last N */
-		if (next_seq - saturn_cfg.record_cycles - 1 >= 0) {
+		if (next_seq - ctx->cfg.record_cycles - 1 >= 0) {
 			snprintf(name, sizeof(name), SATURN_CYCLE_FILE_FORMAT,
-				 (int)((next_seq - saturn_cfg.record_cycles - 1) % 2000000000L));
+				 (int)((next_seq - ctx->cfg.record_cycles - 1) % 2000000000L));
 			(void)unlinkat(dfd, name, 0);
 		}
 	}

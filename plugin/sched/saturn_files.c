@@ -37,11 +37,8 @@
 #include "progress.h"
 #include "safefile.h"
 
-#include "saturn_int.h"
-
-int saturn_state_fd = -1, saturn_profile_fd = -1, saturn_progress_fd = -1, saturn_jobs_fd = -1,
-    saturn_scripts_fd = -1, saturn_users_fd = -1;
-int saturn_user_dirs;
+#include "saturn_files.h"
+#include "saturn_views.h"
 
 /* uids whose progress folder was made this cycle (saturn_progress_prepare) */
 static long *ready_uids;
@@ -54,14 +51,14 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-void saturn_files_close(void)
+void saturn_files_close(saturn_ctx_t *ctx)
 {
-	close_fd(&saturn_state_fd);
-	close_fd(&saturn_profile_fd);
-	close_fd(&saturn_progress_fd);
-	close_fd(&saturn_jobs_fd);
-	close_fd(&saturn_scripts_fd);
-	close_fd(&saturn_users_fd);
+	close_fd(&ctx->state_fd);
+	close_fd(&ctx->profile_fd);
+	close_fd(&ctx->progress_fd);
+	close_fd(&ctx->jobs_fd);
+	close_fd(&ctx->scripts_fd);
+	close_fd(&ctx->users_fd);
 	saturn_views_reset();
 	xfree(ready_uids);
 	nready = 0;
@@ -83,48 +80,62 @@ static int open_admin_dir(const char *path)
 }
 
 /* A folder of ours under STATE_DIR, with exactly mode. */
-static int own_sub(const char *name, mode_t mode)
+static int own_sub(const saturn_ctx_t *ctx, const char *name, mode_t mode)
 {
 	saturn_error_t err = {{0}};
 	int fd;
 
-	if (saturn_state_fd < 0)
+	if (ctx->state_fd < 0)
 		return -1;
-	fd = saturn_dir_ensure_at(saturn_state_fd, saturn_state_dir, name, SATURN_ANY_UID,
+	fd = saturn_dir_ensure_at(ctx->state_fd, ctx->state_dir, name, SATURN_ANY_UID,
 				  SATURN_ANY_UID, mode, &err);
 	if (fd < 0)
 		error("sched/saturn: %s", err.text);
 	return fd;
 }
 
-void saturn_files_open(void)
+void saturn_files_open(saturn_ctx_t *ctx)
 {
-	saturn_files_close();
-	saturn_user_dirs = geteuid() == 0;
-	saturn_state_fd = open_admin_dir(saturn_state_dir);
-	if (saturn_state_fd < 0)
+	saturn_files_close(ctx);
+	ctx->user_dirs = geteuid() == 0;
+	ctx->state_fd = open_admin_dir(ctx->state_dir);
+	if (ctx->state_fd < 0)
 		error("sched/saturn: state folder %s refused: no plan state, profiles, profiler or progress files (batches plan from the users' requests)",
-		      saturn_state_dir);
-	if (saturn_cfg.profile_dir)
-		saturn_profile_fd = open_admin_dir(saturn_profile_dir);
+		      ctx->state_dir);
+	if (ctx->cfg.profile_dir)
+		ctx->profile_fd = open_admin_dir(ctx->profile_dir);
 	else
-		saturn_profile_fd = own_sub("profiles", 0755);
-	saturn_progress_fd = own_sub("progress", 0755);
-	saturn_jobs_fd = own_sub("jobs", 0755);
-	saturn_scripts_fd = own_sub("scripts", 0711);
+		ctx->profile_fd = own_sub(ctx, "profiles", 0755);
+	ctx->progress_fd = own_sub(ctx, "progress", 0755);
+	ctx->jobs_fd = own_sub(ctx, "jobs", 0755);
+	ctx->scripts_fd = own_sub(ctx, "scripts", 0711);
 	/* listable by nobody but us: a user opens only its own UID.json */
-	saturn_users_fd = own_sub("users", 0711);
-	if (!saturn_user_dirs) {
+	ctx->users_fd = own_sub(ctx, "users", 0711);
+	if (!ctx->user_dirs) {
 		error("sched/saturn: slurmctld runs as uid %ld, not root: the per-user folders (PROFILE_DIR/UID, STATE_DIR/progress/UID, STATE_DIR/jobs/UID) need a root controller to hand them to their users, so the profiler, measurement jobs and progress files are disabled (batches plan from the users' requests and profiles an administrator placed)",
 		      (long)geteuid());
 	}
-	if (!saturn_user_dirs || saturn_scripts_fd < 0 || saturn_jobs_fd < 0 ||
-	    saturn_profile_fd < 0) {
-		if (saturn_cfg.profiler)
+	if (!ctx->user_dirs || ctx->scripts_fd < 0 || ctx->jobs_fd < 0 || ctx->profile_fd < 0) {
+		if (ctx->cfg.profiler)
 			error("sched/saturn: saturn_profiler=%s ignored: see the error above",
-			      saturn_cfg.profiler);
-		xfree(saturn_cfg.profiler);
+			      ctx->cfg.profiler);
+		xfree(ctx->cfg.profiler);
 	}
+}
+
+/* Remove name in folder fd (path dir) with unlinkat (a link is removed,
+ * never followed); a missing one is no error. 1 when removed. */
+int saturn_remove_at(int fd, const char *dir, const char *name)
+{
+	saturn_error_t err = {{0}};
+	int rc;
+
+	if (fd < 0)
+		return 0;
+	rc = saturn_file_remove_at(fd, dir, name, &err);
+	if (rc < 0)
+		error("sched/saturn: %s", err.text);
+	return rc > 0;
 }
 
 /* A refusal seen every cycle (a per-user folder, keyed by (parent folder,
@@ -154,7 +165,7 @@ static int log_due(long kind, long id)
 	return 1;
 }
 
-int saturn_user_dir(int parent_fd, const char *parent, long uid, long gid)
+int saturn_user_dir(const saturn_ctx_t *ctx, int parent_fd, const char *parent, long uid, long gid)
 {
 	saturn_error_t err = {{0}};
 	char name[32];
@@ -163,26 +174,26 @@ int saturn_user_dir(int parent_fd, const char *parent, long uid, long gid)
 	if (parent_fd < 0 || uid < 0)
 		return -1;
 	snprintf(name, sizeof(name), "%ld", uid);
-	if (saturn_user_dirs)
+	if (ctx->user_dirs)
 		fd = saturn_dir_ensure_at(parent_fd, parent, name, uid, gid, 0700, &err);
 	else
 		fd = saturn_dir_open_at(parent_fd, parent, name, uid, &err);
-	if (fd < 0 && (saturn_user_dirs || errno != ENOENT) && log_due(parent_fd, uid))
+	if (fd < 0 && (ctx->user_dirs || errno != ENOENT) && log_due(parent_fd, uid))
 		error("sched/saturn: per-user folder of uid %ld: %s", uid, err.text);
 	return fd;
 }
 
 /* --- progress files ------------------------------------------------------ */
 
-void saturn_progress_prepare(long uid)
+void saturn_progress_prepare(const saturn_ctx_t *ctx, long uid)
 {
 	int fd;
 
 	/* made again each time (a few system calls): an administrator may
 	 * have removed it since */
-	if (!saturn_user_dirs)
+	if (!ctx->user_dirs)
 		return;
-	fd = saturn_user_dir(saturn_progress_fd, saturn_progress_dir, uid, SATURN_ANY_UID);
+	fd = saturn_user_dir(ctx, ctx->progress_fd, ctx->progress_dir, uid, SATURN_ANY_UID);
 	if (fd < 0)
 		return;
 	close(fd);
@@ -193,11 +204,11 @@ void saturn_progress_prepare(long uid)
 	ready_uids[nready++] = uid;
 }
 
-char *saturn_progress_path(long uid, uint32_t job_id)
+char *saturn_progress_path(const saturn_ctx_t *ctx, long uid, uint32_t job_id)
 {
 	for (int i = 0; i < nready; i++)
 		if (ready_uids[i] == uid)
-			return xstrdup_printf("%s/%ld/%u.json", saturn_progress_dir, uid, job_id);
+			return xstrdup_printf("%s/%ld/%u.json", ctx->progress_dir, uid, job_id);
 	return NULL;
 }
 
@@ -207,7 +218,13 @@ static void log_refused(uint32_t job_id, const char *text)
 		error("sched/saturn: JobId=%u: progress file refused: %s", job_id, text);
 }
 
-int saturn_progress_observed(uint32_t job_id, long uid, saturn_progress_obs_t *o)
+/* What job_id's progress file says (remaining and done batches, the job's
+ * own sec_per_batch, when it was written: saturn_progress_summary()), read
+ * through uid's folder descriptor (regular file owned by uid, size-capped;
+ * refusals logged at most every 10 minutes per job). 0, or -1 when there
+ * is no usable file. */
+static int progress_observed(const saturn_ctx_t *ctx, uint32_t job_id, long uid,
+			     saturn_progress_obs_t *o)
 {
 	saturn_error_t err = {{0}};
 	saturn_progress_t p;
@@ -215,16 +232,16 @@ int saturn_progress_observed(uint32_t job_id, long uid, saturn_progress_obs_t *o
 	size_t len;
 	int ufd, rc = -1;
 
-	if (saturn_progress_fd < 0 || uid < 0)
+	if (ctx->progress_fd < 0 || uid < 0)
 		return -1;
 	snprintf(udir, sizeof(udir), "%ld", uid);
-	ufd = saturn_dir_open_at(saturn_progress_fd, saturn_progress_dir, udir, uid, &err);
+	ufd = saturn_dir_open_at(ctx->progress_fd, ctx->progress_dir, udir, uid, &err);
 	if (ufd < 0) {
 		if (errno != ENOENT)
 			log_refused(job_id, err.text);
 		return -1;
 	}
-	dname = xstrdup_printf("%s/%s", saturn_progress_dir, udir);
+	dname = xstrdup_printf("%s/%s", ctx->progress_dir, udir);
 	snprintf(name, sizeof(name), "%u.json", job_id);
 	buf = saturn_file_read_at(ufd, dname, name, &uid, 1, SATURN_PROGRESS_MAX_BYTES, &len, NULL,
 				  &err);
@@ -302,7 +319,7 @@ static int sweep_user(const saturn_snapshot_t *s, int ufd, const char *dname, ti
 	return n;
 }
 
-void saturn_progress_sweep(const saturn_snapshot_t *s)
+void saturn_progress_sweep(const saturn_ctx_t *ctx, const saturn_snapshot_t *s)
 {
 	static time_t last;
 	time_t now = time(NULL);
@@ -312,18 +329,18 @@ void saturn_progress_sweep(const saturn_snapshot_t *s)
 	int dfd, n = 0;
 
 	/* every 20 planning intervals, at least a minute and at most 5 */
-	double period = 20 * saturn_cfg.interval_s;
+	double period = 20 * ctx->cfg.interval_s;
 
 	if (period < 60)
 		period = 60;
 	if (period > 300)
 		period = 300;
-	if (saturn_progress_fd < 0 || now - last < period)
+	if (ctx->progress_fd < 0 || now - last < period)
 		return;
 	last = now;
 	/* a new open file description: a dup() would share the read offset,
 	 * left at the end by the previous sweep */
-	dfd = openat(saturn_progress_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = openat(ctx->progress_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || !(d = fdopendir(dfd))) {
 		if (dfd >= 0)
 			close(dfd);
@@ -337,13 +354,13 @@ void saturn_progress_sweep(const saturn_snapshot_t *s)
 
 		if (end == de->d_name || *end || uid < 0)
 			continue;
-		ufd = saturn_dir_open_at(saturn_progress_fd, saturn_progress_dir, de->d_name, uid,
-					 &err);
+		ufd =
+		    saturn_dir_open_at(ctx->progress_fd, ctx->progress_dir, de->d_name, uid, &err);
 		if (ufd < 0) {
 			error("sched/saturn: progress sweep: %s", err.text);
 			continue;
 		}
-		dname = xstrdup_printf("%s/%s", saturn_progress_dir, de->d_name);
+		dname = xstrdup_printf("%s/%s", ctx->progress_dir, de->d_name);
 		n += sweep_user(s, ufd, dname, now, &big);
 		xfree(dname);
 		close(ufd);
@@ -352,4 +369,21 @@ void saturn_progress_sweep(const saturn_snapshot_t *s)
 	if (n)
 		debug("sched/saturn: removed %d progress file(s) of jobs that ended or too large (%lld bytes of other or oversized files)",
 		      n, big);
+}
+
+void saturn_read_progress(const saturn_ctx_t *ctx, saturn_snapshot_t *s)
+{
+	for (int i = 0; i < s->njobs; i++) {
+		saturn_snap_job_t *j = &s->jobs[i];
+		saturn_progress_obs_t o;
+
+		/* STATE_DIR/progress/UID/JOBID.json, through the folder's fd */
+		if (j->state == SATURN_SNAP_RUNNING &&
+		    progress_observed(ctx, j->job_id, j->uid, &o) == 0) {
+			j->batches_left = o.batches_left;
+			j->batches_done = o.batches_done;
+			j->progress_spb = o.sec_per_batch;
+			j->progress_updated = o.updated;
+		}
+	}
 }

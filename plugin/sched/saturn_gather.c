@@ -18,7 +18,16 @@
 #include "sched_core.h"
 #include "sched_cycle.h"
 
-#include "saturn_int.h"
+#include "saturn_clock.h"
+#include "saturn_files.h"
+#include "saturn_gather.h"
+#include "saturn_measure.h"
+#include "saturn_profcache.h"
+#include "saturn_profiles.h"
+#include "saturn_prune.h"
+#include "saturn_reconfig.h"
+#include "saturn_rehold.h"
+#include "saturn_snapshot.h"
 
 /* The usable nodes' classes (node_class.h), logged when they change. */
 static void log_classes(saturn_snapshot_t *s)
@@ -35,7 +44,7 @@ static void log_classes(saturn_snapshot_t *s)
 
 /* The profiles of every batch of s, and of each batch on every node class
  * of s, into ps. 0, or -1 (ENOMEM). */
-static int load_profiles(saturn_snapshot_t *s, saturn_profset_t *ps)
+static int load_profiles(saturn_ctx_t *ctx, saturn_snapshot_t *s, saturn_profset_t *ps)
 {
 	for (int i = 0; i < s->njobs; i++) {
 		const saturn_snap_job_t *j = &s->jobs[i];
@@ -43,7 +52,7 @@ static int load_profiles(saturn_snapshot_t *s, saturn_profset_t *ps)
 
 		if (saturn_profset_find(ps, j->uid, j->batch, ""))
 			continue;
-		p = saturn_lookup_profile(j->batch, j->uid, NULL);
+		p = saturn_lookup_profile(j->batch, j->uid, ctx);
 		if (saturn_profset_add(ps, j->uid, j->batch, "", p) < 0)
 			return -1;
 		for (int n = 0; n < s->nnodes; n++) {
@@ -56,7 +65,7 @@ static int load_profiles(saturn_snapshot_t *s, saturn_profset_t *ps)
 				seen = !strcmp(s->nodes[m].klass, k);
 			if (seen)
 				continue;
-			p = saturn_lookup_class_profile(j->batch, j->uid, k, NULL);
+			p = saturn_lookup_class_profile(j->batch, j->uid, k, ctx);
 			if (p && saturn_profset_add(ps, j->uid, j->batch, k, p) < 0)
 				return -1;
 		}
@@ -64,7 +73,7 @@ static int load_profiles(saturn_snapshot_t *s, saturn_profset_t *ps)
 	return 0;
 }
 
-int saturn_gather(saturn_snapshot_t *s, int **snap_of_node, saturn_profset_t *ps,
+int saturn_gather(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node, saturn_profset_t *ps,
 		  saturn_gather_times_t *t, int *requeued_now)
 {
 	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK,
@@ -75,35 +84,35 @@ int saturn_gather(saturn_snapshot_t *s, int **snap_of_node, saturn_profset_t *ps
 	t->t0 = now_mono();
 	lock_slurmctld(read_lock);
 	t->t1 = now_mono();
-	nsaturn = saturn_take_snapshot(s, snap_of_node);
+	nsaturn = saturn_take_snapshot(ctx, s, snap_of_node);
 	t->t2 = now_mono();
 	unlock_slurmctld(read_lock);
 	if (nsaturn < 0) {
 		error("sched/saturn: out of memory taking the snapshot: cycle skipped");
 		return -1;
 	}
-	saturn_progress_sweep(s);
-	saturn_reconfig_follow(s);
+	saturn_progress_sweep(ctx, s);
+	saturn_reconfig_follow(ctx, s);
 	/* every cycle, also one without Saturn tasks or nodes: the tasks a
 	 * measurement job measured for may all have run and ended before the
 	 * job's end was seen, and its record must still learn of it */
-	saturn_measure_poll();
+	saturn_measure_poll(ctx);
 	/* what batches without tasks left behind (cached profiles, records,
 	 * script copies) goes; each user's companion jobs counted */
-	saturn_prune_pass(s);
+	saturn_prune_pass(ctx, s);
 	if (nsaturn == 0)
 		return 0;
 	/* the tasks re-held become held tasks of s; when one requeued itself
 	 * the cycle plans afresh */
-	if (rehold_pass(s, requeued_now) <= 0)
+	if (rehold_pass(ctx, s, requeued_now) <= 0)
 		*requeued_now = 0;
 	if (s->nnodes == 0)
 		return nsaturn;
 	saturn_snapshot_classify(s);
 	log_classes(s);
-	saturn_read_progress(s);
-	saturn_profiler_pass(s);
-	if (load_profiles(s, ps) < 0) {
+	saturn_read_progress(ctx, s);
+	saturn_profiler_pass(ctx, s);
+	if (load_profiles(ctx, s, ps) < 0) {
 		error("sched/saturn: out of memory gathering the profiles: cycle skipped");
 		return -1;
 	}

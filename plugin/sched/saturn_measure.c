@@ -44,7 +44,10 @@
 #include "profile.h"
 #include "sched_core.h"
 
-#include "saturn_int.h"
+#include "saturn_companion.h"
+#include "saturn_measure.h"
+#include "saturn_profcache.h"
+#include "saturn_profiles.h"
 
 /* A batch's measurement record (lib/batch_policy.h decides what it
  * becomes; its limits: SATURN_BPOL_MEASURE_ROUNDS jobs per submission,
@@ -63,7 +66,7 @@ typedef struct measure_rec {
 static measure_rec_t *recs;
 static int nrecs;
 
-static void rec_save(const measure_rec_t *m)
+static void rec_save(const saturn_ctx_t *ctx, const measure_rec_t *m)
 {
 	char *txt = saturn_meas_rec_format(&m->r);
 
@@ -72,14 +75,14 @@ static void rec_save(const measure_rec_t *m)
 		      m->batch, m->uid, m->r.job_id);
 		return;
 	}
-	saturn_record_write("measure", m->uid, m->key, m->r.job_id, txt);
+	saturn_record_write(ctx, "measure", m->uid, m->key, m->r.job_id, txt);
 	free(txt);
 }
 
 /* The record of the batch (of its class klass's own profile, NULL =
  * the batch's): from memory, else from its file (once), else new. May
  * move the records: returns an index. */
-static int rec_get(const char *batch, long uid, const char *klass)
+static int rec_get(const saturn_ctx_t *ctx, const char *batch, long uid, const char *klass)
 {
 	measure_rec_t *m;
 	char *buf;
@@ -97,13 +100,13 @@ static int rec_get(const char *batch, long uid, const char *klass)
 	snprintf(m->klass, sizeof(m->klass), "%s", klass);
 	m->key = klass[0] ? xstrdup_printf("%s@%s", batch, klass) : xstrdup(batch);
 	m->uid = uid;
-	if ((buf = saturn_record_read("measure", uid, m->key))) {
+	if ((buf = saturn_record_read(ctx, "measure", uid, m->key))) {
 		if (saturn_meas_rec_parse(buf, &m->r) == 0)
 			info("sched/saturn: batch %s of uid %ld: measurement record found (job %u, %d round(s))",
 			     m->key, uid, m->r.job_id, m->r.rounds);
 		else
 			error("sched/saturn: batch %s of uid %ld: ignoring %s/measure-%ld-%s.job: not \"JOBID ARRAYID ROUNDS ITEMS\" and keys",
-			      m->key, uid, saturn_state_dir, uid, m->key);
+			      m->key, uid, ctx->state_dir, uid, m->key);
 		free(buf);
 	}
 	return nrecs - 1;
@@ -116,7 +119,7 @@ static const saturn_profile_t *cached(const char *batch, long uid, void *arg)
 	return saturn_profile_cached(batch, uid);
 }
 
-void saturn_measure_poll(void)
+void saturn_measure_poll(const saturn_ctx_t *ctx)
 {
 	slurmctld_lock_t read_lock = {.job = READ_LOCK};
 	saturn_bpol_actions_t acts = {0};
@@ -143,7 +146,7 @@ void saturn_measure_poll(void)
 		if (acts.a[i].kind == SATURN_BPOL_LOG)
 			saturn_bpol_log(&acts.a[i], m->key, m->uid);
 		else if (acts.a[i].kind == SATURN_BPOL_SAVE)
-			rec_save(m);
+			rec_save(ctx, m);
 	}
 	saturn_bpol_actions_free(&acts);
 	xfree(job);
@@ -153,7 +156,8 @@ void saturn_measure_poll(void)
  * (lib/batch_policy.h); here the records are read, the owners gathered
  * under one read lock, the jobs submitted without locks, and the holds
  * written into the decisions. */
-void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int nd)
+void saturn_measure_pass(saturn_ctx_t *ctx, const saturn_snapshot_t *s, saturn_decision_t *d,
+			 int nd)
 {
 	/* as for reading a job's script anywhere in slurmctld */
 	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .part = READ_LOCK};
@@ -163,7 +167,7 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 	int *rec, nact, nsubmit = 0;
 	saturn_snapshot_t sc;
 
-	if (!saturn_cfg.profiler || !saturn_cfg.measure_predicted || nd <= 0)
+	if (!ctx->cfg.profiler || !ctx->cfg.measure_predicted || nd <= 0)
 		return;
 	/* the class profiles as last loaded too: the policy keeps pointers
 	 * into them (a reload would free them); sc is s but for that */
@@ -184,7 +188,7 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 	for (int b = 0; b < w.nbatches; b++) {
 		const saturn_snap_job_t *j = &s->jobs[d[w.due[b]].job];
 
-		rec[b] = rec_get(j->batch, j->uid, w.bclass[b]);
+		rec[b] = rec_get(ctx, j->batch, j->uid, w.bclass[b]);
 	}
 	for (int b = 0; b < w.nbatches; b++) {
 		measure_rec_t *m = &recs[rec[b]];
@@ -196,7 +200,7 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 		if (st < 0)
 			error("sched/saturn: batch %s of uid %ld: out of memory deciding on measurement: none this cycle",
 			      m->batch, m->uid);
-		else if (st > 0 && saturn_companion_gate(&acts, n0, m->uid) == 1) {
+		else if (st > 0 && saturn_companion_gate(ctx, &acts, n0, m->uid) == 1) {
 			saturn_meas_rec_free(&m->r);
 			if (saturn_meas_rec_parse(was, &m->r) < 0)
 				error("sched/saturn: batch %s of uid %ld: out of memory keeping the measurement record",
@@ -231,11 +235,11 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 				char *args = xstrdup_printf("--measure '%s'", acts.a[i].text);
 
 				if (!m->klass[0])
-					id = saturn_submit_measure(m->batch, &owner[i], args,
+					id = saturn_submit_measure(ctx, m->batch, &owner[i], args,
 								   acts.a[i].gpus, acts.a[i].nodes);
 				else if ((type = saturn_bpol_class_gpu_type(s, m->klass)))
 					/* on that class's GPUs, into NAME@CLASS.json */
-					id = saturn_submit_class_companion("measure", m->batch,
+					id = saturn_submit_class_companion(ctx, "measure", m->batch,
 									   &owner[i], args,
 									   acts.a[i].gpus,
 									   m->klass, type);
@@ -249,11 +253,11 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 				error("sched/saturn: batch %s of uid %ld: out of memory recording measurement job %u",
 				      m->batch, m->uid, id);
 				m->r.job_id = id;
-				rec_save(m);
+				rec_save(ctx, m);
 			}
 			break;
 		case SATURN_BPOL_SAVE:
-			rec_save(m);
+			rec_save(ctx, m);
 			break;
 		case SATURN_BPOL_HOLD:
 			for (int k = 0; k < acts.a[i].ntasks; k++) {
@@ -275,7 +279,8 @@ void saturn_measure_pass(const saturn_snapshot_t *s, saturn_decision_t *d, int n
 	saturn_bpol_measure_free(&w);
 }
 
-void saturn_measure_prune(const saturn_live_t *live, saturn_uidtab_t *active)
+void saturn_measure_prune(const saturn_ctx_t *ctx, const saturn_live_t *live,
+			  saturn_uidtab_t *active)
 {
 	int w = 0;
 
@@ -290,7 +295,7 @@ void saturn_measure_prune(const saturn_live_t *live, saturn_uidtab_t *active)
 			recs[w++] = *m;
 			continue;
 		}
-		saturn_prune_files("measure", m->uid, m->key);
+		saturn_companion_files_remove(ctx, "measure", m->uid, m->key);
 		saturn_meas_rec_free(&m->r);
 		xfree(m->key);
 	}

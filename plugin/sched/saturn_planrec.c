@@ -28,12 +28,13 @@
 #include "planrec.h"
 #include "sched_core.h"
 
-#include "saturn_int.h"
+#include "saturn_clock.h"
+#include "saturn_planrec.h"
 
 /* The field of job_ptr that holds the record, or NULL for none. */
-static char **planrec_field(job_record_t *job_ptr)
+static char **planrec_field(const saturn_ctx_t *ctx, job_record_t *job_ptr)
 {
-	switch (saturn_cfg.record) {
+	switch (ctx->cfg.record) {
 	case SATURN_PLANREC_ADMIN_COMMENT:
 		return &job_ptr->admin_comment;
 	case SATURN_PLANREC_COMMENT:
@@ -51,10 +52,11 @@ static void planrec_set(char **field, char *text)
 	free(text);
 }
 
-void saturn_planrec_release(job_record_t *job_ptr, const saturn_sched_build_t *b,
-			    const saturn_snap_job_t *j, const saturn_decision_t *d)
+void saturn_planrec_release(const saturn_ctx_t *ctx, job_record_t *job_ptr,
+			    const saturn_sched_build_t *b, const saturn_snap_job_t *j,
+			    const saturn_decision_t *d)
 {
-	char **field = job_ptr ? planrec_field(job_ptr) : NULL;
+	char **field = job_ptr ? planrec_field(ctx, job_ptr) : NULL;
 	char rec[SATURN_PLANREC_MAX], *text;
 	saturn_planrec_t r = {
 	    .batch = j->batch,
@@ -62,7 +64,7 @@ void saturn_planrec_release(job_record_t *job_ptr, const saturn_sched_build_t *b
 	    .technique = d->technique,
 	    .gpus = d->gpus,
 	    .node = d->node,
-	    .plan_id = plan_id,
+	    .plan_id = ctx->plan_id,
 	    .pred_spb = saturn_planrec_predicted_spb(b, d),
 	};
 
@@ -106,7 +108,7 @@ static uint64_t observed_hash(const saturn_snapshot_t *s)
 	return h;
 }
 
-void saturn_planrec_observe_pass(const saturn_snapshot_t *s)
+void saturn_planrec_observe_pass(const saturn_ctx_t *ctx, const saturn_snapshot_t *s)
 {
 	slurmctld_lock_t write_lock = {.job = WRITE_LOCK};
 	static uint64_t last_hash;
@@ -114,7 +116,7 @@ void saturn_planrec_observe_pass(const saturn_snapshot_t *s)
 	int n = 0;
 	double t0, t1;
 
-	if (saturn_cfg.record == SATURN_PLANREC_NONE)
+	if (ctx->cfg.record == SATURN_PLANREC_NONE)
 		return;
 	h = observed_hash(s);
 	if (h == last_hash || h == 1469598103934665603ULL) /* same as before, or none */
@@ -129,7 +131,7 @@ void saturn_planrec_observe_pass(const saturn_snapshot_t *s)
 		char **field, *text;
 
 		if (!(spb > 0) || !(job_ptr = find_job_record(j->job_id)) ||
-		    !IS_JOB_RUNNING(job_ptr) || !(field = planrec_field(job_ptr)))
+		    !IS_JOB_RUNNING(job_ptr) || !(field = planrec_field(ctx, job_ptr)))
 			continue;
 		/* NULL: no record of ours there, or the same value */
 		text = saturn_planrec_observe(*field, spb);

@@ -32,7 +32,7 @@
 
 #include "sched_core.h"
 
-#include "saturn_int.h"
+#include "saturn_priority.h"
 
 /* scopes of the limits' keys: the kind in the top bits */
 #define KEY_ASSOC (1ULL << 60)

@@ -15,6 +15,7 @@
  */
 #include "config.h" /* Slurm's */
 
+#include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +34,8 @@
 #include "safefile.h"
 #include "sched_core.h"
 
-#include "saturn_int.h"
+#include "saturn_files.h"
+#include "saturn_profcache.h"
 
 /* A profile is rewritten by rename (saturn-profile --measure), so a new
  * version shows as a new inode even within the same second. */
@@ -57,10 +59,10 @@ static int nprofiles;
 static saturn_budget_t budget;
 
 /* The caps as configured (MiB; 0 = none). */
-static void budget_caps(void)
+static void budget_caps(const saturn_ctx_t *ctx)
 {
-	saturn_budget_set_caps(&budget, (size_t)saturn_cfg.profile_cache_mb << 20,
-			       (size_t)saturn_cfg.profile_cache_total_mb << 20);
+	saturn_budget_set_caps(&budget, (size_t)ctx->cfg.profile_cache_mb << 20,
+			       (size_t)ctx->cfg.profile_cache_total_mb << 20);
 }
 
 /* Drop e's profile and its charge (the entry stays). */
@@ -85,25 +87,27 @@ static char *profile_name(const char *batch, const char *klass)
 }
 
 /* PROFILE_DIR/UID/NAME[@CLASS].json: the one place that maps a batch to
- * its profile file (saturn_int.h). */
-char *saturn_profile_path(long uid, const char *batch, const char *klass)
+ * its profile file (saturn_profcache.h). */
+char *saturn_profile_path(const saturn_ctx_t *ctx, long uid, const char *batch, const char *klass)
 {
 	char *n = profile_name(batch, klass), *p;
 
-	p = xstrdup_printf("%s/%ld/%s", saturn_profile_dir, uid, n);
+	p = xstrdup_printf("%s/%ld/%s", ctx->profile_dir, uid, n);
 	xfree(n);
 	return p;
 }
 
-/* saturn_int.h. The user's folder is made first (root controller), so
+/* saturn_profcache.h. The user's folder is made first (root controller), so
  * users find it ready. */
-int saturn_profile_stat(const char *batch, const char *klass, long uid, int *ufd,
-			      struct stat *st)
+int saturn_profile_stat(const saturn_ctx_t *ctx, const char *batch, const char *klass, long uid,
+			int *ufd, struct stat *st)
 {
 	char *name;
 	int rc = 0;
 
-	*ufd = uid < 0 ? -1 : saturn_user_dir(saturn_profile_fd, saturn_profile_dir, uid, SATURN_ANY_UID);
+	*ufd = uid < 0 ? -1 :
+			 saturn_user_dir(ctx, ctx->profile_fd, ctx->profile_dir, uid,
+					 SATURN_ANY_UID);
 	if (*ufd < 0)
 		return -1;
 	name = profile_name(batch, klass);
@@ -125,27 +129,26 @@ static profile_entry_t *profile_entry(const char *batch, long uid, const char *k
 	return NULL;
 }
 
-static const saturn_profile_t *lookup_profile(const char *batch, long uid, const char *klass);
+static const saturn_profile_t *lookup_profile(const saturn_ctx_t *ctx, const char *batch, long uid,
+					      const char *klass);
 
 const saturn_profile_t *saturn_lookup_profile(const char *batch, long uid, void *arg)
 {
-	(void)arg;
-	return lookup_profile(batch, uid, NULL);
+	return lookup_profile(arg, batch, uid, NULL);
 }
 
 const saturn_profile_t *saturn_lookup_class_profile(const char *batch, long uid, const char *klass,
 						    void *arg)
 {
-	(void)arg;
 	if (!saturn_class_name_ok(klass))
 		return NULL;
-	return lookup_profile(batch, uid, klass);
+	return lookup_profile(arg, batch, uid, klass);
 }
 
 /* Whether uid may keep bytes more of parsed profiles now. Refused: e
  * remembers the cost and the verdict, and the refusal is logged once per
  * version and verdict, naming the batch and the budget. */
-static int budget_ok(profile_entry_t *e, const char *path, size_t bytes)
+static int budget_ok(const saturn_ctx_t *ctx, profile_entry_t *e, const char *path, size_t bytes)
 {
 	char why[256];
 	saturn_budget_verdict_t v = saturn_budget_check(&budget, e->uid, bytes, NULL, NULL, why,
@@ -159,7 +162,7 @@ static int budget_ok(profile_entry_t *e, const char *path, size_t bytes)
 	if (v == SATURN_BUDGET_EVICT)
 		snprintf(why, sizeof(why),
 			 "the total budget of %d MiB (saturn_profile_cache_total_mb) is full: a user holding more gives way at the next cycle",
-			 saturn_cfg.profile_cache_total_mb);
+			 ctx->cfg.profile_cache_total_mb);
 	if (e->want != bytes || e->over != (int)v)
 		error("sched/saturn: batch %s of uid %ld: profile %s (%.1f MiB parsed) refused: %s; planning from the users' requests",
 		      e->batch, e->uid, path, (double)bytes / (1 << 20), why);
@@ -171,7 +174,8 @@ static int budget_ok(profile_entry_t *e, const char *path, size_t bytes)
 /* The profile PROFILE_DIR/UID/NAME[@CLASS].json, cached per (batch, uid,
  * class) and re-read when the file changes, within the budget. A class
  * profile that is missing is not logged (most classes have none). */
-static const saturn_profile_t *lookup_profile(const char *batch, long uid, const char *klass)
+static const saturn_profile_t *lookup_profile(const saturn_ctx_t *ctx, const char *batch, long uid,
+					      const char *klass)
 {
 	profile_entry_t *e;
 	saturn_error_t err = {{0}};
@@ -192,8 +196,8 @@ static const saturn_profile_t *lookup_profile(const char *batch, long uid, const
 		snprintf(e->klass, sizeof(e->klass), "%s", klass ? klass : "");
 		e->uid = uid;
 	}
-	path = saturn_profile_path(uid, batch, klass);
-	if (saturn_profile_stat(batch, klass, uid, &ufd, &st) < 0) {
+	path = saturn_profile_path(ctx, uid, batch, klass);
+	if (saturn_profile_stat(ctx, batch, klass, uid, &ufd, &st) < 0) {
 		if (e->missing != 1 && !klass)
 			info("sched/saturn: batch %s of uid %ld: no profile at %s: planning from the users' requests",
 			     batch, uid, path);
@@ -209,7 +213,7 @@ static const saturn_profile_t *lookup_profile(const char *batch, long uid, const
 		return e->profile;
 	}
 	if (e->missing == 0 && e->mtime == st.st_mtime && e->ino == st.st_ino && !e->profile &&
-	    (!e->want || !budget_ok(e, path, e->want))) {
+	    (!e->want || !budget_ok(ctx, e, path, e->want))) {
 		close(ufd);
 		xfree(path);
 		return NULL; /* already rejected this version, or still no room */
@@ -222,14 +226,15 @@ static const saturn_profile_t *lookup_profile(const char *batch, long uid, const
 	entry_unload(e);
 	/* the file's size first: no read of a profile the budget refuses (a
 	 * file over the size cap is refused by the read, saying so) */
-	if (st.st_size <= SATURN_PROFILE_MAX_BYTES && !budget_ok(e, path, (size_t)st.st_size)) {
+	if (st.st_size <= SATURN_PROFILE_MAX_BYTES &&
+	    !budget_ok(ctx, e, path, (size_t)st.st_size)) {
 		close(ufd);
 		xfree(path);
 		return NULL;
 	}
 	/* read through the user's folder: a regular file of the batch's user
 	 * (or root), no link, FIFO or device, size-capped */
-	dname = xstrdup_printf("%s/%ld", saturn_profile_dir, uid);
+	dname = xstrdup_printf("%s/%ld", ctx->profile_dir, uid);
 	name = profile_name(batch, klass);
 	buf = saturn_file_read_at(ufd, dname, name, owners, uid == 0 ? 1 : 2,
 				  SATURN_PROFILE_MAX_BYTES, &len, NULL, &err);
@@ -245,7 +250,8 @@ static const saturn_profile_t *lookup_profile(const char *batch, long uid, const
 		bytes = saturn_profile_mem_bytes(e->profile);
 		if (bytes < (size_t)st.st_size)
 			bytes = (size_t)st.st_size;
-		if (!budget_ok(e, path, bytes) || saturn_budget_charge(&budget, uid, bytes) < 0) {
+		if (!budget_ok(ctx, e, path, bytes) ||
+		    saturn_budget_charge(&budget, uid, bytes) < 0) {
 			saturn_profile_destroy(e->profile);
 			e->profile = NULL;
 		} else {
@@ -294,7 +300,8 @@ const char *saturn_option_params(const saturn_snap_job_t *j, const saturn_decisi
 
 /* Unload victim's profiles, largest first, until need bytes are free;
  * each stays refused (want) until the budget has room for it again. */
-static void evict_user(long victim, size_t need, const profile_entry_t *for_e)
+static void evict_user(const saturn_ctx_t *ctx, long victim, size_t need,
+		       const profile_entry_t *for_e)
 {
 	while (need > 0) {
 		profile_entry_t *big = NULL;
@@ -307,7 +314,7 @@ static void evict_user(long victim, size_t need, const profile_entry_t *for_e)
 			return;
 		info("sched/saturn: batch %s of uid %ld: profile (%.1f MiB) leaves the cache: the total budget of %d MiB (saturn_profile_cache_total_mb) is full and uid %ld holds the most; batch %s of uid %ld needs room",
 		     big->batch, big->uid, (double)big->bytes / (1 << 20),
-		     saturn_cfg.profile_cache_total_mb, victim, for_e->batch, for_e->uid);
+		     ctx->cfg.profile_cache_total_mb, victim, for_e->batch, for_e->uid);
 		need = need > big->bytes ? need - big->bytes : 0;
 		big->want = big->bytes;
 		big->over = SATURN_BUDGET_TOTAL;
@@ -315,12 +322,12 @@ static void evict_user(long victim, size_t need, const profile_entry_t *for_e)
 	}
 }
 
-void saturn_profcache_prune(const saturn_live_t *live)
+void saturn_profcache_prune(const saturn_ctx_t *ctx, const saturn_live_t *live)
 {
 	size_t before = budget.total;
 	int w = 0, gone = 0;
 
-	budget_caps();
+	budget_caps(ctx);
 	/* batches without tasks: their profiles go */
 	for (int i = 0; i < nprofiles; i++) {
 		profile_entry_t *e = &profiles[i];
@@ -351,10 +358,10 @@ void saturn_profcache_prune(const saturn_live_t *live)
 		if (!e->profile && e->want && e->over == SATURN_BUDGET_EVICT &&
 		    saturn_budget_check(&budget, e->uid, e->want, &victim, &need, NULL, 0) ==
 			    SATURN_BUDGET_EVICT) {
-			evict_user(victim, need, e);
+			evict_user(ctx, victim, need, e);
 			/* loaded now, before the victim's own lookups could take
 			 * the room back (the entry exists: profiles stays put) */
-			lookup_profile(e->batch, e->uid, e->klass[0] ? e->klass : NULL);
+			lookup_profile(ctx, e->batch, e->uid, e->klass[0] ? e->klass : NULL);
 		}
 	}
 	/* give the freed memory back to the system (a parsed profile is many

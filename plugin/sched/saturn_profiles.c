@@ -2,7 +2,7 @@
  * (saturn_profiler=): one saturn-profile:NAME job per batch without a
  * profile (saturn_profcache.c reads and caches the profiles), submitted
  * without locks through libslurm, at most saturn_companion_jobs per user
- * (saturn_prune.c), its record kept in STATE_DIR/profiler-UID-NAME.job
+ * (saturn_companion.c), its record kept in STATE_DIR/profiler-UID-NAME.job
  * while the batch has tasks, fallback to the users' requests when it ends
  * without a profile. A batch is (user, name) everywhere here: the job,
  * its record and the fallback note are per (uid, name), so one user's
@@ -46,7 +46,11 @@
 #include "safefile.h"
 #include "sched_core.h"
 
-#include "saturn_int.h"
+#include "saturn_companion.h"
+#include "saturn_files.h"
+#include "saturn_jobrec.h"
+#include "saturn_profcache.h"
+#include "saturn_profiles.h"
 
 /* --- companion profiler job (saturn_profiler) -------------------------- */
 
@@ -61,75 +65,6 @@ typedef struct prof_job {
 static prof_job_t *prof_jobs;
 static int nprof_jobs;
 
-/* STATE_DIR/KIND-UID-BATCH.job: the plugin's record of a batch's companion
- * job (root only, not in the users' folders), kept across restarts. A
- * record STATE_DIR/KIND-BATCH.job from before batches were per user does
- * not say whose batch it was: it is ignored (with a note). */
-char *saturn_record_read(const char *kind, long uid, const char *batch)
-{
-	char *name = xstrdup_printf("%s-%ld-%s.job", kind, uid, batch);
-	long owners[2] = {(long)geteuid(), 0};
-	size_t len;
-	struct stat st;
-	char *buf = saturn_state_fd < 0 ? NULL :
-		saturn_file_read_at(saturn_state_fd, saturn_state_dir, name, owners, 2, 1 << 20,
-				    &len, NULL, NULL);
-
-	xfree(name);
-	if (buf || saturn_state_fd < 0)
-		return buf;
-	name = xstrdup_printf("%s-%s.job", kind, batch);
-	if (fstatat(saturn_state_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		info("sched/saturn: batch %s of uid %ld: ignoring %s/%s, a record from before batches were per user (it does not say whose batch it was)",
-		     batch, uid, saturn_state_dir, name);
-	xfree(name);
-	return NULL;
-}
-
-void saturn_record_write(const char *kind, long uid, const char *batch, uint32_t job_id,
-			 const char *text)
-{
-	char *name = xstrdup_printf("%s-%ld-%s.job", kind, uid, batch);
-	saturn_error_t err = {{0}};
-
-	if (saturn_state_fd < 0)
-		saturn_error_set(&err, "no state folder");
-	if (saturn_state_fd < 0 ||
-	    saturn_file_write_at(saturn_state_fd, saturn_state_dir, name, text, strlen(text),
-				 SATURN_ANY_UID, SATURN_ANY_UID, 0600, &err) < 0)
-		error("sched/saturn: batch %s of uid %ld: cannot record %s job %u: %s", batch, uid,
-		      kind, job_id, err.text);
-	xfree(name);
-}
-
-void saturn_bpol_log(const saturn_bpol_action_t *a, const char *batch, long uid)
-{
-	if (a->level == SATURN_BPOL_ERROR)
-		error("sched/saturn: batch %s of uid %ld: %s", batch, uid, a->text);
-	else if (a->level == SATURN_BPOL_INFO)
-		info("sched/saturn: batch %s of uid %ld: %s", batch, uid, a->text);
-	else
-		debug("sched/saturn: batch %s of uid %ld: %s", batch, uid, a->text);
-}
-
-void saturn_companion_state(uint32_t job_id, saturn_companion_t *c)
-{
-	job_record_t *jr = job_id ? find_job_record(job_id) : NULL;
-
-	memset(c, 0, sizeof(*c));
-	c->job_id = job_id;
-	if (!job_id)
-		return;
-	if (!jr || IS_JOB_FINISHED(jr) || IS_JOB_COMPLETING(jr)) {
-		c->state = SATURN_COMPANION_ENDED;
-	} else if (IS_JOB_PENDING(jr)) {
-		c->state = SATURN_COMPANION_PENDING;
-		c->pending_since = jr->details ? (double)jr->details->submit_time : (double)time(NULL);
-	} else {
-		c->state = SATURN_COMPANION_RUNNING;
-	}
-}
-
 static prof_job_t *prof_find(const char *batch, long uid)
 {
 	for (int i = 0; i < nprof_jobs; i++)
@@ -140,7 +75,7 @@ static prof_job_t *prof_find(const char *batch, long uid)
 
 /* The batch's record: from memory, else from its file (once), else new.
  * May move the records: pointers into prof_jobs are stale after it. */
-static int prof_entry(const char *batch, long uid)
+static int prof_entry(const saturn_ctx_t *ctx, const char *batch, long uid)
 {
 	prof_job_t *e;
 	char *buf;
@@ -152,10 +87,10 @@ static int prof_entry(const char *batch, long uid)
 	memset(e, 0, sizeof(*e));
 	snprintf(e->batch, sizeof(e->batch), "%s", batch);
 	e->uid = uid;
-	if ((buf = saturn_record_read("profiler", uid, batch))) {
+	if ((buf = saturn_record_read(ctx, "profiler", uid, batch))) {
 		if (saturn_prof_rec_parse(buf, &e->r) < 0)
 			error("sched/saturn: batch %s of uid %ld: ignoring %s/profiler-%ld-%s.job: not \"JOBID ARRAYID[ fallback]\"",
-			      batch, uid, saturn_state_dir, uid, batch);
+			      batch, uid, ctx->state_dir, uid, batch);
 		else
 			info("sched/saturn: batch %s of uid %ld: profiler job %u recorded before restart%s",
 			     batch, uid, e->r.job_id,
@@ -165,12 +100,12 @@ static int prof_entry(const char *batch, long uid)
 	return nprof_jobs - 1;
 }
 
-static void prof_save(const prof_job_t *e)
+static void prof_save(const saturn_ctx_t *ctx, const prof_job_t *e)
 {
 	char txt[64];
 
 	saturn_prof_rec_format(&e->r, txt, sizeof(txt));
-	saturn_record_write("profiler", e->uid, e->batch, e->r.job_id, txt);
+	saturn_record_write(ctx, "profiler", e->uid, e->batch, e->r.job_id, txt);
 }
 
 /* "profiler job N failed; " for a batch that fell back, else "". */
@@ -209,9 +144,9 @@ void saturn_batch_owner_free(saturn_batch_owner_t *o)
 	xfree(o->script);
 }
 
-static uint32_t submit_companion(const char *kind, const char *batch, const saturn_batch_owner_t *o,
-				 const char *args, int gpus, int nodes, const char *klass,
-				 const char *gpu_type);
+static uint32_t submit_companion(const saturn_ctx_t *ctx, const char *kind, const char *batch,
+				 const saturn_batch_owner_t *o, const char *args, int gpus,
+				 int nodes, const char *klass, const char *gpu_type);
 
 /* The per-class profiler jobs submitted (submit_class_profilers), kept in
  * memory; after a restart found again among the jobs by their names
@@ -229,50 +164,51 @@ static class_job_t *class_jobs;
 static int nclass_jobs;
 static int class_jobs_found; /* the job records looked through once */
 
-uint32_t saturn_submit_profiler(const char *kind, const char *batch, const saturn_batch_owner_t *o,
-				const char *args, int gpus)
+uint32_t saturn_submit_profiler(const saturn_ctx_t *ctx, const char *kind, const char *batch,
+				const saturn_batch_owner_t *o, const char *args, int gpus)
 {
-	return submit_companion(kind, batch, o, args, gpus, 1, NULL, NULL);
+	return submit_companion(ctx, kind, batch, o, args, gpus, 1, NULL, NULL);
 }
 
-uint32_t saturn_submit_measure(const char *batch, const saturn_batch_owner_t *o, const char *args,
-			       int gpus, int nodes)
+uint32_t saturn_submit_measure(const saturn_ctx_t *ctx, const char *batch,
+			       const saturn_batch_owner_t *o, const char *args, int gpus, int nodes)
 {
-	return submit_companion("measure", batch, o, args, gpus, nodes > 1 ? nodes : 1, NULL, NULL);
+	return submit_companion(ctx, "measure", batch, o, args, gpus, nodes > 1 ? nodes : 1, NULL,
+				NULL);
 }
 
-uint32_t saturn_submit_class_companion(const char *kind, const char *batch,
+uint32_t saturn_submit_class_companion(const saturn_ctx_t *ctx, const char *kind, const char *batch,
 				       const saturn_batch_owner_t *o, const char *args, int gpus,
 				       const char *klass, const char *gpu_type)
 {
-	return submit_companion(kind, batch, o, args, gpus, 1, klass, gpu_type);
+	return submit_companion(ctx, kind, batch, o, args, gpus, 1, klass, gpu_type);
 }
 
 /* saturn_internode_bw: " --internode-bw GBS --internode-nodes K" for a
  * profiler job (xmalloc'd), K the cluster's node count, at least 2, at
  * most 8 (predictions beyond a partition's MaxNodes are left out of the
  * plans). */
-static char *internode_args(void)
+static char *internode_args(const saturn_ctx_t *ctx)
 {
 	int k = node_record_count < 2 ? 2 : node_record_count > 8 ? 8 : node_record_count;
 
-	return xstrdup_printf(" --internode-bw %g --internode-nodes %d", saturn_cfg.internode_gbs, k);
+	return xstrdup_printf(" --internode-bw %g --internode-nodes %d", ctx->cfg.internode_gbs, k);
 }
 
-static uint32_t submit_companion(const char *kind, const char *batch, const saturn_batch_owner_t *o,
-				 const char *args, int gpus, int nodes, const char *klass,
-				 const char *gpu_type)
+static uint32_t submit_companion(const saturn_ctx_t *ctx, const char *kind, const char *batch,
+				 const saturn_batch_owner_t *o, const char *args, int gpus,
+				 int nodes, const char *klass, const char *gpu_type)
 {
 	/* STATE_DIR/jobs/UID: work folder and output; STATE_DIR/scripts/: the
 	 * script copy, 0600 the user's (per user: two users' batches of one
 	 * name never share a copy); PROFILE_DIR/UID/NAME.json: the profile,
 	 * PROFILE_DIR/UID/cache: made by the profiler itself, as the user */
-	char *dir = xstrdup_printf("%s/jobs/%u", saturn_state_dir, o->uid);
+	char *dir = xstrdup_printf("%s/jobs/%u", ctx->state_dir, o->uid);
 	char *sname = klass ? xstrdup_printf("%u-%s@%s.%s.script", o->uid, batch, klass, kind)
 			    : xstrdup_printf("%u-%s.%s.script", o->uid, batch, kind);
-	char *sdir = xstrdup_printf("%s/scripts", saturn_state_dir);
+	char *sdir = xstrdup_printf("%s/scripts", ctx->state_dir);
 	char *copy = xstrdup_printf("%s/%s", sdir, sname);
-	char *out = saturn_profile_path(o->uid, batch, klass);
+	char *out = saturn_profile_path(ctx, o->uid, batch, klass);
 	char *what = klass ? xstrdup_printf("%s@%s", batch, klass) : xstrdup(batch);
 	char *cache = NULL, *internode = NULL;
 	job_desc_msg_t desc;
@@ -282,24 +218,24 @@ static uint32_t submit_companion(const char *kind, const char *batch, const satu
 	int jfd, pfd;
 
 	{
-		char *jobs = xstrdup_printf("%s/jobs", saturn_state_dir);
+		char *jobs = xstrdup_printf("%s/jobs", ctx->state_dir);
 
-		jfd = saturn_user_dir(saturn_jobs_fd, jobs, o->uid, o->gid);
+		jfd = saturn_user_dir(ctx, ctx->jobs_fd, jobs, o->uid, o->gid);
 		xfree(jobs);
 	}
-	pfd = saturn_user_dir(saturn_profile_fd, saturn_profile_dir, o->uid, o->gid);
+	pfd = saturn_user_dir(ctx, ctx->profile_fd, ctx->profile_dir, o->uid, o->gid);
 	if (jfd < 0 || pfd < 0) {
 		error("sched/saturn: batch %s of uid %u: no %s job: the user's folders are not usable (logged above)",
 		      batch, o->uid, kind);
 		goto done;
 	}
-	if (saturn_cfg.profile_cache)
-		cache = xstrdup_printf("%s/%u/cache", saturn_profile_dir, o->uid);
-	if (saturn_scripts_fd < 0 ||
-	    saturn_file_write_at(saturn_scripts_fd, sdir, sname, o->script, o->script_len,
+	if (ctx->cfg.profile_cache)
+		cache = xstrdup_printf("%s/%u/cache", ctx->profile_dir, o->uid);
+	if (ctx->scripts_fd < 0 ||
+	    saturn_file_write_at(ctx->scripts_fd, sdir, sname, o->script, o->script_len,
 				 (long)o->uid, (long)o->gid, 0600, &err) < 0) {
-		error("sched/saturn: batch %s of uid %u: cannot write the script copy %s: %s", batch,
-		      o->uid, copy, saturn_scripts_fd < 0 ? "no scripts folder" : err.text);
+		error("sched/saturn: batch %s of uid %u: cannot write the script copy %s: %s",
+		      batch, o->uid, copy, ctx->scripts_fd < 0 ? "no scripts folder" : err.text);
 		goto done;
 	}
 	slurm_init_job_desc_msg(&desc);
@@ -314,13 +250,13 @@ static uint32_t submit_companion(const char *kind, const char *batch, const satu
 		desc.tres_per_node = xstrdup_printf(SATURN_TRES_GRES_PREFIX "gpu:%s:%d", gpu_type, gpus);
 	else
 		desc.tres_per_node = xstrdup_printf(SATURN_TRES_GRES_PREFIX "gpu:%d", gpus);
-	desc.time_limit = saturn_cfg.profile_time_min;
+	desc.time_limit = ctx->cfg.profile_time_min;
 	desc.work_dir = xstrdup(dir);
 	desc.std_out = xstrdup_printf("%s/%u-%s-%s-%%j.out", dir, o->uid, what, kind);
-	if (!strcmp(kind, "profile") && saturn_cfg.internode_gbs > 0)
-		internode = internode_args();
+	if (!strcmp(kind, "profile") && ctx->cfg.internode_gbs > 0)
+		internode = internode_args(ctx);
 	desc.script = xstrdup_printf("#!/bin/sh\nexec '%s' --batch '%s' --script '%s' %s%s%s%s --output '%s'%s%s%s%s\n",
-				     saturn_cfg.profiler, batch, copy, args,
+				     ctx->cfg.profiler, batch, copy, args,
 				     klass ? " --class '" : "", klass ? klass : "", klass ? "'" : "",
 				     out, cache ? " --cache '" : " --no-cache", cache ? cache : "",
 				     cache ? "'" : "", internode ? internode : "");
@@ -335,8 +271,8 @@ static uint32_t submit_companion(const char *kind, const char *batch, const satu
 		id = SATURN_SUBMIT_RESP_JOB_ID(resp);
 		info("sched/saturn: batch %s of uid %u: submitted %s job %u (%s, %d node(s), %d min): %s %s --output %s",
 		     batch, o->uid, !strcmp(kind, "profile") ? "profiler" : "measurement", id,
-		     desc.tres_per_node, nodes, saturn_cfg.profile_time_min,
-		     saturn_cfg.profiler, args, out);
+		     desc.tres_per_node, nodes, ctx->cfg.profile_time_min, ctx->cfg.profiler, args,
+		     out);
 	}
 	slurm_free_submit_response_response_msg(resp);
 	xfree(desc.name);
@@ -384,8 +320,9 @@ static int usable(const saturn_snapshot_t *s, const saturn_snap_job_t *j0, int i
 	return saturn_snap_job_fits_node(j0, n) == 1;
 }
 
-static void submit_class_profilers(saturn_snapshot_t *s, const saturn_snap_job_t *j0,
-				   const saturn_batch_owner_t *o, const char *args, int gpus)
+static void submit_class_profilers(saturn_ctx_t *ctx, saturn_snapshot_t *s,
+				   const saturn_snap_job_t *j0, const saturn_batch_owner_t *o,
+				   const char *args, int gpus)
 {
 	int nclass = 0, w = 0;
 
@@ -434,15 +371,15 @@ static void submit_class_profilers(saturn_snapshot_t *s, const saturn_snap_job_t
 			continue;
 		}
 		{
-			uint32_t id = submit_companion("profile", j0->batch, o, args,
-						       gpus < maxg ? gpus : maxg, 1, n->klass,
-						       n->gpu_types);
+			uint32_t id =
+			    submit_companion(ctx, "profile", j0->batch, o, args,
+					     gpus < maxg ? gpus : maxg, 1, n->klass, n->gpu_types);
 			class_job_t *c;
 
 			if (!id)
 				continue;
 			/* counted against saturn_companion_jobs from now on */
-			if (saturn_uidtab_add(&saturn_companions, j0->uid, 1) < 0)
+			if (saturn_uidtab_add(&ctx->companions, j0->uid, 1) < 0)
 				error("sched/saturn: out of memory counting companion jobs");
 			xrecalloc(class_jobs, nclass_jobs + 1, sizeof(*class_jobs));
 			c = &class_jobs[nclass_jobs++];
@@ -544,12 +481,12 @@ static void class_wait_pass(saturn_snapshot_t *s, const saturn_batch_groups_t *g
 
 /* Whether PROFILE_DIR/UID/NAME.json is there (whatever it is: the
  * lookup judges it). */
-static int profile_exists(const char *batch, long uid)
+static int profile_exists(const saturn_ctx_t *ctx, const char *batch, long uid)
 {
 	struct stat st;
 	int ufd;
 
-	if (saturn_profile_stat(batch, NULL, uid, &ufd, &st) < 0)
+	if (saturn_profile_stat(ctx, batch, NULL, uid, &ufd, &st) < 0)
 		return 0;
 	close(ufd);
 	return 1;
@@ -564,7 +501,7 @@ static int profile_exists(const char *batch, long uid)
  * states and the owners under one read lock each) and the actions carried
  * out (holds under one write lock). The tasks are grouped once per cycle
  * (one sort, O(n log n)). */
-void saturn_profiler_pass(saturn_snapshot_t *s)
+void saturn_profiler_pass(saturn_ctx_t *ctx, saturn_snapshot_t *s)
 {
 	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .part = READ_LOCK};
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK};
@@ -578,7 +515,7 @@ void saturn_profiler_pass(saturn_snapshot_t *s)
 	int any_job = 0, nsubmit = 0, any_hold = 0, nact, w = 0;
 	time_t now = time(NULL);
 
-	if (!saturn_cfg.profiler || s->njobs == 0)
+	if (!ctx->cfg.profiler || s->njobs == 0)
 		return;
 	if (saturn_batch_groups(s, NULL, s->njobs, &g) < 0) {
 		error("sched/saturn: out of memory grouping tasks by batch: no profiler jobs this cycle");
@@ -591,9 +528,9 @@ void saturn_profiler_pass(saturn_snapshot_t *s)
 	for (int b = 0; b < g.ngroups; b++) {
 		const saturn_snap_job_t *j0 = &s->jobs[g.member[g.first[b]]];
 
-		exists[b] = profile_exists(j0->batch, j0->uid);
+		exists[b] = profile_exists(ctx, j0->batch, j0->uid);
 		/* the policy reads no record of a batch with a profile */
-		rec[b] = exists[b] ? -1 : prof_entry(j0->batch, j0->uid);
+		rec[b] = exists[b] ? -1 : prof_entry(ctx, j0->batch, j0->uid);
 		any_job |= rec[b] >= 0 && prof_jobs[rec[b]].r.job_id;
 	}
 	/* the profiler jobs' states, under one read lock */
@@ -615,7 +552,7 @@ void saturn_profiler_pass(saturn_snapshot_t *s)
 			      s->jobs[g.member[g.first[b]]].batch, s->jobs[g.member[g.first[b]]].uid);
 		else if (st == SATURN_BPOL_SUBMITTING)
 			/* at most saturn_companion_jobs of the user's at once */
-			saturn_companion_gate(&acts, n0, s->jobs[g.member[g.first[b]]].uid);
+			saturn_companion_gate(ctx, &acts, n0, s->jobs[g.member[g.first[b]]].uid);
 	}
 	class_wait_pass(s, &g, exists, &acts);
 	/* the owners (script, account) of the batches to submit for, under
@@ -649,10 +586,11 @@ void saturn_profiler_pass(saturn_snapshot_t *s)
 			if (owner[i].script && (long)owner[i].uid == j0->uid) {
 				char *args = xstrdup_printf("--task-ids '%s'", acts.a[i].text);
 
-				id = saturn_submit_profiler("profile", j0->batch, &owner[i], args,
-							    acts.a[i].gpus);
+				id = saturn_submit_profiler(ctx, "profile", j0->batch, &owner[i],
+							    args, acts.a[i].gpus);
 				if (id)
-					submit_class_profilers(s, j0, &owner[i], args, acts.a[i].gpus);
+					submit_class_profilers(ctx, s, j0, &owner[i], args,
+							       acts.a[i].gpus);
 				xfree(args);
 			} else {
 				error("sched/saturn: batch %s of uid %ld: no script for a profiler job (job %u or its script is gone)",
@@ -665,12 +603,12 @@ void saturn_profiler_pass(saturn_snapshot_t *s)
 				e->r.job_id = id;
 				e->r.fell_back = !id;
 				if (id)
-					prof_save(e);
+					prof_save(ctx, e);
 			}
 			break;
 		case SATURN_BPOL_SAVE:
 			if (e)
-				prof_save(e);
+				prof_save(ctx, e);
 			break;
 		case SATURN_BPOL_HOLD:
 			for (int k = 0; k < acts.a[i].ntasks; k++)
@@ -720,7 +658,8 @@ static int job_active(const saturn_companion_t *c)
 	return c->job_id && c->state != SATURN_COMPANION_ENDED;
 }
 
-void saturn_profiles_prune(const saturn_live_t *live, saturn_uidtab_t *active)
+void saturn_profiles_prune(const saturn_ctx_t *ctx, const saturn_live_t *live,
+			   saturn_uidtab_t *active)
 {
 	slurmctld_lock_t read_lock = {.job = READ_LOCK};
 	saturn_companion_t *pj = NULL, *cj = NULL;
@@ -750,7 +689,7 @@ void saturn_profiles_prune(const saturn_live_t *live, saturn_uidtab_t *active)
 			continue;
 		}
 		/* no task and no job left: the record and the script copy go */
-		saturn_prune_files("profiler", e->uid, e->batch);
+		saturn_companion_files_remove(ctx, "profiler", e->uid, e->batch);
 	}
 	/* zeroed: a new record starts from nothing (prof_entry) */
 	if (w < nprof_jobs)

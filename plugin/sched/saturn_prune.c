@@ -30,65 +30,14 @@
 #include "budget.h"
 #include "safefile.h"
 
-#include "saturn_int.h"
+#include "saturn_files.h"
+#include "saturn_measure.h"
+#include "saturn_profcache.h"
+#include "saturn_profiles.h"
+#include "saturn_prune.h"
 
 /* Files one scan removes at most (bounded work per cycle). */
 #define PRUNE_SCAN_MAX 1000
-
-saturn_uidtab_t saturn_companions;
-
-int saturn_companion_gate(saturn_bpol_actions_t *acts, int n0, long uid)
-{
-	for (int i = n0; i < acts->n; i++) {
-		int rc;
-
-		if (acts->a[i].kind != SATURN_BPOL_SUBMIT_PROFILER &&
-		    acts->a[i].kind != SATURN_BPOL_SUBMIT_MEASURE)
-			continue;
-		rc = saturn_budget_companion_wait(acts, i,
-						  (int)saturn_uidtab_get(&saturn_companions, uid),
-						  saturn_cfg.companion_jobs);
-		if (rc == 0 && saturn_uidtab_add(&saturn_companions, uid, 1) < 0)
-			error("sched/saturn: out of memory counting companion jobs");
-		if (rc < 0)
-			error("sched/saturn: uid %ld: out of memory limiting companion jobs: submitted",
-			      uid);
-		return rc;
-	}
-	return 0;
-}
-
-/* Remove name in folder fd (path dir) with unlinkat (a link is removed,
- * never followed); a missing one is no error. 1 when removed. */
-static int remove_at(int fd, const char *dir, const char *name)
-{
-	saturn_error_t err = {{0}};
-	int rc;
-
-	if (fd < 0)
-		return 0;
-	rc = saturn_file_remove_at(fd, dir, name, &err);
-	if (rc < 0)
-		error("sched/saturn: %s", err.text);
-	return rc > 0;
-}
-
-void saturn_prune_files(const char *kind, long uid, const char *key)
-{
-	int profiler = !strcmp(kind, "profiler");
-	char *rec = xstrdup_printf("%s-%ld-%s.job", kind, uid, key);
-	char *script = xstrdup_printf("%ld-%s.%s.script", uid, key, profiler ? "profile" : "measure");
-	char *sdir = xstrdup_printf("%s/scripts", saturn_state_dir);
-	int n = remove_at(saturn_state_fd, saturn_state_dir, rec);
-
-	n += remove_at(saturn_scripts_fd, sdir, script);
-	if (n)
-		debug("sched/saturn: batch %s of uid %ld: no tasks and no %s job left: removed its record and script copy",
-		      key, uid, profiler ? "profiler" : "measurement");
-	xfree(rec);
-	xfree(script);
-	xfree(sdir);
-}
 
 /* Whether the file (kind, uid, key) is still someone's: its batch has a
  * task, or its companion job is recorded as pending or running. */
@@ -136,17 +85,17 @@ static int scan(int fd, const char *dir, int scripts, const saturn_live_t *live,
 		    st.st_mtime > now - 60)
 			continue;
 		(*budget)--;
-		n += remove_at(fd, dir, de->d_name);
+		n += saturn_remove_at(fd, dir, de->d_name);
 	}
 	closedir(d);
 	return n;
 }
 
-void saturn_prune_pass(const saturn_snapshot_t *s)
+void saturn_prune_pass(saturn_ctx_t *ctx, const saturn_snapshot_t *s)
 {
 	static time_t last;
 	time_t now = time(NULL);
-	double period = 20 * saturn_cfg.interval_s;
+	double period = 20 * ctx->cfg.interval_s;
 	saturn_live_t live;
 	int budget = PRUNE_SCAN_MAX, n;
 	char *sdir;
@@ -155,19 +104,19 @@ void saturn_prune_pass(const saturn_snapshot_t *s)
 		error("sched/saturn: out of memory listing the batches: nothing pruned this cycle");
 		return;
 	}
-	saturn_uidtab_clear(&saturn_companions);
-	saturn_profcache_prune(&live);
-	saturn_profiles_prune(&live, &saturn_companions);
-	saturn_measure_prune(&live, &saturn_companions);
+	saturn_uidtab_clear(&ctx->companions);
+	saturn_profcache_prune(ctx, &live);
+	saturn_profiles_prune(ctx, &live, &ctx->companions);
+	saturn_measure_prune(ctx, &live, &ctx->companions);
 	if (period < 60)
 		period = 60;
 	if (period > 300)
 		period = 300;
 	if (now - last >= period) {
 		last = now;
-		sdir = xstrdup_printf("%s/scripts", saturn_state_dir);
-		n = scan(saturn_state_fd, saturn_state_dir, 0, &live, now, &budget);
-		n += scan(saturn_scripts_fd, sdir, 1, &live, now, &budget);
+		sdir = xstrdup_printf("%s/scripts", ctx->state_dir);
+		n = scan(ctx->state_fd, ctx->state_dir, 0, &live, now, &budget);
+		n += scan(ctx->scripts_fd, sdir, 1, &live, now, &budget);
 		if (n)
 			info("sched/saturn: removed %d record(s) and script copies of batches without tasks or jobs",
 			     n);
@@ -176,7 +125,7 @@ void saturn_prune_pass(const saturn_snapshot_t *s)
 	saturn_live_free(&live);
 }
 
-void saturn_prune_fini(void)
+void saturn_prune_fini(saturn_ctx_t *ctx)
 {
-	saturn_uidtab_free(&saturn_companions);
+	saturn_uidtab_free(&ctx->companions);
 }

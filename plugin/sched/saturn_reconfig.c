@@ -31,12 +31,14 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "jobenv.h"
 #include "multiuser.h"
 #include "planner.h"
 #include "reconfig.h"
 #include "sched_core.h"
 
-#include "saturn_int.h"
+#include "saturn_jobrec.h"
+#include "saturn_reconfig.h"
 
 /* Tasks signalled, remembered until they end (for the realised gain) and,
  * while they still run, kept out of the decision. */
@@ -56,9 +58,9 @@ static sent_t sent[SENT_MAX];
 static int nsent;
 static int requeue_ok = -1; /* RequeueExit(Hold) lists 75; -1 not read yet */
 
-void saturn_reconfig_load(void)
+void saturn_reconfig_load(saturn_ctx_t *ctx)
 {
-	saturn_reconfig_settings_t *rc = &saturn_cfg.reconfig;
+	saturn_reconfig_settings_t *rc = &ctx->cfg.reconfig;
 	const char *tok;
 	int cred = 120; /* Slurm's default cred_expire */
 	int rq;
@@ -110,7 +112,7 @@ static int in_slurm(uint32_t id)
 
 /* Forget signalled tasks that ended (logging the realised gain) and keep
  * those still running from being chosen again. */
-static void follow_sent(saturn_snapshot_t *s)
+static void follow_sent(const saturn_ctx_t *ctx, saturn_snapshot_t *s)
 {
 	time_t now = (time_t)s->now;
 
@@ -130,7 +132,8 @@ static void follow_sent(saturn_snapshot_t *s)
 			for (int k = 0; k < s->njobs; k++)
 				if (s->jobs[k].job_id == sent[i].job_id)
 					s->jobs[k].reconfigure = -1;
-			if (!sent[i].warned && now - sent[i].at > saturn_cfg.reconfig.checkpoint_s + 120) {
+			if (!sent[i].warned &&
+			    now - sent[i].at > ctx->cfg.reconfig.checkpoint_s + 120) {
 				sent[i].warned = 1;
 				info("sched/saturn: JobId=%u still runs %lds after the reconfiguration signal",
 				     sent[i].job_id, (long)(now - sent[i].at));
@@ -197,7 +200,8 @@ int saturn_reconfig_requeue_ok(void)
 	return requeue_ok != 0; /* -1: not read yet (as yes) */
 }
 
-void saturn_reconfig_signal(const saturn_snapshot_t *s, const saturn_reconfig_result_t *rp)
+void saturn_reconfig_signal(const saturn_ctx_t *ctx, const saturn_snapshot_t *s,
+			    const saturn_reconfig_result_t *rp)
 {
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = READ_LOCK,
 				       .part = READ_LOCK, .fed = READ_LOCK};
@@ -218,7 +222,7 @@ void saturn_reconfig_signal(const saturn_snapshot_t *s, const saturn_reconfig_re
 		     j->node >= 0 && j->node < s->nnodes ? s->nodes[j->node].name : "?",
 		     c->technique, c->gpus, c->node, c->start_s, c->old_end_s, c->new_end_s,
 		     r.old_makespan_s, r.new_makespan_s, r.gain_s,
-		     saturn_objective_name(saturn_cfg.fairness));
+		     saturn_objective_name(ctx->cfg.fairness));
 		{
 			sent_t *e = find_sent(j->job_id);
 
@@ -238,11 +242,11 @@ void saturn_reconfig_signal(const saturn_snapshot_t *s, const saturn_reconfig_re
 	unlock_slurmctld(write_lock);
 }
 
-void saturn_reconfig_follow(saturn_snapshot_t *s)
+void saturn_reconfig_follow(const saturn_ctx_t *ctx, saturn_snapshot_t *s)
 {
 	if (!nsent)
 		return;
-	follow_sent(s);
+	follow_sent(ctx, s);
 }
 
 void saturn_reconfig_fini(void)

@@ -29,7 +29,10 @@
 #include "rehold_wait.h"
 #include "sched_core.h"
 
-#include "saturn_int.h"
+#include "saturn_clock.h"
+#include "saturn_jobrec.h"
+#include "saturn_rehold.h"
+#include "saturn_snapshot.h"
 
 /* --- re-hold (write locks) ------------------------------------------- */
 
@@ -217,7 +220,7 @@ static void blame_holders(saturn_snapshot_t *s, const saturn_snap_job_t *late)
  * locks; the re-held tasks become held tasks of this cycle's snapshot.
  * Returns the number re-held; *charged: how many of them requeued
  * themselves. */
-int rehold_pass(saturn_snapshot_t *s, int *charged)
+int rehold_pass(saturn_ctx_t *ctx, saturn_snapshot_t *s, int *charged)
 {
 	static saturn_rehold_wait_t refused; /* the agent's thread only */
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
@@ -274,7 +277,7 @@ int rehold_pass(saturn_snapshot_t *s, int *charged)
 			      s->jobs[r[i].job].job_id, s->jobs[r[i].job].task_id);
 	}
 	t1 = now_mono();
-	own_update = last_job_update;
+	ctx->own_update = last_job_update;
 	unlock_slurmctld(write_lock);
 	for (int i = 0; i < n; i++)
 		if (ok[i])

@@ -1,8 +1,9 @@
 /* saturn_snapshot.c - sched/saturn's view of slurmctld: under the read
  * locks, copy the usable GPU nodes, the Saturn jobs (held, released,
  * running) with the partitions they may run in, and the GPUs other jobs
- * hold into libsaturn's plain snapshot; outside the locks, add what the
- * running jobs' progress files say.
+ * hold into libsaturn's plain snapshot (what the running jobs' progress
+ * files say is added outside the locks: saturn_read_progress in
+ * saturn_files.c).
  */
 #include "config.h" /* Slurm's */
 
@@ -38,7 +39,9 @@
 #include "progress.h"
 #include "sched_core.h"
 
-#include "saturn_int.h"
+#include "saturn_priority.h"
+#include "saturn_profcache.h"
+#include "saturn_snapshot.h"
 
 /* --- snapshot (read locks) ---------------------------------------------- */
 
@@ -649,7 +652,7 @@ static void pending_never(saturn_snap_job_t *j, job_record_t *job_ptr, const cha
 
 /* Fill s under the read locks. Returns the number of Saturn jobs, or -1 on
  * ENOMEM (snapshot incomplete: the cycle is skipped). */
-int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
+int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node_p)
 {
 	node_record_t *node_ptr;
 	job_record_t *job_ptr;
@@ -661,17 +664,19 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 
 	saturn_snapshot_reset(s);
 	s->now = (double)time(NULL);
-	s->class_rules = saturn_cfg.node_classes;
+	s->class_rules = ctx->cfg.node_classes;
 	s->class_profile = saturn_lookup_class_profile;
-	s->measure_multinode = saturn_cfg.profiler && saturn_cfg.measure_predicted;
-	s->max_tasks = saturn_cfg.max_tasks;
+	/* read only: the lookup takes it as the callbacks' void * */
+	s->class_profile_arg = (void *)ctx;
+	s->measure_multinode = ctx->cfg.profiler && ctx->cfg.measure_predicted;
+	s->max_tasks = ctx->cfg.max_tasks;
 	{
 		static int said; /* once per slurmctld */
 
 		if (!s->measure_multinode && !said) {
 			said = 1;
 			info("sched/saturn: predicted options on several nodes are left out of the plans: they cannot be measured (%s)",
-			     saturn_cfg.profiler ? "saturn_measure_predicted=no" : "no saturn_profiler");
+			     ctx->cfg.profiler ? "saturn_measure_predicted=no" : "no saturn_profiler");
 		}
 	}
 	xrecalloc(*snap_of_node_p, node_record_count ? node_record_count : 1, sizeof(int));
@@ -778,20 +783,4 @@ int saturn_take_snapshot(saturn_snapshot_t *s, int **snap_of_node_p)
 nomem:
 	list_iterator_destroy(it);
 	return -1;
-}
-
-void saturn_read_progress(saturn_snapshot_t *s)
-{
-	for (int i = 0; i < s->njobs; i++) {
-		saturn_snap_job_t *j = &s->jobs[i];
-		saturn_progress_obs_t o;
-
-		/* STATE_DIR/progress/UID/JOBID.json, through the folder's fd */
-		if (j->state == SATURN_SNAP_RUNNING && saturn_progress_observed(j->job_id, j->uid, &o) == 0) {
-			j->batches_left = o.batches_left;
-			j->batches_done = o.batches_done;
-			j->progress_spb = o.sec_per_batch;
-			j->progress_updated = o.updated;
-		}
-	}
 }

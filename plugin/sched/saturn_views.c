@@ -30,11 +30,12 @@
 #include "src/common/slurm_protocol_api.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
 
 #include "safefile.h"
 #include "state_view.h"
 
-#include "saturn_int.h"
+#include "saturn_views.h"
 
 #define USERS_DIR_NAME "users"
 #define PUBLIC_NAME "all.json"
@@ -56,9 +57,9 @@ void saturn_views_reset(void)
 	listed = 0;
 }
 
-static char *users_dir(void)
+static char *users_dir(const saturn_ctx_t *ctx)
 {
-	return xstrdup_printf("%s/" USERS_DIR_NAME, saturn_state_dir);
+	return xstrdup_printf("%s/" USERS_DIR_NAME, ctx->state_dir);
 }
 
 /* 1 when Slurm hides jobs, users or accounts from other users */
@@ -93,9 +94,10 @@ static long view_uid(const char *name)
 
 /* remove UID.json of every uid not among views[] (one pass over the
  * folder, which holds only what we wrote) */
-static void sweep(const char *dname, const saturn_state_view_t *views, int nviews)
+static void sweep(const saturn_ctx_t *ctx, const char *dname, const saturn_state_view_t *views,
+		  int nviews)
 {
-	int fd = dup(saturn_users_fd);
+	int fd = dup(ctx->users_fd);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *de;
 	saturn_error_t err = {{0}};
@@ -115,13 +117,13 @@ static void sweep(const char *dname, const saturn_state_view_t *views, int nview
 			continue;
 		for (int i = 0; i < nviews && !keep; i++)
 			keep = views[i].uid == uid;
-		if (!keep && saturn_file_remove_at(saturn_users_fd, dname, de->d_name, &err) < 0)
+		if (!keep && saturn_file_remove_at(ctx->users_fd, dname, de->d_name, &err) < 0)
 			error("sched/saturn: stale view: %s", err.text);
 	}
 	closedir(d);
 }
 
-void saturn_views_write(const char *txt)
+void saturn_views_write(const saturn_ctx_t *ctx, const char *txt)
 {
 	saturn_state_view_t *views = NULL;
 	saturn_error_t err = {{0}};
@@ -131,14 +133,14 @@ void saturn_views_write(const char *txt)
 	int nviews = 0, changed_set = 0;
 	static int warned;
 
-	if (saturn_users_fd < 0)
+	if (ctx->users_fd < 0)
 		return;
-	dname = users_dir();
+	dname = users_dir(ctx);
 	if (!private_data()) {
 		unsigned long long h = saturn_state_view_hash(txt, len);
 
 		if (h != public_hash) {
-			if (saturn_file_write_at(saturn_users_fd, dname, PUBLIC_NAME, txt, len,
+			if (saturn_file_write_at(ctx->users_fd, dname, PUBLIC_NAME, txt, len,
 						 SATURN_ANY_UID, SATURN_ANY_UID, 0644, &err) < 0) {
 				error("sched/saturn: public view: %s", err.text);
 				h = 0;
@@ -147,11 +149,11 @@ void saturn_views_write(const char *txt)
 		}
 	} else if (public_hash || !listed) {
 		/* PrivateData now hides jobs: the view of everything goes */
-		if (saturn_file_remove_at(saturn_users_fd, dname, PUBLIC_NAME, &err) < 0)
+		if (saturn_file_remove_at(ctx->users_fd, dname, PUBLIC_NAME, &err) < 0)
 			error("sched/saturn: public view: %s", err.text);
 		public_hash = 0;
 	}
-	if (!saturn_user_dirs) {
+	if (!ctx->user_dirs) {
 		/* without root the views cannot be handed to their users */
 		if (!warned++)
 			info("sched/saturn: not root: no per-user views of the state (%s/UID.json); users read %s only when PrivateData hides no jobs",
@@ -178,7 +180,7 @@ void saturn_views_write(const char *txt)
 			continue;
 		}
 		snprintf(name, sizeof(name), "%ld.json", views[i].uid);
-		if (saturn_file_write_at(saturn_users_fd, dname, name, views[i].text,
+		if (saturn_file_write_at(ctx->users_fd, dname, name, views[i].text,
 					 strlen(views[i].text), views[i].uid, SATURN_ANY_UID, 0400,
 					 &err) < 0)
 			error("sched/saturn: view of uid %ld: %s", views[i].uid, err.text);
@@ -186,7 +188,7 @@ void saturn_views_write(const char *txt)
 			now[i].hash = h;
 	}
 	if (changed_set) {
-		sweep(dname, views, nviews);
+		sweep(ctx, dname, views, nviews);
 		listed = 1;
 	}
 	xfree(known);

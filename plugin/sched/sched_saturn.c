@@ -18,6 +18,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "saturn_agent.h"
+#include "saturn_ctx.h"
 
 const char plugin_name[] = "Saturn batch planner (SPASE) scheduler plugin";
 const char plugin_type[] = "sched/saturn";
@@ -27,6 +28,10 @@ extern int init(void);
 extern void fini(void);
 extern int sched_p_reconfig(void);
 
+/* The plugin's one context (saturn_ctx.h): filled by saturn_agent_init,
+ * used by the agent thread alone while it runs, emptied by
+ * saturn_agent_fini once the thread was joined. */
+static saturn_ctx_t ctx = SATURN_CTX_INIT;
 static pthread_t agent_thread = 0;
 static pthread_mutex_t thread_flag_mutex = PTHREAD_MUTEX_INITIALIZER;
 
@@ -41,10 +46,10 @@ extern int init(void)
 		slurm_mutex_unlock(&thread_flag_mutex);
 		return SLURM_ERROR;
 	}
-	saturn_agent_init();
+	saturn_agent_init(&ctx);
 	/* joined in fini(), so not detached (slurm_thread_create's macro
 	 * trips -Wshadow) */
-	if (pthread_create(&agent_thread, NULL, saturn_agent, NULL)) {
+	if (pthread_create(&agent_thread, NULL, saturn_agent, &ctx)) {
 		error("sched/saturn: cannot start the agent thread: %m");
 		agent_thread = 0;
 		slurm_mutex_unlock(&thread_flag_mutex);
@@ -63,7 +68,7 @@ extern void fini(void)
 		saturn_agent_stop();
 		pthread_join(agent_thread, NULL);
 		agent_thread = 0;
-		saturn_agent_fini();
+		saturn_agent_fini(&ctx);
 	}
 	slurm_mutex_unlock(&thread_flag_mutex);
 }

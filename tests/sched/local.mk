@@ -86,6 +86,7 @@ endif
 # skipped with 77 otherwise). Each test uses its own port slot from 18000.
 TESTS += \
 	sched/plugin-deps.sh \
+	sched/plugin-graph.sh \
 	sched/status.sh \
 	sched/status-speed.sh \
 	e2e/sched-plan.sh \
@@ -117,6 +118,7 @@ TESTS += \
 	e2e/sched-multinode-ddp.sh
 EXTRA_DIST += \
 	sched/plugin-deps.sh \
+	sched/plugin-graph.sh \
 	sched/status.sh \
 	sched/status-speed.sh \
 	e2e/sched-lib.sh \

@@ -1,0 +1,24 @@
+/* saturn_apply.h - a plan carried out on slurmctld's job records
+ * (saturn_apply.c).
+ */
+#ifndef SCHED_SATURN_APPLY_H
+#define SCHED_SATURN_APPLY_H
+
+#include "sched_core.h"
+
+#include "saturn_ctx.h"
+
+/* No locks held: carry out the cycle's decisions d (made from plan,
+ * which may be NULL when nothing was planned: then only the tasks b left
+ * held get their reasons) under the job write locks, taken here once.
+ * Before the locks, decisions to release onto a predicted option may
+ * still become holds while a measurement job measures it
+ * (saturn_measure_pass), and a multi-node release without its node list
+ * stays held. Released tasks carry ctx->plan_id; ctx->own_update is set
+ * to last_job_update right after the changes. Sets the time under the
+ * locks into *t_lock0..*t_lock1 and the tasks released into *released. */
+void saturn_apply_decisions(saturn_ctx_t *ctx, saturn_snapshot_t *s, const saturn_sched_build_t *b,
+			    const saturn_plan_t *plan, saturn_decision_t *d, int nd,
+			    double *t_lock0, double *t_lock1, int *released);
+
+#endif /* SCHED_SATURN_APPLY_H */
