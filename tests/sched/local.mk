@@ -87,6 +87,7 @@ endif
 TESTS += \
 	sched/plugin-deps.sh \
 	sched/plugin-graph.sh \
+	sched/replay-fixtures.sh \
 	sched/status.sh \
 	sched/status-speed.sh \
 	e2e/sched-plan.sh \
@@ -119,6 +120,8 @@ TESTS += \
 EXTRA_DIST += \
 	sched/plugin-deps.sh \
 	sched/plugin-graph.sh \
+	sched/replay-fixtures.sh \
+	sched/cycles \
 	sched/status.sh \
 	sched/status-speed.sh \
 	e2e/sched-lib.sh \
