@@ -1,15 +1,13 @@
-/* saturn_agent.c - sched/saturn's thread: the Slurm side of a planning
- * cycle (the decisions are applied by saturn_apply.c, sched/backfill is
- * loaded by saturn_backfill.c). Snapshot Saturn jobs and the nodes' GPU state under read locks into
- * libsaturn's plain structs; release the locks; load profiles and progress
- * files, build the problem and plan (libsaturn: planner, or first-come-
- * first-served for batches without a profile); take the job write locks,
- * re-validate each decision against the live job record and apply it
- * through the update RPC's own code path (update_job_str: split the array
- * task, set gres:gpu:N, pin the node, release the admin hold) plus the
- * SATURN_* variables in the job's supplemental environment; tasks not due
- * yet show the plan as their reason. The plan and task states are persisted
- * under saturn_state_dir. Never exits, never plans while holding locks.
+/* saturn_agent.c - sched/saturn's thread: when to run a cycle (a job
+ * changed, ended or was submitted, a held task is due, the interval
+ * passed), the settings (read at init and reconfigure), the state file,
+ * and one cycle: gather its inputs (saturn_gather.c: the snapshot under
+ * one read-lock section, then files and profiles), run it
+ * (saturn_cycle_run, lib/sched/sched_cycle.h: every decision, with no
+ * lock, file or clock), record it (saturn_record_cycles), then apply its
+ * outputs (saturn_apply.c: the decisions under one write-lock section;
+ * the plan records; the reconfiguration signals) and persist the plan.
+ * Never exits, never plans while holding locks.
  */
 #include "config.h" /* Slurm's */
 

@@ -6,9 +6,9 @@
  * put released tasks that left the plan back into the hold (re-hold), and
  * show the plan as the reason of the tasks not due yet (the re-hold:
  * saturn_rehold.c). Every decision is
- * re-validated against the live record first. apply_plan() turns a plan
- * into decisions (libsaturn) and applies them; saturn_agent.c's cycle()
- * calls it and rehold_pass().
+ * re-validated against the live record first. saturn_apply_decisions()
+ * carries out the decisions saturn_cycle_run made (lib/sched/sched_cycle.h);
+ * saturn_agent.c's cycle() calls it.
  */
 #include "config.h" /* Slurm's */
 
