@@ -472,10 +472,12 @@ int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 	 * shifted). */
 	carried = saturn_sched_carry(st->plan, s->now - st->plan_now, out->build.problem);
 	plan_limits(out, mu, out->build.problem, carried);
-	if (carried && !st->solve_due) {
+	if (carried && (!st->solve_due ||
+			(st->searched_at > 0 && s->now - st->searched_at < cfg->interval_s))) {
 		/* Fast path: what the carried plan releases now starts without
-		 * waiting for a solve; the solve follows in the next cycle, which
-		 * sees those tasks released where the plan put them. */
+		 * waiting for a search; the search follows in the first cycle
+		 * that releases nothing (it sees those tasks released where the
+		 * plan put them), or saturn_interval after the last one. */
 		if (decide(in, mu, carried, out) < 0)
 			goto fail;
 		if (releases(out)) {
@@ -502,6 +504,7 @@ int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 				"the carried plan %s has slipped (%.0fs left, %.0fs expected when it was made): a plan shorter by %.0f%% replaces it",
 				st->plan_id, carried->makespan_s, expected, 100 * gain);
 	}
+	st->searched_at = s->now;
 	if (!(plan = search(in, st, &out->build, mu, carried, gain, out)))
 		goto fail;
 	out->solve_s = plan->solve_s;

@@ -357,7 +357,7 @@ int sim_run(sim_t *base, const sim_job_t *jobs, int use_saturn,
 	sim_result(&s, &u, res);
 	res->wall_s = (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec);
 	res->errors += rc < 0;
-	saturn_plan_destroy(s.prev);
+	sim_saturn_free(s.sat);
 	free(s.jobs);
 	free(s.nodes);
 	free(s.queue);

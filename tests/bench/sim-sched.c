@@ -15,13 +15,18 @@
  * reservation. One reservation per pass (EASY; Slurm's backfill reserves
  * for up to bf_max_job_test jobs).
  *
- * Saturn (sim_saturn_cycle): the held jobs (all, or the first max_plan in
- * arrival order) become one saturn_problem_t: a node per simulated node
- * (class = its GPU type), the running jobs' GPUs busy until their true end
- * (the plugin's profile is exact here), and per job every measured GPU
- * type x count 1/2/4/8 as an option (seconds per batch = 1 / steps per
- * second). saturn_planner_solve() with the cycle's budget; the jobs whose
- * planned start is now start with the planned option, node and GPUs.
+ * Saturn (sim_saturn_cycle): sched/saturn's own cycle, saturn_cycle_run
+ * (lib/sched/sched_cycle.h), as the plugin calls it. The snapshot: a node
+ * per simulated node (its class = its GPU type), the running jobs' GPUs
+ * busy until their true end (the profile is exact here), the queued jobs
+ * held (all, or the first max_plan in arrival order: saturn_max_tasks).
+ * The profiles: one batch per job type (jtK), one profile task per job
+ * (its steps as batches), a profile per GPU type (jtK@TYPE) holding every
+ * count measured there (seconds per batch = 1 / steps per second). The
+ * cycle carries its plan, searches with the budget, keeps the carried plan
+ * unless the new one gains saturn_min_gain, and releases the jobs due now:
+ * they start on their decision's node (the first free GPUs, as Slurm
+ * picks them) with its GPU count.
  */
 #include "config.h"
 
@@ -32,6 +37,9 @@
 
 #include "model.h"
 #include "planner.h"
+#include "profile.h"
+#include "sched_core.h"
+#include "sched_cycle.h"
 
 #include "sim.h"
 
@@ -164,175 +172,235 @@ static char *dup(const char *x)
 	return d;
 }
 
-/* The problem of this cycle; *held gets the jobs planned (task order).
- * NULL on ENOMEM. */
-static saturn_problem_t *build(sim_t *s, int *held, int *nheld)
+#define SIM_T0 1000000.0 /* epoch of the trace's start in the snapshots */
+
+/* What the Saturn scheduler keeps between cycles: sched/saturn's cycle
+ * state, the profiles (one batch per job type, "jtK", with a profile per
+ * GPU type "jtK@TYPE" holding that type's measured counts) and the
+ * snapshot it refills. */
+typedef struct sim_saturn {
+	saturn_cycle_state_t st;
+	saturn_profset_t ps;
+	saturn_sched_settings_t cfg;
+	saturn_snapshot_t *snap;
+} sim_saturn_t;
+
+/* The profile of job type jt: one task per job of that type (its own
+ * steps as batches), with every count measured on GPU type ty (ty < 0:
+ * type 0's, as the batch's own profile; every class has its own). NULL on
+ * ENOMEM. */
+static saturn_profile_t *jt_profile(const sim_t *s, int jt, int ty)
 {
-	saturn_problem_t *p = saturn_problem_create();
-	char name[32];
-	int nh = s->nqueue;
+	saturn_profile_t *pr = saturn_profile_create();
+	char name[96];
+	int n = 0, y = ty < 0 ? 0 : ty;
 
-	if (!p)
+	if (!pr)
 		return NULL;
-	if (s->max_plan > 0 && nh > s->max_plan)
-		nh = s->max_plan;
-	for (int n = 0; n < s->nnodes; n++) {
-		saturn_node_t nd = {0};
-		int owners[SIM_GPN], no = 0;
+	snprintf(name, sizeof(name), "jt%d", jt);
+	pr->batch = dup(name);
+	pr->created = 1;
+	for (int i = 0; i < s->njobs; i++)
+		n += s->jobs[i].jt == jt;
+	pr->tasks = calloc(n ? n : 1, sizeof(*pr->tasks));
+	if (!pr->batch || !pr->tasks)
+		goto fail;
+	for (int i = 0; i < s->njobs; i++) {
+		saturn_profile_task_t *t;
 
-		snprintf(name, sizeof(name), "n%d", n);
-		nd.name = dup(name);
-		nd.gpus = SIM_GPN;
-		nd.klass = dup(s->tab->type[s->nodes[n].type]);
-		nd.busy = calloc(SIM_GPN, sizeof(*nd.busy));
-		for (int i = 0; i < SIM_GPN; i++) {
-			int o = s->nodes[n].owner[i], seen = 0;
+		if (s->jobs[i].jt != jt)
+			continue;
+		t = &pr->tasks[pr->ntasks++];
+		snprintf(name, sizeof(name), "job%d", i);
+		t->signature = dup(name);
+		t->task_ids = malloc(sizeof(int));
+		t->options = calloc(SIM_NSCALE, sizeof(*t->options));
+		if (!t->signature || !t->task_ids || !t->options)
+			goto fail;
+		t->task_ids[0] = i;
+		t->ntask_ids = 1;
+		t->batches = s->jobs[i].steps;
+		if (ty >= 0 && !(t->klass = dup(s->tab->type[ty])))
+			goto fail;
+		for (int k = 0; k < SIM_NSCALE; k++) {
+			saturn_profile_option_t *o = &t->options[t->noptions];
+			double v = s->tab->sps[jt][y][k];
 
-			for (int a = 0; a < no; a++)
-				seen |= owners[a] == o;
-			if (o >= 0 && !seen)
-				owners[no++] = o;
-		}
-		for (int a = 0; nd.busy && a < no; a++) {
-			const sim_job_t *j = &s->jobs[owners[a]];
-			saturn_busy_t *b = &nd.busy[nd.nbusy++];
-
-			b->ngpus = 1 << j->k;
-			b->gpu_ids = malloc(sizeof(int) * b->ngpus);
-			if (b->gpu_ids)
-				memcpy(b->gpu_ids, j->gpu, sizeof(int) * b->ngpus);
-			b->until_s = j->end > s->now ? j->end - s->now : 0;
-		}
-		if (!nd.name || !nd.klass || !nd.busy ||
-		    saturn_problem_add_node(p, &nd) < 0) {
-			saturn_problem_destroy(p);
-			return NULL; /* leaks nd on this path: the run ends */
-		}
-	}
-	for (int h = 0; h < nh; h++) {
-		const sim_job_t *j = &s->jobs[s->queue[h]];
-		saturn_task_t t = {0};
-
-		snprintf(name, sizeof(name), "j%d", s->queue[h]);
-		t.id = dup(name);
-		t.batches = j->steps;
-		t.options = calloc(SIM_MAX_TYPES * SIM_NSCALE, sizeof(*t.options));
-		for (int ty = 0; t.options && ty < s->tab->ntypes; ty++)
-			for (int k = 0; k < SIM_NSCALE; k++) {
-				double v = s->tab->sps[j->jt][ty][k];
-				saturn_option_t *o;
-
-				if (v <= 0)
-					continue;
-				o = &t.options[t.noptions++];
-				o->technique = dup("dp");
-				o->gpus = 1 << k;
+			if (!(o->technique = dup("dp")))
+				goto fail;
+			o->gpus = 1 << k;
+			t->noptions++;
+			if (v > 0) {
 				o->sec_per_batch = 1.0 / v;
-				o->klass = dup(s->tab->type[ty]);
+				o->status = SATURN_OPT_MEASURED;
+			} else {
+				o->status = SATURN_OPT_OOM;
 			}
-		if (!t.id || !t.options || saturn_problem_add_task(p, &t) < 0) {
-			saturn_problem_destroy(p);
-			return NULL;
 		}
-		held[h] = s->queue[h];
 	}
-	*nheld = nh;
-	return p;
+	return pr;
+fail:
+	saturn_profile_destroy(pr);
+	return NULL;
+}
+
+/* The scheduler's state, made at the first cycle; NULL on ENOMEM. */
+static sim_saturn_t *sat_init(sim_t *s)
+{
+	sim_saturn_t *z = calloc(1, sizeof(*z));
+
+	if (!z || !(z->snap = saturn_snapshot_create()))
+		goto fail;
+	saturn_cycle_state_init(&z->st);
+	saturn_sched_settings_init(&z->cfg);
+	z->cfg.solver_time_s = s->solve_s;
+	z->cfg.min_gain = s->min_gain;
+	z->cfg.release_slack_s = 0;
+	z->cfg.max_tasks = s->max_plan > 0 ? s->max_plan : SATURN_MAX_TASKS;
+	z->ps.owns = 1;
+	for (int jt = 0; jt < s->tab->njt; jt++) {
+		char name[48];
+
+		snprintf(name, sizeof(name), "jt%d", jt);
+		for (int ty = -1; ty < s->tab->ntypes; ty++) {
+			saturn_profile_t *pr = jt_profile(s, jt, ty);
+
+			if (!pr || saturn_profset_add(&z->ps, 0, name, ty < 0 ? "" : s->tab->type[ty],
+						      pr) < 0) {
+				saturn_profile_destroy(pr);
+				goto fail;
+			}
+		}
+	}
+	return z;
+fail:
+	sim_saturn_free(z);
+	return NULL;
+}
+
+void sim_saturn_free(struct sim_saturn *z)
+{
+	if (!z)
+		return;
+	saturn_cycle_state_free(&z->st);
+	saturn_profset_free(&z->ps);
+	saturn_sched_settings_free(&z->cfg);
+	saturn_snapshot_destroy(z->snap);
+	free(z);
+}
+
+/* The snapshot of now: every node (class = its GPU type), the running
+ * jobs' GPUs busy until their true end (the profile is exact here), the
+ * queued jobs held (job type jt's batch "jtK", task id = the job's
+ * index, its own steps as batches left). 0, or -1 on ENOMEM. */
+static int snapshot(sim_t *s, saturn_snapshot_t *sn)
+{
+	saturn_snapshot_reset(sn);
+	sn->now = SIM_T0 + s->now;
+	sn->max_tasks = s->max_plan > 0 ? s->max_plan : SATURN_MAX_TASKS;
+	for (int n = 0; n < s->nnodes; n++) {
+		saturn_snap_node_t *nd = saturn_snapshot_add_node(sn);
+
+		if (!nd)
+			return -1;
+		snprintf(nd->name, sizeof(nd->name), "n%d", n);
+		nd->gpus = SIM_GPN;
+		snprintf(nd->gpu_types, sizeof(nd->gpu_types), "%s", s->tab->type[s->nodes[n].type]);
+		snprintf(nd->klass, sizeof(nd->klass), "%s", s->tab->type[s->nodes[n].type]);
+	}
+	for (int r = 0; r < s->nrun; r++) {
+		const sim_job_t *j = &s->jobs[s->run[r]];
+		saturn_snap_busy_t *b = saturn_snapshot_add_busy(sn);
+
+		if (!b)
+			return -1;
+		b->node = j->node;
+		b->gpu_mask = 0;
+		for (int i = 0; i < (1 << j->k); i++)
+			b->gpu_mask |= 1ULL << j->gpu[i];
+		b->until = SIM_T0 + (j->end > s->now ? j->end : s->now);
+	}
+	for (int q = 0; q < s->nqueue; q++) {
+		const sim_job_t *j = &s->jobs[s->queue[q]];
+		saturn_snap_job_t *h = saturn_snapshot_add_job(sn);
+
+		if (!h)
+			return -1;
+		h->job_id = 1 + (uint32_t)s->queue[q];
+		h->array_job_id = 1000000 + (uint32_t)j->jt;
+		h->task_id = s->queue[q];
+		snprintf(h->batch, sizeof(h->batch), "jt%d", j->jt);
+		h->uid = 0;
+		h->state = SATURN_SNAP_HELD;
+		h->req_gpus = j->g;
+		h->submit_time = SIM_T0 + j->arrival;
+		h->node = -1;
+		h->batches_left = h->batches_done = -1;
+	}
+	return 0;
 }
 
 double sim_saturn_cycle(sim_t *s)
 {
-	saturn_planner_opts_t o;
-	saturn_error_t err;
-	saturn_problem_t *p;
-	saturn_plan_t *plan, *warm = NULL;
-	int *held, nheld = 0, out = 0;
-	double next = -1;
+	sim_saturn_t *z = s->sat;
+	saturn_cycle_in_t in = {0};
+	saturn_cycle_out_t out;
 	struct timespec a, b;
+	double next = -1;
+	int qn = 0;
 
 	s->cycles++;
-	if (s->nqueue == 0) {
-		saturn_plan_destroy(s->prev);
-		s->prev = NULL;
-		return -1;
-	}
-	held = malloc(sizeof(int) * s->nqueue);
-	p = held ? build(s, held, &nheld) : NULL;
-	if (!p || saturn_problem_check(p, &err) < 0) {
-		fprintf(stderr, "saturn-sim: problem at t=%.0f: %s\n", s->now,
-			p ? err.text : "out of memory");
+	if (!z && !(z = s->sat = sat_init(s))) {
+		fprintf(stderr, "saturn-sim: out of memory\n");
 		s->errors++;
-		saturn_problem_destroy(p);
-		free(held);
 		return -1;
 	}
-	saturn_planner_opts_init(&o);
-	o.time_limit_s = s->solve_s;
-	o.seed = 1;
-	o.max_evals = s->evals;
-	o.use_milp = 0;
-	if (s->prev && s->min_gain > 0 && s->min_gain < 1) {
-		/* as sched/saturn carries its plan: the last one, its times
-		 * from now, seeds the search and stays unless a plan shorter
-		 * by min_gain is found */
-		double dt = s->now - s->prev_t;
-
-		warm = saturn_plan_copy(s->prev);
-		for (int i = 0; warm && i < warm->nassign; i++) {
-			saturn_assign_t *as = &warm->assign[i];
-			double d = as->end_s - as->start_s;
-
-			as->start_s = as->start_s - dt > 0 ? as->start_s - dt : 0;
-			as->end_s = as->start_s + d;
-		}
-		if (warm) {
-			warm->makespan_s = 0;
-			for (int i = 0; i < warm->nassign; i++)
-				if (warm->assign[i].end_s > warm->makespan_s)
-					warm->makespan_s = warm->assign[i].end_s;
-		}
-		o.warm = warm;
-		o.stop_ratio = 1.0 / (1.0 - s->min_gain);
+	if (s->nqueue == 0 && s->nrun == 0)
+		return -1;
+	if (snapshot(s, z->snap) < 0) {
+		fprintf(stderr, "saturn-sim: out of memory\n");
+		s->errors++;
+		return -1;
 	}
+	in.snap = z->snap;
+	in.profiles = &z->ps;
+	in.cfg = &z->cfg;
+	in.max_evals = s->evals;
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	plan = saturn_planner_solve(p, &o, &err);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	if (getenv("SATURN_SIM_DEBUG") && plan)
-		fprintf(stderr, "t=%.1f held %d plan %.1f bound %.1f %s %s\n", s->now,
-			nheld, plan->makespan_s, plan->lower_bound_s, plan->method,
-			plan->status);
-	s->solve_wall += (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec);
-	if (!plan) {
-		fprintf(stderr, "saturn-sim: planner: %s\n", err.text);
+	if (saturn_cycle_run(&in, &z->st, &out) < 0) {
+		for (int l = 0; l < out.nlog; l++)
+			fprintf(stderr, "saturn-sim: t=%.0f: %s\n", s->now, out.log[l].text);
 		s->errors++;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	s->solve_wall += (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec);
+	if (getenv("SATURN_SIM_DEBUG"))
+		for (int l = 0; l < out.nlog; l++)
+			fprintf(stderr, "t=%.1f %s\n", s->now, out.log[l].text);
 	/* a plan searched for (not the carried one kept) is applied after
 	 * the solve, as in the plugin */
-	s->extra = plan && strcmp(plan->method, "warm") ? s->solve_delay : 0;
-	for (int i = 0; plan && i < plan->nassign; i++) {
-		const saturn_assign_t *as = &plan->assign[i];
-		int k = 0;
+	s->extra = out.kind == SATURN_CYCLE_NEW && out.plan && strcmp(out.plan->method, "warm") ?
+			   s->solve_delay :
+			   0;
+	for (int i = 0; i < out.nd; i++) {
+		const saturn_decision_t *d = &out.d[i];
+		int ji = z->snap->jobs[d->job].task_id, n, k = 0;
 
-		if (as->start_s > 1e-6) {
-			if (next < 0 || s->now + as->start_s < next)
-				next = s->now + as->start_s;
+		if (!d->release)
 			continue;
-		}
-		while ((1 << k) < as->gpus)
+		n = saturn_snapshot_node_index(z->snap, d->node);
+		while ((1 << k) < d->gpus)
 			k++;
-		if (sim_start(s, held[as->task], as->node, k, as->gpu_ids) < 0)
+		if (n < 0 || sim_start(s, ji, n, k, NULL) < 0)
 			s->errors++;
 	}
+	if (out.next_due_s >= 0)
+		next = s->now + (out.next_due_s > 0.5 ? out.next_due_s : 0.5);
+	saturn_cycle_out_free(&out);
 	for (int q = 0; q < s->nqueue; q++)
 		if (s->jobs[s->queue[q]].state == SJ_QUEUED)
-			s->queue[out++] = s->queue[q];
-	s->nqueue = out;
+			s->queue[qn++] = s->queue[q];
+	s->nqueue = qn;
 	s->extra = 0;
-	saturn_plan_destroy(warm);
-	saturn_plan_destroy(s->prev);
-	s->prev = plan;
-	s->prev_t = s->now;
-	saturn_problem_destroy(p);
-	free(held);
 	return next;
 }

@@ -62,8 +62,8 @@ typedef struct sim {
 	int max_plan;        /* saturn: held jobs planned per cycle (0: all) */
 	double min_gain;     /* saturn: keep the last plan unless one is shorter
 			      * by this fraction (0: no warm start) */
-	struct saturn_plan *prev; /* saturn: the last plan, times from prev_t */
-	double prev_t;
+	struct sim_saturn *sat; /* saturn: the cycle's state and profiles
+				 * (sim-sched.c), made at the first cycle */
 	double solve_delay;  /* saturn: a cycle that searched starts its jobs
 			      * this much later (the plugin's solve time) */
 	double extra;        /* added to the next starts' latency */
@@ -89,8 +89,10 @@ int sim_start(sim_t *s, int ji, int n, int k, const int *gpu);
 /* One EASY-backfill pass over the queue (sim-sched.c). */
 void sim_backfill(sim_t *s);
 
-/* One sched/saturn cycle: plan the held jobs, start the ones planned now.
- * Returns the earliest later planned start (absolute), or -1. */
+/* One sched/saturn cycle (saturn_cycle_run): plan the held jobs, start the
+ * ones released now. Returns when the next cycle is due (absolute), or -1. */
 double sim_saturn_cycle(sim_t *s);
+/* Free what the cycles kept (NULL allowed). */
+void sim_saturn_free(struct sim_saturn *z);
 
 #endif /* SATURN_SIM_H */
