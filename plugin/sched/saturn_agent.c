@@ -84,6 +84,8 @@ static void load_settings(saturn_ctx_t *ctx)
 	saturn_sched_settings_free(&ctx->cfg);
 	saturn_sched_settings_init(&ctx->cfg);
 	bad = saturn_sched_settings_parse(&ctx->cfg, slurm_conf.sched_params, &err);
+	xfree(ctx->sched_params);
+	ctx->sched_params = xstrdup(slurm_conf.sched_params);
 	if (bad)
 		error("sched/saturn: %d bad saturn_* setting(s), keeping defaults for them; first: %s",
 		      bad, err.text);
@@ -202,6 +204,7 @@ void saturn_agent_fini(saturn_ctx_t *ctx)
 	xfree(ctx->state_dir);
 	xfree(ctx->profile_dir);
 	xfree(ctx->progress_dir);
+	xfree(ctx->sched_params);
 	saturn_sched_settings_free(&ctx->cfg);
 }
 

@@ -20,6 +20,10 @@ typedef struct saturn_ctx {
 	 * reconfigure (saturn_agent.c); saturn_files_open() clears profiler
 	 * when companion jobs cannot be run safely. */
 	saturn_sched_settings_t cfg;
+	/* The SchedulerParameters text they were read from (xmalloc'd, NULL
+	 * when none): what a recorded cycle says its settings were, copied
+	 * under the conf lock so that no later read races a reconfigure. */
+	char *sched_params;
 	/* STATE_DIR, PROFILE_DIR and STATE_DIR/progress (xmalloc'd), set
 	 * with the settings. */
 	char *state_dir, *profile_dir, *progress_dir;

@@ -122,7 +122,7 @@ void saturn_cyclerec_end(const saturn_ctx_t *ctx, const saturn_cycle_in_t *in, s
 	if (next_seq < 0)
 		prune(dfd, ctx->cfg.record_cycles);
 	snprintf(name, sizeof(name), SATURN_CYCLE_FILE_FORMAT, (int)(next_seq % 2000000000L));
-	txt = saturn_cycle_record_to_json((int)(next_seq % 2000000000L), slurm_conf.sched_params,
+	txt = saturn_cycle_record_to_json((int)(next_seq % 2000000000L), ctx->sched_params,
 					  ctx->cfg.reconfig.requeue_delay_s, in, cap, tape, out,
 					  st);
 	if (!txt) {
