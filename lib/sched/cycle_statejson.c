@@ -281,7 +281,6 @@ int cj_state(const saturn_cycle_state_t *st, json_object **out)
 	    sj_put(o, "made_now", sj_new_num(st->made_now)) < 0 ||
 	    sj_put(o, "made_makespan", sj_new_num(st->made_makespan)) < 0 ||
 	    sj_put(o, "solve_due", json_object_new_int(st->solve_due)) < 0 ||
-	    sj_put(o, "searched_at", sj_new_num(st->searched_at)) < 0 ||
 	    sj_put(o, "skipped_logged", json_object_new_int(st->skipped_logged)) < 0 ||
 	    sj_put(o, "skipped_at", sj_new_num(st->skipped_at)) < 0 ||
 	    sj_put(o, "nonodes_at", sj_new_num(st->nonodes_at)) < 0 ||
@@ -310,7 +309,6 @@ int cj_state_parse(json_object *o, const char *ctx, saturn_cycle_state_t *st, sa
 	    sj_num(o, ctx, "made_now", false, -DBL_MAX, false, &st->made_now, err) < 0 ||
 	    sj_num(o, ctx, "made_makespan", false, -DBL_MAX, false, &st->made_makespan, err) < 0 ||
 	    sj_int(o, ctx, "solve_due", false, INT_MIN, INT_MAX, &st->solve_due, err) < 0 ||
-	    sj_num(o, ctx, "searched_at", false, -DBL_MAX, false, &st->searched_at, err) < 0 ||
 	    sj_int(o, ctx, "skipped_logged", false, 0, INT_MAX, &st->skipped_logged, err) < 0 ||
 	    sj_num(o, ctx, "skipped_at", false, -DBL_MAX, false, &st->skipped_at, err) < 0 ||
 	    sj_num(o, ctx, "nonodes_at", false, -DBL_MAX, false, &st->nonodes_at, err) < 0 ||

@@ -472,12 +472,21 @@ int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 	 * shifted). */
 	carried = saturn_sched_carry(st->plan, s->now - st->plan_now, out->build.problem);
 	plan_limits(out, mu, out->build.problem, carried);
-	if (carried && (!st->solve_due ||
-			(st->searched_at > 0 && s->now - st->searched_at < cfg->interval_s))) {
+	if (carried && st->made_now > 0) {
+		double expected = st->made_makespan - (s->now - st->made_now);
+
+		gain = saturn_sched_switch_gain(carried->makespan_s, expected, cfg->min_gain);
+		if (gain < cfg->min_gain)
+			out_log(out, SATURN_CYCLE_DEBUG,
+				"the carried plan %s has slipped (%.0fs left, %.0fs expected when it was made): a plan shorter by %.0f%% replaces it",
+				st->plan_id, carried->makespan_s, expected, 100 * gain);
+	}
+	if (carried && !st->solve_due && !(gain < cfg->min_gain)) {
 		/* Fast path: what the carried plan releases now starts without
-		 * waiting for a search; the search follows in the first cycle
-		 * that releases nothing (it sees those tasks released where the
-		 * plan put them), or saturn_interval after the last one. */
+		 * waiting for a search; the search follows in the next cycle,
+		 * which sees those tasks released where the plan put them. Not
+		 * for a plan that has slipped: it was made on speeds now known
+		 * to be wrong, and the search comes first. */
 		if (decide(in, mu, carried, out) < 0)
 			goto fail;
 		if (releases(out)) {
@@ -495,16 +504,6 @@ int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 		out->nd = 0;
 	}
 	st->solve_due = 0;
-	if (carried && st->made_now > 0) {
-		double expected = st->made_makespan - (s->now - st->made_now);
-
-		gain = saturn_sched_switch_gain(carried->makespan_s, expected, cfg->min_gain);
-		if (gain < cfg->min_gain)
-			out_log(out, SATURN_CYCLE_DEBUG,
-				"the carried plan %s has slipped (%.0fs left, %.0fs expected when it was made): a plan shorter by %.0f%% replaces it",
-				st->plan_id, carried->makespan_s, expected, 100 * gain);
-	}
-	st->searched_at = s->now;
 	if (!(plan = search(in, st, &out->build, mu, carried, gain, out)))
 		goto fail;
 	out->solve_s = plan->solve_s;

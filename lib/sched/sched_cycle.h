@@ -118,13 +118,11 @@ typedef struct saturn_cycle_state {
 	 * first running task reports (and under saturn_feedback=no) */
 	saturn_fb_t *feedback;
 	/* The previous cycle released tasks from the carried plan and left
-	 * the search to a later one (decisions are made once per cycle: a
-	 * task due under the carried plan starts without waiting for a
-	 * search). The search runs in the first cycle whose carried plan
-	 * releases nothing, and at the latest saturn_interval after the last
-	 * search (searched_at: its snapshot time; 0: none yet). */
+	 * the search to this one (decisions are made once per cycle: a task
+	 * due under a carried plan that holds to its prediction starts
+	 * without waiting for a search; the search follows in the next
+	 * cycle). A carried plan that has slipped is searched against first. */
 	int solve_due;
-	double searched_at;
 	/* what was logged, so that a condition that lasts is logged when it
 	 * changes and every 10 minutes, not every cycle: the tasks left held
 	 * (their number, when), no usable node (when), fair share given up

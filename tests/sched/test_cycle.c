@@ -170,46 +170,31 @@ START_TEST(test_fast_path)
 }
 END_TEST
 
-/* While tasks keep coming due under the carried plan, each is released
- * at once and the search waits, at most saturn_interval after the last
- * one. */
-START_TEST(test_fast_path_deferred)
+/* A carried plan that has slipped (it now ends later than it expected
+ * when it was made) releases nothing before a search: the search comes
+ * first. The same cycle as test_fast_path's second, with the plan made
+ * expecting to end 50 s sooner. */
+START_TEST(test_slipped_no_fast_path)
 {
 	fx_cycle_t f;
-	saturn_snapshot_t *s;
-	int done[4] = {0};
+	saturn_snapshot_t *s = held(1000, 1, 1, 2);
+	int r;
 
-	fx_init(&f, "saturn_solver_time=0.2,saturn_interval=250", 1);
-	/* one GPU, four 100 s tasks: each 100 s one ends and the next is due */
-	for (int k = 0; k <= 3; k++) {
-		s = fx_snapshot(1000 + 100 * k, 1, 1);
-		for (int t = 0; t < 4; t++)
-			if (!done[t])
-				fx_add_held(s, 100, t, "sweep")->submit_time = 990;
-		ck_assert_int_eq(fx_run(&f, s), 0);
-		ck_assert_int_eq(releases(&f.out), 1);
-		if (k == 0) {
-			ck_assert_int_eq(f.out.kind, SATURN_CYCLE_NEW);
-			ck_assert_double_eq(f.st.searched_at, 1000);
-		} else if (k < 3) {
-			/* 100 and 200 s after the search: released from the
-			 * carried plan, the search left to a later cycle */
-			ck_assert_int_eq(f.out.kind, SATURN_CYCLE_CARRIED);
-			ck_assert_int_eq(f.st.solve_due, 1);
-			ck_assert_double_eq(f.st.searched_at, 1000);
-			ck_assert_double_eq(f.out.next_due_s, 0);
-		} else {
-			/* 300 s: past saturn_interval, the search runs first */
-			ck_assert_double_eq(f.st.searched_at, 1300);
-			ck_assert_int_eq(f.st.solve_due, 0);
-		}
-		/* the released task runs and has ended by the next cycle */
-		for (int i = 0; i < f.out.nd; i++)
-			if (f.out.d[i].release)
-				done[s->jobs[f.out.d[i].job].task_id] = 1;
-		saturn_snapshot_destroy(s);
-	}
+	fx_init(&f, "saturn_solver_time=0.2", 1);
+	ck_assert_int_eq(fx_run(&f, s), 0);
+	r = f.out.d[0].release ? f.out.d[0].job : f.out.d[1].job;
+	saturn_snapshot_destroy(s);
+	f.st.made_makespan -= 50;
+	s = fx_snapshot(1100, 1, 1);
+	fx_add_held(s, 100, 1 - r, "sweep")->submit_time = 990;
+	ck_assert_int_eq(fx_run(&f, s), 0);
+	ck_assert(logged(&f, "has slipped"));
+	ck_assert_int_eq(f.st.solve_due, 0);
+	/* the search's plan decides: the task is released all the same */
+	ck_assert_int_eq(f.out.nd, 1);
+	ck_assert_int_eq(f.out.d[0].release, 1);
 	fx_fini(&f);
+	saturn_snapshot_destroy(s);
 }
 END_TEST
 
@@ -400,7 +385,7 @@ static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, test_new_plan);
 	tcase_add_test(tc, test_fast_path);
-	tcase_add_test(tc, test_fast_path_deferred);
+	tcase_add_test(tc, test_slipped_no_fast_path);
 	tcase_add_loop_test(tc, test_keep, 0, (int)(sizeof(keep_cases) / sizeof(keep_cases[0])));
 	tcase_add_test(tc, test_no_nodes);
 	tcase_add_test(tc, test_no_profile);
