@@ -14,7 +14,9 @@
 # (requeue and re-hold), a slurmctld restart, reconfiguration of running
 # tasks, multi-node tasks, typed node classes, accounting, user updates,
 # backfill beside sched/saturn, turning Saturn off, the profiler job, the
-# Debian packages; and the unit tests that read this release's structures.
+# Debian packages; the cycle (its unit tests, the recorded cycles replayed,
+# the plugin files' call graph as built for this release); and the unit
+# tests that read this release's structures.
 # The last line reads "Slurm VERSION: N passed, N failed, N skipped".
 set -eu
 
@@ -26,6 +28,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 v=$1
 
 CORE="unit/test_submit_rules unit/test_jobreq sched/test_node_class
+  sched/test_cycle sched/replay-fixtures.sh sched/plugin-graph.sh
   e2e/plugins-load.sh e2e/held-array.sh e2e/other-jobs.sh e2e/sched-plan.sh
   e2e/sched-fail.sh e2e/hostile-node.sh e2e/sched-restart.sh e2e/sched-reconfig.sh
   e2e/sched-multinode.sh e2e/sched-classes.sh e2e/sched-accounting.sh

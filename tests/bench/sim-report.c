@@ -270,17 +270,18 @@ int sim_mixed(const sim_t *params)
 	static sim_tab_t tab;
 	sim_node_t nodes[2];
 	sim_job_t jobs[16];
-	/* doc/benchmarks.md, "Measured against gpu:8 only", exact variant,
-	 * runs 1-3: executed makespans on the one-machine cluster, and the
-	 * offline figures (no Slurm latency) of `saturn plan --compare` */
+	/* doc/benchmarks.md, "One cycle, one call", exact variant, the two
+	 * runs of the final code (2026-12-07): executed makespans on the
+	 * one-machine cluster, and the offline figures (no Slurm latency) of
+	 * `saturn plan --compare` */
 	static const struct {
 		const char *what;
 		int use_saturn, g;
 		double lo, hi, offline;
 	} c[3] = {
-		{"stock gpu:4", 0, 4, 65.8, 65.8, 63},
-		{"stock gpu:8", 0, 8, 84.7, 85.0, 82},
-		{"sched/saturn", 1, 0, 69.7, 70.1, 61},
+		{"stock gpu:4", 0, 4, 64.5, 65.8, 63},
+		{"stock gpu:8", 0, 8, 84.9, 84.9, 82},
+		{"sched/saturn", 1, 0, 63.9, 63.9, 61},
 	};
 	int rc = 0;
 
@@ -297,7 +298,7 @@ int sim_mixed(const sim_t *params)
 			nodes[n].owner[g] = -1;
 	}
 	printf("# mixed sweep (tests/bench/slurm-bench.sh, exact variant): 16 tasks x 50 batches,"
-	       " 2 nodes x 8 GPUs; recorded: doc/benchmarks.md runs 1-3\n");
+	       " 2 nodes x 8 GPUs; recorded: doc/benchmarks.md, \"One cycle, one call\"\n");
 	printf("%-14s %10s %10s %12s %10s %14s %8s\n", "scheduler", "sim (s)", "sim no-lat",
 	       "recorded (s)", "offline", "sim/recorded", "errors");
 	for (int i = 0; i < 3; i++) {
