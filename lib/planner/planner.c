@@ -224,8 +224,22 @@ static saturn_plan_t *tape_play(saturn_plan_tape_t *t, const saturn_problem_t *p
 					 p->tasks[i].id ? p->tasks[i].id : "?");
 			return NULL;
 		}
-	if (!(c = saturn_plan_copy(pl)))
+	if (!(c = saturn_plan_copy(pl))) {
 		saturn_error_set(err, "out of memory");
+		return NULL;
+	}
+	/* a recording may come from elsewhere: its indices are resolved
+	 * from the names again and the plan checked against the problem,
+	 * never trusted */
+	if (saturn_plan_resolve(c, p, err) < 0 || saturn_plan_validate(c, p, err) < 0) {
+		char why[SATURN_ERROR_LEN];
+
+		snprintf(why, sizeof(why), "%s", err->text);
+		saturn_error_set(err, "replay: planner call %d: the recorded plan does not fit the problem: %s",
+				 call, why);
+		saturn_plan_destroy(c);
+		return NULL;
+	}
 	return c;
 }
 

@@ -328,6 +328,18 @@ START_TEST(test_tape)
 	ck_assert(logged(&b, "planner failed (replay: no recorded planner result for call 1"));
 	ck_assert_int_eq(b.out.kind, SATURN_CYCLE_NEW);
 	fx_fini(&b);
+	saturn_snapshot_destroy(s2);
+
+	/* a recorded plan that does not fit the problem (a task's end
+	 * moved: its duration no longer matches its option) is refused */
+	s2 = held(1000, 2, 4, 6);
+	rec.pos = 0;
+	rec.plans[0]->assign[0].end_s += 5;
+	fx_init(&b, "saturn_solver_time=0.2", 1);
+	b.in.tape = &rec;
+	ck_assert_int_eq(fx_run(&b, s2), 0);
+	ck_assert(logged(&b, "replay: planner call 1: the recorded plan does not fit the problem"));
+	fx_fini(&b);
 	fx_fini(&a);
 	saturn_plan_tape_free(&rec);
 	saturn_snapshot_destroy(s1);
