@@ -374,7 +374,7 @@ static char **release_nodelists(const saturn_ctx_t *ctx, const saturn_snapshot_t
  * under the locks to *t_lock0..*t_lock1 and the releases to *released. */
 void saturn_apply_decisions(saturn_ctx_t *ctx, saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			    const saturn_plan_t *plan, saturn_decision_t *d, int nd,
-			    double *t_lock0, double *t_lock1, int *released)
+			    double *t_lock0, double *t_lock1, double *cpu_lock, int *released)
 {
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
 				       .part = READ_LOCK, .fed = READ_LOCK};
@@ -406,7 +406,9 @@ void saturn_apply_decisions(saturn_ctx_t *ctx, saturn_snapshot_t *s, const satur
 			saturn_progress_prepare(ctx, s->jobs[d[i].job].uid);
 	lock_slurmctld(write_lock);
 	*t_lock0 = now_mono();
+	*cpu_lock = now_thread_cpu();
 	*released = apply(ctx, s, b, d, nd, primary, count, nodelists);
+	*cpu_lock = now_thread_cpu() - *cpu_lock;
 	*t_lock1 = now_mono();
 	ctx->own_update = last_job_update;
 	unlock_slurmctld(write_lock);

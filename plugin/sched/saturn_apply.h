@@ -16,9 +16,11 @@
  * (saturn_measure_pass), and a multi-node release without its node list
  * stays held. Released tasks carry ctx->plan_id; ctx->own_update is set
  * to last_job_update right after the changes. Sets the time under the
- * locks into *t_lock0..*t_lock1 and the tasks released into *released. */
+ * locks into *t_lock0..*t_lock1, the thread's CPU time under them into
+ * *cpu_lock (seconds) and the tasks released into *released; none of the
+ * three when there was nothing to apply. */
 void saturn_apply_decisions(saturn_ctx_t *ctx, saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			    const saturn_plan_t *plan, saturn_decision_t *d, int nd,
-			    double *t_lock0, double *t_lock1, int *released);
+			    double *t_lock0, double *t_lock1, double *cpu_lock, int *released);
 
 #endif /* SCHED_SATURN_APPLY_H */

@@ -84,7 +84,9 @@ int saturn_gather(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node, s
 	t->t0 = now_mono();
 	lock_slurmctld(read_lock);
 	t->t1 = now_mono();
+	t->cpu = now_thread_cpu();
 	nsaturn = saturn_take_snapshot(ctx, s, snap_of_node);
+	t->cpu = now_thread_cpu() - t->cpu;
 	t->t2 = now_mono();
 	unlock_slurmctld(read_lock);
 	if (nsaturn < 0) {

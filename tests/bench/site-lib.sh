@@ -262,7 +262,7 @@ analyse() {
 	L="$D/log/slurmctld.log"
 	[ -f "$L" ] || L=slurmctld.log
 	sed -n 's/.*sched\/saturn: cycle: \([0-9]*\) Saturn task(s), snapshot \([0-9.]*\) ms under read locks (waited \([0-9.]*\) ms), plan \([0-9.]*\) ms, apply \([0-9.]*\) ms.*/\1 \2 \3 \4 \5/p' "$L" >sat-cycles.txt
-	sed -n 's/.*sched\/saturn: cycle: no Saturn jobs (snapshot \([0-9.]*\) ms under read locks).*/\1/p' "$L" >sat-idle.txt
+	sed -n 's/.*sched\/saturn: cycle: no Saturn jobs (snapshot \([0-9.]*\) ms under read locks[,)].*/\1/p' "$L" >sat-idle.txt
 	{
 		awk '{ print $2 }' sat-cycles.txt
 		cat sat-idle.txt
