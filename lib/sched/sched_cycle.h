@@ -11,7 +11,7 @@
  * the users' limits on releases, when the next cycle is due, and whether
  * running tasks are restarted with another option -- happens here, with no
  * file, lock or clock of its own: the same inputs and the same planner
- * results give the same outputs (saturn_cycle_record.h records them; `saturn
+ * results give the same outputs (cycle_record.h records them; `saturn
  * replay` runs them again).
  *
  * The planner's search is bounded by time, so its results depend on the
@@ -183,8 +183,11 @@ typedef struct saturn_cycle_out {
 /* Run one cycle: in (whose snapshot it updates, see saturn_cycle_in_t)
  * and st (the previous cycle's state, updated in place to the next) into
  * out (zeroed by the call; free with saturn_cycle_out_free). Returns 0, or
- * -1 on ENOMEM or a problem that cannot be built (logged into out; the
- * state is kept as it was but for the feedback; no decision). */
+ * -1 on ENOMEM or a problem that cannot be built (logged into out, no
+ * decision, out->kind SATURN_CYCLE_NO_PLAN; st keeps its plan, or the
+ * plan this cycle chose when deciding from it ran out of memory, and the
+ * feedback folded in). The same in, st and planner results (in->tape
+ * playing) give the same out and st: no clock, file or lock is read. */
 int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 		     saturn_cycle_out_t *out);
 
