@@ -317,7 +317,9 @@ static void cycle(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node)
 
 	next_due_mono = 0;
 	nsaturn = saturn_gather(ctx, s, snap_of_node, &profiles, &gt, &in.requeued_now);
-	if (nsaturn < 0)
+	/* every task left waits for its batch's profiler job (dropped from
+	 * the snapshot): nothing to plan, and the plan kept stays */
+	if (nsaturn < 0 || (nsaturn > 0 && s->njobs == 0))
 		goto free_profiles;
 	in.snap = s;
 	in.profiles = &profiles;
