@@ -44,6 +44,8 @@ SRCS="$LIB/model/error.c $LIB/model/model.c $LIB/model/formats.c $LIB/model/json
 [ -f "$LIB/model/safefile.c" ] && SRCS="$SRCS $LIB/model/safefile.c"
 # the character sets of users' text (every parser of a user's file uses it)
 [ -f "$LIB/model/safetext.c" ] && SRCS="$SRCS $LIB/model/safetext.c"
+# the options' identity (copy, clear, the one match from outside)
+[ -f "$LIB/model/option.c" ] && SRCS="$SRCS $LIB/model/option.c"
 # fuzz_build: the snapshot -> problem build of sched/saturn, with progress
 # files and the persisted state
 BUILD_SRCS="$LIB/sched/sched_settings.c $LIB/sched/sched_snapshot.c $LIB/sched/sched_build.c $LIB/sched/build_options.c $LIB/sched/build_classes.c $LIB/sched/sched_plan.c $LIB/sched/sched_decide.c $LIB/sched/requeue.c $LIB/sched/feedback.c $LIB/sched/planrec.c $LIB/sched/node_class.c $LIB/sched/batch_policy.c $LIB/sched/sched_state.c $LIB/sched/progress.c $LIB/planner/bounds.c $LIB/planner/instance.c $LIB/planner/listsched.c"
@@ -65,7 +67,8 @@ for t in $FUZZ_TARGETS; do
 	libs=
 	[ "$t" = build ] && srcs="$SRCS $BUILD_SRCS" && libs=$BUILD_LIBS
 	# fuzz_text: what a user writes in a job's Comment, --constraint, --gres
-	[ "$t" = text ] && srcs="$SRCS $LIB/sched/sched_settings.c $LIB/sched/planrec.c $LIB/sched/node_class.c $LIB/model/jobreq.c"
+	# (the plan record reads the decision's option: the decisions' code too)
+	[ "$t" = text ] && srcs="$SRCS $BUILD_SRCS $LIB/model/jobreq.c" && libs=$BUILD_LIBS
 	# fuzz_cycle: a recorded scheduling cycle (saturn-cycle/1); the planner
 	# for its tape
 	if [ "$t" = cycle ]; then
