@@ -46,6 +46,11 @@ EOP
 mv "$out.tmp" "$out"
 EOW
 chmod 755 "$wrap"
+# slurmctld's memory is what this test measures: no cycle recording
+# (saturn_record_cycles holds a copy of every input, the large profiles
+# here included, while it writes each cycle; a debugging aid, off by
+# default)
+SATURN_E2E_REPLAY=0
 sched_setup 44 "saturn_profiler=$wrap,saturn_profile_time=2,saturn_companion_jobs=1,saturn_profile_cache_mb=32"
 hostile_dirs
 A=$HOSTILE_UID

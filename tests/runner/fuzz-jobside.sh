@@ -27,7 +27,7 @@ printf '\000{"format":"saturn-progress/1","batches_done":0.5,"batches_total":1e3
 "$CC" -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I"$WORK" -iquote "$LIB/model" -iquote "$LIB/sched" -iquote "$LIB/job" \
 	$(pkg-config --cflags json-c hwloc) "$top_srcdir/tests/runner/fuzz_jobside.c" \
 	"$LIB/model/error.c" "$LIB/sched/progress.c" "$LIB/job/technique.c" "$LIB/job/technique_conf.c" "$LIB/job/technique_plugin.c" "$LIB/job/template.c" "$LIB/job/topology.c" \
-	"$LIB/model/formats.c" "$LIB/model/safefile.c" "$LIB/model/safetext.c" "$LIB/model/jsonutil.c" "$LIB/model/model.c" "$LIB/model/validate.c" \
+	"$LIB/model/formats.c" "$LIB/model/safefile.c" "$LIB/model/safetext.c" "$LIB/model/jsonutil.c" "$LIB/model/model.c" "$LIB/model/option.c" "$LIB/model/validate.c" \
 	$(pkg-config --libs json-c hwloc) -ldl -lm -o "$WORK/fuzz" 2>"$WORK/build.log" \
 	|| { cat "$WORK/build.log"; echo "FAIL: cannot build"; exit 1; }
 if ! "$WORK/fuzz" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -max_len=4096 -timeout=10 \
