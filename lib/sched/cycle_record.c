@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cycle_json.h"
+#include "safefile.h"
 
 /* --- the outputs -------------------------------------------------------- */
 
@@ -285,18 +286,30 @@ int saturn_cycle_record_parse(const char *buf, size_t len, saturn_cycle_record_t
 
 int saturn_cycle_record_load(const char *path, saturn_cycle_record_t *rec, saturn_error_t *err)
 {
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path + (slash == path))) : strdup(".");
 	size_t len = 0;
-	char *buf;
-	int fd, rc;
+	char *buf = NULL;
+	int dfd = -1, rc;
 
 	memset(rec, 0, sizeof(*rec));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return saturn_error_set(err, "%s: %s", path, strerror(errno));
-	buf = sj_read_fd(fd, SATURN_CYCLE_MAX_BYTES, &len, err);
-	close(fd);
+	if (!dir)
+		return saturn_error_set(err, "out of memory");
+	/* the folder as named; the record itself through its descriptor: a
+	 * regular file of one link (a record may come from elsewhere: a
+	 * symlink, FIFO or device is refused without blocking), any owner,
+	 * at most SATURN_CYCLE_MAX_BYTES */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		saturn_error_set(err, "%s: %s", dir, strerror(errno));
+	else
+		buf = saturn_file_read_at(dfd, dir, slash ? slash + 1 : path, NULL, 0,
+					  SATURN_CYCLE_MAX_BYTES, &len, NULL, err);
+	if (dfd >= 0)
+		close(dfd);
+	free(dir);
 	if (!buf)
-		return saturn_error_prefix(err, "%s", path);
+		return -1;
 	rc = saturn_cycle_record_parse(buf, len, rec, err);
 	free(buf);
 	if (rc < 0)

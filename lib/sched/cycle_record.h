@@ -129,8 +129,12 @@ typedef struct saturn_cycle_record {
 int saturn_cycle_record_parse(const char *buf, size_t len, saturn_cycle_record_t *rec,
 			      saturn_error_t *err);
 
-/* Read path (at most SATURN_CYCLE_MAX_BYTES) and parse it; err starts
- * with the path. 0 or -1 (rec empty). */
+/* Read path and parse it; err starts with the path. Its folder is opened
+ * as named; the record itself through that descriptor
+ * (saturn_file_read_at): a regular file of one link, any owner, at most
+ * SATURN_CYCLE_MAX_BYTES; a symlink, FIFO, device or folder is refused
+ * without blocking (records may come from another site, or from a folder
+ * others can write). 0 or -1 (rec empty). */
 int saturn_cycle_record_load(const char *path, saturn_cycle_record_t *rec, saturn_error_t *err);
 
 /* Free what rec holds (not rec itself) and zero it; NULL allowed. */

@@ -39,4 +39,23 @@ case "$rc:$out" in
 1:*decisions*release*) echo "ok: a changed decision is reported: $out" ;;
 *) echo "FAIL: a changed decision gave exit $rc: $out"; fail=1 ;;
 esac
+
+# a folder others may have written: a FIFO, a symlink and a hard link
+# named like records are refused at once (exit 2, naming the file), never
+# waited on or followed
+for kind in fifo link hard; do
+	h="$tmp/$kind"
+	mkdir "$h"
+	case $kind in
+	fifo) mkfifo "$h/cycle-0000000000.json" ;;
+	link) ln -s "$f" "$h/cycle-0000000000.json" ;;
+	hard) cp "$f" "$tmp/orig.json" && ln "$tmp/orig.json" "$h/cycle-0000000000.json" ;;
+	esac
+	out=$(timeout 20 "$CLI" replay "$h" 2>&1)
+	rc=$?
+	case "$rc:$out" in
+	2:*cycle-0000000000.json*) echo "ok: $kind refused: $out" ;;
+	*) echo "FAIL: $kind: exit $rc: $out"; fail=1 ;;
+	esac
+done
 exit $fail
