@@ -4,7 +4,9 @@
 # tests/sched/cycles/README) run again through saturn_cycle_run with
 # `saturn replay` and give the outputs they recorded. Then a copy of one
 # with a decision changed must be reported as different (exit 1, naming
-# the decision), so this check can fail. Skipped (77) without the CLI.
+# the decision), so this check can fail; and a FIFO, a symlink and a hard
+# link named like records are refused at once, never waited on or
+# followed. Skipped (77) without the CLI.
 set -u
 SRC="${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}"
 CLI="${top_builddir:-.}/cli/saturn"
