@@ -46,31 +46,35 @@ static void log_classes(saturn_snapshot_t *s)
  * of s, into ps. 0, or -1 (ENOMEM). */
 static int load_profiles(saturn_ctx_t *ctx, saturn_snapshot_t *s, saturn_profset_t *ps)
 {
-	for (int i = 0; i < s->njobs; i++) {
+	/* the distinct classes of the nodes, once (indices of a node each) */
+	int *cls = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(int)), ncls = 0, rc = 0;
+
+	for (int n = 0; n < s->nnodes; n++) {
+		int seen = !s->nodes[n].klass[0];
+
+		for (int c = 0; c < ncls && !seen; c++)
+			seen = !strcmp(s->nodes[cls[c]].klass, s->nodes[n].klass);
+		if (!seen)
+			cls[ncls++] = n;
+	}
+	for (int i = 0; i < s->njobs && rc == 0; i++) {
 		const saturn_snap_job_t *j = &s->jobs[i];
 		const saturn_profile_t *p;
 
 		if (saturn_profset_find(ps, j->uid, j->batch, ""))
 			continue;
 		p = saturn_lookup_profile(j->batch, j->uid, ctx);
-		if (saturn_profset_add(ps, j->uid, j->batch, "", p) < 0)
-			return -1;
-		for (int n = 0; n < s->nnodes; n++) {
-			const char *k = s->nodes[n].klass;
-			int seen = 0;
+		rc = saturn_profset_add(ps, j->uid, j->batch, "", p);
+		for (int c = 0; c < ncls && rc == 0; c++) {
+			const char *k = s->nodes[cls[c]].klass;
 
-			if (!k[0])
-				continue;
-			for (int m = 0; m < n && !seen; m++)
-				seen = !strcmp(s->nodes[m].klass, k);
-			if (seen)
-				continue;
 			p = saturn_lookup_class_profile(j->batch, j->uid, k, ctx);
-			if (p && saturn_profset_add(ps, j->uid, j->batch, k, p) < 0)
-				return -1;
+			if (p)
+				rc = saturn_profset_add(ps, j->uid, j->batch, k, p);
 		}
 	}
-	return 0;
+	xfree(cls);
+	return rc;
 }
 
 int saturn_gather(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node, saturn_profset_t *ps,
