@@ -31,6 +31,21 @@ void saturn_meas_rec_free(saturn_meas_rec_t *rec)
 	memset(rec, 0, sizeof(*rec));
 }
 
+int saturn_meas_rec_copy(saturn_meas_rec_t *dst, const saturn_meas_rec_t *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->job_id = src->job_id;
+	dst->array_id = src->array_id;
+	dst->rounds = src->rounds;
+	if ((src->tried && !(dst->tried = strdup(src->tried))) ||
+	    (src->items && !(dst->items = strdup(src->items)))) {
+		saturn_meas_rec_free(dst);
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
 char *saturn_meas_rec_format(const saturn_meas_rec_t *rec)
 {
 	const char *items = rec->items && *rec->items ? rec->items : "-";
@@ -333,6 +348,18 @@ static const char *nodes_words(int n, char *buf, size_t len)
 	return buf;
 }
 
+const char *saturn_bpol_measure_reason(const saturn_decision_t *d, uint32_t job_id, char *buf,
+				       size_t len)
+{
+	char words[32], job[24] = "";
+
+	if (job_id)
+		snprintf(job, sizeof(job), " (job %u)", job_id);
+	snprintf(buf, len, "saturn: measuring predicted %s on %d GPU%s%s%s", d->technique, d->gpus,
+		 gpus_word(d->gpus), nodes_words(dec_nodes(d), words, sizeof(words)), job);
+	return buf;
+}
+
 /* How many nodes of the partitions in part_mask (0 = any) have at least
  * gpus GPUs: a k-node measurement needs k of them. */
 static int nodes_with_gpus(const saturn_snapshot_t *s, uint64_t part_mask, int gpus)
@@ -518,12 +545,12 @@ int saturn_bpol_measure_submitted(const saturn_decision_t *d, saturn_bpol_action
 			goto nomem;
 		for (int x = 0; x < ntasks; x++) {
 			const saturn_decision_t *dk = &d[tasks[x]];
-			char words[32];
 
-			if (saturn_bpol_push(out, SATURN_BPOL_HOLD, tag, 0, 0, &tasks[x], 1,
-					     "saturn: measuring predicted %s on %d GPU%s%s (job %u)", dk->technique,
-					     dk->gpus, gpus_word(dk->gpus),
-					     nodes_words(dec_nodes(dk), words, sizeof(words)), job_id) < 0)
+			char reason[sizeof(dk->reason)];
+
+			saturn_bpol_measure_reason(dk, job_id, reason, sizeof(reason));
+			if (saturn_bpol_push(out, SATURN_BPOL_HOLD, tag, 0, 0, &tasks[x], 1, "%s",
+					     reason) < 0)
 				goto nomem;
 		}
 		free(rec->items);

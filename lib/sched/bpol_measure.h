@@ -26,6 +26,10 @@ typedef struct saturn_meas_rec {
 /* Free the strings and zero rec; NULL is allowed. */
 void saturn_meas_rec_free(saturn_meas_rec_t *rec);
 
+/* Copy src into dst (which holds no strings): 0, or -1 (ENOMEM, dst
+ * zeroed). */
+int saturn_meas_rec_copy(saturn_meas_rec_t *dst, const saturn_meas_rec_t *src);
+
 /* The record's file text (malloc'd), or NULL (ENOMEM). */
 char *saturn_meas_rec_format(const saturn_meas_rec_t *rec);
 
@@ -86,6 +90,13 @@ const char *saturn_bpol_class_gpu_type(const saturn_snapshot_t *s, const char *k
 int saturn_bpol_measure_batch(const saturn_snapshot_t *s, const saturn_decision_t *d,
 			      saturn_bpol_measure_t *w, int b, saturn_meas_rec_t *rec, int tag,
 			      saturn_bpol_actions_t *out);
+
+/* The reason a decision d held for the measurement of its option shows:
+ * "saturn: measuring predicted TECH on N GPUs[ x K nodes][ (job J)]", the
+ * job's id once it is submitted (job_id 0: not yet). Into buf (len
+ * bytes); returns buf. */
+const char *saturn_bpol_measure_reason(const saturn_decision_t *d, uint32_t job_id, char *buf,
+				       size_t len);
 
 /* The outcome of carrying out the SUBMIT_MEASURE out->a[i] (decisions d)
  * for the batch of rec: job_id the measurement job, 0 when it could not be

@@ -65,4 +65,15 @@ int cj_tape_parse(json_object *o, const char *ctx, saturn_plan_tape_t *t, saturn
 /* The outputs. */
 int cj_out(const saturn_cycle_out_t *out, json_object **res);
 
+/* Measurement (cycle_measjson.c): the records as a list of {uid, batch,
+ * class, record} (record: the file text, bpol_measure.h); the companion
+ * jobs per user as {uid, n}; into ms / t (empty; o NULL gives none). */
+int cj_measset(const saturn_measset_t *ms, json_object **out);
+int cj_measset_parse(json_object *o, const char *ctx, saturn_measset_t *ms, saturn_error_t *err);
+int cj_uidtab(const saturn_uidtab_t *t, json_object **out);
+int cj_uidtab_parse(json_object *o, const char *ctx, saturn_uidtab_t *t, saturn_error_t *err);
+/* Add the cycle's measurement jobs ("measure") and changed records
+ * ("measure_records") to the "out" object o, each only when not empty. */
+int cj_measure_out(const saturn_cycle_out_t *out, json_object *o);
+
 #endif /* SATURN_CYCLE_JSON_H */

@@ -115,7 +115,7 @@ int cj_out(const saturn_cycle_out_t *out, json_object **res)
 						  : json_object_new_string("")) < 0)
 			goto fail;
 	}
-	if (sj_put(o, "log", a = json_object_new_array()) < 0)
+	if (cj_measure_out(out, o) < 0 || sj_put(o, "log", a = json_object_new_array()) < 0)
 		goto fail;
 	for (int i = 0; out->log && i < out->nlog; i++) {
 		json_object *e = json_object_new_object();
@@ -193,6 +193,8 @@ char *saturn_cycle_record_to_json(int cycle, const char *sched_params, double re
 	    sj_put(root, "max_evals", json_object_new_int64((int64_t)in->max_evals)) < 0 ||
 	    sj_put(root, "snapshot", cj_from_text(before->snapshot)) < 0 ||
 	    cj_profset(in->profiles, &v) < 0 || sj_put(root, "profiles", v) < 0 ||
+	    cj_measset(in->measure, &v) < 0 || sj_put(root, "measure", v) < 0 ||
+	    cj_uidtab(in->companions, &v) < 0 || sj_put(root, "companions", v) < 0 ||
 	    sj_put(root, "state_in", cj_from_text(before->state_in)) < 0 || cj_tape(tape, &v) < 0 ||
 	    sj_put(root, "tape", v) < 0 || cj_out(out, &v) < 0 || sj_put(root, "out", v) < 0 ||
 	    cj_state(state_out, &v) < 0 || sj_put(root, "state_out", v) < 0)
@@ -245,6 +247,10 @@ static int parse_root(json_object *root, saturn_cycle_record_t *rec, saturn_erro
 	if (cj_snapshot_parse(v, "snapshot", rec->snap, err) < 0 ||
 	    sj_get(root, "", "profiles", false, json_type_array, &v, err) < 0 ||
 	    cj_profset_parse(v, "profiles", &rec->profiles, err) < 0 ||
+	    sj_get(root, "", "measure", false, json_type_array, &v, err) < 0 ||
+	    cj_measset_parse(v, "measure", &rec->measure, err) < 0 ||
+	    sj_get(root, "", "companions", false, json_type_array, &v, err) < 0 ||
+	    cj_uidtab_parse(v, "companions", &rec->companions, err) < 0 ||
 	    sj_get(root, "", "state_in", true, json_type_object, &v, err) < 0 ||
 	    cj_state_parse(v, "state_in", &rec->state_in, err) < 0 ||
 	    sj_get(root, "", "tape", false, json_type_array, &v, err) < 0 ||
@@ -325,6 +331,8 @@ void saturn_cycle_record_free(saturn_cycle_record_t *rec)
 	saturn_snapshot_destroy(rec->snap);
 	rec->profiles.owns = 1;
 	saturn_profset_free(&rec->profiles);
+	saturn_measset_free(&rec->measure);
+	saturn_uidtab_free(&rec->companions);
 	saturn_cycle_record_state_clear(&rec->state_in);
 	saturn_plan_tape_free(&rec->tape);
 	free(rec->out);

@@ -4,10 +4,11 @@
  * outputs.
  *
  * A record holds a cycle's inputs (the settings, the snapshot as
- * gathered, the batches' profiles, requeue_ok), the state it started from
+ * gathered, the batches' profiles, their measurement records and the
+ * users' companion jobs, requeue_ok), the state it started from
  * (saturn_cycle_state_t), the planner's results (the tape, planner.h), and
- * what it gave: the outputs (decisions, reconfiguration, next due time,
- * log) and the state it left. The layout is in doc/formats.md
+ * what it gave: the outputs (decisions, measurement jobs and records,
+ * reconfiguration, next due time, log) and the state it left. The layout is in doc/formats.md
  * ("saturn-cycle/1").
  *
  * The run changes its snapshot and its state in place, so the recorder
@@ -114,6 +115,8 @@ typedef struct saturn_cycle_record {
 	unsigned long max_evals;
 	saturn_snapshot_t *snap;       /* its pointers NULL */
 	saturn_profset_t profiles;     /* owns = 1 */
+	saturn_measset_t measure;      /* the measurement records given (none: empty) */
+	saturn_uidtab_t companions;    /* the users' companion jobs given */
 	saturn_cycle_state_t state_in; /* plan and feedback owned */
 	saturn_plan_tape_t tape;       /* mode SATURN_TAPE_PLAY, pos 0 */
 	char *out;		       /* the recorded "out", compact (for saturn_cycle_out_diff) */

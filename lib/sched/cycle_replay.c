@@ -121,6 +121,8 @@ int saturn_cycle_replay_one(const saturn_cycle_record_t *rec, char *diff, size_t
 	tape.mode = SATURN_TAPE_PLAY;
 	tape.pos = 0;
 	in.profiles = &rec->profiles;
+	in.measure = &rec->measure;
+	in.companions = &rec->companions;
 	in.cfg = &cfg;
 	in.requeue_ok = rec->requeue_ok;
 	in.requeued_now = rec->requeued_now;

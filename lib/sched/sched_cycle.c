@@ -40,6 +40,12 @@ void saturn_cycle_out_free(saturn_cycle_out_t *out)
 		saturn_sched_build_free(&out->build);
 	free(out->d);
 	saturn_reconfig_result_free(&out->reconf);
+	for (int i = 0; i < out->nmeasure; i++) {
+		free(out->measure[i].list);
+		free(out->measure[i].tasks);
+	}
+	free(out->measure);
+	saturn_measset_free(&out->meas_records);
 	for (int i = 0; i < out->nlog; i++)
 		free(out->log[i].text);
 	free(out->log);
@@ -48,9 +54,7 @@ void saturn_cycle_out_free(saturn_cycle_out_t *out)
 
 /* Append a log line (dropped on ENOMEM: a log line is never worth a
  * failed cycle). */
-__attribute__((format(printf, 3, 4))) static void out_log(saturn_cycle_out_t *out,
-							  saturn_cycle_level_t level,
-							  const char *fmt, ...)
+void saturn_cycle_log(saturn_cycle_out_t *out, saturn_cycle_level_t level, const char *fmt, ...)
 {
 	va_list ap;
 	char *text;
@@ -117,11 +121,12 @@ static void plan_limits(saturn_cycle_out_t *out, const saturn_mu_t *mu, const sa
 		return;
 	over = saturn_mu_apply_limits(mu, p, plan, &err);
 	if (over < 0)
-		out_log(out, SATURN_CYCLE_ERROR, "%s: plan kept as it is", err.text);
+		saturn_cycle_log(out, SATURN_CYCLE_ERROR, "%s: plan kept as it is", err.text);
 	else if (over > 0)
-		out_log(out, SATURN_CYCLE_DEBUG,
-			"%d task(s) need more GPUs than their QOS or association allows at once: Slurm will keep them pending",
-			over);
+		saturn_cycle_log(out, SATURN_CYCLE_DEBUG,
+				 "%d task(s) need more GPUs than their QOS or association allows "
+				 "at once: Slurm will keep them pending",
+				 over);
 }
 
 /* saturn_fairness=share: the users one after the other in order of their
@@ -139,8 +144,9 @@ static saturn_plan_t *plan_share(const saturn_cycle_in_t *in, saturn_cycle_state
 
 	if (saturn_problem_multinode(b->problem)) {
 		if (!st->share_multinode_logged)
-			out_log(out, SATURN_CYCLE_INFO,
-				"saturn_fairness=share: tasks on several nodes are not planned by fair share yet: planning all users together");
+			saturn_cycle_log(out, SATURN_CYCLE_INFO,
+					 "saturn_fairness=share: tasks on several nodes are not "
+					 "planned by fair share yet: planning all users together");
 		st->share_multinode_logged = 1;
 		return NULL;
 	}
@@ -148,11 +154,13 @@ static saturn_plan_t *plan_share(const saturn_cycle_in_t *in, saturn_cycle_state
 	tag = calloc((size_t)b->problem->ntasks + 1, sizeof(double));
 	nusers = tag ? saturn_fair_tags(in->snap, b, tag) : -1;
 	if (nusers < 0)
-		out_log(out, SATURN_CYCLE_ERROR,
-			"out of memory computing fair-share tags: planning all users together");
+		saturn_cycle_log(
+		    out, SATURN_CYCLE_ERROR,
+		    "out of memory computing fair-share tags: planning all users together");
 	else if (nusers > 1 && !(plan = saturn_fair_plan(b->problem, tag, opts, &err)))
-		out_log(out, SATURN_CYCLE_ERROR,
-			"fair-share plan failed (%s): planning all users together", err.text);
+		saturn_cycle_log(out, SATURN_CYCLE_ERROR,
+				 "fair-share plan failed (%s): planning all users together",
+				 err.text);
 	free(tag);
 	return plan;
 }
@@ -193,8 +201,9 @@ static saturn_mu_t *users(const saturn_cycle_in_t *in, const saturn_sched_build_
 	saturn_mu_t *mu;
 
 	if (saturn_mu_from_snapshot(store, in->snap, b) < 0) {
-		out_log(out, SATURN_CYCLE_ERROR,
-			"out of memory reading the users' priorities and limits: planning without them");
+		saturn_cycle_log(out, SATURN_CYCLE_ERROR,
+				 "out of memory reading the users' priorities and limits: planning "
+				 "without them");
 		return NULL;
 	}
 	mu = store;
@@ -205,8 +214,9 @@ static saturn_mu_t *users(const saturn_cycle_in_t *in, const saturn_sched_build_
 	     saturn_mu_stock_deadlines(mu, b->problem, mu->deadline) < 0)) {
 		free(mu->deadline);
 		mu->deadline = NULL;
-		out_log(out, SATURN_CYCLE_ERROR,
-			"out of memory computing the stock-Slurm bound: bounding by the fair share");
+		saturn_cycle_log(
+		    out, SATURN_CYCLE_ERROR,
+		    "out of memory computing the stock-Slurm bound: bounding by the fair share");
 	}
 	return mu;
 }
@@ -238,35 +248,38 @@ static saturn_plan_t *search(const saturn_cycle_in_t *in, saturn_cycle_state_t *
 			plan = plan_share(in, st, b, &opts, out);
 			/* the stages' gaps filled (no task later), within the limits */
 			if (plan && mu && saturn_mu_compact(mu, b->problem, plan, &err) < 0)
-				out_log(out, SATURN_CYCLE_ERROR, "%s: fair-share plan kept as it is",
-					err.text);
+				saturn_cycle_log(out, SATURN_CYCLE_ERROR,
+						 "%s: fair-share plan kept as it is", err.text);
 		} else if (mu) {
 			/* every objective: limits applied to each candidate */
 			plan = saturn_mu_plan(cfg->fairness, mu, b->problem, &opts, &err);
 			if (!plan)
-				out_log(out, SATURN_CYCLE_ERROR, "%s plan failed (%s): planning the makespan",
-					saturn_objective_name(cfg->fairness), err.text);
+				saturn_cycle_log(out, SATURN_CYCLE_ERROR,
+						 "%s plan failed (%s): planning the makespan",
+						 saturn_objective_name(cfg->fairness), err.text);
 		}
 		if (!plan) {
 			plan = saturn_planner_solve(b->problem, &opts, &err);
 			plan_limits(out, mu, b->problem, plan);
 		}
 		if (!plan)
-			out_log(out, SATURN_CYCLE_ERROR,
-				"planner failed (%s): using first-come-first-served", err.text);
+			saturn_cycle_log(out, SATURN_CYCLE_ERROR,
+					 "planner failed (%s): using first-come-first-served",
+					 err.text);
 		else if (carried && plan->lower_bound_s > 0 && !strcmp(plan->status, "good-enough"))
-			out_log(out, SATURN_CYCLE_DEBUG,
-				"solver stopped early (method %s): makespan %.0fs within %.1f%% of the bound %.0fs",
-				plan->method, plan->makespan_s,
-				100.0 * (plan->makespan_s / plan->lower_bound_s - 1),
-				plan->lower_bound_s);
+			saturn_cycle_log(out, SATURN_CYCLE_DEBUG,
+					 "solver stopped early (method %s): makespan %.0fs within "
+					 "%.1f%% of the bound %.0fs",
+					 plan->method, plan->makespan_s,
+					 100.0 * (plan->makespan_s / plan->lower_bound_s - 1),
+					 plan->lower_bound_s);
 	}
 	if (!plan) {
 		plan = saturn_sched_fcfs(b->problem);
 		plan_limits(out, mu, b->problem, plan);
 	}
 	if (!plan)
-		out_log(out, SATURN_CYCLE_ERROR, "out of memory planning: cycle skipped");
+		saturn_cycle_log(out, SATURN_CYCLE_ERROR, "out of memory planning: cycle skipped");
 	return plan;
 }
 
@@ -282,7 +295,7 @@ static int decide(const saturn_cycle_in_t *in, const saturn_mu_t *mu, const satu
 	if (out->nd < 0) {
 		out->nd = 0;
 		out->d = NULL;
-		out_log(out, SATURN_CYCLE_ERROR, "out of memory deciding: cycle skipped");
+		saturn_cycle_log(out, SATURN_CYCLE_ERROR, "out of memory deciding: cycle skipped");
 		return -1;
 	}
 	/* no release that Slurm would keep pending for a QOS or association
@@ -291,12 +304,13 @@ static int decide(const saturn_cycle_in_t *in, const saturn_mu_t *mu, const satu
 		return 0;
 	held = saturn_mu_limit_releases(mu, in->snap, &out->build, out->d, out->nd);
 	if (held < 0)
-		out_log(out, SATURN_CYCLE_ERROR,
-			"out of memory checking releases against the users' limits");
+		saturn_cycle_log(out, SATURN_CYCLE_ERROR,
+				 "out of memory checking releases against the users' limits");
 	else if (held > 0)
-		out_log(out, SATURN_CYCLE_DEBUG,
-			"%d release(s) held back: their QOS or association limits allow no more tasks or GPUs now",
-			held);
+		saturn_cycle_log(out, SATURN_CYCLE_DEBUG,
+				 "%d release(s) held back: their QOS or association limits allow "
+				 "no more tasks or GPUs now",
+				 held);
 	return 0;
 }
 
@@ -352,10 +366,12 @@ static void reconfigure(const saturn_cycle_in_t *in, const saturn_mu_t *mu,
 				      cfg->fairness, mu, &out->reconf, &err);
 	if (n < 0) {
 		memset(&out->reconf, 0, sizeof(out->reconf));
-		out_log(out, SATURN_CYCLE_ERROR, "reconfiguration not decided: %s", err.text);
+		saturn_cycle_log(out, SATURN_CYCLE_ERROR, "reconfiguration not decided: %s",
+				 err.text);
 	} else if (n == 0 && out->reconf.ncandidates) {
-		out_log(out, SATURN_CYCLE_DEBUG, "no reconfiguration (%d candidate(s)): %s",
-			out->reconf.ncandidates, out->reconf.why);
+		saturn_cycle_log(out, SATURN_CYCLE_DEBUG,
+				 "no reconfiguration (%d candidate(s)): %s",
+				 out->reconf.ncandidates, out->reconf.why);
 	}
 }
 
@@ -371,13 +387,14 @@ static void log_skipped(const saturn_snapshot_t *s, saturn_cycle_state_t *st,
 		for (int i = 0; i < b->nskipped && i < 5; i++) {
 			const saturn_snap_job_t *j = &s->jobs[b->skipped[i]];
 
-			out_log(out, SATURN_CYCLE_ERROR, "JobId=%u task %d of batch %s left held: %s",
-				j->job_id, j->task_id, j->batch, b->skip_reason[i]);
+			saturn_cycle_log(out, SATURN_CYCLE_ERROR,
+					 "JobId=%u task %d of batch %s left held: %s", j->job_id,
+					 j->task_id, j->batch, b->skip_reason[i]);
 		}
 		if (b->nskipped > 5)
-			out_log(out, SATURN_CYCLE_ERROR,
-				"... and %d more task(s) left held (see their reasons)",
-				b->nskipped - 5);
+			saturn_cycle_log(out, SATURN_CYCLE_ERROR,
+					 "... and %d more task(s) left held (see their reasons)",
+					 b->nskipped - 5);
 		st->skipped_at = s->now;
 	}
 	st->skipped_logged = b->nskipped;
@@ -419,24 +436,25 @@ int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 	out->next_due_s = -1;
 	if (s->njobs == 0) {
 		if (st->plan)
-			out_log(out, SATURN_CYCLE_INFO, "no Saturn jobs left: plan %s done",
-				st->plan_id);
+			saturn_cycle_log(out, SATURN_CYCLE_INFO,
+					 "no Saturn jobs left: plan %s done", st->plan_id);
 		drop_plan(st);
 		return 0;
 	}
 	if (in->requeued_now && st->plan) {
 		/* it ran in that plan, ahead of the tasks planned after it: plan
 		 * afresh, with it charged and behind them (requeue.c) */
-		out_log(out, SATURN_CYCLE_DEBUG,
-			"%d task(s) requeued themselves: plan %s not carried", in->requeued_now,
-			st->plan_id);
+		saturn_cycle_log(out, SATURN_CYCLE_DEBUG,
+				 "%d task(s) requeued themselves: plan %s not carried",
+				 in->requeued_now, st->plan_id);
 		drop_plan(st);
 	}
 	if (s->nnodes == 0) {
 		if (st->nonodes_at == 0 || s->now - st->nonodes_at > 600) {
-			out_log(out, SATURN_CYCLE_INFO,
-				"%d Saturn task(s) but no usable node with GPUs (down, drained or not responding): waiting",
-				s->njobs);
+			saturn_cycle_log(out, SATURN_CYCLE_INFO,
+					 "%d Saturn task(s) but no usable node with GPUs (down, "
+					 "drained or not responding): waiting",
+					 s->njobs);
 			st->nonodes_at = s->now;
 		}
 		return 0;
@@ -451,15 +469,16 @@ int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 		if (!st->feedback ||
 		    saturn_sched_feedback(st->feedback, s, saturn_profset_lookup,
 					  (void *)in->profiles) < 0)
-			out_log(out, SATURN_CYCLE_ERROR,
-				"out of memory keeping the runtime feedback: planning with what it has");
+			saturn_cycle_log(out, SATURN_CYCLE_ERROR,
+					 "out of memory keeping the runtime feedback: planning "
+					 "with what it has");
 	}
 	s->class_rules = cfg->node_classes;
 	s->class_profile = saturn_profset_lookup_class;
 	s->class_profile_arg = (void *)in->profiles;
 	if (saturn_sched_build(s, saturn_profset_lookup, (void *)in->profiles, &out->build, &err) <
 	    0) {
-		out_log(out, SATURN_CYCLE_ERROR, "cannot build the problem: %s", err.text);
+		saturn_cycle_log(out, SATURN_CYCLE_ERROR, "cannot build the problem: %s", err.text);
 		return -1;
 	}
 	out->built = 1;
@@ -477,9 +496,11 @@ int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 
 		gain = saturn_sched_switch_gain(carried->makespan_s, expected, cfg->min_gain);
 		if (gain < cfg->min_gain)
-			out_log(out, SATURN_CYCLE_DEBUG,
-				"the carried plan %s has slipped (%.0fs left, %.0fs expected when it was made): a plan shorter by %.0f%% replaces it",
-				st->plan_id, carried->makespan_s, expected, 100 * gain);
+			saturn_cycle_log(
+			    out, SATURN_CYCLE_DEBUG,
+			    "the carried plan %s has slipped (%.0fs left, %.0fs expected when it "
+			    "was made): a plan shorter by %.0f%% replaces it",
+			    st->plan_id, carried->makespan_s, expected, 100 * gain);
 	}
 	if (carried && !st->solve_due && !(gain < cfg->min_gain)) {
 		/* Fast path: what the carried plan releases now starts without
@@ -490,6 +511,9 @@ int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 		if (decide(in, mu, carried, out) < 0)
 			goto fail;
 		if (releases(out)) {
+			/* a release onto a predicted option waits for its
+			 * measurement (saturn_measure_predicted) */
+			saturn_cycle_measure_step(in, out);
 			keep_plan(st, carried, s->now, 0);
 			carried = NULL;
 			st->solve_due = 1;
@@ -525,18 +549,20 @@ int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 	snprintf(out->plan_id, sizeof(out->plan_id), "%s", st->plan_id);
 	if (decide(in, mu, st->plan, out) < 0)
 		goto fail;
+	saturn_cycle_measure_step(in, out);
 	if (out->kind == SATURN_CYCLE_NEW) {
 		const saturn_plan_t *p = st->plan;
 		char tech[256];
 
 		describe(p, tech, sizeof(tech));
-		out_log(out, SATURN_CYCLE_INFO,
-			"plan %s: %d task(s) on %d node(s), makespan %.0fs, bound %.0fs, gap %.1f%%, method %s/%s, solve %.3fs, techniques: %s; %d to release now",
-			st->plan_id, out->build.problem->ntasks, out->build.problem->nnodes,
-			p->makespan_s, p->lower_bound_s,
-			p->lower_bound_s > 0 ? 100.0 * (p->makespan_s / p->lower_bound_s - 1) : 0.0,
-			p->method, p->status[0] ? p->status : "-", p->solve_s, tech,
-			releases(out));
+		saturn_cycle_log(
+		    out, SATURN_CYCLE_INFO,
+		    "plan %s: %d task(s) on %d node(s), makespan %.0fs, bound %.0fs, gap %.1f%%, "
+		    "method %s/%s, solve %.3fs, techniques: %s; %d to release now",
+		    st->plan_id, out->build.problem->ntasks, out->build.problem->nnodes,
+		    p->makespan_s, p->lower_bound_s,
+		    p->lower_bound_s > 0 ? 100.0 * (p->makespan_s / p->lower_bound_s - 1) : 0.0,
+		    p->method, p->status[0] ? p->status : "-", p->solve_s, tech, releases(out));
 	}
 	out->next_due_s = next_due(s, out, st->plan, cfg->release_slack_s);
 	reconfigure(in, mu, st->plan, out);

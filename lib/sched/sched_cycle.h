@@ -8,7 +8,9 @@
  * -- runtime feedback, building the problem, the carried plan, planning
  * (fair share, the multi-user objectives, the makespan, first come first
  * served), choosing between the carried and the new plan, deciding once,
- * the users' limits on releases, when the next cycle is due, and whether
+ * the users' limits on releases, holding a release onto a predicted option
+ * for a measurement job (cycle_measure.h: the plugin submits the jobs the
+ * cycle asks for), when the next cycle is due, and whether
  * running tasks are restarted with another option -- happens here, with no
  * file, lock or clock of its own: the same inputs and the same planner
  * results give the same outputs (cycle_record.h records them; `saturn
@@ -22,6 +24,8 @@
 #ifndef SATURN_SCHED_CYCLE_H
 #define SATURN_SCHED_CYCLE_H
 
+#include "budget.h"
+#include "cycle_measure.h"
 #include "feedback.h"
 #include "model.h"
 #include "planner.h"
@@ -102,6 +106,12 @@ typedef struct saturn_cycle_in {
 	/* The planner results: NULL to solve; a recording tape to record
 	 * every result; a playing tape to replay them (planner.h). */
 	saturn_plan_tape_t *tape;
+	/* Measurement (cfg->profiler and cfg->measure_predicted): the
+	 * batches' measurement records (a batch with none starts from an
+	 * empty one), and each user's profiler and measurement jobs pending
+	 * or running (cfg->companion_jobs limits them). NULL: none. */
+	const saturn_measset_t *measure;
+	const saturn_uidtab_t *companions;
 } saturn_cycle_in_t;
 
 /* What a cycle leaves to the next one. Zero it before the first cycle
@@ -176,6 +186,13 @@ typedef struct saturn_cycle_out {
 	/* the plan's solve time as the planner reported it (not compared on
 	 * replay: a recorded tape gives the recorded one) */
 	double solve_s;
+	/* measurement jobs to submit (the tasks waiting for each are held in
+	 * d with "saturn: measuring predicted ..."), and the measurement
+	 * records this cycle changed, whole (the plugin keeps and writes
+	 * them) */
+	int nmeasure;
+	saturn_cycle_measure_t *measure;
+	saturn_measset_t meas_records;
 	int nlog, cap_log;
 	saturn_cycle_log_t *log;
 } saturn_cycle_out_t;
@@ -192,5 +209,23 @@ int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 		     saturn_cycle_out_t *out);
 
 void saturn_cycle_out_free(saturn_cycle_out_t *out);
+
+/* The outcome of submitting out->measure[i]: job_id the job, 0 when it
+ * could not be submitted. rec is the batch's record as the plugin keeps
+ * it (out->meas_records' copy, updated: the job and its list, or no job).
+ * With a job, the held decisions' reasons name it ("... (job J)"). Without
+ * one the tasks stay held this cycle; the options count as tried, so the
+ * next cycle relies on their predictions. Appends to acts (zeroed before
+ * the first call) the LOG and SAVE actions for the plugin to carry out
+ * (saturn_bpol_*). 0, or -1 (ENOMEM: rec updated as far as it could be, a
+ * SAVE appended where it could be). */
+int saturn_cycle_measure_submitted(saturn_cycle_out_t *out, int i, uint32_t job_id,
+				   saturn_meas_rec_t *rec, saturn_bpol_actions_t *acts);
+
+/* internal (cycle_measure.c): the measurement step on out's decisions;
+ * and appending a log line to out (dropped on ENOMEM) */
+void saturn_cycle_measure_step(const saturn_cycle_in_t *in, saturn_cycle_out_t *out);
+__attribute__((format(printf, 3, 4))) void
+saturn_cycle_log(saturn_cycle_out_t *out, saturn_cycle_level_t level, const char *fmt, ...);
 
 #endif /* SATURN_SCHED_CYCLE_H */

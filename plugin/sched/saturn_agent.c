@@ -313,7 +313,7 @@ static void cycle(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node)
 	saturn_plan_tape_t tape;
 	saturn_cycle_out_t out;
 	double t3, t4 = 0, t5 = 0, cpu5 = 0;
-	int nsaturn, rc, released = 0, had_plan = cstate.plan != NULL;
+	int nsaturn, rc, released = 0, unsubmitted = 0, had_plan = cstate.plan != NULL;
 
 	next_due_mono = 0;
 	nsaturn = saturn_gather(ctx, s, snap_of_node, &profiles, &gt, &in.requeued_now);
@@ -325,6 +325,8 @@ static void cycle(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node)
 	in.profiles = &profiles;
 	in.cfg = &ctx->cfg;
 	in.requeue_ok = saturn_reconfig_requeue_ok();
+	in.measure = saturn_measure_records(ctx, &profiles);
+	in.companions = &ctx->companions;
 	in.abort_cb = abort_cb;
 	saturn_cyclerec_begin(ctx, &in, &cstate, &cap, &tape);
 	rc = saturn_cycle_run(&in, &cstate, &out);
@@ -332,6 +334,9 @@ static void cycle(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node)
 	saturn_cyclerec_end(ctx, &in, &cap, &tape, &out, &cstate);
 	snprintf(ctx->plan_id, sizeof(ctx->plan_id), "%s", cstate.plan_id);
 	log_out(&out);
+	/* measurement jobs first: their ids go into the held tasks' reasons */
+	if (rc == 0 && out.built)
+		unsubmitted = saturn_measure_apply(ctx, s, &out);
 	if (rc == 0 && out.built)
 		saturn_apply_decisions(ctx, s, &out.build, out.plan, out.d, out.nd, &t4, &t5,
 				       &cpu5, &released);
@@ -356,6 +361,10 @@ static void cycle(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node)
 	 * the usual triggers, not a cycle every 0.5 s */
 	if (out.next_due_s > 0 || (out.next_due_s == 0 && cstate.solve_due))
 		next_due_mono = gt.t2 + out.next_due_s;
+	/* a measurement job that could not be submitted: its tasks, held
+	 * this cycle, go on their predictions in the next, at once */
+	if (unsubmitted)
+		next_due_mono = gt.t2;
 	released_pending = 0;
 	for (int i = 0; i < s->njobs; i++)
 		if (s->jobs[i].state == SATURN_SNAP_RELEASED)

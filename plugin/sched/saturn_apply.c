@@ -41,7 +41,6 @@
 #include "saturn_clock.h"
 #include "saturn_files.h"
 #include "saturn_jobrec.h"
-#include "saturn_measure.h"
 #include "saturn_planrec.h"
 #include "saturn_profcache.h"
 #include "saturn_profiles.h"
@@ -385,7 +384,6 @@ void saturn_apply_decisions(saturn_ctx_t *ctx, saturn_snapshot_t *s, const satur
 	if (!b || !b->problem)
 		return;
 	if (plan) {
-		saturn_measure_pass(ctx, s, d, nd);
 		for (int i = 0; i < nd; i++)
 			debug2("sched/saturn: plan %s (%s): task %u_%d %s at %.1fs on %s, %d GPUs",
 			       ctx->plan_id, plan->status, s->jobs[d[i].job].array_job_id,

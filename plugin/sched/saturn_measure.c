@@ -19,9 +19,11 @@
  * saturn-measure:NAME@X on X's GPU type that rewrites NAME@X.json; its
  * record is STATE_DIR/measure-UID-NAME@X.job.
  *
- * The decisions are lib/batch_policy.c's (saturn_bpol_measure_*); this
- * file reads and writes the records, gathers the facts (one read lock per
- * pass), submits the jobs and turns HOLD actions into held decisions.
+ * The decisions are made in the cycle (lib/sched/cycle_measure.c, on
+ * lib/sched/bpol_measure.c's rules): it holds the tasks and names the jobs
+ * to submit. This file keeps the records (in memory and in their files),
+ * hands them to the cycle, polls the running jobs (one read lock), and
+ * submits the jobs the cycle asks for (the owners under one read lock).
  */
 #include "config.h" /* Slurm's */
 
@@ -44,79 +46,75 @@
 #include "profile.h"
 #include "sched_core.h"
 
+#include "cycle_measure.h"
+#include "sched_cycle.h"
+
 #include "saturn_companion.h"
 #include "saturn_measure.h"
-#include "saturn_profcache.h"
 #include "saturn_profiles.h"
 
-/* A batch's measurement record (lib/batch_policy.h decides what it
- * becomes; its limits: SATURN_BPOL_MEASURE_ROUNDS jobs per submission,
- * SATURN_BPOL_MEASURE_ITEMS options per job, a job pending longer than
- * SATURN_BPOL_MEASURE_WAIT_S not waited for). */
-typedef struct measure_rec {
-	char batch[SATURN_NAME_LEN];
-	long uid;
-	/* the node class whose own profile (NAME@CLASS.json) it measures;
-	 * "" = the batch's profile. Its file: measure-UID-NAME@CLASS.job */
-	char klass[SATURN_CLASS_NAME_MAX + 1];
-	char *key; /* NAME or NAME@CLASS, the record's file name part */
-	saturn_meas_rec_t r;
-} measure_rec_t;
+/* The batches' measurement records (lib/sched/cycle_measure.h; the cycle
+ * decides what they become; their limits: SATURN_BPOL_MEASURE_ROUNDS jobs
+ * per submission, SATURN_BPOL_MEASURE_ITEMS options per job, a job
+ * pending longer than SATURN_BPOL_MEASURE_WAIT_S not waited for). Each
+ * record's file: STATE_DIR/measure-UID-KEY.job, KEY NAME or NAME@CLASS
+ * (saturn_meas_key). */
+static saturn_measset_t recs;
 
-static measure_rec_t *recs;
-static int nrecs;
-
-static void rec_save(const saturn_ctx_t *ctx, const measure_rec_t *m)
+static void rec_save(const saturn_ctx_t *ctx, const saturn_measset_entry_t *m)
 {
-	char *txt = saturn_meas_rec_format(&m->r);
+	char key[SATURN_MEAS_KEY_LEN], *txt = saturn_meas_rec_format(&m->rec);
 
+	saturn_meas_key(m->batch, m->klass, key, sizeof(key));
 	if (!txt) {
-		error("sched/saturn: batch %s of uid %ld: out of memory recording measurement job %u",
-		      m->batch, m->uid, m->r.job_id);
+		error(
+		    "sched/saturn: batch %s of uid %ld: out of memory recording measurement job %u",
+		    key, m->uid, m->rec.job_id);
 		return;
 	}
-	saturn_record_write(ctx, "measure", m->uid, m->key, m->r.job_id, txt);
+	saturn_record_write(ctx, "measure", m->uid, key, m->rec.job_id, txt);
 	free(txt);
 }
 
-/* The record of the batch (of its class klass's own profile, NULL =
- * the batch's): from memory, else from its file (once), else new. May
- * move the records: returns an index. */
-static int rec_get(const saturn_ctx_t *ctx, const char *batch, long uid, const char *klass)
+/* The record of the batch (of its class klass's own profile, "" = the
+ * batch's) in memory, read from its file the first time. */
+static void rec_load(const saturn_ctx_t *ctx, const char *batch, long uid, const char *klass)
 {
-	measure_rec_t *m;
-	char *buf;
+	saturn_meas_rec_t r = {0};
+	char key[SATURN_MEAS_KEY_LEN], *buf;
 
-	if (!klass)
-		klass = "";
-	for (int i = 0; i < nrecs; i++)
-		if (recs[i].uid == uid && !strcmp(recs[i].batch, batch) &&
-		    !strcmp(recs[i].klass, klass))
-			return i;
-	xrecalloc(recs, nrecs + 1, sizeof(*recs));
-	m = &recs[nrecs++];
-	memset(m, 0, sizeof(*m));
-	snprintf(m->batch, sizeof(m->batch), "%s", batch);
-	snprintf(m->klass, sizeof(m->klass), "%s", klass);
-	m->key = klass[0] ? xstrdup_printf("%s@%s", batch, klass) : xstrdup(batch);
-	m->uid = uid;
-	if ((buf = saturn_record_read(ctx, "measure", uid, m->key))) {
-		if (saturn_meas_rec_parse(buf, &m->r) == 0)
-			info("sched/saturn: batch %s of uid %ld: measurement record found (job %u, %d round(s))",
-			     m->key, uid, m->r.job_id, m->r.rounds);
+	if (saturn_measset_index(&recs, uid, batch, klass) >= 0)
+		return;
+	saturn_meas_key(batch, klass, key, sizeof(key));
+	if ((buf = saturn_record_read(ctx, "measure", uid, key))) {
+		if (saturn_meas_rec_parse(buf, &r) == 0)
+			info("sched/saturn: batch %s of uid %ld: measurement record found (job %u, "
+			     "%d round(s))",
+			     key, uid, r.job_id, r.rounds);
 		else
-			error("sched/saturn: batch %s of uid %ld: ignoring %s/measure-%ld-%s.job: not \"JOBID ARRAYID ROUNDS ITEMS\" and keys",
-			      m->key, uid, ctx->state_dir, uid, m->key);
+			error("sched/saturn: batch %s of uid %ld: ignoring %s/measure-%ld-%s.job: "
+			      "not \"JOBID ARRAYID ROUNDS ITEMS\" and keys",
+			      key, uid, ctx->state_dir, uid, key);
 		free(buf);
 	}
-	return nrecs - 1;
+	if (saturn_measset_put(&recs, uid, batch, klass, &r) < 0) {
+		error("sched/saturn: batch %s of uid %ld: out of memory keeping its measurement "
+		      "record",
+		      key, uid);
+		saturn_meas_rec_free(&r);
+	}
 }
 
-/* The profiles as last loaded, for the policy (no file access). */
-static const saturn_profile_t *cached(const char *batch, long uid, void *arg)
+const saturn_measset_t *saturn_measure_records(const saturn_ctx_t *ctx,
+					       const saturn_profset_t *profiles)
 {
-	(void)arg;
-	return saturn_profile_cached(batch, uid);
+	if (!ctx->cfg.profiler || !ctx->cfg.measure_predicted)
+		return NULL;
+	for (int i = 0; i < profiles->n; i++)
+		if (profiles->e[i].prof)
+			rec_load(ctx, profiles->e[i].batch, profiles->e[i].uid,
+				 profiles->e[i].klass);
+	return &recs;
 }
 
 void saturn_measure_poll(const saturn_ctx_t *ctx)
@@ -126,25 +124,30 @@ void saturn_measure_poll(const saturn_ctx_t *ctx)
 	saturn_companion_t *job;
 	int any = 0;
 
-	for (int r = 0; r < nrecs && !any; r++)
-		any = recs[r].r.job_id != 0;
+	for (int r = 0; r < recs.n && !any; r++)
+		any = recs.e[r].rec.job_id != 0;
 	if (!any)
 		return;
-	job = xcalloc(nrecs, sizeof(*job));
+	job = xcalloc(recs.n, sizeof(*job));
 	lock_slurmctld(read_lock);
-	for (int r = 0; r < nrecs; r++)
-		if (recs[r].r.job_id)
-			saturn_companion_state(recs[r].r.job_id, &job[r]);
+	for (int r = 0; r < recs.n; r++)
+		if (recs.e[r].rec.job_id)
+			saturn_companion_state(recs.e[r].rec.job_id, &job[r]);
 	unlock_slurmctld(read_lock);
-	for (int r = 0; r < nrecs; r++)
-		if (saturn_bpol_measure_poll(&recs[r].r, &job[r], (double)time(NULL), r, &acts) < 0)
-			error("sched/saturn: batch %s of uid %ld: out of memory polling measurement job %u",
-			      recs[r].batch, recs[r].uid, recs[r].r.job_id);
+	for (int r = 0; r < recs.n; r++)
+		if (saturn_bpol_measure_poll(&recs.e[r].rec, &job[r], (double)time(NULL), r,
+					     &acts) < 0)
+			error("sched/saturn: batch %s of uid %ld: out of memory polling "
+			      "measurement job %u",
+			      recs.e[r].batch, recs.e[r].uid, recs.e[r].rec.job_id);
 	for (int i = 0; i < acts.n; i++) {
-		measure_rec_t *m = &recs[acts.a[i].tag];
+		const saturn_measset_entry_t *m = &recs.e[acts.a[i].tag];
+		char key[SATURN_MEAS_KEY_LEN];
 
 		if (acts.a[i].kind == SATURN_BPOL_LOG)
-			saturn_bpol_log(&acts.a[i], m->key, m->uid);
+			saturn_bpol_log(&acts.a[i],
+					saturn_meas_key(m->batch, m->klass, key, sizeof(key)),
+					m->uid);
 		else if (acts.a[i].kind == SATURN_BPOL_SAVE)
 			rec_save(ctx, m);
 	}
@@ -152,131 +155,99 @@ void saturn_measure_poll(const saturn_ctx_t *ctx)
 	xfree(job);
 }
 
-/* What to measure and hold is saturn_bpol_measure_batch's decision
- * (lib/batch_policy.h); here the records are read, the owners gathered
- * under one read lock, the jobs submitted without locks, and the holds
- * written into the decisions. */
-void saturn_measure_pass(saturn_ctx_t *ctx, const saturn_snapshot_t *s, saturn_decision_t *d,
-			 int nd)
+/* Submit measurement job i of the cycle's outputs (owner: its task's
+ * owner and script, gathered under the read lock); 0 when it cannot be. */
+static uint32_t submit(saturn_ctx_t *ctx, const saturn_snapshot_t *s,
+		       const saturn_cycle_measure_t *m, const saturn_batch_owner_t *owner)
+{
+	char key[SATURN_MEAS_KEY_LEN], *args;
+	const char *type;
+	uint32_t id = 0;
+
+	if (!owner->script || (long)owner->uid != m->uid)
+		return 0;
+	args = xstrdup_printf("--measure '%s'", m->list);
+	if (!m->klass[0])
+		id = saturn_submit_measure(ctx, m->batch, owner, args, m->gpus, m->nodes);
+	else if ((type = saturn_bpol_class_gpu_type(s, m->klass)))
+		/* on that class's GPUs, into NAME@CLASS.json */
+		id = saturn_submit_class_companion(ctx, "measure", m->batch, owner, args, m->gpus,
+						   m->klass, type);
+	else
+		error("sched/saturn: batch %s of uid %ld: class %s has no single GPU type: no "
+		      "measurement job for its profile",
+		      saturn_meas_key(m->batch, m->klass, key, sizeof(key)), m->uid, m->klass);
+	xfree(args);
+	return id;
+}
+
+int saturn_measure_apply(saturn_ctx_t *ctx, const saturn_snapshot_t *s, saturn_cycle_out_t *out)
 {
 	/* as for reading a job's script anywhere in slurmctld */
 	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .part = READ_LOCK};
-	saturn_bpol_measure_t w;
 	saturn_bpol_actions_t acts = {0};
-	saturn_batch_owner_t *owner = NULL; /* per action: SUBMIT_MEASURE's owner */
-	int *rec, nact, nsubmit = 0;
-	saturn_snapshot_t sc;
+	saturn_batch_owner_t *owner;
+	int failed = 0;
 
-	if (!ctx->cfg.profiler || !ctx->cfg.measure_predicted || nd <= 0)
-		return;
-	/* the class profiles as last loaded too: the policy keeps pointers
-	 * into them (a reload would free them); sc is s but for that */
-	sc = *s;
-	if (sc.class_profile)
-		sc.class_profile = saturn_profile_cached_class;
-	s = &sc;
-	if (saturn_bpol_measure_prepare(s, d, nd, cached, NULL, &w) < 0) {
-		error("sched/saturn: out of memory grouping decisions by batch: no measurement this cycle");
-		return;
-	}
-	if (w.nbatches == 0) {
-		saturn_bpol_measure_free(&w);
-		return;
-	}
-	/* the records of the batches with a decision due (read once) */
-	rec = xcalloc(w.nbatches, sizeof(*rec));
-	for (int b = 0; b < w.nbatches; b++) {
-		const saturn_snap_job_t *j = &s->jobs[d[w.due[b]].job];
+	/* the records the cycle changed, kept and written */
+	for (int i = 0; i < out->meas_records.n; i++) {
+		saturn_measset_entry_t *e = &out->meas_records.e[i];
+		saturn_meas_rec_t r;
+		int k;
 
-		rec[b] = rec_get(ctx, j->batch, j->uid, w.bclass[b]);
-	}
-	for (int b = 0; b < w.nbatches; b++) {
-		measure_rec_t *m = &recs[rec[b]];
-		/* the record as it was, should the user's companion jobs be
-		 * at their limit (the submission then waits, nothing tried) */
-		char *was = saturn_meas_rec_format(&m->r);
-		int n0 = acts.n, st = was ? saturn_bpol_measure_batch(s, d, &w, b, &m->r, b, &acts) : -1;
-
-		if (st < 0)
-			error("sched/saturn: batch %s of uid %ld: out of memory deciding on measurement: none this cycle",
-			      m->batch, m->uid);
-		else if (st > 0 && saturn_companion_gate(ctx, &acts, n0, m->uid) == 1) {
-			saturn_meas_rec_free(&m->r);
-			if (saturn_meas_rec_parse(was, &m->r) < 0)
-				error("sched/saturn: batch %s of uid %ld: out of memory keeping the measurement record",
-				      m->batch, m->uid);
+		if (saturn_meas_rec_copy(&r, &e->rec) < 0 ||
+		    (k = saturn_measset_put(&recs, e->uid, e->batch, e->klass, &r)) < 0) {
+			error("sched/saturn: batch %s of uid %ld: out of memory keeping its "
+			      "measurement record",
+			      e->batch, e->uid);
+			saturn_meas_rec_free(&r);
+			continue;
 		}
-		free(was);
+		rec_save(ctx, &recs.e[k]);
 	}
-	nact = acts.n;
-	for (int i = 0; i < nact; i++)
-		nsubmit += acts.a[i].kind == SATURN_BPOL_SUBMIT_MEASURE;
-	if (nsubmit) {
-		owner = xcalloc(nact, sizeof(*owner));
-		lock_slurmctld(read_lock);
-		for (int i = 0; i < nact; i++)
-			if (acts.a[i].kind == SATURN_BPOL_SUBMIT_MEASURE)
-				saturn_batch_owner(s->jobs[d[w.due[acts.a[i].tag]].job].job_id,
-						   &owner[i]);
-		unlock_slurmctld(read_lock);
-	}
-	/* carry out, without locks; a submission's outcome is appended */
-	for (int i = 0; i < acts.n; i++) {
-		measure_rec_t *m = &recs[rec[acts.a[i].tag]];
-		const char *type;
-		uint32_t id = 0;
+	if (!out->nmeasure)
+		return 0;
+	owner = xcalloc(out->nmeasure, sizeof(*owner));
+	lock_slurmctld(read_lock);
+	for (int i = 0; i < out->nmeasure; i++)
+		saturn_batch_owner(s->jobs[out->measure[i].owner].job_id, &owner[i]);
+	unlock_slurmctld(read_lock);
+	/* submit without locks; each outcome into its record and reasons */
+	for (int i = 0; i < out->nmeasure; i++) {
+		const saturn_cycle_measure_t *m = &out->measure[i];
+		int k = saturn_measset_index(&recs, m->uid, m->batch, m->klass);
+		uint32_t id = submit(ctx, s, m, &owner[i]);
+		char key[SATURN_MEAS_KEY_LEN];
 
-		switch (acts.a[i].kind) {
-		case SATURN_BPOL_LOG:
-			saturn_bpol_log(&acts.a[i], m->key, m->uid);
-			break;
-		case SATURN_BPOL_SUBMIT_MEASURE:
-			if (owner[i].script && (long)owner[i].uid == m->uid) {
-				char *args = xstrdup_printf("--measure '%s'", acts.a[i].text);
-
-				if (!m->klass[0])
-					id = saturn_submit_measure(ctx, m->batch, &owner[i], args,
-								   acts.a[i].gpus, acts.a[i].nodes);
-				else if ((type = saturn_bpol_class_gpu_type(s, m->klass)))
-					/* on that class's GPUs, into NAME@CLASS.json */
-					id = saturn_submit_class_companion(ctx, "measure", m->batch,
-									   &owner[i], args,
-									   acts.a[i].gpus,
-									   m->klass, type);
-				else
-					error("sched/saturn: batch %s of uid %ld: class %s has no single GPU type: no measurement job for its profile",
-					      m->batch, m->uid, m->klass);
-				xfree(args);
-			}
-			/* acts.a may move here */
-			if (saturn_bpol_measure_submitted(d, &acts, i, id, &m->r) < 0) {
-				error("sched/saturn: batch %s of uid %ld: out of memory recording measurement job %u",
-				      m->batch, m->uid, id);
-				m->r.job_id = id;
-				rec_save(ctx, m);
-			}
-			break;
-		case SATURN_BPOL_SAVE:
-			rec_save(ctx, m);
-			break;
-		case SATURN_BPOL_HOLD:
-			for (int k = 0; k < acts.a[i].ntasks; k++) {
-				saturn_decision_t *dk = &d[acts.a[i].tasks[k]];
-
-				dk->release = 0;
-				snprintf(dk->reason, sizeof(dk->reason), "%s", acts.a[i].text);
-			}
-			break;
-		default:
-			break;
+		saturn_meas_key(m->batch, m->klass, key, sizeof(key));
+		failed += id == 0;
+		if (saturn_uidtab_add(&ctx->companions, m->uid, 1) < 0)
+			error("sched/saturn: out of memory counting companion jobs");
+		if (k < 0) {
+			/* the cycle changes the record of every job it asks
+			 * for; without it (out of memory above) not recorded */
+			error("sched/saturn: batch %s of uid %ld: no measurement record for job %u",
+			      key, m->uid, id);
+			continue;
 		}
+		if (saturn_cycle_measure_submitted(out, i, id, &recs.e[k].rec, &acts) < 0) {
+			error("sched/saturn: batch %s of uid %ld: out of memory recording "
+			      "measurement job %u",
+			      key, m->uid, id);
+			recs.e[k].rec.job_id = id;
+			rec_save(ctx, &recs.e[k]);
+		}
+		for (int a = 0; a < acts.n; a++)
+			if (acts.a[a].kind == SATURN_BPOL_LOG)
+				saturn_bpol_log(&acts.a[a], key, m->uid);
+			else if (acts.a[a].kind == SATURN_BPOL_SAVE)
+				rec_save(ctx, &recs.e[k]);
+		saturn_bpol_actions_free(&acts);
 	}
-	for (int i = 0; owner && i < nact; i++)
+	for (int i = 0; i < out->nmeasure; i++)
 		saturn_batch_owner_free(&owner[i]);
 	xfree(owner);
-	xfree(rec);
-	saturn_bpol_actions_free(&acts);
-	saturn_bpol_measure_free(&w);
+	return failed;
 }
 
 void saturn_measure_prune(const saturn_ctx_t *ctx, const saturn_live_t *live,
@@ -284,41 +255,37 @@ void saturn_measure_prune(const saturn_ctx_t *ctx, const saturn_live_t *live,
 {
 	int w = 0;
 
-	for (int i = 0; i < nrecs; i++) {
-		measure_rec_t *m = &recs[i];
+	for (int i = 0; i < recs.n; i++) {
+		saturn_measset_entry_t *m = &recs.e[i];
+		char key[SATURN_MEAS_KEY_LEN];
 
 		/* a job recorded as running counts and keeps its record
 		 * (saturn_measure_poll forgets it once it ended) */
-		if (m->r.job_id && saturn_uidtab_add(active, m->uid, 1) < 0)
+		if (m->rec.job_id && saturn_uidtab_add(active, m->uid, 1) < 0)
 			error("sched/saturn: out of memory counting companion jobs");
-		if (m->r.job_id || saturn_live_has(live, m->uid, m->batch)) {
-			recs[w++] = *m;
+		if (m->rec.job_id || saturn_live_has(live, m->uid, m->batch)) {
+			recs.e[w++] = *m;
 			continue;
 		}
-		saturn_companion_files_remove(ctx, "measure", m->uid, m->key);
-		saturn_meas_rec_free(&m->r);
-		xfree(m->key);
+		saturn_companion_files_remove(
+		    ctx, "measure", m->uid, saturn_meas_key(m->batch, m->klass, key, sizeof(key)));
+		saturn_meas_rec_free(&m->rec);
 	}
-	/* zeroed: a new record starts from nothing (rec_get) */
-	if (w < nrecs)
-		memset(&recs[w], 0, (size_t)(nrecs - w) * sizeof(*recs));
-	nrecs = w;
+	recs.n = w;
 }
 
 int saturn_measure_active(long uid, const char *key)
 {
-	for (int i = 0; i < nrecs; i++)
-		if (recs[i].uid == uid && recs[i].r.job_id && !strcmp(recs[i].key, key))
+	char k[SATURN_MEAS_KEY_LEN];
+
+	for (int i = 0; i < recs.n; i++)
+		if (recs.e[i].uid == uid && recs.e[i].rec.job_id &&
+		    !strcmp(saturn_meas_key(recs.e[i].batch, recs.e[i].klass, k, sizeof(k)), key))
 			return 1;
 	return 0;
 }
 
 void saturn_measure_fini(void)
 {
-	for (int i = 0; i < nrecs; i++) {
-		saturn_meas_rec_free(&recs[i].r);
-		xfree(recs[i].key);
-	}
-	xfree(recs);
-	nrecs = 0;
+	saturn_measset_free(&recs);
 }

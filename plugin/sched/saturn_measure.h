@@ -6,17 +6,25 @@
 
 #include "budget.h"
 #include "sched_core.h"
+#include "sched_cycle.h"
 
 #include "saturn_ctx.h"
 
-/* After deciding, before applying: decisions about to release a task onto
- * a `predicted` profile option are turned into holds while a measurement
- * job saturn-measure:NAME re-measures those options (one job per batch
- * (uid, name) at a time, each option tried once per submission; each
- * submission counted in ctx->companions). Nothing changes without
- * saturn_profiler or with saturn_measure_predicted=no. */
-void saturn_measure_pass(saturn_ctx_t *ctx, const saturn_snapshot_t *s, saturn_decision_t *d,
-			 int nd);
+/* The batches' measurement records for the cycle (saturn_cycle_in_t's
+ * measure): those of every batch and node class with a profile in
+ * profiles, each read from its file the first time. NULL without
+ * saturn_profiler or with saturn_measure_predicted=no. Valid until the
+ * next call of a function of this file. */
+const saturn_measset_t *saturn_measure_records(const saturn_ctx_t *ctx,
+					       const saturn_profset_t *profiles);
+
+/* After the cycle, before its decisions are applied: keep and write the
+ * records the cycle changed, and submit the measurement jobs it asks for
+ * (each counted in ctx->companions); a job's id goes into its held
+ * tasks' reasons. A job that cannot be submitted leaves its tasks held
+ * this cycle (the next relies on the predictions). Returns the number of
+ * jobs that could not be submitted. */
+int saturn_measure_apply(saturn_ctx_t *ctx, const saturn_snapshot_t *s, saturn_cycle_out_t *out);
 
 /* Notice (and log) measurement jobs that ended, or pending too long to
  * wait for (saturn_bpol_measure_poll); takes the job read lock once, when

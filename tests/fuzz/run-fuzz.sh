@@ -70,9 +70,10 @@ for t in $FUZZ_TARGETS; do
 	# (the plan record reads the decision's option: the decisions' code too)
 	[ "$t" = text ] && srcs="$SRCS $BUILD_SRCS $LIB/model/jobreq.c" && libs=$BUILD_LIBS
 	# fuzz_cycle: a recorded scheduling cycle (saturn-cycle/1); the planner
-	# for its tape
+	# for its tape; the measurement records (their text: bpol_measure.c, and
+	# what it needs of the decisions' code)
 	if [ "$t" = cycle ]; then
-		srcs="$SRCS $LIB/sched/cycle_record.c $LIB/sched/cycle_snapjson.c $LIB/sched/cycle_statejson.c $LIB/sched/cycle_diff.c $LIB/sched/profset.c $LIB/sched/sched_snapshot.c $LIB/sched/feedback.c $LIB/sched/node_class.c $(ls "$LIB"/planner/*.c)"
+		srcs=$(printf '%s\n' $SRCS $BUILD_SRCS "$LIB"/model/jobreq.c "$LIB"/sched/cycle_record.c "$LIB"/sched/cycle_snapjson.c "$LIB"/sched/cycle_statejson.c "$LIB"/sched/cycle_diff.c "$LIB"/sched/cycle_measjson.c "$LIB"/sched/measset.c "$LIB"/sched/budget.c "$LIB"/sched/profset.c "$LIB"/sched/sched_snapshot.c "$LIB"/sched/feedback.c "$LIB"/sched/node_class.c "$LIB"/planner/*.c | sort -u | tr '\n' ' ')
 		libs="-llpsolve55 -lcolamd -ldl"
 	fi
 	# shellcheck disable=SC2086

@@ -393,6 +393,181 @@ START_TEST(test_profset)
 }
 END_TEST
 
+/* --- measurement of predicted options (saturn_measure_predicted) ---- */
+
+/* ddp on 2 GPUs predicted, and so fast that the plan runs both tasks on it
+ * one after the other (60 s against 100 s side by side on 1 GPU each) */
+static const char predicted_text[] =
+    "{\"format\": \"saturn-profile/1\", \"batch\": \"sweep\", \"created\": 1,"
+    " \"tasks\": [ {\"signature\": \"m/bs8\", \"task_ids\": \"0-7\", \"batches\": 100,"
+    " \"options\": ["
+    "  {\"technique\": \"single\", \"gpus\": 1, \"sec_per_batch\": 1.0, \"status\": \"measured\"},"
+    "  {\"technique\": \"ddp\", \"gpus\": 2, \"sec_per_batch\": 0.3, \"status\": \"predicted\"}"
+    " ] } ] }";
+
+#define MEAS_PARAMS "saturn_solver_time=0.2,saturn_profiler=/usr/bin/saturn-profile"
+
+static void fx_predicted(fx_cycle_t *f, const char *params)
+{
+	saturn_error_t err = {{0}};
+
+	fx_init(f, params, 0);
+	f->prof = saturn_profile_parse(predicted_text, strlen(predicted_text), &err);
+	ck_assert_msg(f->prof != NULL, "%s", err.text);
+	ck_assert_int_eq(saturn_profset_add(&f->ps, 0, "sweep", "", f->prof), 0);
+}
+
+static const saturn_decision_t *decision_of(const saturn_cycle_out_t *out, int job)
+{
+	for (int i = 0; i < out->nd; i++)
+		if (out->d[i].job == job)
+			return &out->d[i];
+	return NULL;
+}
+
+static const struct meas_cycle_case {
+	const char *what;
+	const char *params;
+	int active;	       /* the user's companion jobs already pending or running */
+	const char *rec;       /* the batch's record given (NULL: none) */
+	int nmeasure;	       /* jobs asked for */
+	const char *reason;    /* task 0's reason (released when NULL) */
+	const char *rec_after; /* the record the cycle gives (NULL: none) */
+	const char *log;       /* in a log line */
+} meas_cycle_cases[] = {
+    {"a task due on a predicted option: held, a job asked for, the option tried", MEAS_PARAMS, 0,
+     NULL, 1, "saturn: measuring predicted ddp on 2 GPUs", "0 100 1 -\nddp:2@m/bs8\n", NULL},
+    {"the same with an empty record of another submission: reset, then the same", MEAS_PARAMS, 0,
+     "0 99 3 -\nddp:2@m/bs8\n", 1, "saturn: measuring predicted ddp on 2 GPUs",
+     "0 100 1 -\nddp:2@m/bs8\n", NULL},
+    {"the user at the companion limit: held waiting, no job, the record as it was",
+     MEAS_PARAMS ",saturn_companion_jobs=2", 2, NULL, 0,
+     "saturn: waiting: 2 profiler or measurement job(s) of this user already "
+     "(saturn_companion_jobs=2)",
+     NULL, "no measurement job now"},
+    {"the option tried already (no job ran it): released on the prediction", MEAS_PARAMS, 0,
+     "0 100 1 -\nddp:2@m/bs8\n", 0, NULL, NULL, "relies on the predicted ddp"},
+    {"a measurement job running: held for it, nothing asked", MEAS_PARAMS, 1,
+     "700 100 1 0:ddp:2\nddp:2@m/bs8\n", 0, "saturn: measuring predicted ddp on 2 GPUs (job 700)",
+     NULL, NULL},
+    {"saturn_measure_predicted=no: released on the prediction",
+     MEAS_PARAMS ",saturn_measure_predicted=no", 0, NULL, 0, NULL, NULL, NULL},
+    {"no saturn_profiler: released on the prediction", "saturn_solver_time=0.2", 0, NULL, 0, NULL,
+     NULL, NULL},
+};
+
+/* The measurement veto is the cycle's: the task due on a predicted option
+ * is held in the decisions the cycle returns, the job is an output, the
+ * record comes out changed; the limits and the records given decide. */
+START_TEST(test_measure_case)
+{
+	const struct meas_cycle_case *c = &meas_cycle_cases[_i];
+	saturn_measset_t ms = {0};
+	saturn_uidtab_t comp = {0};
+	saturn_snapshot_t *s = held(1000, 1, 2, 2);
+	const saturn_decision_t *d0;
+	fx_cycle_t f;
+
+	fx_predicted(&f, c->params);
+	if (c->rec) {
+		saturn_meas_rec_t r;
+
+		ck_assert_int_eq(saturn_meas_rec_parse(c->rec, &r), 0);
+		ck_assert_int_ge(saturn_measset_put(&ms, 0, "sweep", "", &r), 0);
+	}
+	if (c->active)
+		ck_assert_int_eq(saturn_uidtab_add(&comp, 0, c->active), 0);
+	f.in.measure = &ms;
+	f.in.companions = &comp;
+	ck_assert_int_eq(fx_run(&f, s), 0);
+	ck_assert_msg((d0 = decision_of(&f.out, 0)) != NULL, "%s: task 0 not decided", c->what);
+	ck_assert_str_eq(d0->technique, "ddp");
+	if (c->reason) {
+		ck_assert_msg(!d0->release, "%s: task 0 released", c->what);
+		ck_assert_str_eq(d0->reason, c->reason);
+	} else {
+		ck_assert_msg(d0->release, "%s: task 0 held: %s", c->what, d0->reason);
+	}
+	ck_assert_int_eq(f.out.nmeasure, c->nmeasure);
+	if (c->nmeasure) {
+		const saturn_cycle_measure_t *m = &f.out.measure[0];
+
+		ck_assert_str_eq(m->batch, "sweep");
+		ck_assert_str_eq(m->klass, "");
+		ck_assert_str_eq(m->list, "0:ddp:2");
+		ck_assert_int_eq(m->gpus, 2);
+		ck_assert_int_eq(f.out.d[m->tasks[0]].job, 0);
+		ck_assert_int_eq(m->owner, 0);
+	}
+	if (c->rec_after) {
+		char *text;
+
+		ck_assert_int_eq(f.out.meas_records.n, 1);
+		text = saturn_meas_rec_format(&f.out.meas_records.e[0].rec);
+		ck_assert_str_eq(text, c->rec_after);
+		free(text);
+	} else {
+		ck_assert_int_eq(f.out.meas_records.n, 0);
+	}
+	if (c->log)
+		ck_assert_msg(logged(&f, c->log), "%s: no log line with \"%s\"", c->what, c->log);
+	/* the inputs are not changed */
+	if (c->rec) {
+		char *text = saturn_meas_rec_format(&ms.e[0].rec);
+
+		ck_assert_str_eq(text, c->rec);
+		free(text);
+	}
+	ck_assert_int_eq((int)saturn_uidtab_get(&comp, 0), c->active);
+	saturn_measset_free(&ms);
+	saturn_uidtab_free(&comp);
+	fx_fini(&f);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* The submission's outcome: with a job, the held task's reason names it
+ * and the record keeps the job; without one, the task stays held this
+ * cycle and the record says no job (the next cycle relies on the
+ * prediction: test_measure_case's fourth row). */
+START_TEST(test_measure_submitted)
+{
+	for (int ok = 0; ok < 2; ok++) {
+		saturn_snapshot_t *s = held(1000, 1, 2, 2);
+		saturn_bpol_actions_t acts = {0};
+		saturn_meas_rec_t rec;
+		int logs = 0, saves = 0;
+		fx_cycle_t f;
+
+		fx_predicted(&f, MEAS_PARAMS);
+		ck_assert_int_eq(fx_run(&f, s), 0);
+		ck_assert_int_eq(f.out.nmeasure, 1);
+		ck_assert_int_eq(saturn_meas_rec_copy(&rec, &f.out.meas_records.e[0].rec), 0);
+		ck_assert_int_eq(
+		    saturn_cycle_measure_submitted(&f.out, 0, ok ? 700 : 0, &rec, &acts), 0);
+		ck_assert(!decision_of(&f.out, 0)->release);
+		ck_assert_str_eq(decision_of(&f.out, 0)->reason,
+				 ok ? "saturn: measuring predicted ddp on 2 GPUs (job 700)"
+				    : "saturn: measuring predicted ddp on 2 GPUs");
+		ck_assert_uint_eq(rec.job_id, ok ? 700 : 0);
+		if (ok)
+			ck_assert_str_eq(rec.items, "0:ddp:2");
+		for (int i = 0; i < acts.n; i++) {
+			logs += acts.a[i].kind == SATURN_BPOL_LOG;
+			saves += acts.a[i].kind == SATURN_BPOL_SAVE;
+			ck_assert(acts.a[i].kind == SATURN_BPOL_LOG ||
+				  acts.a[i].kind == SATURN_BPOL_SAVE);
+		}
+		ck_assert_int_eq(logs, 1);
+		ck_assert_int_eq(saves, 1);
+		saturn_bpol_actions_free(&acts);
+		saturn_meas_rec_free(&rec);
+		fx_fini(&f);
+		saturn_snapshot_destroy(s);
+	}
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, test_new_plan);
@@ -404,6 +579,9 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_tape);
 	tcase_add_test(tc, test_feedback_setting);
 	tcase_add_test(tc, test_profset);
+	tcase_add_loop_test(tc, test_measure_case, 0,
+			    (int)(sizeof(meas_cycle_cases) / sizeof(meas_cycle_cases[0])));
+	tcase_add_test(tc, test_measure_submitted);
 }
 
 int main(void)
