@@ -222,9 +222,12 @@ static long state_owner(void)
 	return geteuid() == 0 ? (long)slurm_conf.slurm_user_id : SATURN_ANY_UID;
 }
 
-static void persist(const saturn_ctx_t *ctx, const saturn_snapshot_t *s,
-		    const saturn_sched_build_t *b, const saturn_plan_t *plan)
+/* Write state.json (and the users' views of it); the bytes written, 0
+ * when it could not be. */
+static size_t persist(const saturn_ctx_t *ctx, const saturn_snapshot_t *s,
+		      const saturn_sched_build_t *b, const saturn_plan_t *plan)
 {
+	size_t bytes = 0;
 	char *path = xstrdup_printf("%s/state.json", ctx->state_dir);
 	char *txt = saturn_sched_state_to_json(s, b, plan, ctx->plan_id, s->now);
 	saturn_error_t err = {{0}};
@@ -243,11 +246,13 @@ static void persist(const saturn_ctx_t *ctx, const saturn_snapshot_t *s,
 			error("sched/saturn: cannot persist the plan: %s", err.text);
 	} else {
 		warned = 0;
+		bytes = strlen(txt);
 		/* what users may read of it (PrivateData) */
 		saturn_views_write(ctx, txt);
 	}
 	free(txt);
 	xfree(path);
+	return bytes;
 }
 
 /* Saturn tasks released but not started at the end of the last cycle:
@@ -312,7 +317,8 @@ static void cycle(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node)
 	saturn_cycle_capture_t cap;
 	saturn_plan_tape_t tape;
 	saturn_cycle_out_t out;
-	double t3, t4 = 0, t5 = 0, cpu5 = 0;
+	double t3, t4 = 0, t5 = 0, cpu5 = 0, t6 = 0;
+	size_t state_bytes = 0;
 	int nsaturn, rc, released = 0, unsubmitted = 0, had_plan = cstate.plan != NULL;
 
 	next_due_mono = 0;
@@ -343,16 +349,23 @@ static void cycle(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node)
 	if (out.plan || (had_plan && !cstate.plan)) {
 		saturn_sched_build_t none = {0};
 
-		persist(ctx, s, out.built ? &out.build : &none, out.plan);
+		t6 = now_mono();
+		state_bytes = persist(ctx, s, out.built ? &out.build : &none, out.plan);
+		t6 = now_mono() - t6;
 	}
 	if (rc == 0 && out.built) {
 		saturn_planrec_observe_pass(ctx, s);
 		saturn_reconfig_signal(ctx, s, &out.reconf);
 	}
+	/* "plan" runs from the snapshot to the cycle's end: the passes after
+	 * the snapshot (files, re-holds, profiler jobs, profiles: "gather")
+	 * and saturn_cycle_run; "in all" from the lock request to the state
+	 * written */
 	if (nsaturn > 0)
-		debug("sched/saturn: cycle: %d Saturn task(s), snapshot %.3f ms under read locks (waited %.3f ms), plan %.3f ms, apply %.3f ms under write locks, %d released; thread CPU under the locks: snapshot %.3f ms, apply %.3f ms",
+		debug("sched/saturn: cycle: %d Saturn task(s), snapshot %.3f ms under read locks (waited %.3f ms), plan %.3f ms, apply %.3f ms under write locks, %d released; thread CPU under the locks: snapshot %.3f ms, apply %.3f ms; gather after the snapshot %.3f ms, state.json %zu bytes written in %.3f ms, cycle %.3f ms in all",
 		      nsaturn, (gt.t2 - gt.t1) * 1e3, (gt.t1 - gt.t0) * 1e3, (t3 - gt.t2) * 1e3,
-		      (t5 - t4) * 1e3, released, gt.cpu * 1e3, cpu5 * 1e3);
+		      (t5 - t4) * 1e3, released, gt.cpu * 1e3, cpu5 * 1e3, (gt.t3 - gt.t2) * 1e3,
+		      state_bytes, t6 * 1e3, (now_mono() - gt.t0) * 1e3);
 	else
 		debug("sched/saturn: cycle: no Saturn jobs (snapshot %.3f ms under read locks, %.3f ms thread CPU)",
 		      (gt.t2 - gt.t1) * 1e3, gt.cpu * 1e3);

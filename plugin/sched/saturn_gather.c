@@ -93,6 +93,7 @@ int saturn_gather(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node, s
 	t->cpu = now_thread_cpu() - t->cpu;
 	t->t2 = now_mono();
 	unlock_slurmctld(read_lock);
+	t->t3 = t->t2;
 	if (nsaturn < 0) {
 		error("sched/saturn: out of memory taking the snapshot: cycle skipped");
 		return -1;
@@ -106,12 +107,14 @@ int saturn_gather(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node, s
 	/* what batches without tasks left behind (cached profiles, records,
 	 * script copies) goes; each user's companion jobs counted */
 	saturn_prune_pass(ctx, s);
+	t->t3 = now_mono();
 	if (nsaturn == 0)
 		return 0;
 	/* the tasks re-held become held tasks of s; when one requeued itself
 	 * the cycle plans afresh */
 	if (rehold_pass(ctx, s, requeued_now) <= 0)
 		*requeued_now = 0;
+	t->t3 = now_mono();
 	if (s->nnodes == 0)
 		return nsaturn;
 	saturn_snapshot_classify(s);
@@ -122,5 +125,6 @@ int saturn_gather(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node, s
 		error("sched/saturn: out of memory gathering the profiles: cycle skipped");
 		return -1;
 	}
+	t->t3 = now_mono();
 	return nsaturn;
 }

@@ -8,10 +8,11 @@
 #include "saturn_ctx.h"
 
 /* What a gather measured (CLOCK_MONOTONIC, now_mono): before the read
- * locks were asked for (t0), held (t1) and released (t2); and the thread's
- * CPU time under them (cpu, seconds: now_thread_cpu). */
+ * locks were asked for (t0), held (t1) and released (t2), and its end
+ * (t3); and the thread's CPU time under the locks (cpu, seconds:
+ * now_thread_cpu). */
 typedef struct saturn_gather_times {
-	double t0, t1, t2, cpu;
+	double t0, t1, t2, t3, cpu;
 } saturn_gather_times_t;
 
 /* Gather a cycle's inputs: the snapshot s under one read-lock section;

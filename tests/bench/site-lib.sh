@@ -263,6 +263,9 @@ analyse() {
 	[ -f "$L" ] || L=slurmctld.log
 	sed -n 's/.*sched\/saturn: cycle: \([0-9]*\) Saturn task(s), snapshot \([0-9.]*\) ms under read locks (waited \([0-9.]*\) ms), plan \([0-9.]*\) ms, apply \([0-9.]*\) ms.*/\1 \2 \3 \4 \5/p' "$L" >sat-cycles.txt
 	sed -n 's/.*sched\/saturn: cycle: no Saturn jobs (snapshot \([0-9.]*\) ms under read locks[,)].*/\1/p' "$L" >sat-idle.txt
+	# the same lines' end: the gather after the snapshot, state.json's
+	# size and write time (0 bytes: not written that cycle), the whole cycle
+	sed -n 's/.*sched\/saturn: cycle: .*gather after the snapshot \([0-9.]*\) ms, state.json \([0-9]*\) bytes written in \([0-9.]*\) ms, cycle \([0-9.]*\) ms in all.*/\1 \2 \3 \4/p' "$L" >sat-whole.txt
 	{
 		awk '{ print $2 }' sat-cycles.txt
 		cat sat-idle.txt
@@ -286,6 +289,20 @@ analyse() {
 	put sat_cycle_max_ms "$4"
 	put sat_cycle_overruns "$(awk -v i="$INTERVAL" '$2 + $3 + $4 + $5 > i * 1000 { n++ } END { print n + 0 }' sat-cycles.txt)"
 	put sat_tasks_max "$(awk '$1 > m { m = $1 } END { print m + 0 }' sat-cycles.txt)"
+	set -- $(awk '{ print $4 }' sat-whole.txt | stats)
+	put sat_whole_cycle_p50_ms "$2"
+	put sat_whole_cycle_p99_ms "$3"
+	put sat_whole_cycle_max_ms "$4"
+	put sat_whole_cycle_overruns "$(awk -v i="$INTERVAL" '$4 > i * 1000 { n++ } END { print n + 0 }' sat-whole.txt)"
+	set -- $(awk '{ print $1 }' sat-whole.txt | stats)
+	put sat_gather_p50_ms "$2"
+	put sat_gather_max_ms "$4"
+	set -- $(awk '$2 > 0 { print $3 }' sat-whole.txt | stats)
+	put sat_state_writes "$1"
+	put sat_state_write_p50_ms "$2"
+	put sat_state_write_p99_ms "$3"
+	put sat_state_write_max_ms "$4"
+	put sat_state_bytes_max "$(awk '$2 > m { m = $2 } END { print m + 0 }' sat-whole.txt)"
 	set -- $(awk '{ print $4 }' sat-cycles.txt | stats)
 	put sat_plan_p50_ms "$2"
 	put sat_plan_max_ms "$4"
