@@ -1,8 +1,9 @@
 /* bpol_measure.c - the decisions about each batch's measurement job
  * (saturn-measure:NAME, bpol_measure.h): which predicted options to
  * measure before releasing a task onto them, the job's record, and its
- * polling; state and facts in, actions out (plugin/sched/saturn_measure.c
- * carries them out). Split from batch_policy.c, which keeps the action
+ * polling; state and facts in, actions out (the cycle's measurement step,
+ * cycle_measure.c, and plugin/sched/saturn_measure.c's polling carry them
+ * out). Split from batch_policy.c, which keeps the action
  * list and the profiler job.
  *
  * Every function that fails (ENOMEM) leaves the record and the action list

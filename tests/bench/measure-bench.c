@@ -14,7 +14,7 @@
  *      8 rounds, until the plan uses no prediction. "all" measures the
  *      options of every task of the plan; "t0" only those of tasks the plan
  *      starts at time 0 (what sched/saturn saw before its first release);
- *      "all" is what sched/saturn's saturn_measure.c now does. "all+esc" is
+ *      "all" is what sched/saturn's cycle (lib/sched/cycle_measure.c) does. "all+esc" is
  *      "all" with saturn-profile --measure --escalate 15: a measurement more
  *      than 15 % off its prediction adds that technique's other predicted
  *      counts (same candidate, within the round's allocation) to the same

@@ -120,7 +120,19 @@ START_TEST(test_new_plan)
 	/* 8 GPUs, 6 tasks: some start now */
 	ck_assert_int_gt(releases(&f.out), 0);
 	ck_assert(logged(&f, "plan p1000-1: 6 task(s) on 2 node(s)"));
+	{
+		/* the gap logged is the plan's against its own bound */
+		char gap[64];
+
+		ck_assert(f.st.plan->lower_bound_s > 0);
+		snprintf(gap, sizeof(gap), "bound %.0fs, gap %.1f%%", f.st.plan->lower_bound_s,
+			 100.0 * (f.st.plan->makespan_s / f.st.plan->lower_bound_s - 1));
+		ck_assert_msg(logged(&f, gap), "no \"%s\" logged", gap);
+	}
 	ck_assert_int_eq(f.st.solve_due, 0);
+	/* the snapshot's tasks keep their states: the apply marks releases */
+	for (int i = 0; i < s->njobs; i++)
+		ck_assert_int_eq(s->jobs[i].state, SATURN_SNAP_HELD);
 	fx_fini(&f);
 	saturn_snapshot_destroy(s);
 }
@@ -193,6 +205,59 @@ START_TEST(test_slipped_no_fast_path)
 	/* the search's plan decides: the task is released all the same */
 	ck_assert_int_eq(f.out.nd, 1);
 	ck_assert_int_eq(f.out.d[0].release, 1);
+	fx_fini(&f);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* A plan restored from the state file (made_now 0: when it was made is
+ * not known) is not judged as slipped: a task due under it is released
+ * on the fast path. */
+START_TEST(test_restored_not_slipped)
+{
+	fx_cycle_t f;
+	saturn_snapshot_t *s = held(1000, 1, 1, 2);
+	int r;
+
+	fx_init(&f, "saturn_solver_time=0.2", 1);
+	ck_assert_int_eq(fx_run(&f, s), 0);
+	r = f.out.d[0].release ? f.out.d[0].job : f.out.d[1].job;
+	saturn_snapshot_destroy(s);
+	f.st.made_now = 0;
+	f.st.made_makespan = 0;
+	s = fx_snapshot(1100, 1, 1);
+	fx_add_held(s, 100, 1 - r, "sweep")->submit_time = 990;
+	ck_assert_int_eq(fx_run(&f, s), 0);
+	ck_assert(!logged(&f, "has slipped"));
+	ck_assert_int_eq(f.out.kind, SATURN_CYCLE_CARRIED);
+	ck_assert_int_eq(f.st.solve_due, 1);
+	ck_assert_int_eq(f.out.nd, 1);
+	ck_assert_int_eq(f.out.d[0].release, 1);
+	fx_fini(&f);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* The kept plan's tasks are all gone and another batch's came: nothing
+ * to carry, a new plan (and no slip judged on a plan not carried). */
+START_TEST(test_nothing_to_carry)
+{
+	fx_cycle_t f;
+	saturn_snapshot_t *s = held(1000, 2, 4, 3);
+
+	fx_init(&f, "saturn_solver_time=0.2", 1);
+	ck_assert_int_eq(saturn_profset_add(&f.ps, 0, "other", "", f.prof), 0);
+	ck_assert_int_eq(fx_run(&f, s), 0);
+	ck_assert_str_eq(f.st.plan_id, "p1000-1");
+	saturn_snapshot_destroy(s);
+	s = fx_snapshot(1050, 2, 4);
+	for (int t = 0; t < 3; t++)
+		fx_add_held(s, 200, t, "other")->submit_time = 1040;
+	ck_assert_int_eq(fx_run(&f, s), 0);
+	ck_assert_int_eq(f.out.kind, SATURN_CYCLE_NEW);
+	ck_assert_str_eq(f.st.plan_id, "p1050-2");
+	ck_assert(!logged(&f, "has slipped"));
+	ck_assert_int_eq(f.out.nd, 3);
 	fx_fini(&f);
 	saturn_snapshot_destroy(s);
 }
@@ -511,6 +576,9 @@ START_TEST(test_measure_case)
 	}
 	if (c->log)
 		ck_assert_msg(logged(&f, c->log), "%s: no log line with \"%s\"", c->what, c->log);
+	for (int i = 0; i < f.out.nlog; i++)
+		ck_assert_msg(f.out.log[i].level != SATURN_CYCLE_ERROR, "%s: error logged: %s",
+			      c->what, f.out.log[i].text);
 	/* the inputs are not changed */
 	if (c->rec) {
 		char *text = saturn_meas_rec_format(&ms.e[0].rec);
@@ -521,6 +589,34 @@ START_TEST(test_measure_case)
 	ck_assert_int_eq((int)saturn_uidtab_get(&comp, 0), c->active);
 	saturn_measset_free(&ms);
 	saturn_uidtab_free(&comp);
+	fx_fini(&f);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* The user's companion jobs count those the cycle itself asks for: with
+ * saturn_companion_jobs=1 and two of the user's batches due on predicted
+ * options in one cycle, one job is asked for and the other batch waits. */
+START_TEST(test_measure_limit_in_cycle)
+{
+	saturn_snapshot_t *s = fx_snapshot(1000, 1, 4);
+	int waiting = 0;
+	fx_cycle_t f;
+
+	fx_predicted(&f, MEAS_PARAMS ",saturn_companion_jobs=1");
+	ck_assert_int_eq(saturn_profset_add(&f.ps, 0, "other", "", f.prof), 0);
+	fx_add_held(s, 100, 0, "sweep")->submit_time = 990;
+	fx_add_held(s, 200, 0, "other")->submit_time = 990;
+	ck_assert_int_eq(fx_run(&f, s), 0);
+	ck_assert_int_eq(f.out.nd, 2);
+	ck_assert_int_eq(f.out.nmeasure, 1);
+	ck_assert_int_eq(f.out.meas_records.n, 1);
+	ck_assert_str_eq(f.out.meas_records.e[0].batch, f.out.measure[0].batch);
+	for (int i = 0; i < f.out.nd; i++) {
+		ck_assert(!f.out.d[i].release);
+		waiting += strstr(f.out.d[i].reason, "saturn: waiting: 1 profiler or measurement job") != NULL;
+	}
+	ck_assert_int_eq(waiting, 1);
 	fx_fini(&f);
 	saturn_snapshot_destroy(s);
 }
@@ -573,6 +669,8 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_new_plan);
 	tcase_add_test(tc, test_fast_path);
 	tcase_add_test(tc, test_slipped_no_fast_path);
+	tcase_add_test(tc, test_restored_not_slipped);
+	tcase_add_test(tc, test_nothing_to_carry);
 	tcase_add_loop_test(tc, test_keep, 0, (int)(sizeof(keep_cases) / sizeof(keep_cases[0])));
 	tcase_add_test(tc, test_no_nodes);
 	tcase_add_test(tc, test_no_profile);
@@ -581,6 +679,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_profset);
 	tcase_add_loop_test(tc, test_measure_case, 0,
 			    (int)(sizeof(meas_cycle_cases) / sizeof(meas_cycle_cases[0])));
+	tcase_add_test(tc, test_measure_limit_in_cycle);
 	tcase_add_test(tc, test_measure_submitted);
 }
 
