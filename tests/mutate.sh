@@ -36,7 +36,8 @@ TARGETS='lib/sched/sched_decide.c|saturn_sched_decide|sched/test_sched
 lib/sched/sched_plan.c|saturn_sched_should_switch,saturn_sched_carry,saturn_sched_fcfs|sched/test_sched
 lib/model/validate.c|resolve_one,check_entry,sweep_node,saturn_plan_validate|unit/test_validate
 lib/sched/sched_cycle.c|saturn_cycle_run,next_due,releases,keep_plan|sched/test_cycle
-lib/sched/cycle_measure.c|saturn_cycle_measure_step,decide_batch,add_submission,carry_out,saturn_cycle_measure_submitted|sched/test_cycle'
+lib/sched/cycle_measure.c|saturn_cycle_measure_step,decide_batch,add_submission,carry_out,saturn_cycle_measure_submitted|sched/test_cycle
+lib/sched/cycle_profiler.c|saturn_cycle_profiler_step,decide_batch,carry_out,saturn_cycle_profiler_notes,saturn_cycle_profiler_submitted|sched/test_cycle'
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/saturn-mutate.XXXXXX") || exit 2
 CUR=

@@ -76,4 +76,14 @@ int cj_uidtab_parse(json_object *o, const char *ctx, saturn_uidtab_t *t, saturn_
  * ("measure_records") to the "out" object o, each only when not empty. */
 int cj_measure_out(const saturn_cycle_out_t *out, json_object *o);
 
+/* Profiler jobs (cycle_profjson.c): the facts per batch as a list of
+ * {uid, batch, exists, record, job, classes}; into ps (empty; o NULL gives
+ * none). The cycle's jobs ("profilers"), holds ("profiler_holds") and
+ * changed records ("profiler_records") added to the "out" object o, each
+ * only when not empty. */
+int cj_profstate(const saturn_profstate_t *ps, json_object **out);
+int cj_profstate_parse(json_object *o, const char *ctx, saturn_profstate_t *ps,
+		       saturn_error_t *err);
+int cj_profiler_out(const saturn_cycle_out_t *out, json_object *o);
+
 #endif /* SATURN_CYCLE_JSON_H */

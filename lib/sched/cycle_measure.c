@@ -73,6 +73,8 @@ static int decide_batch(const saturn_cycle_in_t *in, saturn_cycle_out_t *out,
 			continue;
 		active = (in->companions ? (long)saturn_uidtab_get(in->companions, j->uid) : 0) +
 			 (long)saturn_uidtab_get(added, j->uid);
+		for (int p = 0; p < out->nprofilers; p++)
+			active += out->profilers[p].uid == j->uid; /* asked for this cycle */
 		rc = saturn_budget_companion_wait(acts, i, (int)active, in->cfg->companion_jobs);
 		if (rc == 1)
 			return 0; /* it waits: nothing tried, the record as it was */

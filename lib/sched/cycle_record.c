@@ -115,7 +115,8 @@ int cj_out(const saturn_cycle_out_t *out, json_object **res)
 						  : json_object_new_string("")) < 0)
 			goto fail;
 	}
-	if (cj_measure_out(out, o) < 0 || sj_put(o, "log", a = json_object_new_array()) < 0)
+	if (cj_measure_out(out, o) < 0 || cj_profiler_out(out, o) < 0 ||
+	    sj_put(o, "log", a = json_object_new_array()) < 0)
 		goto fail;
 	for (int i = 0; out->log && i < out->nlog; i++) {
 		json_object *e = json_object_new_object();
@@ -195,6 +196,7 @@ char *saturn_cycle_record_to_json(int cycle, const char *sched_params, double re
 	    cj_profset(in->profiles, &v) < 0 || sj_put(root, "profiles", v) < 0 ||
 	    cj_measset(in->measure, &v) < 0 || sj_put(root, "measure", v) < 0 ||
 	    cj_uidtab(in->companions, &v) < 0 || sj_put(root, "companions", v) < 0 ||
+	    cj_profstate(in->profiler, &v) < 0 || sj_put(root, "profiler", v) < 0 ||
 	    sj_put(root, "state_in", cj_from_text(before->state_in)) < 0 || cj_tape(tape, &v) < 0 ||
 	    sj_put(root, "tape", v) < 0 || cj_out(out, &v) < 0 || sj_put(root, "out", v) < 0 ||
 	    cj_state(state_out, &v) < 0 || sj_put(root, "state_out", v) < 0)
@@ -251,6 +253,8 @@ static int parse_root(json_object *root, saturn_cycle_record_t *rec, saturn_erro
 	    cj_measset_parse(v, "measure", &rec->measure, err) < 0 ||
 	    sj_get(root, "", "companions", false, json_type_array, &v, err) < 0 ||
 	    cj_uidtab_parse(v, "companions", &rec->companions, err) < 0 ||
+	    sj_get(root, "", "profiler", false, json_type_array, &v, err) < 0 ||
+	    cj_profstate_parse(v, "profiler", &rec->profiler, err) < 0 ||
 	    sj_get(root, "", "state_in", true, json_type_object, &v, err) < 0 ||
 	    cj_state_parse(v, "state_in", &rec->state_in, err) < 0 ||
 	    sj_get(root, "", "tape", false, json_type_array, &v, err) < 0 ||
@@ -333,6 +337,7 @@ void saturn_cycle_record_free(saturn_cycle_record_t *rec)
 	saturn_profset_free(&rec->profiles);
 	saturn_measset_free(&rec->measure);
 	saturn_uidtab_free(&rec->companions);
+	saturn_profstate_free(&rec->profiler);
 	saturn_cycle_record_state_clear(&rec->state_in);
 	saturn_plan_tape_free(&rec->tape);
 	free(rec->out);

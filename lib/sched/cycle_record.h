@@ -4,10 +4,11 @@
  * outputs.
  *
  * A record holds a cycle's inputs (the settings, the snapshot as
- * gathered, the batches' profiles, their measurement records and the
- * users' companion jobs, requeue_ok), the state it started from
+ * gathered, the batches' profiles, their measurement records, the
+ * profiler facts and the users' companion jobs, requeue_ok), the state it started from
  * (saturn_cycle_state_t), the planner's results (the tape, planner.h), and
- * what it gave: the outputs (decisions, measurement jobs and records,
+ * what it gave: the outputs (decisions, profiler and measurement jobs,
+ * holds and records,
  * reconfiguration, next due time, log) and the state it left. The layout is in doc/formats.md
  * ("saturn-cycle/1").
  *
@@ -117,6 +118,7 @@ typedef struct saturn_cycle_record {
 	saturn_profset_t profiles;     /* owns = 1 */
 	saturn_measset_t measure;      /* the measurement records given (none: empty) */
 	saturn_uidtab_t companions;    /* the users' companion jobs given */
+	saturn_profstate_t profiler;   /* the profiler facts given (none: empty) */
 	saturn_cycle_state_t state_in; /* plan and feedback owned */
 	saturn_plan_tape_t tape;       /* mode SATURN_TAPE_PLAY, pos 0 */
 	char *out;		       /* the recorded "out", compact (for saturn_cycle_out_diff) */

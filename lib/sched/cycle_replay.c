@@ -123,6 +123,7 @@ int saturn_cycle_replay_one(const saturn_cycle_record_t *rec, char *diff, size_t
 	in.profiles = &rec->profiles;
 	in.measure = &rec->measure;
 	in.companions = &rec->companions;
+	in.profiler = &rec->profiler;
 	in.cfg = &cfg;
 	in.requeue_ok = rec->requeue_ok;
 	in.requeued_now = rec->requeued_now;

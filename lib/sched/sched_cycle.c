@@ -46,6 +46,11 @@ void saturn_cycle_out_free(saturn_cycle_out_t *out)
 	}
 	free(out->measure);
 	saturn_measset_free(&out->meas_records);
+	for (int i = 0; i < out->nprofilers; i++)
+		free(out->profilers[i].task_ids);
+	free(out->profilers);
+	free(out->prof_holds);
+	free(out->prof_records);
 	for (int i = 0; i < out->nlog; i++)
 		free(out->log[i].text);
 	free(out->log);
@@ -459,6 +464,11 @@ int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 		}
 		return 0;
 	}
+	/* batches without a profile: their held tasks wait for a profiler
+	 * job, out of this cycle; when every task waits, nothing to plan and
+	 * the plan kept stays */
+	if (saturn_cycle_profiler_step(in, out) > 0 && s->njobs == 0)
+		return 0;
 	/* runtime feedback: the reports of running tasks folded in */
 	if (!cfg->feedback) {
 		/* saturn_feedback=no: the profile only (clears s->feedback) */
@@ -514,6 +524,7 @@ int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 			/* a release onto a predicted option waits for its
 			 * measurement (saturn_measure_predicted) */
 			saturn_cycle_measure_step(in, out);
+			saturn_cycle_profiler_notes(in, out);
 			keep_plan(st, carried, s->now, 0);
 			carried = NULL;
 			st->solve_due = 1;
@@ -550,6 +561,7 @@ int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 	if (decide(in, mu, st->plan, out) < 0)
 		goto fail;
 	saturn_cycle_measure_step(in, out);
+	saturn_cycle_profiler_notes(in, out);
 	if (out->kind == SATURN_CYCLE_NEW) {
 		const saturn_plan_t *p = st->plan;
 		char tech[256];

@@ -8,7 +8,8 @@
  * -- runtime feedback, building the problem, the carried plan, planning
  * (fair share, the multi-user objectives, the makespan, first come first
  * served), choosing between the carried and the new plan, deciding once,
- * the users' limits on releases, holding a release onto a predicted option
+ * the users' limits on releases, batches waiting for their profiler jobs
+ * (cycle_profiler.h), holding a release onto a predicted option
  * for a measurement job (cycle_measure.h: the plugin submits the jobs the
  * cycle asks for), when the next cycle is due, and whether
  * running tasks are restarted with another option -- happens here, with no
@@ -26,6 +27,7 @@
 
 #include "budget.h"
 #include "cycle_measure.h"
+#include "cycle_profiler.h"
 #include "feedback.h"
 #include "model.h"
 #include "planner.h"
@@ -112,6 +114,11 @@ typedef struct saturn_cycle_in {
 	 * or running (cfg->companion_jobs limits them). NULL: none. */
 	const saturn_measset_t *measure;
 	const saturn_uidtab_t *companions;
+	/* Profiler jobs (cfg->profiler): per batch of the snapshot, whether
+	 * it has a profile file, its profiler record and the state of its
+	 * profiler and per-class profiler jobs (cycle_profiler.h). A batch
+	 * without an entry (or NULL) is planned as it is. */
+	const saturn_profstate_t *profiler;
 } saturn_cycle_in_t;
 
 /* What a cycle leaves to the next one. Zero it before the first cycle
@@ -193,6 +200,13 @@ typedef struct saturn_cycle_out {
 	int nmeasure;
 	saturn_cycle_measure_t *measure;
 	saturn_measset_t meas_records;
+	/* profiler jobs to submit; the tasks taken out of the cycle to wait
+	 * for a profiler job (not in the decisions: the plugin sets their
+	 * reasons); the profiler records this cycle changed */
+	int nprofilers, nprof_holds, nprof_records;
+	saturn_cycle_profiler_t *profilers;
+	saturn_cycle_prof_hold_t *prof_holds;
+	saturn_cycle_prof_rec_t *prof_records;
 	int nlog, cap_log;
 	saturn_cycle_log_t *log;
 } saturn_cycle_out_t;
@@ -222,9 +236,24 @@ void saturn_cycle_out_free(saturn_cycle_out_t *out);
 int saturn_cycle_measure_submitted(saturn_cycle_out_t *out, int i, uint32_t job_id,
 				   saturn_meas_rec_t *rec, saturn_bpol_actions_t *acts);
 
-/* internal (cycle_measure.c): the measurement step on out's decisions;
- * and appending a log line to out (dropped on ENOMEM) */
+/* The outcome of submitting out->profilers[i]: job_id the job, 0 when it
+ * could not be submitted. rec is the batch's record as the plugin keeps
+ * it (out->prof_records' copy), updated: the job, or fallen back to the
+ * users' requests. With a job, the reasons of the tasks waiting for it
+ * name it ("saturn: profiling (job N)"); without one they stay held this
+ * cycle and the next plans them from their requests. Appends the LOG and
+ * SAVE actions for the plugin to carry out to acts. 0, or -1 (ENOMEM). */
+int saturn_cycle_profiler_submitted(saturn_cycle_out_t *out, int i, uint32_t job_id,
+				    saturn_prof_rec_t *rec, saturn_bpol_actions_t *acts);
+
+/* internal (cycle_measure.c, cycle_profiler.c): the measurement step on
+ * out's decisions; the profiler step (takes the waiting tasks out of
+ * in->snap: returns their number); the note of a batch that fell back
+ * put before its held decisions' reasons; appending a log line to out
+ * (dropped on ENOMEM) */
 void saturn_cycle_measure_step(const saturn_cycle_in_t *in, saturn_cycle_out_t *out);
+int saturn_cycle_profiler_step(const saturn_cycle_in_t *in, saturn_cycle_out_t *out);
+void saturn_cycle_profiler_notes(const saturn_cycle_in_t *in, saturn_cycle_out_t *out);
 __attribute__((format(printf, 3, 4))) void
 saturn_cycle_log(saturn_cycle_out_t *out, saturn_cycle_level_t level, const char *fmt, ...);
 

@@ -323,15 +323,14 @@ static void cycle(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node)
 
 	next_due_mono = 0;
 	nsaturn = saturn_gather(ctx, s, snap_of_node, &profiles, &gt, &in.requeued_now);
-	/* every task left waits for its batch's profiler job (dropped from
-	 * the snapshot): nothing to plan, and the plan kept stays */
-	if (nsaturn < 0 || (nsaturn > 0 && s->njobs == 0))
+	if (nsaturn < 0)
 		goto free_profiles;
 	in.snap = s;
 	in.profiles = &profiles;
 	in.cfg = &ctx->cfg;
 	in.requeue_ok = saturn_reconfig_requeue_ok();
 	in.measure = saturn_measure_records(ctx, &profiles);
+	in.profiler = saturn_profiler_facts(ctx, s);
 	in.companions = &ctx->companions;
 	in.abort_cb = abort_cb;
 	saturn_cyclerec_begin(ctx, &in, &cstate, &cap, &tape);
@@ -340,12 +339,14 @@ static void cycle(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node)
 	saturn_cyclerec_end(ctx, &in, &cap, &tape, &out, &cstate);
 	snprintf(ctx->plan_id, sizeof(ctx->plan_id), "%s", cstate.plan_id);
 	log_out(&out);
-	/* measurement jobs first: their ids go into the held tasks' reasons */
+	/* profiler and measurement jobs first: their ids go into the held
+	 * tasks' reasons */
+	unsubmitted = saturn_profiler_apply(ctx, s, &out);
 	if (rc == 0 && out.built)
-		unsubmitted = saturn_measure_apply(ctx, s, &out);
-	if (rc == 0 && out.built)
-		saturn_apply_decisions(ctx, s, &out.build, out.plan, out.d, out.nd, &t4, &t5,
-				       &cpu5, &released);
+		unsubmitted += saturn_measure_apply(ctx, s, &out);
+	saturn_apply_decisions(ctx, s, rc == 0 && out.built ? &out.build : NULL, out.plan, out.d,
+			       rc == 0 ? out.nd : 0, out.prof_holds, out.nprof_holds, &t4, &t5,
+			       &cpu5, &released);
 	if (out.plan || (had_plan && !cstate.plan)) {
 		saturn_sched_build_t none = {0};
 
@@ -374,8 +375,8 @@ static void cycle(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node)
 	 * the usual triggers, not a cycle every 0.5 s */
 	if (out.next_due_s > 0 || (out.next_due_s == 0 && cstate.solve_due))
 		next_due_mono = gt.t2 + out.next_due_s;
-	/* a measurement job that could not be submitted: its tasks, held
-	 * this cycle, go on their predictions in the next, at once */
+	/* a profiler or measurement job that could not be submitted: its
+	 * tasks, held this cycle, are planned without it in the next, at once */
 	if (unsubmitted)
 		next_due_mono = gt.t2;
 	released_pending = 0;

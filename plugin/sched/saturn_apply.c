@@ -43,7 +43,6 @@
 #include "saturn_jobrec.h"
 #include "saturn_planrec.h"
 #include "saturn_profcache.h"
-#include "saturn_profiles.h"
 
 /* --- apply (write locks) ---------------------------------------------- */
 
@@ -240,7 +239,7 @@ static job_record_t *released_record(const saturn_snap_job_t *j)
 /* Returns the number of tasks released. */
 static int apply(const saturn_ctx_t *ctx, saturn_snapshot_t *s, const saturn_sched_build_t *b,
 		 saturn_decision_t *d, int nd, const char *primary, const int *count,
-		 char **nodelists)
+		 char **nodelists, const saturn_cycle_prof_hold_t *holds, int nholds)
 {
 	time_t now = time(NULL);
 	int released = 0;
@@ -269,27 +268,29 @@ static int apply(const saturn_ctx_t *ctx, saturn_snapshot_t *s, const saturn_sch
 	for (int i = 0; i < nd; i++) {
 		const saturn_snap_job_t *j = &s->jobs[d[i].job];
 		job_record_t *job_ptr;
-		char text[256], note[80];
-		const char *r = d[i].reason;
+		char text[256];
 
 		if (d[i].release || !primary[i] || !(job_ptr = saturn_revalidate(j)))
 			continue;
-		/* "saturn: profiler job N failed, users' requests; starts in ..." */
-		saturn_profiler_note(j->batch, j->uid, note, sizeof(note));
-		if (note[0] && !strncmp(r, "saturn: ", 8))
-			r += 8;
 		if (count[i] > 1)
-			snprintf(text, sizeof(text), "%s%s (task %d; %d tasks held)", note, r,
+			snprintf(text, sizeof(text), "%s (task %d; %d tasks held)", d[i].reason,
 				 j->task_id, count[i]);
 		else
-			snprintf(text, sizeof(text), "%s%s", note, r);
+			snprintf(text, sizeof(text), "%s", d[i].reason);
 		saturn_set_reason(job_ptr, text, now);
 	}
-	for (int i = 0; i < b->nskipped; i++) {
+	for (int i = 0; b && i < b->nskipped; i++) {
 		job_record_t *job_ptr = saturn_revalidate(&s->jobs[b->skipped[i]]);
 
 		if (job_ptr)
 			saturn_set_reason(job_ptr, b->skip_reason[i], now);
+	}
+	/* the tasks waiting for a profiler job (out of the cycle's snapshot) */
+	for (int i = 0; i < nholds; i++) {
+		job_record_t *job_ptr = saturn_revalidate(&holds[i].job);
+
+		if (job_ptr)
+			saturn_set_reason(job_ptr, holds[i].reason, now);
 	}
 	return released;
 }
@@ -373,7 +374,8 @@ static char **release_nodelists(const saturn_ctx_t *ctx, const saturn_snapshot_t
  * under the locks to *t_lock0..*t_lock1 and the releases to *released. */
 void saturn_apply_decisions(saturn_ctx_t *ctx, saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			    const saturn_plan_t *plan, saturn_decision_t *d, int nd,
-			    double *t_lock0, double *t_lock1, double *cpu_lock, int *released)
+			    const saturn_cycle_prof_hold_t *holds, int nholds, double *t_lock0,
+			    double *t_lock1, double *cpu_lock, int *released)
 {
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
 				       .part = READ_LOCK, .fed = READ_LOCK};
@@ -381,8 +383,10 @@ void saturn_apply_decisions(saturn_ctx_t *ctx, saturn_snapshot_t *s, const satur
 	int *count;
 
 	*released = 0;
-	if (!b || !b->problem)
-		return;
+	if (!b || !b->problem) {
+		b = NULL;
+		plan = NULL;
+	}
 	if (plan) {
 		for (int i = 0; i < nd; i++)
 			debug2("sched/saturn: plan %s (%s): task %u_%d %s at %.1fs on %s, %d GPUs",
@@ -392,7 +396,7 @@ void saturn_apply_decisions(saturn_ctx_t *ctx, saturn_snapshot_t *s, const satur
 	} else {
 		nd = 0;
 	}
-	if (nd == 0 && b->nskipped == 0)
+	if (nd == 0 && (!b || b->nskipped == 0) && nholds == 0)
 		return;
 	primary = xcalloc(nd ? nd : 1, 1);
 	count = xcalloc(nd ? nd : 1, sizeof(int));
@@ -405,7 +409,7 @@ void saturn_apply_decisions(saturn_ctx_t *ctx, saturn_snapshot_t *s, const satur
 	lock_slurmctld(write_lock);
 	*t_lock0 = now_mono();
 	*cpu_lock = now_thread_cpu();
-	*released = apply(ctx, s, b, d, nd, primary, count, nodelists);
+	*released = apply(ctx, s, b, d, nd, primary, count, nodelists, holds, nholds);
 	*cpu_lock = now_thread_cpu() - *cpu_lock;
 	*t_lock1 = now_mono();
 	ctx->own_update = last_job_update;

@@ -23,7 +23,6 @@
 #include "saturn_gather.h"
 #include "saturn_measure.h"
 #include "saturn_profcache.h"
-#include "saturn_profiles.h"
 #include "saturn_prune.h"
 #include "saturn_reconfig.h"
 #include "saturn_rehold.h"
@@ -120,7 +119,6 @@ int saturn_gather(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node, s
 	saturn_snapshot_classify(s);
 	log_classes(s);
 	saturn_read_progress(ctx, s);
-	saturn_profiler_pass(ctx, s);
 	if (load_profiles(ctx, s, ps) < 0) {
 		error("sched/saturn: out of memory gathering the profiles: cycle skipped");
 		return -1;

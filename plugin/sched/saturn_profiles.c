@@ -48,7 +48,6 @@
 
 #include "saturn_companion.h"
 #include "saturn_files.h"
-#include "saturn_jobrec.h"
 #include "saturn_profcache.h"
 #include "saturn_profiles.h"
 
@@ -106,14 +105,6 @@ static void prof_save(const saturn_ctx_t *ctx, const prof_job_t *e)
 
 	saturn_prof_rec_format(&e->r, txt, sizeof(txt));
 	saturn_record_write(ctx, "profiler", e->uid, e->batch, e->r.job_id, txt);
-}
-
-/* "profiler job N failed; " for a batch that fell back, else "". */
-const char *saturn_profiler_note(const char *batch, long uid, char *buf, size_t len)
-{
-	const prof_job_t *e = prof_find(batch, uid);
-
-	return saturn_bpol_profiler_note(e ? &e->r : NULL, buf, len);
 }
 
 int saturn_batch_owner(uint32_t job_id, saturn_batch_owner_t *o)
@@ -320,7 +311,7 @@ static int usable(const saturn_snapshot_t *s, const saturn_snap_job_t *j0, int i
 	return saturn_snap_job_fits_node(j0, n) == 1;
 }
 
-static void submit_class_profilers(saturn_ctx_t *ctx, saturn_snapshot_t *s,
+static void submit_class_profilers(saturn_ctx_t *ctx, const saturn_snapshot_t *s,
 				   const saturn_snap_job_t *j0, const saturn_batch_owner_t *o,
 				   const char *args, int gpus)
 {
@@ -331,7 +322,7 @@ static void submit_class_profilers(saturn_ctx_t *ctx, saturn_snapshot_t *s,
 		if (class_jobs[i].uid != j0->uid || strcmp(class_jobs[i].batch, j0->batch))
 			class_jobs[w++] = class_jobs[i];
 	nclass_jobs = w;
-	saturn_snapshot_classify(s);
+	/* the nodes' classes: set by the gather (saturn_snapshot_classify) */
 	for (int i = 0; i < s->nnodes; i++) {
 		const saturn_snap_node_t *n = &s->nodes[i];
 		int seen = 0;
@@ -431,54 +422,6 @@ static void class_jobs_find(void)
 		     found);
 }
 
-/* Batches with a profile whose per-class profiler jobs still run: their
- * held tasks wait (saturn_bpol_class_wait), appended to acts with the
- * group as tag. The jobs' states under one read lock; ended ones are
- * forgotten. */
-static void class_wait_pass(saturn_snapshot_t *s, const saturn_batch_groups_t *g,
-			    const int *exists, saturn_bpol_actions_t *acts)
-{
-	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .part = READ_LOCK};
-	saturn_companion_t *st;
-	int w = 0;
-
-	if (!class_jobs_found) {
-		class_jobs_find();
-		class_jobs_found = 1;
-	}
-	if (!nclass_jobs)
-		return;
-	st = xcalloc(nclass_jobs, sizeof(*st));
-	lock_slurmctld(read_lock);
-	for (int i = 0; i < nclass_jobs; i++)
-		saturn_companion_state(class_jobs[i].job_id, &st[i]);
-	unlock_slurmctld(read_lock);
-	for (int b = 0; b < g->ngroups; b++) {
-		const saturn_snap_job_t *j0 = &s->jobs[g->member[g->first[b]]];
-		saturn_companion_t jobs[SATURN_CLASS_RULES_MAX];
-		const char *names[SATURN_CLASS_RULES_MAX];
-		int nj = 0;
-
-		if (!exists[b])
-			continue;
-		for (int i = 0; i < nclass_jobs && nj < SATURN_CLASS_RULES_MAX; i++)
-			if (class_jobs[i].uid == j0->uid && !strcmp(class_jobs[i].batch, j0->batch)) {
-				jobs[nj] = st[i];
-				names[nj++] = class_jobs[i].klass;
-			}
-		if (nj && saturn_bpol_class_wait(s, &g->member[g->first[b]],
-						 g->first[b + 1] - g->first[b], jobs, names, nj, b,
-						 acts) < 0)
-			error("sched/saturn: batch %s of uid %ld: out of memory deciding on its class profiler jobs",
-			      j0->batch, j0->uid);
-	}
-	for (int i = 0; i < nclass_jobs; i++)
-		if (st[i].state != SATURN_COMPANION_ENDED)
-			class_jobs[w++] = class_jobs[i];
-	nclass_jobs = w;
-	xfree(st);
-}
-
 /* Whether PROFILE_DIR/UID/NAME.json is there (whatever it is: the
  * lookup judges it). */
 static int profile_exists(const saturn_ctx_t *ctx, const char *batch, long uid)
@@ -492,163 +435,155 @@ static int profile_exists(const saturn_ctx_t *ctx, const char *batch, long uid)
 	return 1;
 }
 
-/* Before building the problem: for batches (uid, name) with held tasks, no
- * profile file and saturn_profiler set, submit one profiler job each, and
- * take their held tasks out of this cycle's snapshot (reason "saturn:
- * profiling (job N)") until the profile appears or the job ends without
- * one. What to do is decided by saturn_bpol_profiler (lib/batch_policy.h);
- * here the facts are gathered (files without locks, the profiler jobs'
- * states and the owners under one read lock each) and the actions carried
- * out (holds under one write lock). The tasks are grouped once per cycle
- * (one sort, O(n log n)). */
-void saturn_profiler_pass(saturn_ctx_t *ctx, saturn_snapshot_t *s)
-{
-	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .part = READ_LOCK};
-	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK};
-	saturn_bpol_actions_t acts = {0};
-	saturn_batch_groups_t g;
-	saturn_companion_t *job;
-	saturn_batch_owner_t *owner = NULL; /* per action: SUBMIT_PROFILER's owner */
-	int *exists, *rec; /* per group: profile file there; its prof_jobs index or -1 */
-	int *hold = NULL;  /* per snapshot job: 1 + the index of its HOLD action */
-	char *drop = NULL;
-	int any_job = 0, nsubmit = 0, any_hold = 0, nact, w = 0;
-	time_t now = time(NULL);
+/* The facts the cycle decides each batch's profiler job from
+ * (cycle_profiler.h): for every batch (uid, name) of s, whether its
+ * profile file is there, its record (read from its file once) and the
+ * state of its profiler job, and its per-class profiler jobs not ended.
+ * Files without locks; the jobs' states under one read lock; ended class
+ * jobs are forgotten afterwards. Valid until the next call. */
+static saturn_profstate_t facts;
 
+const saturn_profstate_t *saturn_profiler_facts(saturn_ctx_t *ctx, const saturn_snapshot_t *s)
+{
+	slurmctld_lock_t read_lock = {.job = READ_LOCK};
+	saturn_companion_t *cst = NULL;
+	saturn_batch_groups_t g;
+	int *rec, any_job = 0, w = 0;
+
+	facts.n = 0;
 	if (!ctx->cfg.profiler || s->njobs == 0)
-		return;
+		return NULL;
 	if (saturn_batch_groups(s, NULL, s->njobs, &g) < 0) {
 		error("sched/saturn: out of memory grouping tasks by batch: no profiler jobs this cycle");
-		return;
+		return NULL;
 	}
-	exists = xcalloc(g.ngroups, sizeof(*exists));
-	rec = xcalloc(g.ngroups, sizeof(*rec));
-	job = xcalloc(g.ngroups, sizeof(*job));
-	/* facts without locks: the profile files, the records (read once) */
+	if (!class_jobs_found) {
+		class_jobs_find();
+		class_jobs_found = 1;
+	}
+	rec = xcalloc(g.ngroups + 1, sizeof(*rec));
+	/* without locks: the profile files, the records (read once) */
 	for (int b = 0; b < g.ngroups; b++) {
 		const saturn_snap_job_t *j0 = &s->jobs[g.member[g.first[b]]];
+		saturn_profstate_entry_t e;
 
-		exists[b] = profile_exists(ctx, j0->batch, j0->uid);
+		memset(&e, 0, sizeof(e));
+		e.uid = j0->uid;
+		snprintf(e.batch, sizeof(e.batch), "%s", j0->batch);
+		e.exists = profile_exists(ctx, j0->batch, j0->uid);
 		/* the policy reads no record of a batch with a profile */
-		rec[b] = exists[b] ? -1 : prof_entry(ctx, j0->batch, j0->uid);
-		any_job |= rec[b] >= 0 && prof_jobs[rec[b]].r.job_id;
+		rec[b] = e.exists ? -1 : prof_entry(ctx, j0->batch, j0->uid);
+		if (rec[b] >= 0)
+			e.rec = prof_jobs[rec[b]].r;
+		any_job |= e.rec.job_id != 0;
+		for (int i = 0; i < nclass_jobs && e.nclass < SATURN_CLASS_RULES_MAX; i++)
+			if (class_jobs[i].uid == e.uid && !strcmp(class_jobs[i].batch, e.batch)) {
+				snprintf(e.cls[e.nclass].klass, sizeof(e.cls[e.nclass].klass), "%s",
+					 class_jobs[i].klass);
+				e.cls[e.nclass++].job.job_id = class_jobs[i].job_id;
+			}
+		if (saturn_profstate_put(&facts, &e) < 0)
+			error("sched/saturn: batch %s of uid %ld: out of memory gathering its "
+			      "profiler facts: planned as it is",
+			      e.batch, e.uid);
 	}
-	/* the profiler jobs' states, under one read lock */
-	if (any_job) {
+	/* the jobs' states, under one read lock */
+	if (any_job || nclass_jobs) {
+		cst = xcalloc(nclass_jobs + 1, sizeof(*cst));
 		lock_slurmctld(read_lock);
-		for (int b = 0; b < g.ngroups; b++)
-			if (rec[b] >= 0 && prof_jobs[rec[b]].r.job_id)
-				saturn_companion_state(prof_jobs[rec[b]].r.job_id, &job[b]);
-		unlock_slurmctld(read_lock);
-	}
-	for (int b = 0; b < g.ngroups; b++) {
-		int n0 = acts.n, st;
+		for (int i = 0; i < facts.n; i++) {
+			saturn_profstate_entry_t *e = &facts.e[i];
 
-		st = saturn_bpol_profiler(s, &g.member[g.first[b]], g.first[b + 1] - g.first[b],
-					  exists[b], rec[b] >= 0 ? &prof_jobs[rec[b]].r : NULL, &job[b],
-					  b, &acts);
-		if (st < 0)
-			error("sched/saturn: batch %s of uid %ld: out of memory deciding on its profiler job: planned as it is this cycle",
-			      s->jobs[g.member[g.first[b]]].batch, s->jobs[g.member[g.first[b]]].uid);
-		else if (st == SATURN_BPOL_SUBMITTING)
-			/* at most saturn_companion_jobs of the user's at once */
-			saturn_companion_gate(ctx, &acts, n0, s->jobs[g.member[g.first[b]]].uid);
-	}
-	class_wait_pass(s, &g, exists, &acts);
-	/* the owners (script, account) of the batches to submit for, under
-	 * one read lock */
-	nact = acts.n;
-	for (int i = 0; i < nact; i++)
-		nsubmit += acts.a[i].kind == SATURN_BPOL_SUBMIT_PROFILER;
-	if (nsubmit) {
-		owner = xcalloc(nact, sizeof(*owner));
-		lock_slurmctld(read_lock);
-		for (int i = 0; i < nact; i++)
-			if (acts.a[i].kind == SATURN_BPOL_SUBMIT_PROFILER)
-				saturn_batch_owner(s->jobs[g.member[g.first[acts.a[i].tag]]].job_id,
-						   &owner[i]);
+			if (e->rec.job_id)
+				saturn_companion_state(e->rec.job_id, &e->job);
+			for (int k = 0; k < e->nclass; k++)
+				saturn_companion_state(e->cls[k].job.job_id, &e->cls[k].job);
+		}
+		for (int i = 0; i < nclass_jobs; i++)
+			saturn_companion_state(class_jobs[i].job_id, &cst[i]);
 		unlock_slurmctld(read_lock);
 	}
-	/* carry out, without locks; a submission's outcome is appended */
-	hold = xcalloc(s->njobs, sizeof(*hold));
-	drop = xcalloc(s->njobs, 1);
-	for (int i = 0; i < acts.n; i++) {
-		int tag = acts.a[i].tag;
-		const saturn_snap_job_t *j0 = &s->jobs[g.member[g.first[tag]]];
-		prof_job_t *e = rec[tag] >= 0 ? &prof_jobs[rec[tag]] : NULL;
+	/* an ended class job is waited for no more */
+	for (int i = 0; i < nclass_jobs; i++)
+		if (!cst || cst[i].state != SATURN_COMPANION_ENDED)
+			class_jobs[w++] = class_jobs[i];
+	nclass_jobs = w;
+	xfree(cst);
+	xfree(rec);
+	saturn_batch_groups_free(&g);
+	return &facts;
+}
+
+int saturn_profiler_apply(saturn_ctx_t *ctx, const saturn_snapshot_t *s, saturn_cycle_out_t *out)
+{
+	/* as for reading a job's script anywhere in slurmctld */
+	slurmctld_lock_t read_lock = {.conf = READ_LOCK, .job = READ_LOCK, .part = READ_LOCK};
+	saturn_bpol_actions_t acts = {0};
+	saturn_batch_owner_t *owner;
+	int failed = 0;
+
+	/* the records the cycle changed, kept and written */
+	for (int i = 0; i < out->nprof_records; i++) {
+		const saturn_cycle_prof_rec_t *r = &out->prof_records[i];
+		int k = prof_entry(ctx, r->batch, r->uid);
+
+		prof_jobs[k].r = r->rec;
+		prof_save(ctx, &prof_jobs[k]);
+	}
+	if (!out->nprofilers)
+		return 0;
+	owner = xcalloc(out->nprofilers, sizeof(*owner));
+	lock_slurmctld(read_lock);
+	for (int i = 0; i < out->nprofilers; i++)
+		saturn_batch_owner(out->profilers[i].owner, &owner[i]);
+	unlock_slurmctld(read_lock);
+	/* submit without locks; each outcome into its record and reasons */
+	for (int i = 0; i < out->nprofilers; i++) {
+		const saturn_cycle_profiler_t *p = &out->profilers[i];
+		const saturn_snap_job_t *j0 = NULL;
+		int k = prof_entry(ctx, p->batch, p->uid);
 		uint32_t id = 0;
 
-		switch (acts.a[i].kind) {
-		case SATURN_BPOL_LOG:
-			saturn_bpol_log(&acts.a[i], j0->batch, j0->uid);
-			break;
-		case SATURN_BPOL_SUBMIT_PROFILER:
-			if (owner[i].script && (long)owner[i].uid == j0->uid) {
-				char *args = xstrdup_printf("--task-ids '%s'", acts.a[i].text);
+		/* one of its tasks as gathered (they wait for it, out of s) */
+		for (int h = 0; h < out->nprof_holds && !j0; h++)
+			if (out->prof_holds[h].profiler == i)
+				j0 = &out->prof_holds[h].job;
+		if (owner[i].script && (long)owner[i].uid == p->uid) {
+			char *args = xstrdup_printf("--task-ids '%s'", p->task_ids);
 
-				id = saturn_submit_profiler(ctx, "profile", j0->batch, &owner[i],
-							    args, acts.a[i].gpus);
-				if (id)
-					submit_class_profilers(ctx, s, j0, &owner[i], args,
-							       acts.a[i].gpus);
-				xfree(args);
-			} else {
-				error("sched/saturn: batch %s of uid %ld: no script for a profiler job (job %u or its script is gone)",
-				      j0->batch, j0->uid, j0->job_id);
-			}
-			/* acts.a may move here */
-			if (saturn_bpol_profiler_submitted(&acts, i, id, &e->r) < 0) {
-				error("sched/saturn: batch %s of uid %ld: out of memory recording profiler job %u",
-				      j0->batch, j0->uid, id);
-				e->r.job_id = id;
-				e->r.fell_back = !id;
-				if (id)
-					prof_save(ctx, e);
-			}
-			break;
-		case SATURN_BPOL_SAVE:
-			if (e)
-				prof_save(ctx, e);
-			break;
-		case SATURN_BPOL_HOLD:
-			for (int k = 0; k < acts.a[i].ntasks; k++)
-				hold[acts.a[i].tasks[k]] = i + 1;
-			any_hold = 1;
-			break;
-		case SATURN_BPOL_DROP:
-			for (int k = 0; k < acts.a[i].ntasks; k++)
-				drop[acts.a[i].tasks[k]] = 1;
-			break;
-		default: /* FALL_BACK: the record says so (saturn_profiler_note) */
-			break;
+			id = saturn_submit_profiler(ctx, "profile", p->batch, &owner[i], args,
+						    p->gpus);
+			if (id && j0)
+				submit_class_profilers(ctx, s, j0, &owner[i], args, p->gpus);
+			xfree(args);
+		} else {
+			error("sched/saturn: batch %s of uid %ld: no script for a profiler job "
+			      "(job %u or its script is gone)",
+			      p->batch, p->uid, p->owner);
 		}
-	}
-	/* profiling: the held tasks show why (one write lock) and leave this
-	 * cycle */
-	if (any_hold) {
-		lock_slurmctld(write_lock);
-		for (int k = 0; k < s->njobs; k++) {
-			job_record_t *jr;
-
-			if (hold[k] && (jr = saturn_revalidate(&s->jobs[k])))
-				saturn_set_reason(jr, acts.a[hold[k] - 1].text, now);
+		failed += id == 0;
+		/* counted against saturn_companion_jobs from now on */
+		if (saturn_uidtab_add(&ctx->companions, p->uid, 1) < 0)
+			error("sched/saturn: out of memory counting companion jobs");
+		if (saturn_cycle_profiler_submitted(out, i, id, &prof_jobs[k].r, &acts) < 0) {
+			error("sched/saturn: batch %s of uid %ld: out of memory recording profiler "
+			      "job %u",
+			      p->batch, p->uid, id);
+			prof_jobs[k].r.job_id = id;
+			prof_jobs[k].r.fell_back = !id;
+			prof_save(ctx, &prof_jobs[k]);
 		}
-		unlock_slurmctld(write_lock);
+		for (int a = 0; a < acts.n; a++)
+			if (acts.a[a].kind == SATURN_BPOL_LOG)
+				saturn_bpol_log(&acts.a[a], p->batch, p->uid);
+			else if (acts.a[a].kind == SATURN_BPOL_SAVE)
+				prof_save(ctx, &prof_jobs[k]);
+		saturn_bpol_actions_free(&acts);
 	}
-	for (int k = 0; k < s->njobs; k++)
-		if (!drop[k])
-			s->jobs[w++] = s->jobs[k];
-	s->njobs = w;
-	for (int i = 0; owner && i < nact; i++)
+	for (int i = 0; i < out->nprofilers; i++)
 		saturn_batch_owner_free(&owner[i]);
 	xfree(owner);
-	xfree(hold);
-	xfree(drop);
-	xfree(exists);
-	xfree(rec);
-	xfree(job);
-	saturn_bpol_actions_free(&acts);
-	saturn_batch_groups_free(&g);
+	return failed;
 }
 
 /* Whether job is one to count and keep: pending or running (not looked
@@ -734,4 +669,5 @@ void saturn_profiles_fini(void)
 	xfree(class_jobs);
 	nclass_jobs = 0;
 	class_jobs_found = 0;
+	saturn_profstate_free(&facts);
 }

@@ -10,23 +10,29 @@
 #include "batch_policy.h"
 #include "budget.h"
 #include "sched_core.h"
+#include "sched_cycle.h"
 
 #include "saturn_ctx.h"
 
 /* A batch is (uid, name) in all of these: two users' batches of the same
  * name have their own profile, profiler job, records and notes. */
 
-/* "saturn: profiler job N failed, users' requests; " into buf for a batch
- * (uid, name) that fell back, else "". Returns buf. */
-const char *saturn_profiler_note(const char *batch, long uid, char *buf, size_t len);
+/* The facts for the cycle's profiler step (saturn_cycle_in_t's
+ * profiler): per batch (uid, name) of s, whether its profile file is
+ * there, its record and the states of its profiler and per-class profiler
+ * jobs (one read lock). NULL without saturn_profiler or tasks. Valid until
+ * the next call. */
+const saturn_profstate_t *saturn_profiler_facts(saturn_ctx_t *ctx, const saturn_snapshot_t *s);
 
-/* Before building the problem (takes the locks it needs itself, each
- * once): submit one profiler job per batch (uid, name) without a profile,
- * with only that user's task ids, and drop their held tasks from s while
- * profiling runs (their reason says so). The decisions are
- * saturn_bpol_profiler's (lib/batch_policy.h); each submission is counted
- * in ctx->companions. */
-void saturn_profiler_pass(saturn_ctx_t *ctx, saturn_snapshot_t *s);
+/* After the cycle, before its decisions are applied: keep and write the
+ * profiler records it changed, and submit the profiler jobs it asks for
+ * (the owners under one read lock; with each, one job per node class the
+ * batch may use when there are several: NAME@CLASS.json; each counted in
+ * ctx->companions); a job's id goes into the reasons of the tasks
+ * waiting for it. A job that cannot be submitted leaves its tasks held
+ * this cycle (the next plans them from their requests). Returns the
+ * number of jobs that could not be submitted. */
+int saturn_profiler_apply(saturn_ctx_t *ctx, const saturn_snapshot_t *s, saturn_cycle_out_t *out);
 
 /* The batch's owner and script, copied from job_id's record; the caller
  * holds the job read lock. 0, or -1 when the record or its script is gone.

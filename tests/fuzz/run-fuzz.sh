@@ -73,7 +73,7 @@ for t in $FUZZ_TARGETS; do
 	# for its tape; the measurement records (their text: bpol_measure.c, and
 	# what it needs of the decisions' code)
 	if [ "$t" = cycle ]; then
-		srcs=$(printf '%s\n' $SRCS $BUILD_SRCS "$LIB"/model/jobreq.c "$LIB"/sched/cycle_record.c "$LIB"/sched/cycle_snapjson.c "$LIB"/sched/cycle_statejson.c "$LIB"/sched/cycle_diff.c "$LIB"/sched/cycle_measjson.c "$LIB"/sched/measset.c "$LIB"/sched/budget.c "$LIB"/sched/profset.c "$LIB"/sched/sched_snapshot.c "$LIB"/sched/feedback.c "$LIB"/sched/node_class.c "$LIB"/planner/*.c | sort -u | tr '\n' ' ')
+		srcs=$(printf '%s\n' $SRCS $BUILD_SRCS "$LIB"/model/jobreq.c "$LIB"/sched/cycle_record.c "$LIB"/sched/cycle_snapjson.c "$LIB"/sched/cycle_statejson.c "$LIB"/sched/cycle_diff.c "$LIB"/sched/cycle_measjson.c "$LIB"/sched/cycle_profjson.c "$LIB"/sched/profstate.c "$LIB"/sched/measset.c "$LIB"/sched/budget.c "$LIB"/sched/profset.c "$LIB"/sched/sched_snapshot.c "$LIB"/sched/feedback.c "$LIB"/sched/node_class.c "$LIB"/planner/*.c | sort -u | tr '\n' ' ')
 		libs="-llpsolve55 -lcolamd -ldl"
 	fi
 	# shellcheck disable=SC2086

@@ -664,6 +664,222 @@ START_TEST(test_measure_submitted)
 }
 END_TEST
 
+/* --- profiler jobs (saturn_profiler) ---------------------------------- */
+
+static const struct prof_cycle_case {
+	const char *what;
+	const char *params;
+	int exists;	       /* the batch's profile file is there */
+	const char *rec;       /* its record ("JOBID ARRAYID[ fallback]"), NULL: none */
+	int job_state;	       /* its job's state (saturn_companion_state_t) */
+	const char *klass;     /* a class profiler job of the batch, NULL: none */
+	int active;	       /* the user's companion jobs already */
+	int nprofilers;	       /* jobs asked for */
+	const char *hold;      /* every task's hold reason (NULL: planned) */
+	const char *rec_after; /* the record the cycle gives (NULL: none) */
+	const char *reason;    /* a held decision's reason starts so (NULL: not checked) */
+	const char *log;
+} prof_cycle_cases[] = {
+    {"no profile, no job: a job asked for, the tasks wait for it out of the cycle",
+     "saturn_profiler=/usr/bin/saturn-profile", 0, NULL, 0, NULL, 0, 1, "saturn: profiling",
+     "0 100\n", NULL, NULL},
+    {"its job pending: the tasks wait", "saturn_profiler=/usr/bin/saturn-profile", 0, "700 100\n",
+     SATURN_COMPANION_PENDING, NULL, 1, 0, "saturn: profiling (job 700)", NULL, NULL,
+     "waiting for profiler job 700"},
+    {"its job ended without a profile: the users' requests, with a note",
+     "saturn_profiler=/usr/bin/saturn-profile", 0, "700 100\n", SATURN_COMPANION_ENDED, NULL, 0, 0,
+     NULL, "700 100 fallback\n", "saturn: profiler job 700 failed, users' requests; ",
+     "ended without a usable profile"},
+    {"the user at saturn_companion_jobs: the tasks wait, no job",
+     "saturn_profiler=/usr/bin/saturn-profile,saturn_companion_jobs=1", 0, NULL, 0, NULL, 1, 0,
+     "saturn: waiting: 1 profiler or measurement job(s) of this user already "
+     "(saturn_companion_jobs=1)",
+     "0 100\n", NULL, NULL},
+    {"a profile: planned from it", "saturn_profiler=/usr/bin/saturn-profile", 1, NULL, 0, NULL, 0,
+     0, NULL, NULL, NULL, NULL},
+    {"a profile and a class job running: the tasks wait for it",
+     "saturn_profiler=/usr/bin/saturn-profile", 1, NULL, 0, "fast", 1, 0,
+     "saturn: profiling class fast (job 800)", NULL, NULL,
+     "waiting for profiler job 800 of class fast"},
+    {"a profile, its class job ended: planned", "saturn_profiler=/usr/bin/saturn-profile", 1, NULL,
+     0, "ended", 0, 0, NULL, NULL, NULL, NULL},
+    {"no saturn_profiler: planned as asked", NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL, NULL, NULL},
+};
+
+/* The profiler step is the cycle's: the waiting tasks leave its snapshot
+ * with their reasons, the job to submit and the record are outputs, a
+ * batch that fell back is planned with its note. 3 tasks of batch sweep
+ * (submission 100), 8 GPUs, 20 cycles of 10 batches in between. */
+START_TEST(test_profiler_case)
+{
+	const struct prof_cycle_case *c = &prof_cycle_cases[_i];
+	saturn_profstate_t facts = {0};
+	saturn_profstate_entry_t e;
+	saturn_uidtab_t comp = {0};
+	saturn_snapshot_t *s = held(1000, 1, 2, 3);
+	fx_cycle_t f;
+
+	fx_init(&f, c->params, c->exists);
+	memset(&e, 0, sizeof(e));
+	snprintf(e.batch, sizeof(e.batch), "sweep");
+	e.exists = c->exists;
+	if (c->rec)
+		ck_assert_int_eq(saturn_prof_rec_parse(c->rec, &e.rec), 0);
+	e.job.job_id = e.rec.job_id;
+	e.job.state = (saturn_companion_state_t)c->job_state;
+	if (c->klass) {
+		int ended = !strcmp(c->klass, "ended");
+
+		e.nclass = 1;
+		snprintf(e.cls[0].klass, sizeof(e.cls[0].klass), "%s", c->klass);
+		e.cls[0].job.job_id = 800;
+		e.cls[0].job.state = ended ? SATURN_COMPANION_ENDED : SATURN_COMPANION_RUNNING;
+	}
+	ck_assert_int_eq(saturn_profstate_put(&facts, &e), 0);
+	if (c->active)
+		ck_assert_int_eq(saturn_uidtab_add(&comp, 0, c->active), 0);
+	f.in.profiler = &facts;
+	f.in.companions = &comp;
+	ck_assert_int_eq(fx_run(&f, s), 0);
+	ck_assert_int_eq(f.out.nprofilers, c->nprofilers);
+	if (c->nprofilers) {
+		ck_assert_str_eq(f.out.profilers[0].batch, "sweep");
+		ck_assert_str_eq(f.out.profilers[0].task_ids, "0,1,2");
+		ck_assert_uint_eq(f.out.profilers[0].owner, 100);
+		ck_assert_int_eq(f.out.profilers[0].gpus, 2);
+	}
+	if (c->hold) {
+		/* every task waits, out of the cycle: nothing planned */
+		ck_assert_int_eq(f.out.nprof_holds, 3);
+		ck_assert_int_eq(s->njobs, 0);
+		ck_assert_int_eq(f.out.nd, 0);
+		for (int i = 0; i < 3; i++) {
+			ck_assert_str_eq(f.out.prof_holds[i].reason, c->hold);
+			ck_assert_int_eq(f.out.prof_holds[i].profiler, c->nprofilers ? 0 : -1);
+			ck_assert_int_eq(f.out.prof_holds[i].job.task_id, i);
+		}
+	} else {
+		ck_assert_int_eq(f.out.nprof_holds, 0);
+		ck_assert_int_eq(f.out.nd, 3);
+	}
+	if (c->rec_after) {
+		char buf[64];
+
+		ck_assert_int_eq(f.out.nprof_records, 1);
+		ck_assert_str_eq(
+		    saturn_prof_rec_format(&f.out.prof_records[0].rec, buf, sizeof(buf)),
+		    c->rec_after);
+	} else {
+		ck_assert_int_eq(f.out.nprof_records, 0);
+	}
+	if (c->reason) {
+		int held_n = 0;
+
+		for (int i = 0; i < f.out.nd; i++)
+			if (!f.out.d[i].release) {
+				held_n++;
+				ck_assert_msg(
+				    !strncmp(f.out.d[i].reason, c->reason, strlen(c->reason)),
+				    "%s: reason %s", c->what, f.out.d[i].reason);
+			}
+		ck_assert_int_gt(held_n, 0);
+	}
+	if (c->log)
+		ck_assert_msg(logged(&f, c->log), "%s: no log line with \"%s\"", c->what, c->log);
+	saturn_profstate_free(&facts);
+	saturn_uidtab_free(&comp);
+	fx_fini(&f);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* The user's companion jobs count the profiler jobs this cycle asks for:
+ * with saturn_companion_jobs=1, of three batches without a profile one
+ * gets a job and two wait. */
+START_TEST(test_profiler_limit_in_cycle)
+{
+	saturn_snapshot_t *s = fx_snapshot(1000, 1, 4);
+	saturn_profstate_t facts = {0};
+	const char *names[] = {"b1", "b2", "b3"};
+	int waiting = 0;
+	fx_cycle_t f;
+
+	fx_init(&f, "saturn_profiler=/usr/bin/saturn-profile,saturn_companion_jobs=1", 0);
+	for (int b = 0; b < 3; b++) {
+		saturn_profstate_entry_t e = {0};
+
+		snprintf(e.batch, sizeof(e.batch), "%s", names[b]);
+		ck_assert_int_eq(saturn_profstate_put(&facts, &e), 0);
+		fx_add_held(s, 100 + b, 0, names[b]);
+	}
+	f.in.profiler = &facts;
+	ck_assert_int_eq(fx_run(&f, s), 0);
+	ck_assert_int_eq(f.out.nprofilers, 1);
+	ck_assert_int_eq(f.out.nprof_holds, 3);
+	for (int i = 0; i < 3; i++)
+		waiting +=
+		    strstr(f.out.prof_holds[i].reason, "saturn: waiting: 1 profiler") != NULL;
+	ck_assert_int_eq(waiting, 2);
+	saturn_profstate_free(&facts);
+	fx_fini(&f);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
+/* Every task waits for a profiler job: the plan kept stays (nothing
+ * planned, nothing dropped); the submission's outcome names the job in
+ * the reasons, or falls back. */
+START_TEST(test_profiler_outcome)
+{
+	for (int ok = 0; ok < 2; ok++) {
+		saturn_snapshot_t *s = held(1000, 1, 2, 3);
+		saturn_bpol_actions_t acts = {0};
+		saturn_profstate_t facts = {0};
+		saturn_profstate_entry_t e;
+		saturn_prof_rec_t rec;
+		fx_cycle_t f;
+		int saves = 0;
+
+		/* a plan of another batch kept from before */
+		fx_init(&f, "saturn_profiler=/usr/bin/saturn-profile,saturn_solver_time=0.2", 1);
+		ck_assert_int_eq(
+		    saturn_profstate_put(
+			&facts, &(saturn_profstate_entry_t){.batch = "other", .exists = 1}),
+		    0);
+		ck_assert_int_eq(fx_run(&f, s), 0);
+		ck_assert_ptr_nonnull(f.st.plan);
+		saturn_snapshot_destroy(s);
+		s = fx_snapshot(1010, 1, 2);
+		for (int t = 0; t < 3; t++)
+			fx_add_held(s, 300, t, "fresh");
+		memset(&e, 0, sizeof(e));
+		snprintf(e.batch, sizeof(e.batch), "fresh");
+		ck_assert_int_eq(saturn_profstate_put(&facts, &e), 0);
+		f.in.profiler = &facts;
+		ck_assert_int_eq(fx_run(&f, s), 0);
+		ck_assert_int_eq(f.out.kind, SATURN_CYCLE_NO_PLAN);
+		ck_assert_ptr_nonnull(f.st.plan);
+		ck_assert_str_eq(f.st.plan_id, "p1000-1");
+		ck_assert_int_eq(f.out.nprofilers, 1);
+		rec = f.out.prof_records[0].rec;
+		ck_assert_int_eq(
+		    saturn_cycle_profiler_submitted(&f.out, 0, ok ? 900 : 0, &rec, &acts), 0);
+		for (int i = 0; i < 3; i++)
+			ck_assert_str_eq(f.out.prof_holds[i].reason,
+					 ok ? "saturn: profiling (job 900)" : "saturn: profiling");
+		ck_assert_uint_eq(rec.job_id, ok ? 900 : 0);
+		ck_assert_int_eq(rec.fell_back, !ok);
+		for (int i = 0; i < acts.n; i++)
+			saves += acts.a[i].kind == SATURN_BPOL_SAVE;
+		ck_assert_int_eq(saves, ok);
+		saturn_bpol_actions_free(&acts);
+		saturn_profstate_free(&facts);
+		fx_fini(&f);
+		saturn_snapshot_destroy(s);
+	}
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, test_new_plan);
@@ -681,6 +897,10 @@ static void add_tests(TCase *tc)
 			    (int)(sizeof(meas_cycle_cases) / sizeof(meas_cycle_cases[0])));
 	tcase_add_test(tc, test_measure_limit_in_cycle);
 	tcase_add_test(tc, test_measure_submitted);
+	tcase_add_loop_test(tc, test_profiler_case, 0,
+			    (int)(sizeof(prof_cycle_cases) / sizeof(prof_cycle_cases[0])));
+	tcase_add_test(tc, test_profiler_limit_in_cycle);
+	tcase_add_test(tc, test_profiler_outcome);
 }
 
 int main(void)
