@@ -704,6 +704,11 @@ static const struct prof_cycle_case {
     {"a profile, its class job ended: planned", "saturn_profiler=/usr/bin/saturn-profile", 1, NULL,
      0, "ended", 0, 0, NULL, NULL, NULL, NULL},
     {"no saturn_profiler: planned as asked", NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL, NULL, NULL},
+    {"the record of an older submission, the user at the limit: profiled anew, waiting",
+     "saturn_profiler=/usr/bin/saturn-profile,saturn_companion_jobs=1", 0, "0 99\n", 0, NULL, 1, 0,
+     "saturn: waiting: 1 profiler or measurement job(s) of this user already "
+     "(saturn_companion_jobs=1)",
+     "0 100\n", NULL, "not this submission: profiling anew"},
 };
 
 /* The profiler step is the cycle's: the waiting tasks leave its snapshot
@@ -786,6 +791,24 @@ START_TEST(test_profiler_case)
 	}
 	if (c->log)
 		ck_assert_msg(logged(&f, c->log), "%s: no log line with \"%s\"", c->what, c->log);
+	for (int i = 0; i < f.out.nlog; i++)
+		ck_assert_msg(f.out.log[i].level != SATURN_CYCLE_ERROR ||
+				  strstr(f.out.log[i].text, "ended without"),
+			      "%s: error logged: %s", c->what, f.out.log[i].text);
+	/* a note only before the held tasks' reasons of a batch that fell
+	 * back, once, and every held reason still says whose it is */
+	for (int i = 0; i < f.out.nd; i++) {
+		const char *r = f.out.d[i].reason;
+
+		if (f.out.d[i].release) {
+			ck_assert_msg(!strstr(r, "profiler job"), "%s: released with %s", c->what, r);
+			continue;
+		}
+		ck_assert_msg(!strncmp(r, "saturn: ", 8), "%s: reason %s", c->what, r);
+		ck_assert_msg(!strstr(r, "; saturn: "), "%s: reason %s", c->what, r);
+		if (!c->reason)
+			ck_assert_msg(!strstr(r, "profiler job"), "%s: reason %s", c->what, r);
+	}
 	saturn_profstate_free(&facts);
 	saturn_uidtab_free(&comp);
 	fx_fini(&f);
@@ -838,7 +861,7 @@ START_TEST(test_profiler_outcome)
 		saturn_profstate_entry_t e;
 		saturn_prof_rec_t rec;
 		fx_cycle_t f;
-		int saves = 0;
+		int saves = 0, logs = 0;
 
 		/* a plan of another batch kept from before */
 		fx_init(&f, "saturn_profiler=/usr/bin/saturn-profile,saturn_solver_time=0.2", 1);
@@ -869,9 +892,13 @@ START_TEST(test_profiler_outcome)
 					 ok ? "saturn: profiling (job 900)" : "saturn: profiling");
 		ck_assert_uint_eq(rec.job_id, ok ? 900 : 0);
 		ck_assert_int_eq(rec.fell_back, !ok);
-		for (int i = 0; i < acts.n; i++)
+		for (int i = 0; i < acts.n; i++) {
+			ck_assert(acts.a[i].kind == SATURN_BPOL_LOG || acts.a[i].kind == SATURN_BPOL_SAVE);
 			saves += acts.a[i].kind == SATURN_BPOL_SAVE;
+			logs += acts.a[i].kind == SATURN_BPOL_LOG;
+		}
 		ck_assert_int_eq(saves, ok);
+		ck_assert_int_eq(logs, 1);
 		saturn_bpol_actions_free(&acts);
 		saturn_profstate_free(&facts);
 		fx_fini(&f);
