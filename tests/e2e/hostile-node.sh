@@ -59,6 +59,11 @@ pids=$(job_pids "$victim_raw")
 # never more than the step's own few processes, never this shell
 [ "$(echo "$pids" | wc -l)" -le 10 ] || fail "JobId=$victim_raw: too many processes: $pids"
 echo "$pids" | grep -qx "$$" && fail "JobId=$victim_raw: process list holds this shell"
+# stopped first, all of them, then killed: killed one by one, the batch
+# script could outlive its sleep by a moment, write its end line and exit
+# 0 (the task then counted as run, and not requeued)
+# shellcheck disable=SC2086
+kill -STOP $pids 2>/dev/null
 # shellcheck disable=SC2086
 kill -9 $pids 2>/dev/null
 scontrol update nodename=n1 state=down reason=test || fail "scontrol update state=down"
