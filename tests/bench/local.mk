@@ -90,7 +90,8 @@ bench_internode_bench_LDADD = $(top_builddir)/lib/libsaturn-job.la -lm
 
 # site scale on the one-machine cluster (doc/benchmarks-site.md; root):
 # $(srcdir)/bench/site-bench.sh BUILD, or site-load.sh against a running cluster
-EXTRA_DIST += bench/site-load.sh bench/site-lib.sh bench/site-timed.sh bench/site-bench.sh
+EXTRA_DIST += bench/site-load.sh bench/site-lib.sh bench/site-timed.sh bench/site-bench.sh \
+	bench/site-plot.sh bench/site-handover.py
 
 # a GPU cluster beyond one machine, by simulation: a Philly-derived trace
 # with Gavel's measured speeds through EASY backfill and through the
