@@ -67,22 +67,23 @@ int cj_out(const saturn_cycle_out_t *out, json_object **res);
 
 /* Measurement (cycle_measjson.c): the records as a list of {uid, batch,
  * class, record} (record: the file text, bpol_measure.h); the companion
- * jobs per user as {uid, n}; into ms / t (empty; o NULL gives none). */
+ * jobs per user as {uid, n}. The parsers read the optional array field
+ * named ctx of root into ms / t (empty; absent gives none). */
 int cj_measset(const saturn_measset_t *ms, json_object **out);
-int cj_measset_parse(json_object *o, const char *ctx, saturn_measset_t *ms, saturn_error_t *err);
+int cj_measset_parse(json_object *root, const char *ctx, saturn_measset_t *ms, saturn_error_t *err);
 int cj_uidtab(const saturn_uidtab_t *t, json_object **out);
-int cj_uidtab_parse(json_object *o, const char *ctx, saturn_uidtab_t *t, saturn_error_t *err);
+int cj_uidtab_parse(json_object *root, const char *ctx, saturn_uidtab_t *t, saturn_error_t *err);
 /* Add the cycle's measurement jobs ("measure") and changed records
  * ("measure_records") to the "out" object o, each only when not empty. */
 int cj_measure_out(const saturn_cycle_out_t *out, json_object *o);
 
 /* Profiler jobs (cycle_profjson.c): the facts per batch as a list of
- * {uid, batch, exists, record, job, classes}; into ps (empty; o NULL gives
- * none). The cycle's jobs ("profilers"), holds ("profiler_holds") and
- * changed records ("profiler_records") added to the "out" object o, each
+ * {uid, batch, exists, record, job, classes}, read from the optional array
+ * field named ctx of root into ps (empty; absent gives none). The cycle's jobs ("profilers"), holds
+ * ("profiler_holds") and changed records ("profiler_records") added to the "out" object o, each
  * only when not empty. */
 int cj_profstate(const saturn_profstate_t *ps, json_object **out);
-int cj_profstate_parse(json_object *o, const char *ctx, saturn_profstate_t *ps,
+int cj_profstate_parse(json_object *root, const char *ctx, saturn_profstate_t *ps,
 		       saturn_error_t *err);
 int cj_profiler_out(const saturn_cycle_out_t *out, json_object *o);
 

@@ -47,21 +47,18 @@ fail:
 	return -1;
 }
 
-int cj_measset_parse(json_object *o, const char *ctx, saturn_measset_t *ms, saturn_error_t *err)
+int cj_measset_parse(json_object *root, const char *ctx, saturn_measset_t *ms, saturn_error_t *err)
 {
+	json_object *o;
+	int rc;
 	char ectx[SATURN_ERROR_LEN / 2], batch[SATURN_BATCH_NAME_MAX + 1];
 	char klass[SATURN_CLASS_NAME_MAX + 1];
 	size_t n;
 
 	memset(ms, 0, sizeof(*ms));
-	if (!o)
-		return 0;
-	if (!json_object_is_type(o, json_type_array))
-		return saturn_error_set(err, "%s: must be an array", ctx);
-	n = json_object_array_length(o);
-	if (n > SATURN_CYCLE_MAX_PROFILES)
-		return saturn_error_set(err, "%s: more than %d entries", ctx,
-					SATURN_CYCLE_MAX_PROFILES);
+	/* the array field ctx of root, optional, bounded (cj_array) */
+	if ((rc = cj_array(root, "", ctx, false, SATURN_CYCLE_MAX_PROFILES, &o, &n, err)) <= 0)
+		return rc;
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(o, i);
 		saturn_meas_rec_t r;
@@ -120,20 +117,17 @@ int cj_uidtab(const saturn_uidtab_t *t, json_object **out)
 	return 0;
 }
 
-int cj_uidtab_parse(json_object *o, const char *ctx, saturn_uidtab_t *t, saturn_error_t *err)
+int cj_uidtab_parse(json_object *root, const char *ctx, saturn_uidtab_t *t, saturn_error_t *err)
 {
+	json_object *o;
+	int rc;
 	char ectx[SATURN_ERROR_LEN / 2];
 	size_t n;
 
 	memset(t, 0, sizeof(*t));
-	if (!o)
-		return 0;
-	if (!json_object_is_type(o, json_type_array))
-		return saturn_error_set(err, "%s: must be an array", ctx);
-	n = json_object_array_length(o);
-	if (n > SATURN_CYCLE_MAX_PROFILES)
-		return saturn_error_set(err, "%s: more than %d entries", ctx,
-					SATURN_CYCLE_MAX_PROFILES);
+	/* the array field ctx of root, optional, bounded (cj_array) */
+	if ((rc = cj_array(root, "", ctx, false, SATURN_CYCLE_MAX_PROFILES, &o, &n, err)) <= 0)
+		return rc;
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(o, i);
 		long long uid, amount;

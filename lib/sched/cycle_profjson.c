@@ -96,20 +96,18 @@ static int job_parse(json_object *o, const char *ctx, saturn_companion_t *c, sat
 	return 0;
 }
 
-int cj_profstate_parse(json_object *o, const char *ctx, saturn_profstate_t *ps, saturn_error_t *err)
+int cj_profstate_parse(json_object *root, const char *ctx, saturn_profstate_t *ps,
+		       saturn_error_t *err)
 {
+	json_object *o;
+	int rc;
 	char ectx[SATURN_ERROR_LEN / 2], cctx[SATURN_ERROR_LEN / 2];
 	size_t n;
 
 	memset(ps, 0, sizeof(*ps));
-	if (!o)
-		return 0;
-	if (!json_object_is_type(o, json_type_array))
-		return saturn_error_set(err, "%s: must be an array", ctx);
-	n = json_object_array_length(o);
-	if (n > SATURN_CYCLE_MAX_PROFILES)
-		return saturn_error_set(err, "%s: more than %d entries", ctx,
-					SATURN_CYCLE_MAX_PROFILES);
+	/* the array field ctx of root, optional, bounded (cj_array) */
+	if ((rc = cj_array(root, "", ctx, false, SATURN_CYCLE_MAX_PROFILES, &o, &n, err)) <= 0)
+		return rc;
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(o, i), *v, *cl;
 		saturn_profstate_entry_t x;

@@ -249,12 +249,9 @@ static int parse_root(json_object *root, saturn_cycle_record_t *rec, saturn_erro
 	if (cj_snapshot_parse(v, "snapshot", rec->snap, err) < 0 ||
 	    sj_get(root, "", "profiles", false, json_type_array, &v, err) < 0 ||
 	    cj_profset_parse(v, "profiles", &rec->profiles, err) < 0 ||
-	    sj_get(root, "", "measure", false, json_type_array, &v, err) < 0 ||
-	    cj_measset_parse(v, "measure", &rec->measure, err) < 0 ||
-	    sj_get(root, "", "companions", false, json_type_array, &v, err) < 0 ||
-	    cj_uidtab_parse(v, "companions", &rec->companions, err) < 0 ||
-	    sj_get(root, "", "profiler", false, json_type_array, &v, err) < 0 ||
-	    cj_profstate_parse(v, "profiler", &rec->profiler, err) < 0 ||
+	    cj_measset_parse(root, "measure", &rec->measure, err) < 0 ||
+	    cj_uidtab_parse(root, "companions", &rec->companions, err) < 0 ||
+	    cj_profstate_parse(root, "profiler", &rec->profiler, err) < 0 ||
 	    sj_get(root, "", "state_in", true, json_type_object, &v, err) < 0 ||
 	    cj_state_parse(v, "state_in", &rec->state_in, err) < 0 ||
 	    sj_get(root, "", "tape", false, json_type_array, &v, err) < 0 ||
