@@ -11,6 +11,7 @@
 # Environment [defaults]:
 #   SB_SIZES    NODES:TASKS pairs [64:1000]
 #   SB_REPEAT   runs of each scheduler per size, alternating the order [1]
+#   SB_SCHEDS   the schedulers, in the first round's order [saturn backfill]
 #   SB_OUT      results folder [/tmp/site-bench]; per run NODES-TASKS-SCHED-R/
 #               (site-load.sh's files and the slurmctld.log), and
 #               results.csv (metric, then one column per run) and results.md
@@ -22,6 +23,14 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-$ROOT/build}
 SIZES=${SB_SIZES:-64:1000}
 REPEAT=${SB_REPEAT:-1}
+SCHEDS=${SB_SCHEDS:-saturn backfill}
+for s in $SCHEDS; do
+	case $s in saturn | backfill) ;; *)
+		echo "site-bench: SB_SCHEDS: saturn or backfill, not '$s'" >&2
+		exit 2
+		;;
+	esac
+done
 OUTD=${SB_OUT:-/tmp/site-bench}
 export SATURN_PORT_BASE=${SATURN_PORT_BASE:-38000}
 export SATURN_CLUSTER_DIR=${SB_CLUSTER_DIR:-/tmp/site-bench-cluster}
@@ -52,8 +61,8 @@ for size in $SIZES; do
 	export SATURN_PARTITIONS="gpu:n[1-$n] a100:n[1-$a] h100:n[$((a + 1))-$((a + h))]"
 	r=1
 	while [ $r -le "$REPEAT" ]; do
-		order="saturn backfill"
-		[ $((r % 2)) = 0 ] && order="backfill saturn"
+		order=$SCHEDS
+		[ $((r % 2)) = 0 ] && order=$(echo "$SCHEDS" | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, (i > 1 ? " " : "") }')
 		for s in $order; do
 			export SATURN_SCHED=$s
 			if [ "$s" = saturn ]; then

@@ -224,7 +224,7 @@ analyse() {
 	put submit_failures "$(cat submit.fail 2>/dev/null | wc -l)"
 	put drain_s "$(((T_END - T_LOAD) / 1000000))"
 	# jobs still queued when the drain ended (SL_DRAIN_MAX): their tasks
-	# count as lost
+	# count as lost, or (SL_END=cancel) as left: tasks_left_cancelled
 	put queue_left_at_end "$(cat left.txt 2>/dev/null | wc -l)"
 	put restart_ms "$(cat restart_ms 2>/dev/null || echo -)"
 	put load1_mean "$(awk -F, 'NR > 1 { s += $10; n++ } END { printf "%.2f", n ? s / n : 0 }' rss.csv)"
@@ -327,6 +327,7 @@ analyse() {
 			else { ex[$2] = $1; st[$2] = $5; gp[$2] = $7 }
 			if ($1 == "sat" && (s0 == "" || $5 < s0)) s0 = $5; next }
 		FILENAME == "cancel.log" { can[$1] = $2; next }
+		FILENAME == "left.txt" { left[$1] = 1; next }
 		$1 == "S" { s[$2]++; if (!($2 in fs) || $4 < fs[$2]) fs[$2] = $4; next }
 		$1 == "E" { e[$2]++; if (($2 in ex) && ex[$2] == "sat" && $4 > se) se = $4; next }
 		END {
@@ -336,7 +337,8 @@ analyse() {
 				if (e[k] >= 2) twice++
 				if (s[k] >= 2) requeued++
 				if (k in can) { nc++; continue }
-				if (!e[k]) { lost++; if (lost <= 20) print "lost " k > "lost.txt" }
+				if (!e[k] && (k in left)) nleft++
+				else if (!e[k]) { lost++; if (lost <= 20) print "lost " k > "lost.txt" }
 				if (ex[k] == "job" && (k in fs)) {
 					w = fs[k] - st[k]; print w > "wait-job.txt"
 					print w > (gp[k] > 0 ? "wait-job-gpu.txt" : "wait-job-cpu.txt")
@@ -345,8 +347,9 @@ analyse() {
 			}
 			printf "tasks_expected,%d\ntasks_cancelled,%d\ntasks_lost,%d\ntasks_twice,%d\n", tot, nc, lost, twice
 			printf "tasks_requeued,%d\ntasks_unexpected,%d\n", requeued, unexp
+			printf "tasks_left_cancelled,%d\n", nleft
 			printf "sat_makespan_s,%.1f\n", (se && s0 != "") ? se - s0 : 0
-		}' submit.log cancel.log tasks.log >>"$F"
+		}' submit.log cancel.log $([ "${END:-drain}" = cancel ] && echo left.txt) tasks.log >>"$F"
 	for w in job job-gpu job-cpu sat; do
 		touch "wait-$w.txt"
 		set -- $(stats <"wait-$w.txt")

@@ -51,6 +51,11 @@
 #   one GPU) [20 60], SL_JOB_WORK_MIN/MAX [10 60], SL_CANCELS [10],
 #   SL_UPDATES [10], SL_NODE_EVENTS [1], SL_RESTART [1], SL_SAMPLE [5],
 #   SL_DRAIN_MAX [1200], SL_SEED [1], SL_USER_PREFIX [saturnload];
+#   SL_END [drain]: drain (a task still queued after SL_DRAIN_MAX s counts
+#   as lost) or cancel (a controller-scale run with more work than the
+#   load's time: after SL_DRAIN_MAX s the jobs left are recorded in
+#   left.txt and cancelled; those tasks count as left, not lost, and the
+#   exactly-once check covers every other task);
 #   SL_REANALYSE=DIR: only analyse a finished run's folder again.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -94,6 +99,8 @@ SAMPLE=${SL_SAMPLE:-5}
 DRAIN_MAX=${SL_DRAIN_MAX:-1200}
 SEED=${SL_SEED:-1}
 UP=${SL_USER_PREFIX:-saturnload}
+END=${SL_END:-drain}
+case $END in drain | cancel) ;; *) die "SL_END must be drain or cancel, not '$END'" ;; esac
 for v in DUR NU NT BMIN BMAX JRATE WMIN WMAX JWMIN JWMAX NCANCEL NUPD SAMPLE DRAIN_MAX SEED; do
 	case ${!v} in
 	'' | *[!0-9]*) die "$v (SL_*) must be a whole number, not '${!v}'" ;;
@@ -264,12 +271,22 @@ while queue_left || ! scontrol ping 2>/dev/null | grep -q 'is UP'; do
 	sleep 2
 done
 squeue -h -r -o %i >left.txt 2>&1 || echo "squeue failed" >>left.txt
+if [ "$END" = cancel ] && [ -s left.txt ]; then
+	say "SL_END=cancel: cancelling the $(wc -l <left.txt) jobs left"
+	# shellcheck disable=SC2046 # one word per job
+	scancel $(grep -v failed left.txt | cut -d_ -f1 | sort -u) 2>/dev/null || true
+	n=0
+	while queue_left && [ $n -lt 300 ]; do
+		n=$((n + 2))
+		sleep 2
+	done
+fi
 T_END=${EPOCHREALTIME/./}
 touch .stop
 wait "$SAMPLER" 2>/dev/null
 trap - EXIT
 sdiag >sdiag-3.txt 2>&1
-for v in D SLURM_CONF SCHED NODES GPUS DUR NT INTERVAL T0 T_LOAD T_END; do
+for v in D SLURM_CONF SCHED NODES GPUS DUR NT INTERVAL T0 T_LOAD T_END END; do
 	echo "$v='${!v}'"
 done >meta.env
 analyse
