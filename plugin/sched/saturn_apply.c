@@ -238,14 +238,17 @@ static job_record_t *released_record(const saturn_snap_job_t *j)
 
 /* Returns the number of tasks released. */
 static int apply(const saturn_ctx_t *ctx, saturn_snapshot_t *s, const saturn_sched_build_t *b,
-		 saturn_decision_t *d, int nd, const char *primary, const int *count,
-		 char **nodelists, const saturn_cycle_prof_hold_t *holds, int nholds)
+		 saturn_decision_t *d, int nd, const int *rel_order, const char *primary,
+		 const int *count, char **nodelists, const saturn_cycle_prof_hold_t *holds,
+		 int nholds)
 {
 	time_t now = time(NULL);
 	int released = 0;
 
-	/* releases first: splitting changes which record a reason belongs to */
-	for (int i = 0; i < nd; i++) {
+	/* releases first: splitting changes which record a reason belongs to;
+	 * in the order of their planned starts (rel_order) */
+	for (int r = 0; r < nd; r++) {
+		int i = rel_order[r];
 		const saturn_snap_job_t *j = &s->jobs[d[i].job];
 
 		if (!d[i].release)
@@ -310,6 +313,34 @@ static int cmp_record(const void *x, const void *y)
 	if (sort_d[a].start_s != sort_d[b].start_s)
 		return sort_d[a].start_s < sort_d[b].start_s ? -1 : 1;
 	return a - b;
+}
+
+/* Releases by planned start, then decision order. Slurm gives a released
+ * array task its own job id when it splits it off the array, in the order
+ * of the releases, and its main and backfill schedulers try the tasks of
+ * an array of one priority in job id order and skip the rest of the array
+ * in a pass once one of them cannot start. A task released ahead of its
+ * room (saturn_release_slack) before a sibling whose room is free would
+ * hold that sibling back until it starts itself (doc/benchmarks-site.md,
+ * "The hand-over"). */
+static int cmp_release(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+
+	if (sort_d[a].start_s != sort_d[b].start_s)
+		return sort_d[a].start_s < sort_d[b].start_s ? -1 : 1;
+	return a - b;
+}
+
+static int *release_order(const saturn_decision_t *d, int nd)
+{
+	int *order = xcalloc(nd ? nd : 1, sizeof(int));
+
+	for (int i = 0; i < nd; i++)
+		order[i] = i;
+	sort_d = d;
+	qsort(order, (size_t)nd, sizeof(int), cmp_release);
+	return order;
 }
 
 /* For the held (not released) decisions: primary[i] = 1 for the earliest
@@ -380,7 +411,7 @@ void saturn_apply_decisions(saturn_ctx_t *ctx, saturn_snapshot_t *s, const satur
 	slurmctld_lock_t write_lock = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
 				       .part = READ_LOCK, .fed = READ_LOCK};
 	char *primary, **nodelists;
-	int *count;
+	int *count, *rel_order;
 
 	*released = 0;
 	if (!b || !b->problem) {
@@ -402,6 +433,7 @@ void saturn_apply_decisions(saturn_ctx_t *ctx, saturn_snapshot_t *s, const satur
 	count = xcalloc(nd ? nd : 1, sizeof(int));
 	nodelists = release_nodelists(ctx, s, plan, d, nd);
 	group_records(s, d, nd, primary, count);
+	rel_order = release_order(d, nd);
 	/* progress folders of the tasks about to be released, before the locks */
 	for (int i = 0; i < nd; i++)
 		if (d[i].release)
@@ -409,7 +441,7 @@ void saturn_apply_decisions(saturn_ctx_t *ctx, saturn_snapshot_t *s, const satur
 	lock_slurmctld(write_lock);
 	*t_lock0 = now_mono();
 	*cpu_lock = now_thread_cpu();
-	*released = apply(ctx, s, b, d, nd, primary, count, nodelists, holds, nholds);
+	*released = apply(ctx, s, b, d, nd, rel_order, primary, count, nodelists, holds, nholds);
 	*cpu_lock = now_thread_cpu() - *cpu_lock;
 	*t_lock1 = now_mono();
 	ctx->own_update = last_job_update;
@@ -424,6 +456,7 @@ void saturn_apply_decisions(saturn_ctx_t *ctx, saturn_snapshot_t *s, const satur
 	}
 	xfree(primary);
 	xfree(count);
+	xfree(rel_order);
 	for (int i = 0; i < nd; i++)
 		xfree(nodelists[i]);
 	xfree(nodelists);

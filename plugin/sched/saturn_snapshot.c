@@ -739,10 +739,24 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 		part_mask = job_part_mask(&sp, job_ptr, part_never, sizeof(part_never));
 		if (job_ptr->array_recs && job_ptr->array_recs->task_id_bitmap) {
 			bitstr_t *b = job_ptr->array_recs->task_id_bitmap;
+			int first = -1;
 
 			for (int t = bit_ffs(b); t >= 0 && t < bit_size(b); t++) {
 				if (!bit_test(b, t))
 					continue;
+				if (first >= 0) {
+					/* the array's meta record holds every task
+					 * not split off yet: what it says of one
+					 * it says of all (its environment,
+					 * priority and limits read once, not per
+					 * task: 10,000 held tasks, issue 22) */
+					if (!(j = saturn_snapshot_add_job(s)))
+						goto nomem;
+					*j = s->jobs[first];
+					j->task_id = t;
+					nsaturn++;
+					continue;
+				}
 				if (!(j = add_job(s, job_ptr, batch, part_mask)))
 					goto nomem;
 				nsaturn++;
@@ -752,6 +766,7 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 				j->node = -1;
 				pending_fields(s, j, job_ptr);
 				pending_never(j, job_ptr, part_never);
+				first = s->njobs - 1;
 			}
 			continue;
 		}

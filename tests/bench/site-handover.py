@@ -6,14 +6,44 @@ time from that end to the start. An approximation of "a GPU comes free ->
 a waiting task starts on it": tasks.log names the node and the GPU count,
 not the GPUs. Printed per kind (sat: Saturn tasks, job: ordinary jobs):
 the count, p50 / p90 / p99 in seconds and the share within 1 s.
-Used in doc/benchmarks-site.md."""
+
+Under sched/saturn (the run folder's slurmctld.log has its "released
+JobId=" lines), the Saturn hand-overs are split by how the task was
+released: after that end (sat-released-after: the end -> release part is
+sched/saturn's reaction), or before it (released ahead of its room, within
+saturn_release_slack), and then whether an older released task of the
+same array was still pending at the end (sat-ahead-sibling-pending) or not
+(sat-ahead-alone). Slurm's main and backfill schedulers skip the rest of
+an array in a pass once one of its tasks could not start, so a task
+released ahead of its room holds back its released siblings until it
+starts. Used in doc/benchmarks-site.md."""
 import bisect
 import collections
+import datetime
+import os
+import re
 import sys
 
 
 def quantile(a, p):
     return a[min(len(a) - 1, int(p * len(a)))] if a else float("nan")
+
+
+def releases(d):
+    """First release per task key from slurmctld.log: key -> (epoch, job id)."""
+    rel = {}
+    path = d + "/slurmctld.log"
+    if not os.path.exists(path):
+        return rel
+    pat = re.compile(r"\[(\S+)\] sched/saturn: released JobId=(\S+?)\((\d+)\)")
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = pat.match(line)
+            if m and m.group(2) not in rel:
+                t = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f")
+                t = t.replace(tzinfo=datetime.timezone.utc).timestamp()
+                rel[m.group(2)] = (t, int(m.group(3)))
+    return rel
 
 
 def run(d):
@@ -41,6 +71,14 @@ def run(d):
             node_ends[node_of[k]].extend(es)
     for es in node_ends.values():
         es.sort()
+    rel = releases(d)
+    by_array = collections.defaultdict(list)
+    for k in rel:
+        by_array[k.split("_")[0]].append(k)
+    first_start = {}
+    for t, k, n in starts:
+        first_start[k] = min(t, first_start.get(k, t))
+    split, react = collections.defaultdict(list), []
     lat = collections.defaultdict(list)
     for t, k, n in starts:
         if k not in submitted:
@@ -51,6 +89,21 @@ def run(d):
         if i == 0 or ts > es[i - 1]:
             continue  # no end before it there, or not waiting then
         lat[kind].append(t - es[i - 1])
+        if kind == "sat" and k in rel:
+            e = es[i - 1]
+            r, jid = rel[k]
+            if r > e:
+                split["sat-released-after"].append(t - e)
+                react.append(r - e)
+            elif any(o != k and rel[o][1] < jid and rel[o][0] <= e and
+                     first_start.get(o, float("inf")) > e + 0.05
+                     for o in by_array[k.split("_")[0]]):
+                split["sat-ahead-sibling-pending"].append(t - e)
+            else:
+                split["sat-ahead-alone"].append(t - e)
+    lat.update(split)
+    if react:
+        lat["sat-released-after(end->release)"] = react
     for kind in sorted(lat):
         a = sorted(lat[kind])
         print(f"{d} {kind} n {len(a)} p50 {quantile(a, .5):.2f} p90 {quantile(a, .9):.2f} "
