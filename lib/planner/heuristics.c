@@ -20,6 +20,9 @@
 
 #include "planner_int.h"
 
+/* The largest knapsack table of H3 (items x (GPUs + 1) bytes). */
+#define H3_TAKE_MAX 4000000
+
 enum { RULE_DUR, RULE_AREA, RULE_WIDE, RULE_RELEASE, RULE_MINAREA_DUR,
        NRULES };
 
@@ -239,7 +242,7 @@ static int h3_one(hctx_t *h, double T, int *shelf, double *k1, double *k2,
 		nitems++;
 	}
 	C -= (int)(used < C ? used : C);
-	if (nitems > 0 && (double)nitems * (C + 1) <= 4e6 && C <= 65536) {
+	if (nitems > 0 && (double)nitems * (C + 1) <= H3_TAKE_MAX && C <= 65536) {
 		/* 0/1 knapsack: maximise the area saved by shelf 1. */
 		int it = 0;
 
@@ -313,9 +316,15 @@ static int h3(hctx_t *h, double lower)
 	double *k1 = calloc((size_t)in->nt + 1, sizeof(double));
 	double *k2 = calloc((size_t)in->nt + 1, sizeof(double));
 	double *dp = calloc((size_t)C + 1, sizeof(double));
-	size_t tsz = (double)in->nt * (C + 1) <= 4e6
+	/* h3_one runs the knapsack when its items x (free GPUs + 1) <=
+	 * H3_TAKE_MAX: fewer items than tasks and fewer GPUs than all, so a
+	 * table sized for every task and GPU, capped at H3_TAKE_MAX, holds
+	 * every run. (It was 1 byte when tasks x GPUs passed the cap, while a
+	 * run below it still wrote its whole table: heap overflow, slurmctld
+	 * aborted at 2,167 tasks on 2,048 GPUs, issue 22.) */
+	size_t tsz = (double)in->nt * (C + 1) <= H3_TAKE_MAX
 			     ? (size_t)in->nt * (size_t)(C + 1) + 1
-			     : 1;
+			     : (size_t)H3_TAKE_MAX + 1;
 	char *take = calloc(tsz, 1);
 
 	if (!shelf || !k1 || !k2 || !dp || !take) {

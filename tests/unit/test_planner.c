@@ -385,6 +385,43 @@ static saturn_problem_t *sweep(int n, int nodes)
 	return p;
 }
 
+/* H3's knapsack on a site-sized batch: 2,200 tasks on 256 x 8 GPUs, where
+ * tasks x (GPUs + 1) passes the knapsack's table cap but the knapsack
+ * still runs, on the 1,900 tasks that may take 2 GPUs and the 1,748 GPUs
+ * the 300 one-GPU-only tasks leave. Its table was 1 byte then and the
+ * knapsack wrote megabytes past it (slurmctld aborted in malloc at 2,167
+ * tasks on 2,048 GPUs, issue 22; this test aborted the same way). */
+START_TEST(test_site_knapsack)
+{
+	saturn_problem_t *p = fx_problem();
+	saturn_plan_t *pl;
+
+	for (int i = 0; i < 256; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "n%d", i);
+		fx_node(p, name, 8, NULL);
+	}
+	for (int i = 0; i < 2200; i++) {
+		opt_spec_t two[2] = {{"single", 1, 1.5, NULL}, {"ddp", 2, 0.95, NULL}};
+		opt_spec_t one[1] = {{"single", 1, 2.0, NULL}};
+		char id[8];
+
+		snprintf(id, sizeof(id), "j%d", i);
+		if (i < 300)
+			fx_task(p, id, 100, 0, one, 1);
+		else
+			fx_task(p, id, 100, 0, two, 2);
+	}
+	fx_check(p);
+	/* solve() checks the plan (every task once, no GPU twice) */
+	pl = solve(p, 5.0);
+	ck_assert_int_eq(pl->nassign, 2200);
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
 static int abort_after(void *arg)
 {
 	int *calls = arg;
@@ -977,6 +1014,7 @@ int main(void)
 	tcase_add_test(tc, test_empty);
 	tcase_add_test(tc, test_abort);
 	tcase_add_test(tc, test_time_limit);
+	tcase_add_test(tc, test_site_knapsack);
 	tcase_add_test(tc, test_deterministic);
 	tcase_add_test(tc, test_warm);
 	tcase_add_loop_test(tc, test_stop_ratio, 0,
