@@ -226,6 +226,25 @@ int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *
 	return n;
 }
 
+/* Planned start, then decision index. */
+static int release_cmp(const void *x, const void *y, void *arg)
+{
+	const saturn_decision_t *d = arg;
+	int a = *(const int *)x, b = *(const int *)y;
+
+	if (d[a].start_s != d[b].start_s)
+		return d[a].start_s < d[b].start_s ? -1 : 1;
+	return a - b;
+}
+
+void saturn_sched_release_order(const saturn_decision_t *d, int nd, int *order)
+{
+	for (int i = 0; i < nd; i++)
+		order[i] = i;
+	if (nd > 1)
+		qsort_r(order, (size_t)nd, sizeof(int), release_cmp, (void *)d);
+}
+
 double saturn_sched_next_due(const saturn_snapshot_t *s, const saturn_sched_build_t *b,
 			     const saturn_plan_t *plan, double slack_s)
 {

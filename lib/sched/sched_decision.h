@@ -82,6 +82,17 @@ int saturn_sched_decide(const saturn_snapshot_t *s, const saturn_sched_build_t *
 			const saturn_plan_t *plan, double slack_s,
 			saturn_decision_t **out);
 
+/* The order in which to apply decisions d[0..nd): order[0..nd) gets the
+ * indices by planned start (decision index among equal starts). Slurm
+ * gives a released array task its own job id when it splits it off the
+ * array, in the order of the releases, and its main and backfill
+ * schedulers try an array's tasks of one priority in job id order and skip
+ * the rest of the array for the pass once one of them cannot start: a task
+ * released ahead of its room (slack_s) before a sibling whose room is free
+ * would hold that sibling back until it starts itself
+ * (doc/benchmarks-site.md, "The hand-over"). */
+void saturn_sched_release_order(const saturn_decision_t *d, int nd, int *order);
+
 /* When the next cycle must run so that a task of plan still held in s is
  * released on time: seconds from the snapshot until the earliest such task
  * comes within slack_s of its planned start and its release_s has passed

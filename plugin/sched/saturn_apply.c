@@ -315,31 +315,13 @@ static int cmp_record(const void *x, const void *y)
 	return a - b;
 }
 
-/* Releases by planned start, then decision order. Slurm gives a released
- * array task its own job id when it splits it off the array, in the order
- * of the releases, and its main and backfill schedulers try the tasks of
- * an array of one priority in job id order and skip the rest of the array
- * in a pass once one of them cannot start. A task released ahead of its
- * room (saturn_release_slack) before a sibling whose room is free would
- * hold that sibling back until it starts itself (doc/benchmarks-site.md,
- * "The hand-over"). */
-static int cmp_release(const void *x, const void *y)
-{
-	int a = *(const int *)x, b = *(const int *)y;
-
-	if (sort_d[a].start_s != sort_d[b].start_s)
-		return sort_d[a].start_s < sort_d[b].start_s ? -1 : 1;
-	return a - b;
-}
-
+/* The releases in the order of their planned starts (sched_decision.h,
+ * saturn_sched_release_order: why). */
 static int *release_order(const saturn_decision_t *d, int nd)
 {
 	int *order = xcalloc(nd ? nd : 1, sizeof(int));
 
-	for (int i = 0; i < nd; i++)
-		order[i] = i;
-	sort_d = d;
-	qsort(order, (size_t)nd, sizeof(int), cmp_release);
+	saturn_sched_release_order(d, nd, order);
 	return order;
 }
 

@@ -1688,6 +1688,27 @@ START_TEST(test_decide_slack)
 }
 END_TEST
 
+/* Releases go to Slurm by planned start (ties in decision order): a task
+ * released ahead of its room before a sibling of the same array whose
+ * room is free would hold that sibling back in Slurm's passes. */
+START_TEST(test_release_order)
+{
+	saturn_decision_t d[5] = {0};
+	const double start[5] = {4.0, 0.0, 2.5, 0.0, -1.0};
+	const int want[5] = {4, 1, 3, 2, 0};
+	int order[5];
+
+	for (int i = 0; i < 5; i++) {
+		d[i].start_s = start[i];
+		d[i].release = 1;
+	}
+	saturn_sched_release_order(d, 5, order);
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(order[i], want[i]);
+	saturn_sched_release_order(d, 0, order); /* nothing to order */
+}
+END_TEST
+
 /* Only held tasks get a decision: released and running ones are in the
  * plan (they hold GPUs) but are never released again nor given a reason.
  * state[k]: H(eld), R(eleased) or U (running) for job k of cluster(4, 4). */
@@ -2076,6 +2097,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_switch_boundary, 0, sizeof(switch_cases) / sizeof(switch_cases[0]));
 	tcase_add_loop_test(tc, test_decide_plan_shapes, 0, sizeof(shape_cases) / sizeof(shape_cases[0]));
 	tcase_add_test(tc, test_carry_order);
+	tcase_add_test(tc, test_release_order);
 	tcase_add_test(tc, test_carry_release_pinned);
 	tcase_add_loop_test(tc, test_state_version, 0, sizeof(version_cases) / sizeof(version_cases[0]));
 	tcase_add_loop_test(tc, test_carry_shift, 0, sizeof(shift_cases) / sizeof(shift_cases[0]));
