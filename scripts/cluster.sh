@@ -189,6 +189,20 @@ instance_pids() {
 	return 0
 }
 
+# The processes of this instance's jobs (a batch script and its children:
+# SLURM_CONF of this instance and a SLURM_JOB_ID in their environment).
+# With slurmctld down, stop cannot cancel them, and once their slurmstepd
+# is killed they would run on, orphaned, and write into a later run's files.
+job_pids() {
+	for e in $(grep -slzxF "SLURM_CONF=$CONF" /proc/[0-9]*/environ 2>/dev/null || true); do
+		grep -qz '^SLURM_JOB_ID=' "$e" 2>/dev/null || continue
+		p=${e#/proc/}
+		p=${p%/environ}
+		[ "$p" != $$ ] && echo "$p"
+	done
+	return 0
+}
+
 # Send TERM to the pids "$2...", wait up to $1 seconds for all, then KILL.
 stop_pids() {
 	secs=$1
@@ -711,6 +725,9 @@ stop() {
 			fi
 		fi
 	fi
+	# the jobs' own processes (what scancel could not end)
+	# shellcheck disable=SC2046
+	stop_pids 5 $(job_pids)
 	# slurmd before slurmctld, then munged; by pid.
 	# shellcheck disable=SC2046
 	stop_pids 10 $(pids_of_files "$D"/run/slurmd-*.pid)
