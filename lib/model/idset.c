@@ -58,7 +58,7 @@ int saturn_idset_parse(const char *what, const char *s, int max_id,
 		FAIL("the id list is empty (want " LIKE ")");
 	for (;;) {
 		const char *item = p;
-		long lo, hi, step = 1;
+		long lo = 0, hi = 0, step = 1;
 		int rc;
 
 		if ((rc = read_num(&p, max_id, &lo)) == 0 && *p == '-') {

@@ -129,6 +129,15 @@ int spase_place_ids_nodes(double **free_at, saturn_plan_t *plan,
 
 	if (!ids)
 		return -1;
+	/* spase_gpu_pick() needs G <= the node's GPUs: a caller that passes
+	 * a node too small for the option gets EINVAL, never a write past
+	 * that node's free times */
+	for (int j = 0; j < k; j++)
+		if (nodes[j] < 0 || nodes[j] >= p->nnodes || G > p->nodes[nodes[j]].gpus) {
+			free(ids);
+			errno = EINVAL;
+			return -1;
+		}
 	/* a gang starts when every node has its G GPUs free */
 	for (int j = 0; j < k; j++) {
 		double ready = spase_gpu_pick(free_at[nodes[j]],

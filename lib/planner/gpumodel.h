@@ -47,7 +47,8 @@ int spase_place_ids(double **free_at, saturn_plan_t *plan,
 /* spase_place_ids() for option o on nodes[0..k) (k its node count, a
  * gang): it starts when all k nodes have their GPUs free, and holds the
  * spase_gpu_pick() GPUs of each. spase_place_ids() refuses a multi-node
- * option (-1, EINVAL). Returns 0, or -1 (ENOMEM). */
+ * option (-1, EINVAL). Returns 0, or -1 (ENOMEM; EINVAL when a node is
+ * out of range or has fewer GPUs than the option, nothing placed). */
 int spase_place_ids_nodes(double **free_at, saturn_plan_t *plan,
 			  const saturn_problem_t *p, int t, int o,
 			  const int *nodes, double not_before);

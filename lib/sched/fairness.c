@@ -301,9 +301,13 @@ saturn_plan_t *saturn_fair_plan(const saturn_problem_t *p, const double *tag,
 			keys[nkeys++] = tag[t];
 			continue;
 		}
-		for (int g = 0; g < task->running.ngpus; g++)
-			until[task->running.node][task->running.gpu_ids[g]] =
-			    saturn_task_runtime(task, task->running.option);
+		/* every node of a running gang (only the first was held: the
+		 * stages saw its GPUs on the others free) */
+		for (int j = 0; j < saturn_running_nnodes(&task->running); j++)
+			for (int g = 0; g < task->running.ngpus; g++)
+				until[saturn_running_node_at(&task->running, j)]
+				     [task->running.gpu_ids[(size_t)j * (size_t)task->running.ngpus + (size_t)g]] =
+				    saturn_task_runtime(task, task->running.option);
 	}
 	qsort(keys, (size_t)nkeys, sizeof(double), cmp_double);
 	{
@@ -329,15 +333,29 @@ saturn_plan_t *saturn_fair_plan(const saturn_problem_t *p, const double *tag,
 			goto fail;
 		for (int i = 0; i < sp->nassign; i++) {
 			const saturn_assign_t *a = &sp->assign[i];
+			int kn = saturn_assign_nnodes(a), nodes[SATURN_MAX_TASK_NODES];
 
-			if (saturn_plan_set(plan, map[i], p, map[i], a->option, a->node, a->start_s,
-					    a->gpu_ids) < 0) {
+			/* q has p's nodes: a gang keeps all of its nodes (it was
+			 * set on its first alone, refused, and reported as out
+			 * of memory) */
+			if (kn > SATURN_MAX_TASK_NODES) {
+				saturn_error_set(err, "planning by fair share: an entry on %d nodes", kn);
+				goto fail;
+			}
+			for (int j = 0; j < kn; j++)
+				nodes[j] = saturn_assign_node_at(a, j);
+			if (saturn_plan_set_nodes(plan, map[i], p, map[i], a->option, nodes, a->start_s,
+						  a->gpu_ids) < 0) {
 				saturn_error_set(err, "out of memory planning by fair share");
 				goto fail;
 			}
-			for (int g = 0; g < a->gpus; g++)
-				if (a->end_s > until[a->node][a->gpu_ids[g]])
-					until[a->node][a->gpu_ids[g]] = a->end_s;
+			for (int j = 0; j < kn; j++)
+				for (int g = 0; g < a->gpus; g++) {
+					int id = a->gpu_ids[(size_t)j * (size_t)a->gpus + (size_t)g];
+
+					if (a->end_s > until[nodes[j]][id])
+						until[nodes[j]][id] = a->end_s;
+				}
 		}
 		saturn_plan_destroy(sp);
 		sp = NULL;

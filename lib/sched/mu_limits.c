@@ -150,10 +150,60 @@ static int groups_take(const saturn_mu_t *m, spase_prof_t *pg, spase_prof_t *pj,
 	return 0;
 }
 
+/* relist() for task t on option o of several nodes (a gang): on the
+ * nodes it is planned on (same node count, each still fitting), at the
+ * earliest time >= its release that every one of them has its GPU count
+ * free for its whole run and its groups allow; the GPUs taken from pn on
+ * each node. Returns 1 when moved, 0 when kept as planned (nodes do not
+ * match, or no such time), -1 on ENOMEM. (relist() placed every task on
+ * one node: a gang was refused by saturn_plan_set(), reported as out of
+ * memory, and a plan with users' limits and a gang failed.) */
+static int relist_gang(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t *plan,
+		       int t, int o, spase_prof_t *pn, spase_prof_t *pg, spase_prof_t *pj)
+{
+	const saturn_task_t *task = &p->tasks[t];
+	const saturn_assign_t *a = &plan->assign[t];
+	int k = saturn_option_nodes(&task->options[o]), g = task->options[o].gpus;
+	int nodes[SATURN_MAX_TASK_NODES];
+	double d = saturn_task_runtime(task, o), s = task->release_s;
+
+	if (k > SATURN_MAX_TASK_NODES || saturn_assign_nnodes(a) != k)
+		return 0;
+	for (int j = 0; j < k; j++) {
+		nodes[j] = saturn_assign_node_at(a, j);
+		if (nodes[j] < 0 || nodes[j] >= p->nnodes || !saturn_option_fits(p, t, o, nodes[j]))
+			return 0;
+	}
+	for (int iter = 0; iter < 100000 && isfinite(s); iter++) {
+		double s1 = s;
+
+		for (int j = 0; j < k; j++) {
+			double x = spase_prof_earliest(&pn[nodes[j]], g, d, s1, NULL);
+
+			if (x > s1)
+				s1 = x;
+		}
+		s1 = groups_earliest(m, pg, pj, t, s1, d, g);
+		if (s1 == s)
+			break;
+		s = s1;
+	}
+	if (!isfinite(s))
+		return 0;
+	if (saturn_plan_set_nodes(plan, t, p, t, o, nodes, s, NULL) < 0 ||
+	    groups_take(m, pg, pj, t, s, s + d, g) < 0)
+		return -1;
+	for (int j = 0; j < k; j++)
+		if (spase_prof_take(&pn[nodes[j]], s, s + d, g) < 0)
+			return -1;
+	return 1;
+}
+
 /* List scheduling of plan's tasks in their start order, each at the
  * earliest time >= its release that its node (under caps: any node that
  * fits, ties to its own) has its GPU count free for its whole run (counts
- * per node: a gap before a later task is used) and its groups allow. GPU ids are handed out afterwards
+ * per node: a gap before a later task is used) and its groups allow; a gang
+ * on its planned nodes (relist_gang). GPU ids are handed out afterwards
  * (saturn_plan_assign_gpus: counts that fit always get ids). */
 static int relist(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t *plan,
 		  saturn_error_t *err)
@@ -198,7 +248,7 @@ static int relist(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t
 	qsort(ord, (size_t)nord, sizeof(*ord), saturn_mu_cmp_task_at);
 	for (int i = 0; i < nord; i++) {
 		int t = ord[i].task, o = plan->assign[t].option, cap = task_gpu_cap(m, t);
-		int best_n = -1, g;
+		int best_n = -1, g, rc2;
 		const saturn_task_t *task = &p->tasks[t];
 		double best = INFINITY, d;
 
@@ -218,6 +268,12 @@ static int relist(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t
 		}
 		d = saturn_task_runtime(task, o);
 		g = task->options[o].gpus;
+		if (saturn_option_nodes(&task->options[o]) > 1) {
+			rc2 = relist_gang(m, p, plan, t, o, pn, pg, pj);
+			if (rc2 < 0)
+				goto oom;
+			continue;
+		}
 		/* its planned node first, then (under caps only: a task moved to
 		 * another node could delay that node's later tasks) the others,
 		 * for a strictly earlier start */

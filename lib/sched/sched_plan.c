@@ -224,6 +224,17 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 					    p->nodes[n].klass ? p->nodes[n].klass : "");
 		if (o >= 0 && !saturn_option_fits(p, t, o, n))
 			o = -1;
+		/* a gang: every node must still fit, in the first one's class
+		 * and twice in none (a node that shrank under a gang made the
+		 * GPU pick read and write past that node's GPUs) */
+		for (int j = 1; o >= 0 && j < kn; j++) {
+			if (!saturn_option_fits(p, t, o, nodes[j]) ||
+			    p->nodes[nodes[j]].class_idx != p->nodes[n].class_idx)
+				o = -1;
+			for (int m = 0; m < j; m++)
+				if (nodes[m] == nodes[j])
+					o = -1;
+		}
 		if (o < 0 || n < 0)
 			goto fail;
 		start = a->start_s - elapsed_s;

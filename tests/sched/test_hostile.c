@@ -371,6 +371,7 @@ START_TEST(test_requeue_charged)
 	}
 	ck_assert(victim_released);
 	/* first come, first served: the victim first, now */
+	saturn_sched_build_free(&b);
 	ck_assert_int_eq(attacker_task(s, pr, &b), 1);
 	saturn_sched_build_free(&b);
 	ck_assert_int_eq(attacker_task(s, pr, &b), 1);

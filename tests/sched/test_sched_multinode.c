@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fairness.h"
 #include "feedback.h"
+#include "multiuser.h"
 #include "planner.h"
 #include "profile.h"
 #include "sched_core.h"
@@ -411,6 +413,93 @@ START_TEST(test_feedback_gang)
 }
 END_TEST
 
+/* The users' limits on a plan with a gang: the gang is re-listed on its
+ * planned nodes with the others (it was refused as a one-node task and
+ * the whole step failed, reported as out of memory: a plan with users'
+ * limits and a gang was never within the limits). */
+START_TEST(test_limits_gang)
+{
+	saturn_problem_t *p = saturn_problem_create();
+	saturn_error_t err = {{0}};
+	saturn_planner_opts_t o = fx_opts(0.2);
+	saturn_plan_t *plan;
+	saturn_mu_t m;
+	int four = 4;
+	double spb = 1;
+
+	fx_add_node(p, "n1", 4);
+	fx_add_node(p, "n2", 4);
+	fx_add_task(p, "big", 100, 1, &four, &spb);
+	p->tasks[0].options[0].nodes = 2; /* 2 nodes x 4 GPUs */
+	fx_add_task(p, "s1", 100, 1, &four, &spb);
+	fx_add_task(p, "s2", 100, 1, &four, &spb);
+	ck_assert_int_eq(saturn_problem_check(p, &err), 0);
+	/* one user, one task at once */
+	ck_assert_int_eq(saturn_mu_init(&m, 3, 1, 1, 1), 0);
+	for (int t = 0; t < 3; t++)
+		m.group_of_task[t][0] = 0;
+	m.max_jobs[0] = 1;
+	plan = saturn_planner_solve(p, &o, &err);
+	ck_assert_ptr_nonnull(plan);
+	ck_assert_int_eq(saturn_mu_limits_check(&m, p, plan, &err), -1);
+	ck_assert_msg(saturn_mu_apply_limits(&m, p, plan, &err) == 0, "%s", err.text);
+	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
+	ck_assert_msg(saturn_mu_limits_check(&m, p, plan, &err) == 0, "%s", err.text);
+	ck_assert_int_eq(saturn_assign_nnodes(&plan->assign[0]), 2);
+	ck_assert_double_eq_tol(plan->makespan_s, 300, 1e-6);
+	ck_assert_msg(saturn_mu_compact(&m, p, plan, &err) == 0, "%s", err.text);
+	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
+	saturn_plan_destroy(plan);
+	saturn_mu_free(&m);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+/* Fair-share stages with gangs: a running gang holds its GPUs on every
+ * node in the stages, and a gang planned in a stage keeps all its nodes
+ * (each stage entry was set on its first node alone: refused, and the
+ * plan failed as out of memory). */
+START_TEST(test_fair_plan_gang)
+{
+	saturn_problem_t *p = saturn_problem_create();
+	saturn_error_t err = {{0}};
+	saturn_planner_opts_t o = fx_opts(0.3);
+	saturn_plan_t *plan;
+	saturn_task_t *r;
+	double tag[3] = {0, 1, 2};
+	int one = 1, four = 4;
+	double spb = 1;
+
+	fx_add_node(p, "n1", 4);
+	fx_add_node(p, "n2", 4);
+	/* r runs on GPU 0 of n1 and n2 for 50 s */
+	fx_add_task(p, "r", 50, 1, &one, &spb);
+	p->tasks[0].options[0].nodes = 2;
+	r = &p->tasks[0];
+	r->is_running = true;
+	r->running.node = 0;
+	r->running.nnodes = 2;
+	r->running.more_nodes = calloc(1, sizeof(int));
+	r->running.more_nodes[0] = 1;
+	r->running.option = 0;
+	r->running.ngpus = 1;
+	r->running.gpu_ids = calloc(2, sizeof(int));
+	/* stage 1: s1 on 4 GPUs of one node; stage 2: big on 2 x 4 */
+	fx_add_task(p, "s1", 100, 1, &four, &spb);
+	fx_add_task(p, "big", 100, 1, &four, &spb);
+	p->tasks[2].options[0].nodes = 2;
+	ck_assert_int_eq(saturn_problem_check(p, &err), 0);
+	plan = saturn_fair_plan(p, tag, &o, &err);
+	ck_assert_msg(plan != NULL, "%s", err.text);
+	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
+	ck_assert_double_eq_tol(plan->assign[1].start_s, 50, 1e-6);
+	ck_assert_int_eq(saturn_assign_nnodes(&plan->assign[2]), 2);
+	ck_assert_double_eq_tol(plan->assign[2].start_s, 150, 1e-6);
+	saturn_plan_destroy(plan);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, test_profile_nodes_roundtrip);
@@ -420,6 +509,8 @@ static void add_tests(TCase *tc)
 	tcase_add_loop_test(tc, test_state_bad, 0, sizeof(bad_states) / sizeof(bad_states[0]));
 	tcase_add_test(tc, test_running_gang);
 	tcase_add_test(tc, test_feedback_gang);
+	tcase_add_test(tc, test_limits_gang);
+	tcase_add_test(tc, test_fair_plan_gang);
 }
 
 int main(void)

@@ -511,6 +511,50 @@ START_TEST(test_fcfs_carry_gang)
 }
 END_TEST
 
+/* A carried gang whose second node no longer fits (its GPU count fell
+ * below the option's, or it moved to another class): no carried plan.
+ * Only the first node was checked; the GPU pick then read and wrote past
+ * the smaller node's GPUs (heap overflow under AddressSanitizer). */
+START_TEST(test_carry_gang_node_shrunk)
+{
+	static const opt_spec_t big[] = {{"fsdp", 8, 0.5, NULL},
+					 {"ddp", 4, 2.0, NULL}};
+	saturn_problem_t *p = fx_problem(), *q = fx_problem(), *r = fx_problem();
+	saturn_plan_t *pl, *cr;
+	saturn_error_t err = {{0}};
+
+	fx_node(p, "a", 8, NULL);
+	fx_node(p, "b", 8, NULL);
+	fx_task(p, "big", 100, 0, big, 2);
+	set_nodes(p, 0, 0, 2);
+	fx_check(p);
+	pl = saturn_sched_fcfs(p);
+	ck_assert_ptr_nonnull(pl);
+	ck_assert_int_eq(saturn_assign_nnodes(&pl->assign[0]), 2);
+	/* the next cycle: b has 2 GPUs */
+	fx_node(q, "a", 8, NULL);
+	fx_node(q, "b", 2, NULL);
+	fx_task(q, "big", 100, 0, big, 2);
+	set_nodes(q, 0, 0, 2);
+	fx_check(q);
+	ck_assert_ptr_null(saturn_sched_carry(pl, 10, q));
+	/* or b is of another class now */
+	fx_node(r, "a", 8, NULL);
+	fx_node(r, "b", 8, "other");
+	fx_node(r, "c", 8, "other");
+	fx_task(r, "big", 100, 0, big, 2);
+	set_nodes(r, 0, 0, 2);
+	fx_check(r);
+	cr = saturn_sched_carry(pl, 10, r);
+	ck_assert_msg(!cr || saturn_plan_validate(cr, r, &err) == 0, "%s", err.text);
+	ck_assert_ptr_null(cr);
+	saturn_plan_destroy(pl);
+	saturn_problem_destroy(p);
+	saturn_problem_destroy(q);
+	saturn_problem_destroy(r);
+}
+END_TEST
+
 /* --- exact optimum of tiny instances --------------------------------------- */
 
 /* Tiny instance: nn nodes of G GPUs each (one class), tasks with integer
@@ -728,6 +772,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_gang_plan);
 	tcase_add_test(tc, test_gang_busy);
 	tcase_add_test(tc, test_fcfs_carry_gang);
+	tcase_add_test(tc, test_carry_gang_node_shrunk);
 	tcase_add_loop_test(tc, test_bounds_exact, 0, 10);
 	tcase_add_loop_test(tc, test_random_valid, 0, 8);
 	suite_add_tcase(s, tc);

@@ -292,8 +292,8 @@ START_TEST(test_bad)
 	ck_assert_msg(strstr(err.text, c->expect1) && strstr(err.text, c->expect2),
 		      "%s: message \"%s\" lacks \"%s\"/\"%s\"", c->name,
 		      err.text, c->expect1, c->expect2);
-	if (plan->nassign == 2)
-		plan->nassign = 3;
+	if (plan->nassign == 2 || plan->nassign == -1)
+		plan->nassign = 3; /* the mutation's count: every entry freed */
 	saturn_plan_destroy(plan);
 	saturn_problem_destroy(p);
 }
