@@ -30,12 +30,20 @@
  * integral split), so a rejected T is a lower bound (at that T, whether or
  * not rejection is monotone in T). One column per option instead of per
  * class would tie the rows' costs to one option, but was measured 5-20
- * times slower on Gavel's families for a bound under 1% higher. With
+ * times slower on Gavel's families for a bound under 1% higher; finer
+ * windows and instants (grids of T/8, T/12), bin-packing rows (a dual-
+ * feasible function of each GPU's busy time) and an integral split were
+ * measured too, under 0.1% higher on average (doc/benchmarks.md). With
  * lambda = the largest load over capacity, the LP min lambda is solved by
  * lp_solve; T is rejected when lambda > 1 + LPB_SLACK (lp_solve's
- * tolerances are far below it). Bisection looks for the smallest T
- * accepted (rejection is monotone in T for the [rho, T) windows, nearly so
- * for the others); the bound is the largest T it saw rejected.
+ * tolerances are far below it) and the rejection is certified without
+ * lp_solve (lpb_certify(): weak duality from its duals, or a task left
+ * with no allowed column), since lp_solve has answered "optimal" with a
+ * wrong objective after an accuracy error; a failed or uncertified solve
+ * is tried again with two other simplex types. Bisection looks for the
+ * smallest T accepted (rejection is monotone in T for the [rho, T)
+ * windows, nearly so for the others); the bound is the largest T it saw
+ * rejected.
  * Deterministic: a fixed number of steps; skipped (0) above LPB_MAX_COLS
  * (task, class) pairs. A clock (the caller's share of its budget) stops it
  * early, inside lp_solve too (its abort callback): each test is one LP of
@@ -82,8 +90,12 @@ typedef struct lpb {
 	int nrows;
 	double *coef;
 	char *ok;             /* per column: one of its options ends by T */
+	char *forb;           /* per column: in a row of zero capacity */
+	int *rk, *rc;         /* per capacity row of the LP: kind, class */
+	double *rcap;         /* and its capacity */
+	int nlr;              /* capacity rows in the LP */
 	int *colno;
-	double *row, *x;
+	double *row, *x, *dual;
 } lpb_t;
 
 static int dbl_cmp(const void *a, const void *b)
@@ -104,6 +116,11 @@ static void lpb_free(lpb_t *s)
 	free(s->cmax);
 	free(s->coef);
 	free(s->ok);
+	free(s->forb);
+	free(s->rk);
+	free(s->rc);
+	free(s->rcap);
+	free(s->dual);
 	free(s->colno);
 	free(s->row);
 	free(s->x);
@@ -188,10 +205,18 @@ static int lpb_init(lpb_t *s, const spase_inst_t *in)
 	s->nrows = s->nrel + NWIN + NINST + 1;
 	s->coef = calloc((size_t)s->nv * (size_t)s->nrows, sizeof(double));
 	s->ok = calloc((size_t)s->nv + 1, 1);
+	s->forb = calloc((size_t)s->nv + 1, 1);
+	s->rk = calloc((size_t)s->nrows * (size_t)nc, sizeof(int));
+	s->rc = calloc((size_t)s->nrows * (size_t)nc, sizeof(int));
+	s->rcap = calloc((size_t)s->nrows * (size_t)nc, sizeof(double));
+	/* lp_solve's duals: 1 + rows (task splits, capacity rows) + columns */
+	s->dual = calloc((size_t)in->nt + (size_t)s->nrows * (size_t)nc +
+			 (size_t)s->nv + 3, sizeof(double));
 	s->colno = calloc((size_t)s->nv + 2, sizeof(int));
 	s->row = calloc((size_t)s->nv + 2, sizeof(double));
 	s->x = calloc((size_t)s->nv + 2, sizeof(double));
-	if (!s->coef || !s->ok || !s->colno || !s->row || !s->x)
+	if (!s->coef || !s->ok || !s->forb || !s->rk || !s->rc || !s->rcap ||
+	    !s->dual || !s->colno || !s->row || !s->x)
 		return -1;
 	return 0;
 }
@@ -323,8 +348,9 @@ static int lpb_coef(lpb_t *s, double T)
 }
 
 /* One row sum_v coef[v] / cap y_v - lambda <= 0 over the columns of class
- * c with coef > 0; a zero capacity forbids them instead. */
-static int lpb_row(lpb_t *s, lprec *lp, int c, const double *coef, double cap)
+ * c with coef > 0 (row kind k, recorded for lpb_certify()); a zero
+ * capacity forbids them instead. */
+static int lpb_row(lpb_t *s, lprec *lp, int c, int k, const double *coef, double cap)
 {
 	int m = 0;
 
@@ -333,6 +359,7 @@ static int lpb_row(lpb_t *s, lprec *lp, int c, const double *coef, double cap)
 			continue;
 		if (!(cap > 0)) {
 			set_upbo(lp, v + 1, 0);
+			s->forb[v] = 1;
 			continue;
 		}
 		s->colno[m] = v + 1;
@@ -342,7 +369,12 @@ static int lpb_row(lpb_t *s, lprec *lp, int c, const double *coef, double cap)
 		return 1;
 	s->colno[m] = s->nv + 1;
 	s->row[m++] = -1;
-	return add_constraintex(lp, m, s->row, s->colno, LE, 0) ? 1 : 0;
+	if (!add_constraintex(lp, m, s->row, s->colno, LE, 0))
+		return 0;
+	s->rk[s->nlr] = k;
+	s->rc[s->nlr] = c;
+	s->rcap[s->nlr++] = cap;
+	return 1;
 }
 
 /* Capacity of row kind k of class c at T. */
@@ -372,17 +404,62 @@ static int lpb_stop(lpb_t *s)
 	return s->clk && spase_stop(s->clk);
 }
 
-/* Whether T is rejected (1), accepted (0; the split into frac when not
- * NULL), or unknown (-1: lp_solve failed or was stopped by the clock,
- * treated as accepted). */
+/* Whether lp_solve's rejection of T holds, checked without trusting it:
+ * 1 when it does, -1 (unknown) when not. A task with every column
+ * forbidden (no option ending by T, or one in a row of zero capacity)
+ * rejects T outright. Otherwise (with duals) weak duality: for any
+ * weights mu_i >= 0 on the capacity rows, summing to 1, every split y
+ * has lambda >= sum_i mu_i load_i(y) >= sum_t min over t's allowed
+ * columns v of sum_i mu_i a_iv; the weights are the magnitudes of
+ * lp_solve's duals (any non-negative weights give a valid bound, so
+ * their sign convention and accuracy only decide its strength). */
+static int lpb_certify(lpb_t *s, lprec *lp, int nsplit, int duals)
+{
+	size_t nv = (size_t)s->nv;
+	double msum = 0, lam = 0, *w = s->x;
+
+	if (duals && !get_dual_solution(lp, s->dual))
+		return -1;
+	memset(w, 0, sizeof(double) * nv);
+	for (int i = 0; i < s->nlr && duals; i++) {
+		double mu = fabs(s->dual[1 + nsplit + i]);
+		const double *coef = &s->coef[(size_t)s->rk[i] * nv];
+
+		if (!isfinite(mu) || !(mu > 0))
+			continue;
+		msum += mu;
+		for (int v = 0; v < s->nv; v++)
+			if (s->vc[v] == s->rc[i] && s->ok[v] && !s->forb[v] && coef[v] > 0)
+				w[v] += mu * coef[v] / s->rcap[i];
+	}
+	for (int v = 0; v < s->nv;) {
+		int t = s->vt[v];
+		double best = INFINITY;
+
+		for (; v < s->nv && s->vt[v] == t; v++)
+			if (s->ok[v] && !s->forb[v] && w[v] < best)
+				best = w[v];
+		if (!isfinite(best))
+			return 1; /* no allowed column: no plan ends by T */
+		lam += best;
+	}
+	return msum > 0 && lam > (1 + LPB_SLACK) * msum ? 1 : -1;
+}
+
+/* Whether T is rejected (1, certified by lpb_certify()), accepted (0;
+ * the split into frac when not NULL), or unknown (-1: lp_solve failed
+ * three times, its rejection could not be certified, or the clock
+ * stopped it; treated as accepted). */
 static int lpb_test(lpb_t *s, double T, double *frac)
 {
 	const spase_inst_t *in = s->in;
 	lprec *lp;
-	int ret, rc = -1;
+	int ret, rc = -1, nsplit = 0;
 
 	if (!lpb_coef(s, T))
 		return 1;
+	memset(s->forb, 0, (size_t)s->nv);
+	s->nlr = 0;
 	lp = make_lp(0, s->nv + 1);
 	if (!lp)
 		return -1;
@@ -395,7 +472,7 @@ static int lpb_test(lpb_t *s, double T, double *frac)
 		if (!s->ok[v])
 			set_upbo(lp, v + 1, 0);
 	/* one split per task (its columns are consecutive) */
-	for (int v = 0; v < s->nv;) {
+	for (int v = 0; v < s->nv; nsplit++) {
 		int t = s->vt[v], m = 0;
 
 		while (v < s->nv && s->vt[v] == t) {
@@ -408,7 +485,7 @@ static int lpb_test(lpb_t *s, double T, double *frac)
 	}
 	for (int c = 0; c < s->nc; c++)
 		for (int k = 0; k < s->nrows; k++)
-			if (!lpb_row(s, lp, c, &s->coef[(size_t)k * (size_t)s->nv],
+			if (!lpb_row(s, lp, c, k, &s->coef[(size_t)k * (size_t)s->nv],
 				     row_cap(s, c, k, T)))
 				goto out;
 	set_add_rowmode(lp, FALSE);
@@ -417,17 +494,32 @@ static int lpb_test(lpb_t *s, double T, double *frac)
 	if (!set_obj_fnex(lp, 1, s->row, s->colno))
 		goto out;
 	set_minim(lp);
-	ret = solve(lp);
-	if (ret == INFEASIBLE) {
-		/* every task has an allowed pair (lpb_coef), so only forbidden
-		 * pairs (zero capacity) can leave a task without one */
-		rc = 1;
-	} else if (ret == OPTIMAL) {
-		rc = get_objective(lp) > 1 + LPB_SLACK;
-		if (!rc && frac && get_variables(lp, s->x)) {
-			memset(frac, 0, sizeof(double) * (size_t)in->nt * (size_t)s->nc);
-			for (int v = 0; v < s->nv; v++)
-				frac[(size_t)s->vt[v] * (size_t)s->nc + (size_t)s->vc[v]] = s->x[v];
+	/* lp_solve's first answer, then two other simplex types where it
+	 * failed or its rejection could not be certified: after an accuracy
+	 * error a second solve has returned "optimal" with a load 50 times
+	 * too high, so no answer is taken on its word (lpb_certify()) */
+	for (int tr = 0; tr < 3 && rc == -1 && !lpb_stop(s); tr++) {
+		if (tr > 0) {
+			default_basis(lp);
+			set_simplextype(lp, tr == 1 ? SIMPLEX_PRIMAL_PRIMAL : SIMPLEX_DUAL_DUAL);
+		}
+		ret = solve(lp);
+		if (ret == INFEASIBLE) {
+			rc = lpb_certify(s, lp, nsplit, 0);
+		} else if (ret == OPTIMAL && get_objective(lp) > 1 + LPB_SLACK) {
+			/* the duals, from the optimal basis (sensitivity
+			 * analysis on every solve cost twice the time) */
+			set_presolve(lp, PRESOLVE_SENSDUALS, get_presolveloops(lp));
+			ret = solve(lp);
+			set_presolve(lp, PRESOLVE_NONE, get_presolveloops(lp));
+			rc = ret == OPTIMAL ? lpb_certify(s, lp, nsplit, 1) : -1;
+		} else if (ret == OPTIMAL) {
+			rc = 0;
+			if (frac && get_variables(lp, s->x)) {
+				memset(frac, 0, sizeof(double) * (size_t)in->nt * (size_t)s->nc);
+				for (int v = 0; v < s->nv; v++)
+					frac[(size_t)s->vt[v] * (size_t)s->nc + (size_t)s->vc[v]] = s->x[v];
+			}
 		}
 	}
 out:
