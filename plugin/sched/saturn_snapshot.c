@@ -745,11 +745,8 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 				if (!bit_test(b, t))
 					continue;
 				if (first >= 0) {
-					/* the array's meta record holds every task
-					 * not split off yet: what it says of one
-					 * it says of all (its environment,
-					 * priority and limits read once, not per
-					 * task: 10,000 held tasks, issue 22) */
+					/* the meta record's unsplit tasks share
+					 * its fields: read once, not per task */
 					if (!(j = saturn_snapshot_add_job(s)))
 						goto nomem;
 					*j = s->jobs[first];
