@@ -28,6 +28,8 @@ sched_saturn_la_SOURCES = \
 	sched/saturn_files.h \
 	sched/saturn_views.c \
 	sched/saturn_views.h \
+	sched/saturn_statewr.c \
+	sched/saturn_statewr.h \
 	sched/saturn_profcache.c \
 	sched/saturn_profcache.h \
 	sched/saturn_profiles.c \

@@ -6,7 +6,8 @@
  * (saturn_cycle_run, lib/sched/sched_cycle.h: every decision, with no
  * lock, file or clock), record it (saturn_record_cycles), then apply its
  * outputs (saturn_apply.c: the decisions under one write-lock section;
- * the plan records; the reconfiguration signals) and persist the plan.
+ * the plan records; the reconfiguration signals) and hand the state to
+ * its writer (saturn_statewr.c).
  * Never exits, never plans while holding locks.
  */
 #include "config.h" /* Slurm's */
@@ -62,7 +63,7 @@
 #include "saturn_profiles.h"
 #include "saturn_prune.h"
 #include "saturn_reconfig.h"
-#include "saturn_views.h"
+#include "saturn_statewr.h"
 
 /* --- thread control and settings -------------------------------------- */
 
@@ -75,6 +76,13 @@ static volatile int reconfig_pending = 0;
  * lib/sched/sched_cycle.h); the plan's id also in ctx->plan_id for the
  * files that apply it */
 static saturn_cycle_state_t cstate;
+
+/* state.json is root's alone (0600, all users' tasks): owned by SlurmUser
+ * when we run as root, so that the Slurm operator account reads it too */
+static long state_owner(void)
+{
+	return geteuid() == 0 ? (long)slurm_conf.slurm_user_id : SATURN_ANY_UID;
+}
 
 static void load_settings(saturn_ctx_t *ctx)
 {
@@ -103,6 +111,7 @@ static void load_settings(saturn_ctx_t *ctx)
 		ctx->profile_dir = xstrdup_printf("%s/profiles", ctx->state_dir);
 	ctx->progress_dir = xstrdup_printf("%s/progress", ctx->state_dir);
 	saturn_files_open(ctx);
+	saturn_statewr_target(ctx, state_owner());
 	info("sched/saturn: interval %.0fs, solver time %.2fs, min gain %.2f, release slack %.0fs, backfill %s, fairness %s, feedback %s, state %s, profiles %s",
 	     ctx->cfg.interval_s, ctx->cfg.solver_time_s, ctx->cfg.min_gain,
 	     ctx->cfg.release_slack_s, ctx->cfg.backfill ? "yes" : "no",
@@ -176,6 +185,7 @@ void saturn_agent_init(saturn_ctx_t *ctx)
 	load_settings(ctx);
 	load_prev_state(ctx);
 	saturn_backfill_load(ctx);
+	saturn_statewr_start();
 }
 
 void saturn_agent_stop(void)
@@ -199,6 +209,7 @@ void saturn_agent_fini(saturn_ctx_t *ctx)
 {
 	saturn_backfill_fini();
 	saturn_cycle_state_free(&cstate);
+	saturn_statewr_stop();
 	saturn_files_close(ctx);
 	saturn_reconfig_fini();
 	xfree(ctx->state_dir);
@@ -215,43 +226,18 @@ static int abort_cb(void *arg)
 	return stop_agent || slurmctld_config.shutdown_time;
 }
 
-/* state.json is root's alone (0600, all users' tasks): owned by SlurmUser
- * when we run as root, so that the Slurm operator account reads it too */
-static long state_owner(void)
-{
-	return geteuid() == 0 ? (long)slurm_conf.slurm_user_id : SATURN_ANY_UID;
-}
-
-/* Write state.json (and the users' views of it); the bytes written, 0
- * when it could not be. */
+/* Serialise the state and hand it to the state writer (saturn_statewr.c:
+ * state.json and the users' views, in a thread of its own); the bytes
+ * handed over, 0 on ENOMEM. */
 static size_t persist(const saturn_ctx_t *ctx, const saturn_snapshot_t *s,
 		      const saturn_sched_build_t *b, const saturn_plan_t *plan)
 {
-	size_t bytes = 0;
-	char *path = xstrdup_printf("%s/state.json", ctx->state_dir);
 	char *txt = saturn_sched_state_to_json(s, b, plan, ctx->plan_id, s->now);
-	saturn_error_t err = {{0}};
-	static int warned;
+	size_t bytes = txt ? strlen(txt) : 0;
 
-	if (ctx->state_fd < 0)
-		saturn_error_set(&err, "%s: the state folder was refused (logged at start)",
-				 path);
-	if (!txt) {
+	if (!txt)
 		error("sched/saturn: out of memory serialising the state");
-	} else if (ctx->state_fd < 0 ||
-		   saturn_file_write_at(ctx->state_fd, ctx->state_dir, "state.json", txt,
-					strlen(txt), state_owner(), SATURN_ANY_UID, 0600,
-					&err) < 0) {
-		if (!warned++)
-			error("sched/saturn: cannot persist the plan: %s", err.text);
-	} else {
-		warned = 0;
-		bytes = strlen(txt);
-		/* what users may read of it (PrivateData) */
-		saturn_views_write(ctx, txt);
-	}
-	free(txt);
-	xfree(path);
+	saturn_statewr_put(txt);
 	return bytes;
 }
 
@@ -361,9 +347,10 @@ static void cycle(saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node)
 	/* "plan" runs from the snapshot to the cycle's end: the passes after
 	 * the snapshot (files, re-holds, profiler jobs, profiles: "gather")
 	 * and saturn_cycle_run; "in all" from the lock request to the state
-	 * written */
+	 * serialised and handed to the writer (its write is logged by the
+	 * writer) */
 	if (nsaturn > 0)
-		debug("sched/saturn: cycle: %d Saturn task(s), snapshot %.3f ms under read locks (waited %.3f ms), plan %.3f ms, apply %.3f ms under write locks, %d released; thread CPU under the locks: snapshot %.3f ms, apply %.3f ms; gather after the snapshot %.3f ms, state.json %zu bytes written in %.3f ms, cycle %.3f ms in all",
+		debug("sched/saturn: cycle: %d Saturn task(s), snapshot %.3f ms under read locks (waited %.3f ms), plan %.3f ms, apply %.3f ms under write locks, %d released; thread CPU under the locks: snapshot %.3f ms, apply %.3f ms; gather after the snapshot %.3f ms, state.json %zu bytes serialised in %.3f ms, cycle %.3f ms in all",
 		      nsaturn, (gt.t2 - gt.t1) * 1e3, (gt.t1 - gt.t0) * 1e3, (t3 - gt.t2) * 1e3,
 		      (t5 - t4) * 1e3, released, gt.cpu * 1e3, cpu5 * 1e3, (gt.t3 - gt.t2) * 1e3,
 		      state_bytes, t6 * 1e3, (now_mono() - gt.t0) * 1e3);

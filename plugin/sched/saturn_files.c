@@ -38,7 +38,6 @@
 #include "safefile.h"
 
 #include "saturn_files.h"
-#include "saturn_views.h"
 
 /* uids whose progress folder was made this cycle (saturn_progress_prepare) */
 static long *ready_uids;
@@ -59,7 +58,6 @@ void saturn_files_close(saturn_ctx_t *ctx)
 	close_fd(&ctx->jobs_fd);
 	close_fd(&ctx->scripts_fd);
 	close_fd(&ctx->users_fd);
-	saturn_views_reset();
 	xfree(ready_uids);
 	nready = 0;
 }

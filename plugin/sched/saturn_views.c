@@ -14,7 +14,7 @@
  * folder's descriptor (saturn_file_write_at: O_EXCL|O_NOFOLLOW temporary,
  * fchown, renameat; saturn_file_remove_at: unlinkat), and only we can write
  * the folder. Per-user views need a root controller (fchown to the user).
- * Agent thread only, no locks.
+ * The state writer's thread only (saturn_statewr.c), no locks.
  */
 #include "config.h" /* Slurm's */
 
@@ -57,9 +57,9 @@ void saturn_views_reset(void)
 	listed = 0;
 }
 
-static char *users_dir(const saturn_ctx_t *ctx)
+static char *users_dir(const saturn_views_dest_t *dest)
 {
-	return xstrdup_printf("%s/" USERS_DIR_NAME, ctx->state_dir);
+	return xstrdup_printf("%s/" USERS_DIR_NAME, dest->state_dir);
 }
 
 /* 1 when Slurm hides jobs, users or accounts from other users */
@@ -94,10 +94,10 @@ static long view_uid(const char *name)
 
 /* remove UID.json of every uid not among views[] (one pass over the
  * folder, which holds only what we wrote) */
-static void sweep(const saturn_ctx_t *ctx, const char *dname, const saturn_state_view_t *views,
+static void sweep(const saturn_views_dest_t *dest, const char *dname, const saturn_state_view_t *views,
 		  int nviews)
 {
-	int fd = dup(ctx->users_fd);
+	int fd = dup(dest->users_fd);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *de;
 	saturn_error_t err = {{0}};
@@ -117,13 +117,13 @@ static void sweep(const saturn_ctx_t *ctx, const char *dname, const saturn_state
 			continue;
 		for (int i = 0; i < nviews && !keep; i++)
 			keep = views[i].uid == uid;
-		if (!keep && saturn_file_remove_at(ctx->users_fd, dname, de->d_name, &err) < 0)
+		if (!keep && saturn_file_remove_at(dest->users_fd, dname, de->d_name, &err) < 0)
 			error("sched/saturn: stale view: %s", err.text);
 	}
 	closedir(d);
 }
 
-void saturn_views_write(const saturn_ctx_t *ctx, const char *txt)
+void saturn_views_write(const saturn_views_dest_t *dest, const char *txt)
 {
 	saturn_state_view_t *views = NULL;
 	saturn_error_t err = {{0}};
@@ -133,14 +133,14 @@ void saturn_views_write(const saturn_ctx_t *ctx, const char *txt)
 	int nviews = 0, changed_set = 0;
 	static int warned;
 
-	if (ctx->users_fd < 0)
+	if (dest->users_fd < 0)
 		return;
-	dname = users_dir(ctx);
+	dname = users_dir(dest);
 	if (!private_data()) {
 		unsigned long long h = saturn_state_view_hash(txt, len);
 
 		if (h != public_hash) {
-			if (saturn_file_write_at(ctx->users_fd, dname, PUBLIC_NAME, txt, len,
+			if (saturn_file_write_at(dest->users_fd, dname, PUBLIC_NAME, txt, len,
 						 SATURN_ANY_UID, SATURN_ANY_UID, 0644, &err) < 0) {
 				error("sched/saturn: public view: %s", err.text);
 				h = 0;
@@ -149,11 +149,11 @@ void saturn_views_write(const saturn_ctx_t *ctx, const char *txt)
 		}
 	} else if (public_hash || !listed) {
 		/* PrivateData now hides jobs: the view of everything goes */
-		if (saturn_file_remove_at(ctx->users_fd, dname, PUBLIC_NAME, &err) < 0)
+		if (saturn_file_remove_at(dest->users_fd, dname, PUBLIC_NAME, &err) < 0)
 			error("sched/saturn: public view: %s", err.text);
 		public_hash = 0;
 	}
-	if (!ctx->user_dirs) {
+	if (!dest->user_dirs) {
 		/* without root the views cannot be handed to their users */
 		if (!warned++)
 			info("sched/saturn: not root: no per-user views of the state (%s/UID.json); users read %s only when PrivateData hides no jobs",
@@ -180,7 +180,7 @@ void saturn_views_write(const saturn_ctx_t *ctx, const char *txt)
 			continue;
 		}
 		snprintf(name, sizeof(name), "%ld.json", views[i].uid);
-		if (saturn_file_write_at(ctx->users_fd, dname, name, views[i].text,
+		if (saturn_file_write_at(dest->users_fd, dname, name, views[i].text,
 					 strlen(views[i].text), views[i].uid, SATURN_ANY_UID, 0400,
 					 &err) < 0)
 			error("sched/saturn: view of uid %ld: %s", views[i].uid, err.text);
@@ -188,7 +188,7 @@ void saturn_views_write(const saturn_ctx_t *ctx, const char *txt)
 			now[i].hash = h;
 	}
 	if (changed_set) {
-		sweep(ctx, dname, views, nviews);
+		sweep(dest, dname, views, nviews);
 		listed = 1;
 	}
 	xfree(known);

@@ -265,7 +265,11 @@ analyse() {
 	sed -n 's/.*sched\/saturn: cycle: no Saturn jobs (snapshot \([0-9.]*\) ms under read locks[,)].*/\1/p' "$L" >sat-idle.txt
 	# the same lines' end: the gather after the snapshot, state.json's
 	# size and write time (0 bytes: not written that cycle), the whole cycle
-	sed -n 's/.*sched\/saturn: cycle: .*gather after the snapshot \([0-9.]*\) ms, state.json \([0-9]*\) bytes written in \([0-9.]*\) ms, cycle \([0-9.]*\) ms in all.*/\1 \2 \3 \4/p' "$L" >sat-whole.txt
+	sed -n 's/.*sched\/saturn: cycle: .*gather after the snapshot \([0-9.]*\) ms, state.json \([0-9]*\) bytes [a-z]* in \([0-9.]*\) ms, cycle \([0-9.]*\) ms in all.*/\1 \2 \3 \4/p' "$L" >sat-whole.txt
+	# the state writer's thread: bytes and time of each write (none in
+	# logs of a plugin that wrote in the agent thread: "bytes written" in
+	# the cycle line then)
+	sed -n 's/.*sched\/saturn: state.json: \([0-9]*\) bytes written in \([0-9.]*\) ms.*/\1 \2/p' "$L" >sat-writes.txt
 	{
 		awk '{ print $2 }' sat-cycles.txt
 		cat sat-idle.txt
@@ -297,7 +301,16 @@ analyse() {
 	set -- $(awk '{ print $1 }' sat-whole.txt | stats)
 	put sat_gather_p50_ms "$2"
 	put sat_gather_max_ms "$4"
-	set -- $(awk '$2 > 0 { print $3 }' sat-whole.txt | stats)
+	if [ -s sat-writes.txt ]; then
+		set -- $(awk '$2 > 0 { print $3 }' sat-whole.txt | stats)
+		put sat_state_serialise_p50_ms "$2"
+		put sat_state_serialise_p99_ms "$3"
+		put sat_state_serialise_max_ms "$4"
+		awk '{ print $2, $1, $2 }' sat-writes.txt >sat-whole-w.txt
+	else
+		cp sat-whole.txt sat-whole-w.txt
+	fi
+	set -- $(awk '$2 > 0 { print $3 }' sat-whole-w.txt | stats)
 	put sat_state_writes "$1"
 	put sat_state_write_p50_ms "$2"
 	put sat_state_write_p99_ms "$3"

@@ -7,8 +7,9 @@ left, which loads the host far more than the mix). site-load.sh's own
 figures cover the whole run. Per window: cycles with Saturn tasks, the most
 tasks in one, and p50 / p99 / max in ms of the snapshot under the read
 locks (wall, and the thread's CPU time), the apply under the write locks
-(wall, CPU), the plan (gather + saturn_cycle_run), the state.json write and
-the whole cycle; under either scheduler, the latency of sbatch, squeue
+(wall, CPU), the plan (gather + saturn_cycle_run), the state (serialised
+and handed to the state writer; in logs of a plugin without that thread,
+written), the whole cycle and the state writer's writes; under either scheduler, the latency of sbatch, squeue
 (root, all jobs) and a user's squeue in ms (lat.csv, calls that
 succeeded). Used in doc/benchmarks-site.md."""
 import datetime
@@ -19,9 +20,12 @@ CYCLE = re.compile(
     r"\[(\S+)\] debug:  sched/saturn: cycle: (\d+) Saturn task\(s\), snapshot ([\d.]+) ms "
     r"under read locks \(waited ([\d.]+) ms\), plan ([\d.]+) ms, apply ([\d.]+) ms under "
     r"write locks, \d+ released; thread CPU under the locks: snapshot ([\d.]+) ms, apply "
-    r"([\d.]+) ms; gather after the snapshot [\d.]+ ms, state.json \d+ bytes written in "
+    r"([\d.]+) ms; gather after the snapshot [\d.]+ ms, state.json \d+ bytes (?:written|serialised) in "
     r"([\d.]+) ms, cycle ([\d.]+) ms in all")
-FIELDS = ["snapshot", "snapshot_cpu", "apply", "apply_cpu", "plan", "state_write", "cycle"]
+# the state writer's thread (a plugin that wrote in the agent thread has
+# none: its cycle lines' "state" field is the write)
+WRITE = re.compile(r"\[(\S+)\] debug:  sched/saturn: state.json: \d+ bytes written in ([\d.]+) ms")
+FIELDS = ["snapshot", "snapshot_cpu", "apply", "apply_cpu", "plan", "state", "cycle"]
 
 
 def quantile(a, p):
@@ -41,14 +45,19 @@ def run(d):
     m = meta(d)
     t0, t_load = int(m["T0"]) / 1e6, int(m["T_LOAD"]) / 1e6
     win = {"load": [], "after": []}
+    writes = {"load": [], "after": []}
     with open(d + "/slurmctld.log", errors="replace") as f:
         for line in f:
             c = CYCLE.match(line)
-            if not c:
+            wr = None if c else WRITE.match(line)
+            if not c and not wr:
                 continue
-            t = datetime.datetime.strptime(c.group(1), "%Y-%m-%dT%H:%M:%S.%f")
+            t = datetime.datetime.strptime((c or wr).group(1), "%Y-%m-%dT%H:%M:%S.%f")
             t = t.replace(tzinfo=datetime.timezone.utc).timestamp()
             if t < t0:
+                continue
+            if wr:
+                writes["load" if t <= t_load else "after"].append(float(wr.group(2)))
                 continue
             v = [float(c.group(i)) for i in (3, 7, 6, 8, 5, 9, 10)]
             win["load" if t <= t_load else "after"].append((int(c.group(2)), v))
@@ -79,6 +88,9 @@ def run(d):
             out.append(f"{name} {quantile(a, .5):.1f}/{quantile(a, .99):.1f}/{a[-1]:.1f}")
         over = sum(r[1][6] > float(m.get("INTERVAL", "10")) * 1000 for r in rows)
         out.append(f"cycles over saturn_interval {over}")
+        a = sorted(writes[w])
+        if a:
+            out.append(f"state writer {quantile(a, .5):.1f}/{quantile(a, .99):.1f}/{a[-1]:.1f} ({len(a)})")
         print("; ".join(out))
 
 
