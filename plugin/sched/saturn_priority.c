@@ -225,22 +225,31 @@ static void job_max_limits(saturn_snap_job_t *j, job_record_t *job_ptr, int gpu_
 	}
 }
 
-void saturn_snap_prio_limits(saturn_snap_job_t *j, job_record_t *job_ptr, double now)
+int saturn_prio_lock(void)
 {
 	assoc_mgr_lock_t locks = {.assoc = READ_LOCK, .qos = READ_LOCK, .tres = READ_LOCK};
 	slurmdb_tres_rec_t tres = {0};
-	int gpu_pos;
 
+	assoc_mgr_lock(&locks);
+	tres.type = "gres";
+	tres.name = "gpu";
+	return assoc_mgr_find_tres_pos(&tres, true);
+}
+
+void saturn_prio_unlock(void)
+{
+	assoc_mgr_lock_t locks = {.assoc = READ_LOCK, .qos = READ_LOCK, .tres = READ_LOCK};
+
+	assoc_mgr_unlock(&locks);
+}
+
+void saturn_snap_prio_limits(saturn_snap_job_t *j, job_record_t *job_ptr, double now, int gpu_pos)
+{
 	memset(j->limits, 0, sizeof(j->limits));
 	j->max_job_gpus = j->max_node_gpus = j->max_job_nodes = 0;
-	assoc_mgr_lock(&locks);
 	j->prio = job_prio(job_ptr, now);
 	if (accounting_enforce & ACCOUNTING_ENFORCE_LIMITS) {
-		tres.type = "gres";
-		tres.name = "gpu";
-		gpu_pos = assoc_mgr_find_tres_pos(&tres, true);
 		job_limits(j, job_ptr, gpu_pos);
 		job_max_limits(j, job_ptr, gpu_pos);
 	}
-	assoc_mgr_unlock(&locks);
 }

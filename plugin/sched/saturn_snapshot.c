@@ -291,7 +291,7 @@ static void add_busy(int snode, uint64_t mask, void *arg)
 /* A new snapshot job for job_ptr (a record; an array's pending tasks each
  * get one) with what every state shares; NULL on ENOMEM. */
 static saturn_snap_job_t *add_job(saturn_snapshot_t *s, job_record_t *job_ptr, const char *batch,
-				  uint64_t part_mask)
+				  uint64_t part_mask, int gpu_pos)
 {
 	saturn_snap_job_t *j = saturn_snapshot_add_job(s);
 
@@ -316,7 +316,7 @@ static saturn_snap_job_t *add_job(saturn_snapshot_t *s, job_record_t *job_ptr, c
 		snprintf(j->technique, sizeof(j->technique), "%s", tech ? tech : "user");
 		j->gpus = g ? atoi(g) : j->req_gpus;
 	}
-	saturn_snap_prio_limits(j, job_ptr, s->now);
+	saturn_snap_prio_limits(j, job_ptr, s->now, gpu_pos);
 	return j;
 }
 
@@ -657,7 +657,7 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 	node_record_t *node_ptr;
 	job_record_t *job_ptr;
 	struct listIterator *it;
-	int *snap_of_node, nsaturn = 0;
+	int *snap_of_node, nsaturn = 0, gpu_pos;
 	struct snap_parts sp = {0};
 	uint64_t part_mask;
 	char part_never[96];
@@ -673,11 +673,9 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 	{
 		static int said; /* once per slurmctld */
 
-		if (!s->measure_multinode && !said) {
-			said = 1;
+		if (!s->measure_multinode && !said++)
 			info("sched/saturn: predicted options on several nodes are left out of the plans: they cannot be measured (%s)",
 			     ctx->cfg.profiler ? "saturn_measure_predicted=no" : "no saturn_profiler");
-		}
 	}
 	xrecalloc(*snap_of_node_p, node_record_count ? node_record_count : 1, sizeof(int));
 	snap_of_node = *snap_of_node_p;
@@ -701,6 +699,7 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 		snap_of_node[node_ptr->index] = s->nnodes - 1;
 	}
 
+	gpu_pos = saturn_prio_lock(); /* once for all jobs, not per job */
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
 		const char *batch = job_batch(job_ptr);
@@ -717,7 +716,7 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 				struct gang_acc a = {.s = s, .until = (double)job_ptr->end_time};
 
 				/* part_mask 0: pinned to its nodes anyway */
-				if (!(j = add_job(s, job_ptr, batch, 0)))
+				if (!(j = add_job(s, job_ptr, batch, 0, gpu_pos)))
 					goto nomem;
 				nsaturn++;
 				j->task_id = job_ptr->array_task_id == NO_VAL ? -1 : (int)job_ptr->array_task_id;
@@ -754,7 +753,7 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 					nsaturn++;
 					continue;
 				}
-				if (!(j = add_job(s, job_ptr, batch, part_mask)))
+				if (!(j = add_job(s, job_ptr, batch, part_mask, gpu_pos)))
 					goto nomem;
 				nsaturn++;
 				j->task_id = t;
@@ -767,7 +766,7 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 			}
 			continue;
 		}
-		if (!(j = add_job(s, job_ptr, batch, part_mask)))
+		if (!(j = add_job(s, job_ptr, batch, part_mask, gpu_pos)))
 			goto nomem;
 		nsaturn++;
 		j->task_id = job_ptr->array_task_id == NO_VAL ? -1 : (int)job_ptr->array_task_id;
@@ -779,6 +778,7 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 		pending_never(j, job_ptr, part_never);
 	}
 	list_iterator_destroy(it);
+	saturn_prio_unlock();
 	/* each usable node: the partitions (of Saturn jobs) containing it that
 	 * start jobs (a DOWN or INACTIVE partition's jobs wait: they get no
 	 * node, so they are left held with the reason saying so) */
@@ -794,5 +794,6 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 	return nsaturn;
 nomem:
 	list_iterator_destroy(it);
+	saturn_prio_unlock();
 	return -1;
 }
