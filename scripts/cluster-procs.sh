@@ -23,8 +23,40 @@ alive() {
 	[ -n "$1" ] && kill -0 "$1" 2>/dev/null
 }
 
-# Every process of this instance: the pids we recorded and any process whose
-# environment names this instance's slurm.conf (slurmd children: slurmstepd,
+# Every process whose environment names this instance's slurm.conf, one
+# line each, classified once: "PID JOB DAEMON", JOB 1 when its environment
+# also holds a SLURM_JOB_ID (a job's batch script and its children), DAEMON
+# 1 when its comm is one of our daemons: slurmctld, slurmd (and slurmdbd),
+# slurmstepd, slurmscriptd, mariadbd (not a user's shell that sourced the
+# env file). One scan of /proc for instance_pids and job_pids.
+conf_pids() {
+	envs=$(grep -slzxF "SLURM_CONF=$CONF" /proc/[0-9]*/environ 2>/dev/null || true)
+	[ -n "$envs" ] || return 0
+	# shellcheck disable=SC2086
+	jobs=$(grep -slz '^SLURM_JOB_ID=' $envs 2>/dev/null || true)
+	for e in $envs; do
+		p=${e#/proc/}
+		p=${p%/environ}
+		job=0
+		case "
+$jobs
+" in
+		*"
+$e
+"*) job=1 ;;
+		esac
+		daemon=0
+		c=$(cat "/proc/$p/comm" 2>/dev/null || true)
+		case "$c" in
+		slurmctld* | slurmd* | slurmstepd* | slurmscriptd* | mariadbd*) daemon=1 ;;
+		esac
+		echo "$p $job $daemon"
+	done
+	return 0
+}
+
+# Every process of this instance: the pids we recorded and its daemons by
+# their environment (conf_pids: slurmd children too, slurmstepd and
 # slurmscriptd). Matched by pid, never by process name.
 instance_pids() {
 	for f in "$D"/run/*.pid; do
@@ -32,30 +64,25 @@ instance_pids() {
 		p=$(pid_of "$f")
 		alive "$p" && echo "$p"
 	done
-	for e in $(grep -slzxF "SLURM_CONF=$CONF" /proc/[0-9]*/environ 2>/dev/null || true); do
-		p=${e#/proc/}
-		p=${p%/environ}
-		# Only daemons of ours: slurmctld, slurmd (and slurmdbd), slurmstepd,
-		# slurmscriptd, mariadbd (their comm), not a user's shell that sourced
-		# the env file.
-		c=$(cat "/proc/$p/comm" 2>/dev/null || true)
-		case "$c" in
-		slurmctld* | slurmd* | slurmstepd* | slurmscriptd* | mariadbd*) echo "$p" ;;
+	# (case, not &&: the loop ends with status 0 under set -e)
+	conf_pids | while read -r p job daemon; do
+		case "$daemon" in
+		1) echo "$p" ;;
 		esac
 	done
 	return 0
 }
 
 # The processes of this instance's jobs (a batch script and its children:
-# SLURM_CONF of this instance and a SLURM_JOB_ID in their environment).
-# With slurmctld down, stop cannot cancel them, and once their slurmstepd
-# is killed they would run on, orphaned, and write into a later run's files.
+# SLURM_CONF of this instance and a SLURM_JOB_ID in their environment,
+# conf_pids). With slurmctld down, stop cannot cancel them, and once their
+# slurmstepd is killed they would run on, orphaned, and write into a later
+# run's files.
 job_pids() {
-	for e in $(grep -slzxF "SLURM_CONF=$CONF" /proc/[0-9]*/environ 2>/dev/null || true); do
-		grep -qz '^SLURM_JOB_ID=' "$e" 2>/dev/null || continue
-		p=${e#/proc/}
-		p=${p%/environ}
-		[ "$p" != $$ ] && echo "$p"
+	conf_pids | while read -r p job daemon; do
+		case "$job" in
+		1) [ "$p" = $$ ] || echo "$p" ;;
+		esac
 	done
 	return 0
 }

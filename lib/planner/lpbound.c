@@ -398,6 +398,8 @@ static int __WINAPI lpb_abort(lprec *lp, void *arg)
 	return spase_stop(arg) ? TRUE : FALSE;
 }
 
+void (*spase_lp_dual_hook)(double *dual, int n);
+
 /* Whether the clock (if any) says stop. */
 static int lpb_stop(lpb_t *s)
 {
@@ -420,6 +422,8 @@ static int lpb_certify(lpb_t *s, lprec *lp, int nsplit, int duals)
 
 	if (duals && !get_dual_solution(lp, s->dual))
 		return -1;
+	if (duals && spase_lp_dual_hook)
+		spase_lp_dual_hook(s->dual, 1 + get_Nrows(lp) + get_Ncolumns(lp));
 	memset(w, 0, sizeof(double) * nv);
 	for (int i = 0; i < s->nlr && duals; i++) {
 		double mu = fabs(s->dual[1 + nsplit + i]);

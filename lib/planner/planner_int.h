@@ -182,6 +182,12 @@ spase_clock_t spase_clock_in(double budget_s);
  * T rejected before. */
 double spase_lp_bound(const spase_inst_t *in, double lower, double *frac,
 		      spase_clock_t *clk);
+/* For tests only (tests/unit/test_lpbound.c), NULL otherwise: called on
+ * lp_solve's duals (dual[0 .. n): 1 + rows + columns, as
+ * get_dual_solution() fills them) before a rejection of T is certified from
+ * them, to stand in for lp_solve answering with wrong duals. Not thread-safe:
+ * set it only where no bound is being computed. */
+extern void (*spase_lp_dual_hook)(double *dual, int n);
 
 /* --- classseed.c --- */
 /* Smallest-area option of task t in class c (class-free options count in

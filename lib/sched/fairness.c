@@ -203,6 +203,25 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Hold a gang's GPUs until end on every one of its nnodes nodes (node,
+ * then more[0 .. nnodes - 1), as saturn_running_t and saturn_assign_t keep
+ * them): until[n][id] rises to end for each of its gpus ids per node (ids
+ * node after node). */
+static void hold_gang(double **until, int node, const int *more, int nnodes, int gpus,
+		      const int *ids, double end)
+{
+	for (int j = 0; j < nnodes; j++) {
+		int n = j == 0 || !more ? node : more[j - 1];
+
+		for (int g = 0; g < gpus; g++) {
+			int id = ids[(size_t)j * (size_t)gpus + (size_t)g];
+
+			if (end > until[n][id])
+				until[n][id] = end;
+		}
+	}
+}
+
 /* q: a copy of p holding only the tasks t with in[t] (in p's order, so
  * q's task i is p's map[i]), none running, and on every node a busy entry
  * per GPU g with until[n][g] > 0. NULL on ENOMEM. */
@@ -303,11 +322,9 @@ saturn_plan_t *saturn_fair_plan(const saturn_problem_t *p, const double *tag,
 		}
 		/* every node of a running gang (only the first was held: the
 		 * stages saw its GPUs on the others free) */
-		for (int j = 0; j < saturn_running_nnodes(&task->running); j++)
-			for (int g = 0; g < task->running.ngpus; g++)
-				until[saturn_running_node_at(&task->running, j)]
-				     [task->running.gpu_ids[(size_t)j * (size_t)task->running.ngpus + (size_t)g]] =
-				    saturn_task_runtime(task, task->running.option);
+		hold_gang(until, task->running.node, task->running.more_nodes,
+			  saturn_running_nnodes(&task->running), task->running.ngpus,
+			  task->running.gpu_ids, saturn_task_runtime(task, task->running.option));
 	}
 	qsort(keys, (size_t)nkeys, sizeof(double), cmp_double);
 	{
@@ -349,13 +366,7 @@ saturn_plan_t *saturn_fair_plan(const saturn_problem_t *p, const double *tag,
 				saturn_error_set(err, "out of memory planning by fair share");
 				goto fail;
 			}
-			for (int j = 0; j < kn; j++)
-				for (int g = 0; g < a->gpus; g++) {
-					int id = a->gpu_ids[(size_t)j * (size_t)a->gpus + (size_t)g];
-
-					if (a->end_s > until[nodes[j]][id])
-						until[nodes[j]][id] = a->end_s;
-				}
+			hold_gang(until, a->node, a->more_nodes, kn, a->gpus, a->gpu_ids, a->end_s);
 		}
 		saturn_plan_destroy(sp);
 		sp = NULL;

@@ -150,14 +150,33 @@ static int groups_take(const saturn_mu_t *m, spase_prof_t *pg, spase_prof_t *pj,
 	return 0;
 }
 
+/* A gang kept as planned holds what its plan entry holds: its GPUs on
+ * each of its nodes from pn, and its groups' shares, over its planned
+ * [start, end). Returns 0 or -1 (ENOMEM). */
+static int keep_gang(const saturn_mu_t *m, const saturn_problem_t *p, const saturn_assign_t *a,
+		     int t, spase_prof_t *pn, spase_prof_t *pg, spase_prof_t *pj)
+{
+	if (!isfinite(a->start_s) || !isfinite(a->end_s) || !(a->end_s > a->start_s))
+		return 0;
+	for (int j = 0; j < saturn_assign_nnodes(a); j++) {
+		int n = saturn_assign_node_at(a, j);
+
+		if (n >= 0 && n < p->nnodes && spase_prof_take(&pn[n], a->start_s, a->end_s, a->gpus) < 0)
+			return -1;
+	}
+	return groups_take(m, pg, pj, t, a->start_s, a->end_s, a->gpus);
+}
+
 /* relist() for task t on option o of several nodes (a gang): on the
  * nodes it is planned on (same node count, each still fitting), at the
  * earliest time >= its release that every one of them has its GPU count
  * free for its whole run and its groups allow; the GPUs taken from pn on
  * each node. Returns 1 when moved, 0 when kept as planned (nodes do not
- * match, or no such time), -1 on ENOMEM. (relist() placed every task on
- * one node: a gang was refused by saturn_plan_set(), reported as out of
- * memory, and a plan with users' limits and a gang failed.) */
+ * match, or no such time: its planned GPUs and shares are taken as they
+ * stand, keep_gang(), so no later task is listed over them), -1 on
+ * ENOMEM. (relist() placed every task on one node: a gang was refused by
+ * saturn_plan_set(), reported as out of memory, and a plan with users'
+ * limits and a gang failed.) */
 static int relist_gang(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t *plan,
 		       int t, int o, spase_prof_t *pn, spase_prof_t *pg, spase_prof_t *pj)
 {
@@ -168,11 +187,11 @@ static int relist_gang(const saturn_mu_t *m, const saturn_problem_t *p, saturn_p
 	double d = saturn_task_runtime(task, o), s = task->release_s;
 
 	if (k > SATURN_MAX_TASK_NODES || saturn_assign_nnodes(a) != k)
-		return 0;
+		return keep_gang(m, p, a, t, pn, pg, pj);
 	for (int j = 0; j < k; j++) {
 		nodes[j] = saturn_assign_node_at(a, j);
 		if (nodes[j] < 0 || nodes[j] >= p->nnodes || !saturn_option_fits(p, t, o, nodes[j]))
-			return 0;
+			return keep_gang(m, p, a, t, pn, pg, pj);
 	}
 	for (int iter = 0; iter < 100000 && isfinite(s); iter++) {
 		double s1 = s;
@@ -189,7 +208,7 @@ static int relist_gang(const saturn_mu_t *m, const saturn_problem_t *p, saturn_p
 		s = s1;
 	}
 	if (!isfinite(s))
-		return 0;
+		return keep_gang(m, p, a, t, pn, pg, pj);
 	if (saturn_plan_set_nodes(plan, t, p, t, o, nodes, s, NULL) < 0 ||
 	    groups_take(m, pg, pj, t, s, s + d, g) < 0)
 		return -1;

@@ -455,6 +455,60 @@ START_TEST(test_limits_gang)
 }
 END_TEST
 
+/* A gang the users' limits keep as planned (its capped group swaps it to an
+ * option on another node count, so it cannot be re-listed on its nodes)
+ * still holds its GPUs over its planned run: a later task is not re-listed
+ * over them (it was: the two overlapped and the plan was refused). */
+START_TEST(test_limits_gang_kept)
+{
+	saturn_problem_t *p = saturn_problem_create();
+	saturn_plan_t *plan = saturn_plan_create(2);
+	saturn_error_t err = {{0}};
+	const saturn_assign_t *g, *s;
+	saturn_mu_t m;
+	int gang_gpus[2] = {4, 2}, four = 4, gang_nodes[2] = {0, 1};
+	double gang_spb[2] = {1, 1}, spb = 1;
+
+	ck_assert_ptr_nonnull(plan);
+	fx_add_node(p, "n1", 4);
+	fx_add_node(p, "n2", 4);
+	fx_add_node(p, "n3", 4);
+	/* gang: 2 nodes x 4 GPUs, or 3 nodes x 2 GPUs */
+	fx_add_task(p, "gang", 100, 2, gang_gpus, gang_spb);
+	p->tasks[0].options[0].nodes = 2;
+	p->tasks[0].options[1].nodes = 3;
+	fx_add_task(p, "small", 100, 1, &four, &spb);
+	ck_assert_int_eq(saturn_problem_check(p, &err), 0);
+	/* the gang's user is capped at 2 GPUs; small is in no group */
+	ck_assert_int_eq(saturn_mu_init(&m, 2, 1, 1, 1), 0);
+	m.group_of_task[0][0] = 0;
+	m.group_of_task[1][0] = -1;
+	m.max_gpus[0] = 2;
+	/* gang on n1 + n2 over [0, 100), small on n1 after it */
+	ck_assert_int_eq(saturn_plan_set_nodes(plan, 0, p, 0, 0, gang_nodes, 0, NULL), 0);
+	ck_assert_int_eq(saturn_plan_set(plan, 1, p, 1, 0, 0, 100, NULL), 0);
+	ck_assert_msg(saturn_plan_assign_gpus(plan, p, &err) == 0, "%s", err.text);
+	plan->makespan_s = 200;
+	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
+	ck_assert_msg(saturn_mu_apply_limits(&m, p, plan, &err) == 0, "%s", err.text);
+	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
+	g = &plan->assign[0];
+	s = &plan->assign[1];
+	/* the gang as planned */
+	ck_assert_int_eq(g->option, 0);
+	ck_assert_int_eq(saturn_assign_nnodes(g), 2);
+	ck_assert_int_eq(saturn_assign_node_at(g, 0), 0);
+	ck_assert_int_eq(saturn_assign_node_at(g, 1), 1);
+	ck_assert_double_eq_tol(g->start_s, 0, 1e-9);
+	/* small earlier, but on the free node, not on the gang's GPUs */
+	ck_assert_double_eq_tol(s->start_s, 0, 1e-9);
+	ck_assert_int_eq(s->node, 2);
+	saturn_plan_destroy(plan);
+	saturn_mu_free(&m);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
 /* Fair-share stages with gangs: a running gang holds its GPUs on every
  * node in the stages, and a gang planned in a stage keeps all its nodes
  * (each stage entry was set on its first node alone: refused, and the
@@ -510,6 +564,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_running_gang);
 	tcase_add_test(tc, test_feedback_gang);
 	tcase_add_test(tc, test_limits_gang);
+	tcase_add_test(tc, test_limits_gang_kept);
 	tcase_add_test(tc, test_fair_plan_gang);
 }
 

@@ -1,8 +1,8 @@
 /* test_lpbound.c - the class-aware LP bound (lib/planner/lpbound.c) and every
  * other bound of saturn_planner_bounds(), and the class-aware choices of
  * the search (classseed.c, the decoder, the heuristics' best on several
- * classes): hand-computed values, and
- * validity against exhaustive search on tiny random instances that have
+ * classes): hand-computed values, the refusal of a rejection lp_solve's
+ * duals do not certify (spase_lp_dual_hook), and validity against exhaustive search on tiny random instances that have
  * node classes, release times, options on several nodes, a running task,
  * busy GPUs, a task released to a node and zero-length tasks. The same
  * check is shown to fail for a deliberately wrong bound (the bounds of the
@@ -32,12 +32,11 @@ static saturn_bounds_t bounds(saturn_problem_t *p)
 /* Three 1-GPU nodes of classes a, b, c; six tasks of 10 s on a and 100 s
  * on b or c. Below 100 s every task must run on a: 60 s, the optimum.
  * The dual bound sees 60 GPU-s on 3 GPUs (20 s). */
-START_TEST(test_three_classes)
+static saturn_problem_t *three_classes(void)
 {
 	static const opt_spec_t o[] = {{"ddp", 1, 10, "a"}, {"ddp", 1, 100, "b"},
 				       {"ddp", 1, 100, "c"}};
 	saturn_problem_t *p = fx_problem();
-	saturn_bounds_t b;
 	char id[8];
 
 	fx_node(p, "na", 1, "a");
@@ -48,8 +47,61 @@ START_TEST(test_three_classes)
 		fx_task(p, id, 1, 0, o, 3);
 	}
 	fx_check(p);
+	return p;
+}
+
+START_TEST(test_three_classes)
+{
+	saturn_problem_t *p = three_classes();
+	saturn_bounds_t b;
+
 	b = bounds(p);
 	ck_assert_double_lt(b.dual, 30);
+	ck_assert_double_eq_tol(b.lp, 60, 60 * 2e-5);
+	ck_assert_double_le(b.lp, 60);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+/* lp_solve's duals as spase_lp_dual_hook finds them: zeroed on every
+ * solve (wrong_every 1) or on the first of every two (2), counted. */
+static int wrong_every, dual_calls;
+
+static void wrong_duals(double *dual, int n)
+{
+	if (dual_calls++ % wrong_every == 0)
+		memset(dual, 0, sizeof(double) * (size_t)n);
+}
+
+/* A rejection of T that lp_solve's duals do not certify is refused: on
+ * three_classes() (where every T below 60 is rejected from the duals,
+ * lambda = 60 / T on class a), duals that certify nothing (all zero) on
+ * every simplex type leave no T proven too short, and the LP bound is 0
+ * (nothing above the others); wrong duals on the first solve only are
+ * retried with another simplex type, whose duals certify, and the bound
+ * stands. */
+START_TEST(test_lp_refused)
+{
+	saturn_problem_t *p = three_classes();
+	saturn_bounds_t b;
+
+	wrong_every = 1;
+	dual_calls = 0;
+	spase_lp_dual_hook = wrong_duals;
+	b = bounds(p);
+	spase_lp_dual_hook = NULL;
+	ck_assert_double_eq(b.lp, 0);
+	/* the first T: three simplex types, each refused */
+	ck_assert_int_eq(dual_calls, 3);
+	ck_assert_double_lt(b.best, 30);
+	ck_assert_double_ge(b.best, b.dual);
+
+	wrong_every = 2;
+	dual_calls = 0;
+	spase_lp_dual_hook = wrong_duals;
+	b = bounds(p);
+	spase_lp_dual_hook = NULL;
+	ck_assert_int_gt(dual_calls, 3);
 	ck_assert_double_eq_tol(b.lp, 60, 60 * 2e-5);
 	ck_assert_double_le(b.lp, 60);
 	saturn_problem_destroy(p);
@@ -642,6 +694,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_three_classes);
+	tcase_add_test(tc, test_lp_refused);
 	tcase_add_test(tc, test_release_rows);
 	tcase_add_test(tc, test_release_carry);
 	tcase_add_test(tc, test_class_choices);
