@@ -265,7 +265,7 @@ analyse() {
 	sed -n 's/.*sched\/saturn: cycle: no Saturn jobs (snapshot \([0-9.]*\) ms under read locks[,)].*/\1/p' "$L" >sat-idle.txt
 	# the same lines' end: the gather after the snapshot, state.json's
 	# size and write time (0 bytes: not written that cycle), the whole cycle
-	sed -n 's/.*sched\/saturn: cycle: .*gather after the snapshot \([0-9.]*\) ms, state.json \([0-9]*\) bytes [a-z]* in \([0-9.]*\) ms, cycle \([0-9.]*\) ms in all.*/\1 \2 \3 \4/p' "$L" >sat-whole.txt
+	sed -n 's/.*sched\/saturn: cycle: .*gather after the snapshot \([0-9.]*\) ms, state.json \([0-9]*\) bytes [a-z]* in \([0-9.]*\) ms, cycle \([0-9.]*\) ms in all\(, [0-9.]* ms of it on the CPU\)*.*/\1 \2 \3 \4 \5/p' "$L" | sed 's/, \([0-9.]*\) ms of it on the CPU/\1/' >sat-whole.txt
 	# the state writer's thread: bytes and time of each write (none in
 	# logs of a plugin that wrote in the agent thread: "bytes written" in
 	# the cycle line then)
@@ -298,6 +298,12 @@ analyse() {
 	put sat_whole_cycle_p99_ms "$3"
 	put sat_whole_cycle_max_ms "$4"
 	put sat_whole_cycle_overruns "$(awk -v i="$INTERVAL" '$4 > i * 1000 { n++ } END { print n + 0 }' sat-whole.txt)"
+	# the agent thread's CPU time of each cycle (logs that have it): what
+	# a cycle costs with a core of its own
+	set -- $(awk 'NF >= 5 { print $5 }' sat-whole.txt | stats)
+	put sat_whole_cycle_cpu_p50_ms "$2"
+	put sat_whole_cycle_cpu_p99_ms "$3"
+	put sat_whole_cycle_cpu_max_ms "$4"
 	set -- $(awk '{ print $1 }' sat-whole.txt | stats)
 	put sat_gather_p50_ms "$2"
 	put sat_gather_max_ms "$4"

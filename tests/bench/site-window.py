@@ -21,11 +21,11 @@ CYCLE = re.compile(
     r"under read locks \(waited ([\d.]+) ms\), plan ([\d.]+) ms, apply ([\d.]+) ms under "
     r"write locks, \d+ released; thread CPU under the locks: snapshot ([\d.]+) ms, apply "
     r"([\d.]+) ms; gather after the snapshot [\d.]+ ms, state.json \d+ bytes (?:written|serialised) in "
-    r"([\d.]+) ms, cycle ([\d.]+) ms in all")
+    r"([\d.]+) ms, cycle ([\d.]+) ms in all(?:, ([\d.]+) ms of it on the CPU)?")
 # the state writer's thread (a plugin that wrote in the agent thread has
 # none: its cycle lines' "state" field is the write)
 WRITE = re.compile(r"\[(\S+)\] debug:  sched/saturn: state.json: \d+ bytes written in ([\d.]+) ms")
-FIELDS = ["snapshot", "snapshot_cpu", "apply", "apply_cpu", "plan", "state", "cycle"]
+FIELDS = ["snapshot", "snapshot_cpu", "apply", "apply_cpu", "plan", "state", "cycle", "cycle_cpu"]
 
 
 def quantile(a, p):
@@ -59,7 +59,7 @@ def run(d):
             if wr:
                 writes["load" if t <= t_load else "after"].append(float(wr.group(2)))
                 continue
-            v = [float(c.group(i)) for i in (3, 7, 6, 8, 5, 9, 10)]
+            v = [float(c.group(i) or "nan") for i in (3, 7, 6, 8, 5, 9, 10, 11)]
             win["load" if t <= t_load else "after"].append((int(c.group(2)), v))
     lat = {"load": {}, "after": {}}
     with open(d + "/lat.csv") as f:
@@ -84,7 +84,9 @@ def run(d):
             continue
         out = [f"{d} {w}: cycles {len(rows)}, tasks max {max(r[0] for r in rows)}"]
         for i, name in enumerate(FIELDS):
-            a = sorted(r[1][i] for r in rows)
+            a = sorted(r[1][i] for r in rows if r[1][i] == r[1][i])
+            if not a:
+                continue
             out.append(f"{name} {quantile(a, .5):.1f}/{quantile(a, .99):.1f}/{a[-1]:.1f}")
         over = sum(r[1][6] > float(m.get("INTERVAL", "10")) * 1000 for r in rows)
         out.append(f"cycles over saturn_interval {over}")
