@@ -150,11 +150,11 @@ static int groups_take(const saturn_mu_t *m, spase_prof_t *pg, spase_prof_t *pj,
 	return 0;
 }
 
-/* A gang kept as planned holds what its plan entry holds: its GPUs on
- * each of its nodes from pn, and its groups' shares, over its planned
- * [start, end). Returns 0 or -1 (ENOMEM). */
-static int keep_gang(const saturn_mu_t *m, const saturn_problem_t *p, const saturn_assign_t *a,
-		     int t, spase_prof_t *pn, spase_prof_t *pg, spase_prof_t *pj)
+/* A task kept as planned (on one node or a gang) holds what its plan
+ * entry holds: its GPUs on each of its nodes from pn, and its groups'
+ * shares, over its planned [start, end). Returns 0 or -1 (ENOMEM). */
+static int keep_planned(const saturn_mu_t *m, const saturn_problem_t *p, const saturn_assign_t *a,
+			int t, spase_prof_t *pn, spase_prof_t *pg, spase_prof_t *pj)
 {
 	if (!isfinite(a->start_s) || !isfinite(a->end_s) || !(a->end_s > a->start_s))
 		return 0;
@@ -173,7 +173,7 @@ static int keep_gang(const saturn_mu_t *m, const saturn_problem_t *p, const satu
  * free for its whole run and its groups allow; the GPUs taken from pn on
  * each node. Returns 1 when moved, 0 when kept as planned (nodes do not
  * match, or no such time: its planned GPUs and shares are taken as they
- * stand, keep_gang(), so no later task is listed over them), -1 on
+ * stand, keep_planned(), so no later task is listed over them), -1 on
  * ENOMEM. (relist() placed every task on one node: a gang was refused by
  * saturn_plan_set(), reported as out of memory, and a plan with users'
  * limits and a gang failed.) */
@@ -187,11 +187,11 @@ static int relist_gang(const saturn_mu_t *m, const saturn_problem_t *p, saturn_p
 	double d = saturn_task_runtime(task, o), s = task->release_s;
 
 	if (k > SATURN_MAX_TASK_NODES || saturn_assign_nnodes(a) != k)
-		return keep_gang(m, p, a, t, pn, pg, pj);
+		return keep_planned(m, p, a, t, pn, pg, pj);
 	for (int j = 0; j < k; j++) {
 		nodes[j] = saturn_assign_node_at(a, j);
 		if (nodes[j] < 0 || nodes[j] >= p->nnodes || !saturn_option_fits(p, t, o, nodes[j]))
-			return keep_gang(m, p, a, t, pn, pg, pj);
+			return keep_planned(m, p, a, t, pn, pg, pj);
 	}
 	for (int iter = 0; iter < 100000 && isfinite(s); iter++) {
 		double s1 = s;
@@ -208,7 +208,7 @@ static int relist_gang(const saturn_mu_t *m, const saturn_problem_t *p, saturn_p
 		s = s1;
 	}
 	if (!isfinite(s))
-		return keep_gang(m, p, a, t, pn, pg, pj);
+		return keep_planned(m, p, a, t, pn, pg, pj);
 	if (saturn_plan_set_nodes(plan, t, p, t, o, nodes, s, NULL) < 0 ||
 	    groups_take(m, pg, pj, t, s, s + d, g) < 0)
 		return -1;
@@ -222,7 +222,8 @@ static int relist_gang(const saturn_mu_t *m, const saturn_problem_t *p, saturn_p
  * earliest time >= its release that its node (under caps: any node that
  * fits, ties to its own) has its GPU count free for its whole run (counts
  * per node: a gap before a later task is used) and its groups allow; a gang
- * on its planned nodes (relist_gang). GPU ids are handed out afterwards
+ * on its planned nodes (relist_gang). A task with nowhere to go keeps its
+ * planned placement and holds its GPUs and shares there (keep_planned). GPU ids are handed out afterwards
  * (saturn_plan_assign_gpus: counts that fit always get ids). */
 static int relist(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t *plan,
 		  saturn_error_t *err)
@@ -316,8 +317,13 @@ static int relist(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t
 				best_n = n;
 			}
 		}
-		if (best_n < 0 || !isfinite(best))
-			continue; /* nowhere else to go: keep the planner's placement */
+		if (best_n < 0 || !isfinite(best)) {
+			/* nowhere else to go: keep the planner's placement, and
+			 * what it holds, so no later task is listed over it */
+			if (keep_planned(m, p, &plan->assign[t], t, pn, pg, pj) < 0)
+				goto oom;
+			continue;
+		}
 		if (saturn_plan_set(plan, t, p, t, o, best_n, best, NULL) < 0 ||
 		    spase_prof_take(&pn[best_n], best, best + d, g) < 0 ||
 		    groups_take(m, pg, pj, t, best, best + d, g) < 0)
