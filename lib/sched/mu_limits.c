@@ -150,11 +150,11 @@ static int groups_take(const saturn_mu_t *m, spase_prof_t *pg, spase_prof_t *pj,
 	return 0;
 }
 
-/* A gang kept as planned holds what its plan entry holds: its GPUs on
- * each of its nodes from pn, and its groups' shares, over its planned
- * [start, end). Returns 0 or -1 (ENOMEM). */
-static int keep_gang(const saturn_mu_t *m, const saturn_problem_t *p, const saturn_assign_t *a,
-		     int t, spase_prof_t *pn, spase_prof_t *pg, spase_prof_t *pj)
+/* A task kept as planned (on one node or a gang) holds what its plan
+ * entry holds: its GPUs on each of its nodes from pn, and its groups'
+ * shares, over its planned [start, end). Returns 0 or -1 (ENOMEM). */
+static int keep_planned(const saturn_mu_t *m, const saturn_problem_t *p, const saturn_assign_t *a,
+			int t, spase_prof_t *pn, spase_prof_t *pg, spase_prof_t *pj)
 {
 	if (!isfinite(a->start_s) || !isfinite(a->end_s) || !(a->end_s > a->start_s))
 		return 0;
@@ -167,14 +167,76 @@ static int keep_gang(const saturn_mu_t *m, const saturn_problem_t *p, const satu
 	return groups_take(m, pg, pj, t, a->start_s, a->end_s, a->gpus);
 }
 
+/* Whether node n exists and option o of task t fits it. */
+static int node_fits(const saturn_problem_t *p, int t, int o, int n)
+{
+	return n >= 0 && n < p->nnodes && saturn_option_fits(p, t, o, n);
+}
+
+/* The nodes relist_gang() lists gang option o of task t on: those of its
+ * plan entry a, into nodes[]. 1 when a has o's node count and o fits
+ * each of them, else 0. */
+static int gang_nodes(const saturn_problem_t *p, const saturn_assign_t *a, int t, int o,
+		      int *nodes)
+{
+	int k = saturn_option_nodes(&p->tasks[t].options[o]);
+
+	if (k > SATURN_MAX_TASK_NODES || saturn_assign_nnodes(a) != k)
+		return 0;
+	for (int j = 0; j < k; j++)
+		if (!node_fits(p, t, o, nodes[j] = saturn_assign_node_at(a, j)))
+			return 0;
+	return 1;
+}
+
+/* The option relist() lists task t on: its planned one (0 when it has
+ * none), or under a group's GPU cap it is over, its fastest option within
+ * every cap; when it has none, its own, and *over counts it. */
+static int relist_option(const saturn_mu_t *m, const saturn_problem_t *p,
+			 const saturn_plan_t *plan, int t, int *over)
+{
+	const saturn_task_t *task = &p->tasks[t];
+	int o = plan->assign[t].option, cap = task_gpu_cap(m, t), alt = -1;
+
+	if (o < 0 || o >= task->noptions)
+		o = 0;
+	if (!cap || task->options[o].gpus <= cap)
+		return o;
+	for (int q = 0; q < task->noptions; q++)
+		if (task->options[q].gpus <= cap &&
+		    (alt < 0 || saturn_task_runtime(task, q) < saturn_task_runtime(task, alt)))
+			alt = q;
+	if (alt >= 0)
+		return alt;
+	(*over)++;
+	return o;
+}
+
+/* Whether relist() has somewhere to list task t on option o: a gang its
+ * planned nodes (gang_nodes), a one-node task its planned node or, under
+ * caps, any node o fits. */
+static int movable(const saturn_problem_t *p, const saturn_plan_t *plan, int t, int o, int caps)
+{
+	int nodes[SATURN_MAX_TASK_NODES];
+
+	if (saturn_option_nodes(&p->tasks[t].options[o]) > 1)
+		return gang_nodes(p, &plan->assign[t], t, o, nodes);
+	if (node_fits(p, t, o, plan->assign[t].node))
+		return 1;
+	for (int n = 0; caps && n < p->nnodes; n++)
+		if (node_fits(p, t, o, n))
+			return 1;
+	return 0;
+}
+
 /* relist() for task t on option o of several nodes (a gang): on the
- * nodes it is planned on (same node count, each still fitting), at the
- * earliest time >= its release that every one of them has its GPU count
- * free for its whole run and its groups allow; the GPUs taken from pn on
- * each node. Returns 1 when moved, 0 when kept as planned (nodes do not
- * match, or no such time: its planned GPUs and shares are taken as they
- * stand, keep_gang(), so no later task is listed over them), -1 on
- * ENOMEM. (relist() placed every task on one node: a gang was refused by
+ * nodes it is planned on (movable() found them matching), at the earliest
+ * time >= its release that every one of them has its GPU count free for
+ * its whole run and its groups allow; the GPUs taken from pn on each node.
+ * Returns 1 when moved, 0 when kept as planned (nodes that do not match,
+ * which movable() keeps out, or no such time: its planned GPUs and shares
+ * are taken as they stand, keep_planned()), -1 on ENOMEM.
+ * (relist() placed every task on one node: a gang was refused by
  * saturn_plan_set(), reported as out of memory, and a plan with users'
  * limits and a gang failed.) */
 static int relist_gang(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t *plan,
@@ -186,13 +248,8 @@ static int relist_gang(const saturn_mu_t *m, const saturn_problem_t *p, saturn_p
 	int nodes[SATURN_MAX_TASK_NODES];
 	double d = saturn_task_runtime(task, o), s = task->release_s;
 
-	if (k > SATURN_MAX_TASK_NODES || saturn_assign_nnodes(a) != k)
-		return keep_gang(m, p, a, t, pn, pg, pj);
-	for (int j = 0; j < k; j++) {
-		nodes[j] = saturn_assign_node_at(a, j);
-		if (nodes[j] < 0 || nodes[j] >= p->nnodes || !saturn_option_fits(p, t, o, nodes[j]))
-			return keep_gang(m, p, a, t, pn, pg, pj);
-	}
+	if (!gang_nodes(p, a, t, o, nodes))
+		return keep_planned(m, p, a, t, pn, pg, pj);
 	for (int iter = 0; iter < 100000 && isfinite(s); iter++) {
 		double s1 = s;
 
@@ -208,7 +265,7 @@ static int relist_gang(const saturn_mu_t *m, const saturn_problem_t *p, saturn_p
 		s = s1;
 	}
 	if (!isfinite(s))
-		return keep_gang(m, p, a, t, pn, pg, pj);
+		return keep_planned(m, p, a, t, pn, pg, pj);
 	if (saturn_plan_set_nodes(plan, t, p, t, o, nodes, s, NULL) < 0 ||
 	    groups_take(m, pg, pj, t, s, s + d, g) < 0)
 		return -1;
@@ -222,7 +279,10 @@ static int relist_gang(const saturn_mu_t *m, const saturn_problem_t *p, saturn_p
  * earliest time >= its release that its node (under caps: any node that
  * fits, ties to its own) has its GPU count free for its whole run (counts
  * per node: a gap before a later task is used) and its groups allow; a gang
- * on its planned nodes (relist_gang). GPU ids are handed out afterwards
+ * on its planned nodes (relist_gang). A task with nowhere to go (not
+ * movable()) keeps its planned placement and holds its GPUs and shares
+ * there from the start, as running tasks do (keep_planned): a task listed
+ * before it is not moved over them. GPU ids are handed out afterwards
  * (saturn_plan_assign_gpus: counts that fit always get ids). */
 static int relist(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t *plan,
 		  saturn_error_t *err)
@@ -230,7 +290,7 @@ static int relist(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t
 	spase_prof_t *pg = NULL, *pj = NULL, *pn = NULL;
 	saturn_mu_task_at_t *ord = NULL;
 	double **free_at = NULL;
-	int nord = 0, over = 0, rc = -1, caps = saturn_mu_has_caps(m);
+	int *opt = NULL, nord = 0, over = 0, rc = -1, caps = saturn_mu_has_caps(m);
 
 	if (plan->nassign != p->ntasks || m->ntasks != p->ntasks)
 		return 0;
@@ -238,8 +298,9 @@ static int relist(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t
 	pj = calloc((size_t)m->ngroups + 1, sizeof(*pj));
 	pn = calloc((size_t)p->nnodes + 1, sizeof(*pn));
 	ord = calloc((size_t)p->ntasks + 1, sizeof(*ord));
+	opt = calloc((size_t)p->ntasks + 1, sizeof(*opt));
 	free_at = spase_gpu_free_create(p);
-	if (!pg || !pj || !pn || !ord || !free_at)
+	if (!pg || !pj || !pn || !ord || !opt || !free_at)
 		goto oom;
 	for (int n = 0; n < p->nnodes; n++)
 		if (spase_prof_init(&pn[n], 16) < 0 ||
@@ -252,44 +313,33 @@ static int relist(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t
 		pg[g].free[0] = m->max_gpus[g] > 0 ? m->max_gpus[g] : 1 << 20;
 		pj[g].free[0] = m->max_jobs[g] > 0 ? m->max_jobs[g] : 1 << 20;
 	}
-	/* running tasks hold their share of the caps until they end */
+	/* running tasks hold their share of the caps until they end, tasks
+	 * with nowhere to go what they hold as planned */
 	for (int t = 0; t < p->ntasks; t++) {
 		const saturn_task_t *task = &p->tasks[t];
 
-		if (!task->is_running) {
-			ord[nord++] = (saturn_mu_task_at_t){plan->assign[t].start_s, t};
+		if (task->is_running) {
+			if (groups_take(m, pg, pj, t, 0, saturn_task_runtime(task, task->running.option),
+					task->running.ngpus) < 0)
+				goto oom;
 			continue;
 		}
-		if (groups_take(m, pg, pj, t, 0, saturn_task_runtime(task, task->running.option),
-				task->running.ngpus) < 0)
+		opt[t] = relist_option(m, p, plan, t, &over);
+		if (movable(p, plan, t, opt[t], caps))
+			ord[nord++] = (saturn_mu_task_at_t){plan->assign[t].start_s, t};
+		else if (keep_planned(m, p, &plan->assign[t], t, pn, pg, pj) < 0)
 			goto oom;
 	}
 	qsort(ord, (size_t)nord, sizeof(*ord), saturn_mu_cmp_task_at);
 	for (int i = 0; i < nord; i++) {
-		int t = ord[i].task, o = plan->assign[t].option, cap = task_gpu_cap(m, t);
-		int best_n = -1, g, rc2;
+		int t = ord[i].task, o = opt[t], best_n = -1, g;
 		const saturn_task_t *task = &p->tasks[t];
 		double best = INFINITY, d;
 
-		if (o < 0 || o >= task->noptions)
-			o = 0;
-		if (cap && task->options[o].gpus > cap) {
-			int alt = -1;
-
-			for (int q = 0; q < task->noptions; q++)
-				if (task->options[q].gpus <= cap &&
-				    (alt < 0 || saturn_task_runtime(task, q) < saturn_task_runtime(task, alt)))
-					alt = q;
-			if (alt >= 0)
-				o = alt;
-			else
-				over++;
-		}
 		d = saturn_task_runtime(task, o);
 		g = task->options[o].gpus;
 		if (saturn_option_nodes(&task->options[o]) > 1) {
-			rc2 = relist_gang(m, p, plan, t, o, pn, pg, pj);
-			if (rc2 < 0)
+			if (relist_gang(m, p, plan, t, o, pn, pg, pj) < 0)
 				goto oom;
 			continue;
 		}
@@ -300,8 +350,7 @@ static int relist(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t
 			int n = k < 0 ? plan->assign[t].node : k;
 			double s = task->release_s;
 
-			if (n < 0 || n >= p->nnodes || (k >= 0 && n == plan->assign[t].node) ||
-			    g > p->nodes[n].gpus || !saturn_option_fits(p, t, o, n))
+			if ((k >= 0 && n == plan->assign[t].node) || !node_fits(p, t, o, n))
 				continue;
 			for (int iter = 0; iter < 100000 && isfinite(s); iter++) {
 				double s1 = spase_prof_earliest(&pn[n], g, d, s, NULL);
@@ -316,8 +365,15 @@ static int relist(const saturn_mu_t *m, const saturn_problem_t *p, saturn_plan_t
 				best_n = n;
 			}
 		}
-		if (best_n < 0 || !isfinite(best))
-			continue; /* nowhere else to go: keep the planner's placement */
+		if (best_n < 0 || !isfinite(best)) {
+			/* no finite start (a guard: movable() found a node,
+			 * and every node's and group's profile frees up in
+			 * the end): keep the planner's placement and what it
+			 * holds */
+			if (keep_planned(m, p, &plan->assign[t], t, pn, pg, pj) < 0)
+				goto oom;
+			continue;
+		}
 		if (saturn_plan_set(plan, t, p, t, o, best_n, best, NULL) < 0 ||
 		    spase_prof_take(&pn[best_n], best, best + d, g) < 0 ||
 		    groups_take(m, pg, pj, t, best, best + d, g) < 0)
@@ -341,6 +397,7 @@ out:
 	free(pj);
 	free(pn);
 	free(ord);
+	free(opt);
 	spase_gpu_free_destroy(free_at, p->nnodes);
 	return rc;
 }

@@ -1,7 +1,8 @@
 /* test_sched_multinode.c - sched/saturn's Slurm-free side of tasks that
  * span several nodes: profile options with "nodes", the user's --nodes=k
  * rule, running tasks pinned on every node, decisions naming every node,
- * and the persisted state that `saturn status` draws. */
+ * the persisted state that `saturn status` draws, and the users' limits'
+ * relist with gangs (and the entries it keeps as planned, gang or not). */
 #include "config.h"
 
 #include <check.h>
@@ -509,6 +510,107 @@ START_TEST(test_limits_gang_kept)
 }
 END_TEST
 
+/* A one-node task the users' limits keep as planned (its capped group swaps
+ * it to an option that fits no node: 2 GPUs of class t4, whose only node
+ * has 1) still holds its GPUs over its planned run: a later task is not
+ * re-listed over them (it was: the two overlapped on n1 and the step
+ * failed). */
+START_TEST(test_limits_kept)
+{
+	saturn_problem_t *p = saturn_problem_create();
+	saturn_plan_t *plan = saturn_plan_create(2);
+	saturn_error_t err = {{0}};
+	const saturn_assign_t *b, *s;
+	saturn_mu_t m;
+	int big_gpus[2] = {4, 2}, four = 4;
+	double big_spb[2] = {1, 1}, spb = 1;
+
+	ck_assert_ptr_nonnull(plan);
+	fx_add_node(p, "n1", 4);
+	fx_add_node(p, "n2", 1);
+	p->nodes[1].klass = strdup("t4");
+	/* big: 4 GPUs of any class, or 2 GPUs of class t4 */
+	fx_add_task(p, "big", 100, 2, big_gpus, big_spb);
+	p->tasks[0].options[1].klass = strdup("t4");
+	fx_add_task(p, "small", 100, 1, &four, &spb);
+	ck_assert_msg(saturn_problem_check(p, &err) == 0, "%s", err.text);
+	/* big's user is capped at 2 GPUs; small is in no group */
+	ck_assert_int_eq(saturn_mu_init(&m, 2, 1, 1, 1), 0);
+	m.group_of_task[0][0] = 0;
+	m.group_of_task[1][0] = -1;
+	m.max_gpus[0] = 2;
+	/* big on n1 over [0, 100), small on n1 after it */
+	ck_assert_int_eq(saturn_plan_set(plan, 0, p, 0, 0, 0, 0, NULL), 0);
+	ck_assert_int_eq(saturn_plan_set(plan, 1, p, 1, 0, 0, 100, NULL), 0);
+	ck_assert_msg(saturn_plan_assign_gpus(plan, p, &err) == 0, "%s", err.text);
+	plan->makespan_s = 200;
+	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
+	ck_assert_msg(saturn_mu_apply_limits(&m, p, plan, &err) == 0, "%s", err.text);
+	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
+	b = &plan->assign[0];
+	s = &plan->assign[1];
+	/* big as planned, small still after it (n2 is too small for it) */
+	ck_assert_int_eq(b->option, 0);
+	ck_assert_int_eq(b->node, 0);
+	ck_assert_double_eq_tol(b->start_s, 0, 1e-9);
+	ck_assert_int_eq(s->node, 0);
+	ck_assert_double_eq_tol(s->start_s, 100, 1e-9);
+	saturn_plan_destroy(plan);
+	saturn_mu_free(&m);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
+/* A task kept as planned holds its GPUs from the start of the relist, not
+ * from its turn: an earlier task is not moved over them (it was: a, listed
+ * before big, moved to n1 at 0 over big's planned run from 10, and the step
+ * failed). */
+START_TEST(test_limits_kept_earlier)
+{
+	saturn_problem_t *p = saturn_problem_create();
+	saturn_plan_t *plan = saturn_plan_create(3);
+	saturn_error_t err = {{0}};
+	saturn_mu_t m;
+	int big_gpus[2] = {4, 2}, four = 4;
+	double big_spb[2] = {1, 1}, spb = 1;
+
+	ck_assert_ptr_nonnull(plan);
+	fx_add_node(p, "n1", 4);
+	fx_add_node(p, "n2", 4);
+	fx_add_node(p, "n3", 1);
+	p->nodes[2].klass = strdup("t4");
+	/* big (from 10): 4 GPUs of any class, or 2 of class t4 (no node fits) */
+	fx_add_task(p, "big", 100, 2, big_gpus, big_spb);
+	p->tasks[0].options[1].klass = strdup("t4");
+	p->tasks[0].release_s = 10;
+	fx_add_task(p, "c", 5, 1, &four, &spb);
+	fx_add_task(p, "a", 100, 1, &four, &spb);
+	ck_assert_msg(saturn_problem_check(p, &err) == 0, "%s", err.text);
+	/* big's user is capped at 2 GPUs; c and a are in no group */
+	ck_assert_int_eq(saturn_mu_init(&m, 3, 1, 1, 1), 0);
+	m.group_of_task[0][0] = 0;
+	m.group_of_task[1][0] = m.group_of_task[2][0] = -1;
+	m.max_gpus[0] = 2;
+	/* big on n1 over [10, 110); c on n2 over [0, 5), then a */
+	ck_assert_int_eq(saturn_plan_set(plan, 0, p, 0, 0, 0, 10, NULL), 0);
+	ck_assert_int_eq(saturn_plan_set(plan, 1, p, 1, 0, 1, 0, NULL), 0);
+	ck_assert_int_eq(saturn_plan_set(plan, 2, p, 2, 0, 1, 5, NULL), 0);
+	ck_assert_msg(saturn_plan_assign_gpus(plan, p, &err) == 0, "%s", err.text);
+	plan->makespan_s = 110;
+	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
+	ck_assert_msg(saturn_mu_apply_limits(&m, p, plan, &err) == 0, "%s", err.text);
+	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
+	/* big as planned; a stays after c (n1 is free for 10 s only) */
+	ck_assert_int_eq(plan->assign[0].node, 0);
+	ck_assert_double_eq_tol(plan->assign[0].start_s, 10, 1e-9);
+	ck_assert_int_eq(plan->assign[2].node, 1);
+	ck_assert_double_eq_tol(plan->assign[2].start_s, 5, 1e-9);
+	saturn_plan_destroy(plan);
+	saturn_mu_free(&m);
+	saturn_problem_destroy(p);
+}
+END_TEST
+
 /* Fair-share stages with gangs: a running gang holds its GPUs on every
  * node in the stages, and a gang planned in a stage keeps all its nodes
  * (each stage entry was set on its first node alone: refused, and the
@@ -565,6 +667,8 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_feedback_gang);
 	tcase_add_test(tc, test_limits_gang);
 	tcase_add_test(tc, test_limits_gang_kept);
+	tcase_add_test(tc, test_limits_kept);
+	tcase_add_test(tc, test_limits_kept_earlier);
 	tcase_add_test(tc, test_fair_plan_gang);
 }
 
