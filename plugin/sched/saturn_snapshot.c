@@ -738,9 +738,10 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 		part_mask = job_part_mask(&sp, job_ptr, part_never, sizeof(part_never));
 		if (job_ptr->array_recs && job_ptr->array_recs->task_id_bitmap) {
 			bitstr_t *b = job_ptr->array_recs->task_id_bitmap;
-			int first = -1;
+			int first = -1, last = bit_fls(b);
 
-			for (int t = bit_ffs(b); t >= 0 && t < bit_size(b); t++) {
+			/* first to last set bit, not to the bitmap's size */
+			for (int t = bit_ffs(b); t >= 0 && t <= last; t++) {
 				if (!bit_test(b, t))
 					continue;
 				if (first >= 0) {
