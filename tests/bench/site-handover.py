@@ -16,7 +16,12 @@ same array was still pending at the end (sat-ahead-sibling-pending) or not
 (sat-ahead-alone). Slurm's main and backfill schedulers skip the rest of
 an array in a pass once one of its tasks could not start, so a task
 released ahead of its room holds back its released siblings until it
-starts. Used in doc/benchmarks-site.md."""
+starts. Only hand-overs within the load and the drain count (an end
+from T0 to T_LOAD of the run's meta.env, when it has one, and a start
+before T_CANCEL, or T_LOAD + 60 s in runs that did not record it): with
+SL_END=cancel the cancellation of the queue afterwards loads the host far
+more than the mix (as in site-window.py). Hand-overs cut off that way are
+counted apart (censored). Used in doc/benchmarks-site.md."""
 import bisect
 import collections
 import datetime
@@ -46,7 +51,25 @@ def releases(d):
     return rel
 
 
+def load_window(d):
+    """(T0, T_LOAD, T_CANCEL) in seconds from the run's meta.env; (-inf,
+    inf, inf) without."""
+    m = {}
+    try:
+        with open(d + "/meta.env") as f:
+            for line in f:
+                k, _, v = line.strip().partition("=")
+                m[k] = v.strip("'")
+        t_load = int(m["T_LOAD"]) / 1e6
+        t_cancel = int(m["T_CANCEL"]) / 1e6 if m.get("T_CANCEL") else t_load + 60
+        return int(m["T0"]) / 1e6, t_load, t_cancel
+    except (OSError, KeyError, ValueError):
+        return float("-inf"), float("inf"), float("inf")
+
+
 def run(d):
+    t0, t_load, t_cancel = load_window(d)
+    censored = 0
     submitted = {}
     with open(d + "/submit.log") as f:
         for line in f:
@@ -86,8 +109,11 @@ def run(d):
         kind, ts = submitted[k]
         es = node_ends[n]
         i = bisect.bisect_left(es, t)
-        if i == 0 or ts > es[i - 1]:
-            continue  # no end before it there, or not waiting then
+        if i == 0 or ts > es[i - 1] or not t0 <= es[i - 1] <= t_load:
+            continue  # no end before it there, not waiting then, or not in the load
+        if t > t_cancel:
+            censored += 1  # started only once the queue was being cancelled
+            continue
         lat[kind].append(t - es[i - 1])
         if kind == "sat" and k in rel:
             e = es[i - 1]
@@ -104,6 +130,8 @@ def run(d):
     lat.update(split)
     if react:
         lat["sat-released-after(end->release)"] = react
+    if censored:
+        print(f"{d} censored (room freed in the load, start after the cancellation began) n {censored}")
     for kind in sorted(lat):
         a = sorted(lat[kind])
         print(f"{d} {kind} n {len(a)} p50 {quantile(a, .5):.2f} p90 {quantile(a, .9):.2f} "

@@ -271,7 +271,9 @@ while queue_left || ! scontrol ping 2>/dev/null | grep -q 'is UP'; do
 	sleep 2
 done
 squeue -h -r -o %i >left.txt 2>&1 || echo "squeue failed" >>left.txt
+T_CANCEL=
 if [ "$END" = cancel ] && [ -s left.txt ]; then
+	T_CANCEL=${EPOCHREALTIME/./}
 	say "SL_END=cancel: cancelling the $(wc -l <left.txt) jobs left"
 	# shellcheck disable=SC2046 # one word per job
 	scancel $(grep -v failed left.txt | cut -d_ -f1 | sort -u) 2>/dev/null || true
@@ -286,7 +288,7 @@ touch .stop
 wait "$SAMPLER" 2>/dev/null
 trap - EXIT
 sdiag >sdiag-3.txt 2>&1
-for v in D SLURM_CONF SCHED NODES GPUS DUR NT INTERVAL T0 T_LOAD T_END END; do
+for v in D SLURM_CONF SCHED NODES GPUS DUR NT INTERVAL T0 T_LOAD T_CANCEL T_END END; do
 	echo "$v='${!v}'"
 done >meta.env
 analyse
