@@ -28,7 +28,7 @@ alive() {
 # also holds a SLURM_JOB_ID (a job's batch script and its children), DAEMON
 # 1 when its comm is one of our daemons: slurmctld, slurmd (and slurmdbd),
 # slurmstepd, slurmscriptd, mariadbd (not a user's shell that sourced the
-# env file). One scan of /proc for instance_pids and job_pids.
+# env file). The one /proc scan instance_pids and job_pids both use.
 conf_pids() {
 	envs=$(grep -slzxF "SLURM_CONF=$CONF" /proc/[0-9]*/environ 2>/dev/null || true)
 	[ -n "$envs" ] || return 0

@@ -203,23 +203,19 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Hold a gang's GPUs until end on every one of its nnodes nodes (node,
- * then more[0 .. nnodes - 1), as saturn_running_t and saturn_assign_t keep
- * them): until[n][id] rises to end for each of its gpus ids per node (ids
- * node after node). */
-static void hold_gang(double **until, int node, const int *more, int nnodes, int gpus,
-		      const int *ids, double end)
+/* Hold a task's GPUs until end on each of its nnodes nodes[]: until[n][id]
+ * rises to end for each of its gpus ids per node (ids node after node, as
+ * saturn_running_t and saturn_assign_t keep them). */
+static void hold_gpus(double **until, const int *nodes, int nnodes, int gpus, const int *ids,
+		      double end)
 {
-	for (int j = 0; j < nnodes; j++) {
-		int n = j == 0 || !more ? node : more[j - 1];
-
+	for (int j = 0; j < nnodes; j++)
 		for (int g = 0; g < gpus; g++) {
 			int id = ids[(size_t)j * (size_t)gpus + (size_t)g];
 
-			if (end > until[n][id])
-				until[n][id] = end;
+			if (end > until[nodes[j]][id])
+				until[nodes[j]][id] = end;
 		}
-	}
 }
 
 /* q: a copy of p holding only the tasks t with in[t] (in p's order, so
@@ -315,6 +311,7 @@ saturn_plan_t *saturn_fair_plan(const saturn_problem_t *p, const double *tag,
 			until[n][g] = 0;
 	for (int t = 0; t < p->ntasks; t++) {
 		const saturn_task_t *task = &p->tasks[t];
+		int kn, nodes[SATURN_MAX_TASK_NODES];
 
 		if (!task->is_running) {
 			keys[nkeys++] = tag[t];
@@ -322,9 +319,15 @@ saturn_plan_t *saturn_fair_plan(const saturn_problem_t *p, const double *tag,
 		}
 		/* every node of a running gang (only the first was held: the
 		 * stages saw its GPUs on the others free) */
-		hold_gang(until, task->running.node, task->running.more_nodes,
-			  saturn_running_nnodes(&task->running), task->running.ngpus,
-			  task->running.gpu_ids, saturn_task_runtime(task, task->running.option));
+		kn = saturn_running_nnodes(&task->running);
+		if (kn > SATURN_MAX_TASK_NODES) {
+			saturn_error_set(err, "planning by fair share: a running task on %d nodes", kn);
+			goto fail;
+		}
+		for (int j = 0; j < kn; j++)
+			nodes[j] = saturn_running_node_at(&task->running, j);
+		hold_gpus(until, nodes, kn, task->running.ngpus, task->running.gpu_ids,
+			  saturn_task_runtime(task, task->running.option));
 	}
 	qsort(keys, (size_t)nkeys, sizeof(double), cmp_double);
 	{
@@ -366,7 +369,7 @@ saturn_plan_t *saturn_fair_plan(const saturn_problem_t *p, const double *tag,
 				saturn_error_set(err, "out of memory planning by fair share");
 				goto fail;
 			}
-			hold_gang(until, a->node, a->more_nodes, kn, a->gpus, a->gpu_ids, a->end_s);
+			hold_gpus(until, nodes, kn, a->gpus, a->gpu_ids, a->end_s);
 		}
 		saturn_plan_destroy(sp);
 		sp = NULL;

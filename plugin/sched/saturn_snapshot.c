@@ -673,9 +673,11 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 	{
 		static int said; /* once per slurmctld */
 
-		if (!s->measure_multinode && !said++)
+		if (!s->measure_multinode && !said) {
+			said = 1;
 			info("sched/saturn: predicted options on several nodes are left out of the plans: they cannot be measured (%s)",
 			     ctx->cfg.profiler ? "saturn_measure_predicted=no" : "no saturn_profiler");
+		}
 	}
 	xrecalloc(*snap_of_node_p, node_record_count ? node_record_count : 1, sizeof(int));
 	snap_of_node = *snap_of_node_p;
@@ -740,13 +742,11 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 			bitstr_t *b = job_ptr->array_recs->task_id_bitmap;
 			int first = -1, last = bit_fls(b);
 
-			/* first to last set bit, not to the bitmap's size */
-			for (int t = bit_ffs(b); t >= 0 && t <= last; t++) {
+			for (int t = bit_ffs(b); t >= 0 && t <= last; t++) { /* not to bit_size */
 				if (!bit_test(b, t))
 					continue;
 				if (first >= 0) {
-					/* the meta record's unsplit tasks share
-					 * its fields: read once, not per task */
+					/* unsplit tasks share the meta record's fields */
 					if (!(j = saturn_snapshot_add_job(s)))
 						goto nomem;
 					*j = s->jobs[first];
