@@ -497,9 +497,9 @@ int saturn_cycle_run(const saturn_cycle_in_t *in, saturn_cycle_state_t *st,
 		return 0; /* the tasks left held still get their reasons */
 	mu = users(in, &out->build, &mu_store, out);
 
-	/* The previous plan carried over (finished tasks dropped, late ones
-	 * shifted). */
-	carried = saturn_sched_carry(st->plan, s->now - st->plan_now, out->build.problem);
+	/* The previous plan carried over (finished tasks dropped, the rest
+	 * in their order, each as early as its planned GPUs allow). */
+	carried = saturn_sched_carry(st->plan, out->build.problem);
 	plan_limits(out, mu, out->build.problem, carried);
 	if (carried && st->made_now > 0) {
 		double expected = st->made_makespan - (s->now - st->made_now);

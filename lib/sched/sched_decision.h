@@ -224,20 +224,23 @@ int saturn_sched_should_switch(double new_makespan_s, double old_makespan_left_s
 #define SATURN_SLIPPED_GAIN 0.01
 double saturn_sched_switch_gain(double carried_left_s, double expected_left_s, double min_gain);
 
-/* The previous cycle's plan, elapsed_s later, as a plan of the new problem
- * p: running tasks as pinned in p; the others keep their option, node and
- * order, with start times moved by elapsed_s (never before 0) and shifted
- * right until enough GPUs of their node are free (a task overran, another
- * job holds them); GPU ids are re-chosen (earliest free), because Slurm
- * picks the ids itself. Each keeps an option of the same technique and
- * GPU count that fits its node's class (partitions). The result is always
- * a valid schedule. Tasks of prev that are gone from p (finished,
- * cancelled) are dropped. NULL when p has a task prev does not know (a new submission) or
- * whose option or node is gone or no longer fits (GPU count or class,
- * e.g. the partitions changed), or on ENOMEM. The caller keeps the carried
- * plan unless a fresh one beats it by saturn_min_gain
+/* The previous cycle's plan as a plan of the new problem p (p's clock:
+ * now is 0): running tasks as pinned in p; the others keep their option,
+ * node(s) and order (by planned start) and start, in that order, as early
+ * as their release and the GPUs of their planned node(s) allow. So a task
+ * moves right where a GPU is not free yet (a task overran, another job
+ * holds it) and left where its GPUs free up early (a task ended early or
+ * is gone): never later than its planned start less the time since, and
+ * due at once when its room is free. GPU ids are re-chosen (earliest
+ * free), because Slurm picks the ids itself. Each keeps an option of the
+ * same technique and GPU count that fits its node's class (partitions).
+ * The result is always a valid schedule; users' limits are applied after
+ * (saturn_mu_apply_limits). Tasks of prev that are gone from p (finished,
+ * cancelled) are dropped. NULL when p has a task prev does not know (a
+ * new submission) or whose option or node is gone or no longer fits (GPU
+ * count or class, e.g. the partitions changed), or on ENOMEM. The caller
+ * keeps the carried plan unless a fresh one beats it by saturn_min_gain
  * (saturn_sched_should_switch). */
-saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
-				  const saturn_problem_t *p);
+saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, const saturn_problem_t *p);
 
 #endif /* SATURN_SCHED_DECISION_H */

@@ -184,8 +184,7 @@ static int assign_of(const saturn_plan_t *prev, const int *idx, int n, const cha
 	return lo < n && !strcmp(prev->assign[idx[lo]].task_id, id) ? idx[lo] : -1;
 }
 
-saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
-				  const saturn_problem_t *p)
+saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, const saturn_problem_t *p)
 {
 	saturn_plan_t *plan;
 	int *from = NULL, *order = NULL, *idx = NULL, norder = 0, nidx = 0;
@@ -215,8 +214,10 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 	for (int t = 0; t < p->ntasks; t++)
 		if (!p->tasks[t].is_running)
 			order[norder++] = t;
-	/* the rest in their planned order, each on its planned GPUs, shifted
-	 * right where a GPU is not free yet (an earlier task overran) */
+	/* the rest in their planned order, each on its planned node(s) at the
+	 * earliest time its GPU count is free there: shifted right where a
+	 * GPU is not free yet (an earlier task overran), left where it is
+	 * free early (an earlier task ended early or is gone) */
 	{
 		carry_key_t key = {prev, from};
 
@@ -265,11 +266,15 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 		}
 		if (o < 0 || n < 0)
 			goto fail;
-		start = a->start_s - elapsed_s;
-		if (start < task->release_s)
-			start = task->release_s;
-		if (start < 0)
-			start = 0;
+		/* as early as its release and the planned GPUs allow, in the
+		 * planned order: a task whose GPUs free up before its planned
+		 * start (a predecessor ended early) moves left, so the fast
+		 * path releases it then, not a search later. In the planned
+		 * order on the same nodes no task starts later than at its
+		 * planned start less the time since, unless a GPU is not free yet
+		 * (each takes the earliest-free GPUs, so every GPU's free time
+		 * is at most what it was with the planned starts). */
+		start = task->release_s > 0 ? task->release_s : 0;
 		/* Slurm picks the GPU ids itself: take the planned count on the
 		 * planned node, the GPUs that are free earliest */
 		if (spase_place_ids_nodes(free_at, plan, p, t, o, nodes, start) < 0)
@@ -277,8 +282,8 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, double elapsed_s,
 	}
 	spase_plan_set_makespan(plan);
 	/* The bound of p, not prev's: prev's was a bound from prev's origin,
-	 * elapsed_s ago, and for the remaining times known then. Copied, it
-	 * stood above the carried plan's makespan as soon as elapsed_s ate
+	 * made a while ago, and for the remaining times known then. Copied, it
+	 * stood above the carried plan's makespan as soon as the time since ate
 	 * into it (a plan carried for a minute: bound 120 s, makespan 61 s),
 	 * and a kept carried plan was persisted and shown like that. */
 	{

@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 	       budget, now_s() - t, plan->makespan_s, plan->lower_bound_s,
 	       plan->makespan_s / plan->lower_bound_s, plan->method);
 	t = now_s();
-	carried = saturn_sched_carry(plan, 10, p);
+	carried = saturn_sched_carry(plan, p);
 	printf("carry: %.3f s\n", now_s() - t);
 	o.warm = carried ? carried : plan;
 	o.stop_ratio = 1.0 / (1.0 - 0.05);

@@ -178,7 +178,7 @@ static void check(const saturn_snapshot_t *s, const saturn_sched_build_t *b)
 	if (!plan || saturn_plan_validate(plan, b->problem, &err) < 0)
 		abort();
 	/* carried into the same problem: valid, its bound not above it */
-	carried = saturn_sched_carry(plan, 0, b->problem);
+	carried = saturn_sched_carry(plan, b->problem);
 	if (!carried || saturn_plan_validate(carried, b->problem, &err) < 0 ||
 	    carried->lower_bound_s > carried->makespan_s * (1 + 1e-9))
 		abort();

@@ -735,7 +735,7 @@ START_TEST(test_slipped_feedback)
 		j->obs_spb = j->prior_spb = 0;
 		ck_assert_int_eq(saturn_sched_feedback(on ? fb : NULL, s, lookup_one, pr), 0);
 		ck_assert_msg(saturn_sched_build(s, lookup_one, pr, &b, &err) == 0, "%s", err.text);
-		carried = saturn_sched_carry(made, 0, b.problem);
+		carried = saturn_sched_carry(made, b.problem);
 		ck_assert_ptr_nonnull(carried);
 		gain = saturn_sched_switch_gain(carried->makespan_s, made->makespan_s, 0.05);
 		ck_assert_msg(on ? carried->makespan_s > made->makespan_s * 1.05

@@ -367,7 +367,7 @@ START_TEST(test_carry)
 			s->jobs[i].gpu_mask |= 1ULL << plan->assign[i].gpu_ids[g];
 	}
 	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
-	carried = saturn_sched_carry(plan, 10, b2.problem);
+	carried = saturn_sched_carry(plan, b2.problem);
 	ck_assert_ptr_nonnull(carried);
 	ck_assert_double_eq_tol(carried->makespan_s, 110, 1e-6);
 	ck_assert_double_eq_tol(carried->assign[4].start_s, 50, 1e-6);
@@ -380,7 +380,7 @@ START_TEST(test_carry)
 	for (int i = 0; i < 4; i++)
 		s->jobs[i].time_limit_s = 200;
 	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
-	carried = saturn_sched_carry(plan, 70, b2.problem);
+	carried = saturn_sched_carry(plan, b2.problem);
 	ck_assert_ptr_nonnull(carried);
 	for (int i = 4; i < 6; i++) {
 		const saturn_assign_t *a = &carried->assign[i];
@@ -395,7 +395,7 @@ START_TEST(test_carry)
 	/* tasks that ended are dropped */
 	s->njobs--;
 	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
-	carried = saturn_sched_carry(plan, 70, b2.problem);
+	carried = saturn_sched_carry(plan, b2.problem);
 	ck_assert_ptr_nonnull(carried);
 	ck_assert_int_eq(carried->nassign, 5);
 	saturn_plan_destroy(carried);
@@ -404,7 +404,7 @@ START_TEST(test_carry)
 	s->njobs++;
 	s->jobs[5].task_id = 42;
 	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
-	ck_assert_ptr_null(saturn_sched_carry(plan, 70, b2.problem));
+	ck_assert_ptr_null(saturn_sched_carry(plan, b2.problem));
 	saturn_sched_build_free(&b2);
 	saturn_plan_destroy(plan);
 	saturn_sched_build_free(&b);
@@ -448,7 +448,7 @@ START_TEST(test_carry_bound)
 		s->jobs[i].gpu_mask = 0xff;
 	}
 	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
-	carried = saturn_sched_carry(plan, 59, b2.problem);
+	carried = saturn_sched_carry(plan, b2.problem);
 	ck_assert_ptr_nonnull(carried);
 	ck_assert_int_eq(saturn_plan_validate(carried, b2.problem, &err), 0);
 	ck_assert_double_eq_tol(carried->makespan_s, 61, 1e-6);
@@ -712,7 +712,7 @@ START_TEST(test_partitions_running_carry)
 	/* 5 s later, nothing changed: carried */
 	s->now += 5;
 	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
-	carried = saturn_sched_carry(plan, 5, b2.problem);
+	carried = saturn_sched_carry(plan, b2.problem);
 	ck_assert_ptr_nonnull(carried);
 	ck_assert_int_eq(saturn_plan_validate(carried, b2.problem, &err), 0);
 	saturn_plan_destroy(carried);
@@ -722,7 +722,7 @@ START_TEST(test_partitions_running_carry)
 		s->jobs[i].part_mask = 3;
 	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
 	ck_assert_ptr_null(b2.problem->nodes[0].klass);
-	carried = saturn_sched_carry(plan, 5, b2.problem);
+	carried = saturn_sched_carry(plan, b2.problem);
 	ck_assert_ptr_nonnull(carried);
 	ck_assert_int_eq(saturn_plan_validate(carried, b2.problem, &err), 0);
 	saturn_plan_destroy(carried);
@@ -735,7 +735,7 @@ START_TEST(test_partitions_running_carry)
 	s->nodes[1].part_mask = 1;
 	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b2, &err), 0);
 	ck_assert_ptr_nonnull(b2.problem->nodes[0].klass);
-	ck_assert_ptr_null(saturn_sched_carry(plan, 5, b2.problem));
+	ck_assert_ptr_null(saturn_sched_carry(plan, b2.problem));
 	saturn_sched_build_free(&b2);
 	saturn_plan_destroy(plan);
 	saturn_sched_build_free(&b);
@@ -1919,7 +1919,7 @@ START_TEST(test_carry_order)
 	for (int t = 0; t < 4; t++)
 		ck_assert_int_eq(saturn_plan_set(prev, t, b.problem, t, 0, t % 2, want[t], NULL), 0);
 	prev->makespan_s = 120;
-	carried = saturn_sched_carry(prev, 0, b.problem);
+	carried = saturn_sched_carry(prev, b.problem);
 	ck_assert_ptr_nonnull(carried);
 	for (int t = 0; t < 4; t++) {
 		ck_assert_str_eq(carried->assign[t].node_name, t % 2 ? "n2" : "n1");
@@ -1936,12 +1936,15 @@ START_TEST(test_carry_order)
 }
 END_TEST
 
-/* A carried task on free GPUs moves with the clock: planned at 100 s, it
- * starts at 100 - elapsed, never before 0 nor before its release. */
+/* A carried task starts as early as its planned GPUs and its release
+ * allow, however long ago the plan was made: planned at 100 s behind task 0 (60 s on all
+ * 8 GPUs of n1, still held, so carried to 0), it starts when task 0 ends,
+ * at 60, or at its release when that is later; never at its planned 100 s
+ * less the time elapsed, which left the GPUs idle for 40 s. */
 static const struct shift_case {
-	double elapsed, release, start;
+	double release, start;
 } shift_cases[] = {
-	{0, 0, 100}, {10, 0, 90}, {10, 95, 95}, {150, 0, 0}, {10, 200, 200}, {100, 0, 0},
+	{0, 60}, {30, 60}, {60, 60}, {95, 95}, {200, 200},
 };
 
 START_TEST(test_carry_shift)
@@ -1955,15 +1958,15 @@ START_TEST(test_carry_shift)
 	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
 	prev = saturn_plan_create(2);
 	ck_assert_int_eq(saturn_plan_set(prev, 0, b.problem, 0, 0, 0, 0, NULL), 0);
-	ck_assert_int_eq(saturn_plan_set(prev, 1, b.problem, 1, 0, 1, 100, NULL), 0);
+	ck_assert_int_eq(saturn_plan_set(prev, 1, b.problem, 1, 0, 0, 100, NULL), 0);
 	prev->makespan_s = 160;
 	b.problem->tasks[1].release_s = c->release;
-	carried = saturn_sched_carry(prev, c->elapsed, b.problem);
+	carried = saturn_sched_carry(prev, b.problem);
 	ck_assert_ptr_nonnull(carried);
 	ck_assert_double_eq_tol(carried->assign[0].start_s, 0, 1e-9);
 	ck_assert_msg(fabs(carried->assign[1].start_s - c->start) < 1e-9,
-		      "elapsed %g, release %g: starts at %g, not %g", c->elapsed, c->release,
-		      carried->assign[1].start_s, c->start);
+		      "release %g: starts at %g, not %g", c->release, carried->assign[1].start_s,
+		      c->start);
 	ck_assert_double_eq_tol(carried->makespan_s, c->start + 60 > 60 ? c->start + 60 : 60, 1e-9);
 	saturn_plan_destroy(carried);
 	saturn_plan_destroy(prev);
@@ -1974,11 +1977,12 @@ END_TEST
 
 /* One cycle, two plans: the carried plan releases task 1 onto n1 (due in
  * 30 s, when the running task 0 there ends: within the slack) and task 2
- * onto n2; then a new plan is solved. Slurm holds task 1 to n1, so the new
- * plan must start it there and release the held task 3 onto n2 (4 GPUs
- * free now), not onto n1 behind task 1, as a plan that moved task 1 to n2
+ * onto n2, and holds task 3 (all 8 GPUs) behind task 1 on n1; then a new
+ * plan is solved. Slurm holds task 1 to n1, so the new plan must start it
+ * there and plan task 3 on n2 when task 2 ends (60 s), not on n1 behind
+ * task 1 (150 s), and not with task 1 moved to n2, as an unpinned plan
  * would (the symptom: tasks released onto a node behind others while
- * another is free). */
+ * another frees first). */
 START_TEST(test_carry_release_pinned)
 {
 	saturn_snapshot_t *s = cluster(4, 4);
@@ -1999,15 +2003,16 @@ START_TEST(test_carry_release_pinned)
 	/* task 1 takes 120 s: unpinned, the best plan moves it to n2 (ends
 	 * at 120) and task 3 to n1 at 30 */
 	s->jobs[1].time_limit_s = 120;
+	s->jobs[3].req_gpus = 8;
 	ck_assert_int_eq(saturn_sched_build(s, NULL, NULL, &b, &err), 0);
 	ck_assert_int_eq(b.problem->ntasks, 4);
 	prev = saturn_plan_create(4);
 	ck_assert_int_eq(saturn_plan_set(prev, 0, b.problem, 0, 0, 0, 0, NULL), 0);
 	ck_assert_int_eq(saturn_plan_set(prev, 1, b.problem, 1, 0, 0, 30, NULL), 0);
 	ck_assert_int_eq(saturn_plan_set(prev, 2, b.problem, 2, 0, 1, 0, NULL), 0);
-	ck_assert_int_eq(saturn_plan_set(prev, 3, b.problem, 3, 0, 1, 60, NULL), 0);
-	prev->makespan_s = 120;
-	carried = saturn_sched_carry(prev, 0, b.problem);
+	ck_assert_int_eq(saturn_plan_set(prev, 3, b.problem, 3, 0, 0, 150, NULL), 0);
+	prev->makespan_s = 210;
+	carried = saturn_sched_carry(prev, b.problem);
 	ck_assert_ptr_nonnull(carried);
 	/* the carried plan's releases, as apply_plan marks them */
 	for (int t = 0; t < 4; t++)
@@ -2047,8 +2052,8 @@ START_TEST(test_carry_release_pinned)
 			continue;
 		found = 1;
 		ck_assert_str_eq(d[i].node, "n2");
-		ck_assert(d[i].release);
-		ck_assert_double_eq_tol(d[i].start_s, 0, 1e-9);
+		ck_assert(!d[i].release);
+		ck_assert_double_eq_tol(d[i].start_s, 60, 1e-9);
 	}
 	ck_assert(found);
 	free(d);

@@ -208,7 +208,7 @@ START_TEST(test_random_plans_valid)
 		f = saturn_sched_fcfs(p);
 		ck_assert_ptr_nonnull(f);
 		valid(p, f);
-		c = saturn_sched_carry(f, 7, p);
+		c = saturn_sched_carry(f, p);
 		ck_assert_ptr_nonnull(c);
 		valid(p, c);
 		saturn_plan_destroy(c);

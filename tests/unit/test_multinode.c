@@ -500,7 +500,7 @@ START_TEST(test_fcfs_carry_gang)
 	ck_assert_double_eq_tol(fc->assign[0].start_s, 0, 1e-9);
 	ck_assert_double_eq_tol(fc->assign[1].start_s, 30, 1e-9);
 	ck_assert_double_eq_tol(fc->assign[2].start_s, 50, 1e-9);
-	cr = saturn_sched_carry(fc, 10, p);
+	cr = saturn_sched_carry(fc, p);
 	ck_assert_ptr_nonnull(cr);
 	ck_assert_msg(saturn_plan_validate(cr, p, &err) == 0, "%s", err.text);
 	ck_assert_int_eq(saturn_assign_nnodes(&cr->assign[0]), 2);
@@ -537,7 +537,7 @@ START_TEST(test_carry_gang_node_shrunk)
 	fx_task(q, "big", 100, 0, big, 2);
 	set_nodes(q, 0, 0, 2);
 	fx_check(q);
-	ck_assert_ptr_null(saturn_sched_carry(pl, 10, q));
+	ck_assert_ptr_null(saturn_sched_carry(pl, q));
 	/* or b is of another class now */
 	fx_node(r, "a", 8, NULL);
 	fx_node(r, "b", 8, "other");
@@ -545,7 +545,7 @@ START_TEST(test_carry_gang_node_shrunk)
 	fx_task(r, "big", 100, 0, big, 2);
 	set_nodes(r, 0, 0, 2);
 	fx_check(r);
-	cr = saturn_sched_carry(pl, 10, r);
+	cr = saturn_sched_carry(pl, r);
 	ck_assert_msg(!cr || saturn_plan_validate(cr, r, &err) == 0, "%s", err.text);
 	ck_assert_ptr_null(cr);
 	saturn_plan_destroy(pl);
