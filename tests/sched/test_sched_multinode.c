@@ -456,45 +456,108 @@ START_TEST(test_limits_gang)
 }
 END_TEST
 
+/* The users' limits on a small plan set by hand (test_limits_*): task 0,
+ * "big" (100 s), of a user capped at 2 GPUs, with an option a row of
+ * capped_opt_t; nodes n1.. of 4 GPUs and, with t4, one more of 1 GPU of
+ * class t4; the tasks added after it are in no group. */
+typedef struct capped {
+	saturn_problem_t *p;
+	saturn_plan_t *plan;
+	saturn_mu_t m;
+} capped_t;
+
+/* gpus GPUs on nodes nodes (0: one) at spb s a batch, of class t4 or any */
+typedef struct capped_opt {
+	int gpus, nodes;
+	double spb;
+	int t4;
+} capped_opt_t;
+
+static void capped_init(capped_t *c, int n4, int t4, int nopt, const capped_opt_t *opt)
+{
+	int gpus[4];
+	double spb[4];
+	char name[8];
+
+	ck_assert_int_le(nopt, 4);
+	c->p = saturn_problem_create();
+	c->plan = NULL;
+	for (int n = 0; n < n4 + !!t4; n++) {
+		snprintf(name, sizeof(name), "n%d", n + 1);
+		fx_add_node(c->p, name, n < n4 ? 4 : 1);
+	}
+	if (t4)
+		c->p->nodes[n4].klass = strdup("t4");
+	for (int o = 0; o < nopt; o++) {
+		gpus[o] = opt[o].gpus;
+		spb[o] = opt[o].spb;
+	}
+	fx_add_task(c->p, "big", 100, nopt, gpus, spb);
+	for (int o = 0; o < nopt; o++) {
+		c->p->tasks[0].options[o].nodes = opt[o].nodes;
+		if (opt[o].t4)
+			c->p->tasks[0].options[o].klass = strdup("t4");
+	}
+}
+
+/* After the other tasks are added: the problem checked, big's group capped
+ * at 2 GPUs, an empty plan of every task to set. */
+static void capped_ready(capped_t *c)
+{
+	saturn_error_t err = {{0}};
+
+	ck_assert_msg(saturn_problem_check(c->p, &err) == 0, "%s", err.text);
+	ck_assert_int_eq(saturn_mu_init(&c->m, c->p->ntasks, 1, 1, 1), 0);
+	c->m.group_of_task[0][0] = 0;
+	c->m.max_gpus[0] = 2;
+	c->plan = saturn_plan_create(c->p->ntasks);
+	ck_assert_ptr_nonnull(c->plan);
+}
+
+/* The plan as set (GPU ids handed out, valid) under the users' limits:
+ * over tasks counted over their caps, the plan valid and within the caps
+ * after. */
+static void capped_apply(capped_t *c, double makespan_s, int over)
+{
+	saturn_error_t err = {{0}};
+
+	ck_assert_msg(saturn_plan_assign_gpus(c->plan, c->p, &err) == 0, "%s", err.text);
+	c->plan->makespan_s = makespan_s;
+	ck_assert_msg(saturn_plan_validate(c->plan, c->p, &err) == 0, "%s", err.text);
+	ck_assert_int_eq(saturn_mu_apply_limits(&c->m, c->p, c->plan, &err), over);
+	ck_assert_msg(saturn_plan_validate(c->plan, c->p, &err) == 0, "%s", err.text);
+	ck_assert_msg(saturn_mu_limits_check(&c->m, c->p, c->plan, &err) == 0, "%s", err.text);
+}
+
+static void capped_free(capped_t *c)
+{
+	saturn_plan_destroy(c->plan);
+	saturn_mu_free(&c->m);
+	saturn_problem_destroy(c->p);
+}
+
 /* A gang the users' limits keep as planned (its capped group swaps it to an
  * option on another node count, so it cannot be re-listed on its nodes)
  * still holds its GPUs over its planned run: a later task is not re-listed
  * over them (it was: the two overlapped and the plan was refused). */
 START_TEST(test_limits_gang_kept)
 {
-	saturn_problem_t *p = saturn_problem_create();
-	saturn_plan_t *plan = saturn_plan_create(2);
-	saturn_error_t err = {{0}};
+	/* the gang: 2 nodes x 4 GPUs, or 3 nodes x 2 GPUs */
+	static const capped_opt_t opt[2] = {{4, 2, 1, 0}, {2, 3, 1, 0}};
+	capped_t c;
 	const saturn_assign_t *g, *s;
-	saturn_mu_t m;
-	int gang_gpus[2] = {4, 2}, four = 4, gang_nodes[2] = {0, 1};
-	double gang_spb[2] = {1, 1}, spb = 1;
+	int four = 4, gang_nodes[2] = {0, 1};
+	double spb = 1;
 
-	ck_assert_ptr_nonnull(plan);
-	fx_add_node(p, "n1", 4);
-	fx_add_node(p, "n2", 4);
-	fx_add_node(p, "n3", 4);
-	/* gang: 2 nodes x 4 GPUs, or 3 nodes x 2 GPUs */
-	fx_add_task(p, "gang", 100, 2, gang_gpus, gang_spb);
-	p->tasks[0].options[0].nodes = 2;
-	p->tasks[0].options[1].nodes = 3;
-	fx_add_task(p, "small", 100, 1, &four, &spb);
-	ck_assert_int_eq(saturn_problem_check(p, &err), 0);
-	/* the gang's user is capped at 2 GPUs; small is in no group */
-	ck_assert_int_eq(saturn_mu_init(&m, 2, 1, 1, 1), 0);
-	m.group_of_task[0][0] = 0;
-	m.group_of_task[1][0] = -1;
-	m.max_gpus[0] = 2;
+	capped_init(&c, 3, 0, 2, opt);
+	fx_add_task(c.p, "small", 100, 1, &four, &spb);
+	capped_ready(&c);
 	/* gang on n1 + n2 over [0, 100), small on n1 after it */
-	ck_assert_int_eq(saturn_plan_set_nodes(plan, 0, p, 0, 0, gang_nodes, 0, NULL), 0);
-	ck_assert_int_eq(saturn_plan_set(plan, 1, p, 1, 0, 0, 100, NULL), 0);
-	ck_assert_msg(saturn_plan_assign_gpus(plan, p, &err) == 0, "%s", err.text);
-	plan->makespan_s = 200;
-	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
-	ck_assert_msg(saturn_mu_apply_limits(&m, p, plan, &err) == 0, "%s", err.text);
-	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
-	g = &plan->assign[0];
-	s = &plan->assign[1];
+	ck_assert_int_eq(saturn_plan_set_nodes(c.plan, 0, c.p, 0, 0, gang_nodes, 0, NULL), 0);
+	ck_assert_int_eq(saturn_plan_set(c.plan, 1, c.p, 1, 0, 0, 100, NULL), 0);
+	capped_apply(&c, 200, 0);
+	g = &c.plan->assign[0];
+	s = &c.plan->assign[1];
 	/* the gang as planned */
 	ck_assert_int_eq(g->option, 0);
 	ck_assert_int_eq(saturn_assign_nnodes(g), 2);
@@ -504,9 +567,7 @@ START_TEST(test_limits_gang_kept)
 	/* small earlier, but on the free node, not on the gang's GPUs */
 	ck_assert_double_eq_tol(s->start_s, 0, 1e-9);
 	ck_assert_int_eq(s->node, 2);
-	saturn_plan_destroy(plan);
-	saturn_mu_free(&m);
-	saturn_problem_destroy(p);
+	capped_free(&c);
 }
 END_TEST
 
@@ -517,47 +578,29 @@ END_TEST
  * failed). */
 START_TEST(test_limits_kept)
 {
-	saturn_problem_t *p = saturn_problem_create();
-	saturn_plan_t *plan = saturn_plan_create(2);
-	saturn_error_t err = {{0}};
+	/* big: 4 GPUs of any class, or 2 of class t4 (its node has 1) */
+	static const capped_opt_t opt[2] = {{4, 0, 1, 0}, {2, 0, 1, 1}};
+	capped_t c;
 	const saturn_assign_t *b, *s;
-	saturn_mu_t m;
-	int big_gpus[2] = {4, 2}, four = 4;
-	double big_spb[2] = {1, 1}, spb = 1;
+	int four = 4;
+	double spb = 1;
 
-	ck_assert_ptr_nonnull(plan);
-	fx_add_node(p, "n1", 4);
-	fx_add_node(p, "n2", 1);
-	p->nodes[1].klass = strdup("t4");
-	/* big: 4 GPUs of any class, or 2 GPUs of class t4 */
-	fx_add_task(p, "big", 100, 2, big_gpus, big_spb);
-	p->tasks[0].options[1].klass = strdup("t4");
-	fx_add_task(p, "small", 100, 1, &four, &spb);
-	ck_assert_msg(saturn_problem_check(p, &err) == 0, "%s", err.text);
-	/* big's user is capped at 2 GPUs; small is in no group */
-	ck_assert_int_eq(saturn_mu_init(&m, 2, 1, 1, 1), 0);
-	m.group_of_task[0][0] = 0;
-	m.group_of_task[1][0] = -1;
-	m.max_gpus[0] = 2;
+	capped_init(&c, 1, 1, 2, opt);
+	fx_add_task(c.p, "small", 100, 1, &four, &spb);
+	capped_ready(&c);
 	/* big on n1 over [0, 100), small on n1 after it */
-	ck_assert_int_eq(saturn_plan_set(plan, 0, p, 0, 0, 0, 0, NULL), 0);
-	ck_assert_int_eq(saturn_plan_set(plan, 1, p, 1, 0, 0, 100, NULL), 0);
-	ck_assert_msg(saturn_plan_assign_gpus(plan, p, &err) == 0, "%s", err.text);
-	plan->makespan_s = 200;
-	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
-	ck_assert_msg(saturn_mu_apply_limits(&m, p, plan, &err) == 0, "%s", err.text);
-	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
-	b = &plan->assign[0];
-	s = &plan->assign[1];
+	ck_assert_int_eq(saturn_plan_set(c.plan, 0, c.p, 0, 0, 0, 0, NULL), 0);
+	ck_assert_int_eq(saturn_plan_set(c.plan, 1, c.p, 1, 0, 0, 100, NULL), 0);
+	capped_apply(&c, 200, 0);
+	b = &c.plan->assign[0];
+	s = &c.plan->assign[1];
 	/* big as planned, small still after it (n2 is too small for it) */
 	ck_assert_int_eq(b->option, 0);
 	ck_assert_int_eq(b->node, 0);
 	ck_assert_double_eq_tol(b->start_s, 0, 1e-9);
 	ck_assert_int_eq(s->node, 0);
 	ck_assert_double_eq_tol(s->start_s, 100, 1e-9);
-	saturn_plan_destroy(plan);
-	saturn_mu_free(&m);
-	saturn_problem_destroy(p);
+	capped_free(&c);
 }
 END_TEST
 
@@ -567,47 +610,28 @@ END_TEST
  * failed). */
 START_TEST(test_limits_kept_earlier)
 {
-	saturn_problem_t *p = saturn_problem_create();
-	saturn_plan_t *plan = saturn_plan_create(3);
-	saturn_error_t err = {{0}};
-	saturn_mu_t m;
-	int big_gpus[2] = {4, 2}, four = 4;
-	double big_spb[2] = {1, 1}, spb = 1;
+	/* big: 4 GPUs of any class, or 2 of class t4 (its node has 1) */
+	static const capped_opt_t opt[2] = {{4, 0, 1, 0}, {2, 0, 1, 1}};
+	capped_t c;
+	int four = 4;
+	double spb = 1;
 
-	ck_assert_ptr_nonnull(plan);
-	fx_add_node(p, "n1", 4);
-	fx_add_node(p, "n2", 4);
-	fx_add_node(p, "n3", 1);
-	p->nodes[2].klass = strdup("t4");
-	/* big (from 10): 4 GPUs of any class, or 2 of class t4 (no node fits) */
-	fx_add_task(p, "big", 100, 2, big_gpus, big_spb);
-	p->tasks[0].options[1].klass = strdup("t4");
-	p->tasks[0].release_s = 10;
-	fx_add_task(p, "c", 5, 1, &four, &spb);
-	fx_add_task(p, "a", 100, 1, &four, &spb);
-	ck_assert_msg(saturn_problem_check(p, &err) == 0, "%s", err.text);
-	/* big's user is capped at 2 GPUs; c and a are in no group */
-	ck_assert_int_eq(saturn_mu_init(&m, 3, 1, 1, 1), 0);
-	m.group_of_task[0][0] = 0;
-	m.group_of_task[1][0] = m.group_of_task[2][0] = -1;
-	m.max_gpus[0] = 2;
+	capped_init(&c, 2, 1, 2, opt);
+	c.p->tasks[0].release_s = 10;
+	fx_add_task(c.p, "c", 5, 1, &four, &spb);
+	fx_add_task(c.p, "a", 100, 1, &four, &spb);
+	capped_ready(&c);
 	/* big on n1 over [10, 110); c on n2 over [0, 5), then a */
-	ck_assert_int_eq(saturn_plan_set(plan, 0, p, 0, 0, 0, 10, NULL), 0);
-	ck_assert_int_eq(saturn_plan_set(plan, 1, p, 1, 0, 1, 0, NULL), 0);
-	ck_assert_int_eq(saturn_plan_set(plan, 2, p, 2, 0, 1, 5, NULL), 0);
-	ck_assert_msg(saturn_plan_assign_gpus(plan, p, &err) == 0, "%s", err.text);
-	plan->makespan_s = 110;
-	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
-	ck_assert_msg(saturn_mu_apply_limits(&m, p, plan, &err) == 0, "%s", err.text);
-	ck_assert_msg(saturn_plan_validate(plan, p, &err) == 0, "%s", err.text);
+	ck_assert_int_eq(saturn_plan_set(c.plan, 0, c.p, 0, 0, 0, 10, NULL), 0);
+	ck_assert_int_eq(saturn_plan_set(c.plan, 1, c.p, 1, 0, 1, 0, NULL), 0);
+	ck_assert_int_eq(saturn_plan_set(c.plan, 2, c.p, 2, 0, 1, 5, NULL), 0);
+	capped_apply(&c, 110, 0);
 	/* big as planned; a stays after c (n1 is free for 10 s only) */
-	ck_assert_int_eq(plan->assign[0].node, 0);
-	ck_assert_double_eq_tol(plan->assign[0].start_s, 10, 1e-9);
-	ck_assert_int_eq(plan->assign[2].node, 1);
-	ck_assert_double_eq_tol(plan->assign[2].start_s, 5, 1e-9);
-	saturn_plan_destroy(plan);
-	saturn_mu_free(&m);
-	saturn_problem_destroy(p);
+	ck_assert_int_eq(c.plan->assign[0].node, 0);
+	ck_assert_double_eq_tol(c.plan->assign[0].start_s, 10, 1e-9);
+	ck_assert_int_eq(c.plan->assign[2].node, 1);
+	ck_assert_double_eq_tol(c.plan->assign[2].start_s, 5, 1e-9);
+	capped_free(&c);
 }
 END_TEST
 
