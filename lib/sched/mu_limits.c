@@ -189,29 +189,6 @@ static int gang_nodes(const saturn_problem_t *p, const saturn_assign_t *a, int t
 	return 1;
 }
 
-/* The option relist() lists task t on: its planned one (0 when it has
- * none), or under a group's GPU cap it is over, its fastest option within
- * every cap; when it has none, its own, and *over counts it. */
-static int relist_option(const saturn_mu_t *m, const saturn_problem_t *p,
-			 const saturn_plan_t *plan, int t, int *over)
-{
-	const saturn_task_t *task = &p->tasks[t];
-	int o = plan->assign[t].option, cap = task_gpu_cap(m, t), alt = -1;
-
-	if (o < 0 || o >= task->noptions)
-		o = 0;
-	if (!cap || task->options[o].gpus <= cap)
-		return o;
-	for (int q = 0; q < task->noptions; q++)
-		if (task->options[q].gpus <= cap &&
-		    (alt < 0 || saturn_task_runtime(task, q) < saturn_task_runtime(task, alt)))
-			alt = q;
-	if (alt >= 0)
-		return alt;
-	(*over)++;
-	return o;
-}
-
 /* Whether relist() has somewhere to list task t on option o: a gang its
  * planned nodes (gang_nodes), a one-node task its planned node or, under
  * caps, any node o fits. */
@@ -227,6 +204,34 @@ static int movable(const saturn_problem_t *p, const saturn_plan_t *plan, int t, 
 		if (node_fits(p, t, o, n))
 			return 1;
 	return 0;
+}
+
+/* The option relist() lists task t on: its planned one (0 when it has
+ * none), or under a group's GPU cap it is over, its fastest option within
+ * every cap that relist() has somewhere to list (movable(): a node that
+ * fits it, a gang its planned nodes); when it has none, its own, and *over
+ * counts it. (The fastest within the caps was taken whether a node could
+ * hold it or not: one that none could left the task kept as planned, over
+ * its cap and not counted, though a slower option within the caps fitted.) */
+static int relist_option(const saturn_mu_t *m, const saturn_problem_t *p,
+			 const saturn_plan_t *plan, int t, int *over)
+{
+	const saturn_task_t *task = &p->tasks[t];
+	int o = plan->assign[t].option, cap = task_gpu_cap(m, t), alt = -1;
+
+	if (o < 0 || o >= task->noptions)
+		o = 0;
+	if (!cap || task->options[o].gpus <= cap)
+		return o;
+	for (int q = 0; q < task->noptions; q++)
+		if (task->options[q].gpus <= cap &&
+		    (alt < 0 || saturn_task_runtime(task, q) < saturn_task_runtime(task, alt)) &&
+		    movable(p, plan, t, q, 1))
+			alt = q;
+	if (alt >= 0)
+		return alt;
+	(*over)++;
+	return o;
 }
 
 /* relist() for task t on option o of several nodes (a gang): on the

@@ -129,12 +129,15 @@ int saturn_mu_limits_check(const saturn_mu_t *m, const saturn_problem_t *p,
  * tasks stay; the others in order of their planned start, each at the
  * earliest time its GPUs (on its node, else another node that fits) and
  * its groups allow, keeping its option unless it needs more GPUs than a
- * group's cap (then the fastest option that fits the caps; none: kept, and
- * counted). A task with nowhere to go on that option (no node it may go
- * to fits it, or a gang's planned nodes do not match it) stays as planned
- * and holds its GPUs and shares there from the start, as running tasks do.
- * Returns the number of tasks no option fits the caps of (>= 0), or -1
- * with err (ENOMEM). A plan with no group is left unchanged. */
+ * group's cap (then the fastest option within the caps that it has
+ * somewhere to go on: a node that fits it, for a gang its planned nodes;
+ * none: its own option, and counted). A task with nowhere to go on the
+ * option it is listed on (no node it may go to fits it, or a gang's
+ * planned nodes do not match it: a plan entry that does not fit its own
+ * placement) stays as planned and holds its GPUs and shares there from
+ * the start, as running tasks do. Returns the number of tasks with no
+ * option within the caps to go on (>= 0), or -1 with err (ENOMEM). A plan
+ * with no group is left unchanged. */
 int saturn_mu_apply_limits(const saturn_mu_t *m, const saturn_problem_t *p,
 			   saturn_plan_t *plan, saturn_error_t *err);
 

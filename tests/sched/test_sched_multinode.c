@@ -2,7 +2,7 @@
  * span several nodes: profile options with "nodes", the user's --nodes=k
  * rule, running tasks pinned on every node, decisions naming every node,
  * the persisted state that `saturn status` draws, and the users' limits'
- * relist with gangs (and the entries it keeps as planned, gang or not). */
+ * relist with gangs (and the option it lists a task over its cap on). */
 #include "config.h"
 
 #include <check.h>
@@ -536,10 +536,11 @@ static void capped_free(capped_t *c)
 	saturn_problem_destroy(c->p);
 }
 
-/* A gang the users' limits keep as planned (its capped group swaps it to an
- * option on another node count, so it cannot be re-listed on its nodes)
- * still holds its GPUs over its planned run: a later task is not re-listed
- * over them (it was: the two overlapped and the plan was refused). */
+/* A gang whose capped group has no option within the cap to go on (3 nodes
+ * x 2 GPUs: not its planned 2 nodes) stays on its own option, counted over
+ * the cap, on its nodes; a later task is not listed over its GPUs (it was:
+ * the gang was kept as planned holding nothing, the two overlapped and the
+ * plan was refused). */
 START_TEST(test_limits_gang_kept)
 {
 	/* the gang: 2 nodes x 4 GPUs, or 3 nodes x 2 GPUs */
@@ -555,7 +556,7 @@ START_TEST(test_limits_gang_kept)
 	/* gang on n1 + n2 over [0, 100), small on n1 after it */
 	ck_assert_int_eq(saturn_plan_set_nodes(c.plan, 0, c.p, 0, 0, gang_nodes, 0, NULL), 0);
 	ck_assert_int_eq(saturn_plan_set(c.plan, 1, c.p, 1, 0, 0, 100, NULL), 0);
-	capped_apply(&c, 200, 0);
+	capped_apply(&c, 200, 1);
 	g = &c.plan->assign[0];
 	s = &c.plan->assign[1];
 	/* the gang as planned */
@@ -571,11 +572,11 @@ START_TEST(test_limits_gang_kept)
 }
 END_TEST
 
-/* A one-node task the users' limits keep as planned (its capped group swaps
- * it to an option that fits no node: 2 GPUs of class t4, whose only node
- * has 1) still holds its GPUs over its planned run: a later task is not
- * re-listed over them (it was: the two overlapped on n1 and the step
- * failed). */
+/* A one-node task whose capped group has no option within the cap that a
+ * node holds (2 GPUs of class t4, whose only node has 1) stays on its own
+ * option, counted over the cap; a later task is not listed over its GPUs
+ * (it was: the task was kept as planned holding nothing, the two
+ * overlapped on n1 and the step failed). */
 START_TEST(test_limits_kept)
 {
 	/* big: 4 GPUs of any class, or 2 of class t4 (its node has 1) */
@@ -591,7 +592,7 @@ START_TEST(test_limits_kept)
 	/* big on n1 over [0, 100), small on n1 after it */
 	ck_assert_int_eq(saturn_plan_set(c.plan, 0, c.p, 0, 0, 0, 0, NULL), 0);
 	ck_assert_int_eq(saturn_plan_set(c.plan, 1, c.p, 1, 0, 0, 100, NULL), 0);
-	capped_apply(&c, 200, 0);
+	capped_apply(&c, 200, 1);
 	b = &c.plan->assign[0];
 	s = &c.plan->assign[1];
 	/* big as planned, small still after it (n2 is too small for it) */
@@ -604,10 +605,11 @@ START_TEST(test_limits_kept)
 }
 END_TEST
 
-/* A task kept as planned holds its GPUs from the start of the relist, not
- * from its turn: an earlier task is not moved over them (it was: a, listed
- * before big, moved to n1 at 0 over big's planned run from 10, and the step
- * failed). */
+/* A task over its cap with no option within it that a node holds (big,
+ * from 10) is re-listed on its own option in its turn like the others: a,
+ * listed before it, moves to n1 at 0 and big to n2 after c, not over a's
+ * run (when big was kept as planned it held n1 only from its turn, a was
+ * moved over its run from 10 and the step failed). */
 START_TEST(test_limits_kept_earlier)
 {
 	/* big: 4 GPUs of any class, or 2 of class t4 (its node has 1) */
@@ -625,12 +627,50 @@ START_TEST(test_limits_kept_earlier)
 	ck_assert_int_eq(saturn_plan_set(c.plan, 0, c.p, 0, 0, 0, 10, NULL), 0);
 	ck_assert_int_eq(saturn_plan_set(c.plan, 1, c.p, 1, 0, 1, 0, NULL), 0);
 	ck_assert_int_eq(saturn_plan_set(c.plan, 2, c.p, 2, 0, 1, 5, NULL), 0);
-	capped_apply(&c, 110, 0);
-	/* big as planned; a stays after c (n1 is free for 10 s only) */
-	ck_assert_int_eq(c.plan->assign[0].node, 0);
+	capped_apply(&c, 110, 1);
+	/* a earlier on n1; big on its own option on n2 from its release */
+	ck_assert_int_eq(c.plan->assign[2].node, 0);
+	ck_assert_double_eq_tol(c.plan->assign[2].start_s, 0, 1e-9);
+	ck_assert_int_eq(c.plan->assign[0].option, 0);
+	ck_assert_int_eq(c.plan->assign[0].node, 1);
 	ck_assert_double_eq_tol(c.plan->assign[0].start_s, 10, 1e-9);
-	ck_assert_int_eq(c.plan->assign[2].node, 1);
-	ck_assert_double_eq_tol(c.plan->assign[2].start_s, 5, 1e-9);
+	capped_free(&c);
+}
+END_TEST
+
+/* Over its cap, a task goes on its fastest option within the cap that the
+ * relist has somewhere to list, not the fastest one: 2 GPUs of class t4
+ * (whose node has 1), 2 GPUs on 2 nodes for a task planned on one, 2 GPUs
+ * on 3 nodes for a gang planned on 2, each fastest, fit no node it can go
+ * to. (It took the fastest, was kept as planned on 4 GPUs, over its cap
+ * and not counted.) */
+static const struct capped_case {
+	int n4, t4, nopt;
+	capped_opt_t opt[3];
+	int planned_nodes, want;
+} capped_cases[] = {
+	{2, 1, 3, {{4, 0, 1, 0}, {2, 0, 0.5, 1}, {2, 0, 0.8, 0}}, 1, 2},
+	{2, 0, 3, {{4, 0, 1, 0}, {2, 2, 0.5, 0}, {2, 0, 0.8, 0}}, 1, 2},
+	{3, 0, 3, {{4, 2, 1, 0}, {2, 3, 0.5, 0}, {2, 2, 0.8, 0}}, 2, 2},
+};
+
+START_TEST(test_limits_option_fits)
+{
+	const struct capped_case *k = &capped_cases[_i];
+	int nodes[2] = {0, 1};
+	const saturn_assign_t *a;
+	capped_t c;
+
+	capped_init(&c, k->n4, k->t4, k->nopt, k->opt);
+	capped_ready(&c);
+	ck_assert_int_eq(saturn_plan_set_nodes(c.plan, 0, c.p, 0, 0, nodes, 0, NULL), 0);
+	capped_apply(&c, 100, 0);
+	a = &c.plan->assign[0];
+	ck_assert_int_eq(a->option, k->want);
+	ck_assert_int_eq(a->gpus, 2);
+	ck_assert_int_eq(saturn_assign_nnodes(a), k->planned_nodes);
+	ck_assert_double_eq_tol(a->start_s, 0, 1e-9);
+	ck_assert_double_eq_tol(a->end_s, 80, 1e-9);
 	capped_free(&c);
 }
 END_TEST
@@ -693,6 +733,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_limits_gang_kept);
 	tcase_add_test(tc, test_limits_kept);
 	tcase_add_test(tc, test_limits_kept_earlier);
+	tcase_add_loop_test(tc, test_limits_option_fits, 0, sizeof(capped_cases) / sizeof(capped_cases[0]));
 	tcase_add_test(tc, test_fair_plan_gang);
 }
 
