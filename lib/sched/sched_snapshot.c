@@ -34,19 +34,28 @@ void saturn_snapshot_destroy(saturn_snapshot_t *s)
 	free(s);
 }
 
-static void *add_entry(void **arr, int *n, int *cap, size_t sz)
+/* Room for one more entry at the end of *arr (grown by doubling); -1
+ * on ENOMEM with *arr unchanged. */
+static int grow(void **arr, int n, int *cap, size_t sz)
 {
-	char *p;
-
-	if (*n == *cap) {
+	if (n == *cap) {
 		int nc = *cap ? *cap * 2 : 64;
 		void *na = realloc(*arr, (size_t)nc * sz);
 
 		if (!na)
-			return NULL;
+			return -1;
 		*arr = na;
 		*cap = nc;
 	}
+	return 0;
+}
+
+static void *add_entry(void **arr, int *n, int *cap, size_t sz)
+{
+	char *p;
+
+	if (grow(arr, *n, cap, sz) < 0)
+		return NULL;
 	p = (char *)*arr + (size_t)(*n)++ * sz;
 	memset(p, 0, sz);
 	return p;
@@ -74,6 +83,15 @@ saturn_snap_job_t *saturn_snapshot_add_job(saturn_snapshot_t *s)
 		j->batches_done = -1;
 	}
 	return j;
+}
+
+saturn_snap_job_t *saturn_snapshot_add_job_copy(saturn_snapshot_t *s, int src)
+{
+	if (src < 0 || src >= s->njobs ||
+	    grow((void **)&s->jobs, s->njobs, &s->cap_jobs, sizeof(*s->jobs)) < 0)
+		return NULL;
+	s->jobs[s->njobs] = s->jobs[src];
+	return &s->jobs[s->njobs++];
 }
 
 int saturn_snapshot_node_index(const saturn_snapshot_t *s, const char *name)

@@ -398,10 +398,19 @@ static void pending_nodes(saturn_snap_job_t *j, job_record_t *job_ptr)
 	j->part_max_nodes = part_max_nodes(job_ptr);
 }
 
+/* The snapshot's index of node name, -1 when not usable: Slurm's name
+ * hash, not a search of the snapshot's nodes per released task. */
+static int snap_node(const int *snap_of_node, char *name)
+{
+	node_record_t *node_ptr = find_node_record2(name); /* no error logged */
+
+	return node_ptr ? snap_of_node[node_ptr->index] : -1;
+}
+
 /* A released task pinned to several nodes: usable only when every one of
  * them is; else j->node = -1 with the first unusable one named in pinned
  * and pinned_state (saturn_sched_rehold_cause re-holds it). */
-static void pinned_nodes(saturn_snapshot_t *s, saturn_snap_job_t *j, const char *req_nodes)
+static void pinned_nodes(const int *snap_of_node, saturn_snap_job_t *j, const char *req_nodes)
 {
 	struct hostlist *hl = hostlist_create(req_nodes);
 	char *host;
@@ -414,7 +423,7 @@ static void pinned_nodes(saturn_snapshot_t *s, saturn_snap_job_t *j, const char 
 		return;
 	}
 	while ((host = hostlist_shift(hl))) {
-		int n = saturn_snapshot_node_index(s, host);
+		int n = snap_node(snap_of_node, host);
 
 		if (n < 0) {
 			snprintf(j->pinned, sizeof(j->pinned), "%s", host);
@@ -449,7 +458,7 @@ static double env_num(job_details_t *d, const char *name)
 }
 
 /* What saturn_sched_decide_rehold needs of a pending job. */
-static void pending_fields(saturn_snapshot_t *s, saturn_snap_job_t *j, job_record_t *job_ptr)
+static void pending_fields(const int *snap_of_node, saturn_snap_job_t *j, job_record_t *job_ptr)
 {
 	job_details_t *d = job_ptr->details;
 	const char *nb = saturn_env_value(d->env_sup, d->env_cnt, SATURN_NOT_BEFORE_ENV);
@@ -471,11 +480,11 @@ static void pending_fields(saturn_snapshot_t *s, saturn_snap_job_t *j, job_recor
 	if (j->state == SATURN_SNAP_HELD || !d->req_nodes || !d->req_nodes[0])
 		return;
 	if (j->nnodes > 1 || strchr(d->req_nodes, ',') || strchr(d->req_nodes, '[')) {
-		pinned_nodes(s, j, d->req_nodes);
+		pinned_nodes(snap_of_node, j, d->req_nodes);
 		return;
 	}
 	snprintf(j->pinned, sizeof(j->pinned), "%s", d->req_nodes);
-	j->node = saturn_snapshot_node_index(s, d->req_nodes);
+	j->node = snap_node(snap_of_node, d->req_nodes);
 	if (j->node < 0)
 		snprintf(j->pinned_state, sizeof(j->pinned_state), "%s", node_unusable(d->req_nodes));
 }
@@ -573,36 +582,25 @@ static uint64_t job_part_mask(struct snap_parts *sp, job_record_t *job_ptr, char
 }
 
 /* Slurm's pending reasons of a released job that no end of another job
- * will clear (the job as it is will never start), by the name squeue
- * shows; NULL for the others. */
+ * will clear (as it is, it will never start), by squeue's name. */
+static const struct {
+	uint32_t reason;
+	const char *name;
+} never_reasons[] = {
+	{WAIT_PART_TIME_LIMIT, "PartitionTimeLimit"}, {WAIT_PART_CONFIG, "PartitionConfig"},
+	{WAIT_PART_NODE_LIMIT, "PartitionNodeLimit"}, {WAIT_PN_MEM_LIMIT, "MinMemoryPerNode"},
+	{WAIT_ACCOUNT, "InvalidAccount"}, {WAIT_QOS, "InvalidQOS"},
+	{WAIT_QOS_MAX_WALL_PER_JOB, "QOSMaxWallDurationPerJobLimit"},
+	{WAIT_ASSOC_MAX_WALL_PER_JOB, "AssocMaxWallDurationPerJobLimit"},
+	{FAIL_ACCOUNT, "FAIL_ACCOUNT"}, {FAIL_QOS, "FAIL_QOS"}, {FAIL_BAD_CONSTRAINTS, "BadConstraints"},
+};
+
 static const char *reason_never_clears(uint32_t reason)
 {
-	switch (reason) {
-	case WAIT_PART_TIME_LIMIT:
-		return "PartitionTimeLimit";
-	case WAIT_PART_CONFIG:
-		return "PartitionConfig";
-	case WAIT_PART_NODE_LIMIT:
-		return "PartitionNodeLimit";
-	case WAIT_PN_MEM_LIMIT:
-		return "MinMemoryPerNode";
-	case WAIT_ACCOUNT:
-		return "InvalidAccount";
-	case WAIT_QOS:
-		return "InvalidQOS";
-	case WAIT_QOS_MAX_WALL_PER_JOB:
-		return "QOSMaxWallDurationPerJobLimit";
-	case WAIT_ASSOC_MAX_WALL_PER_JOB:
-		return "AssocMaxWallDurationPerJobLimit";
-	case FAIL_ACCOUNT:
-		return "FAIL_ACCOUNT";
-	case FAIL_QOS:
-		return "FAIL_QOS";
-	case FAIL_BAD_CONSTRAINTS:
-		return "BadConstraints";
-	default:
-		return NULL;
-	}
+	for (size_t i = 0; i < sizeof(never_reasons) / sizeof(never_reasons[0]); i++)
+		if (never_reasons[i].reason == reason)
+			return never_reasons[i].name;
+	return NULL;
 }
 
 /* What a SATURN_NEVER note is tied to: the job's time limit, partitions,
@@ -650,6 +648,8 @@ static void pending_never(saturn_snap_job_t *j, job_record_t *job_ptr, const cha
 		snprintf(j->never, sizeof(j->never), "%s", note + kl + 1);
 }
 
+static int said_multinode; /* logged once per slurmctld */
+
 /* Fill s under the read locks. Returns the number of Saturn jobs, or -1 on
  * ENOMEM (snapshot incomplete: the cycle is skipped). */
 int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **snap_of_node_p)
@@ -670,14 +670,10 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 	s->class_profile_arg = (void *)ctx;
 	s->measure_multinode = ctx->cfg.profiler && ctx->cfg.measure_predicted;
 	s->max_tasks = ctx->cfg.max_tasks;
-	{
-		static int said; /* once per slurmctld */
-
-		if (!s->measure_multinode && !said) {
-			said = 1;
-			info("sched/saturn: predicted options on several nodes are left out of the plans: they cannot be measured (%s)",
-			     ctx->cfg.profiler ? "saturn_measure_predicted=no" : "no saturn_profiler");
-		}
+	if (!s->measure_multinode && !said_multinode) {
+		said_multinode = 1;
+		info("sched/saturn: predicted options on several nodes are left out of the plans: they cannot be measured (%s)",
+		     ctx->cfg.profiler ? "saturn_measure_predicted=no" : "no saturn_profiler");
 	}
 	xrecalloc(*snap_of_node_p, node_record_count ? node_record_count : 1, sizeof(int));
 	snap_of_node = *snap_of_node_p;
@@ -704,9 +700,14 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 	gpu_pos = saturn_prio_lock(); /* once for all jobs, not per job */
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
-		const char *batch = job_batch(job_ptr);
+		const char *batch;
 		saturn_snap_job_t *j;
 
+		/* ended jobs (MinJobAge keeps thousands): not searched */
+		if (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr) &&
+		    !IS_JOB_PENDING(job_ptr))
+			continue;
+		batch = job_batch(job_ptr);
 		if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) {
 			if (!batch) {
 				struct busy_ctx c = {s, (double)job_ptr->end_time, 0};
@@ -747,9 +748,8 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 					continue;
 				if (first >= 0) {
 					/* unsplit tasks share the meta record's fields */
-					if (!(j = saturn_snapshot_add_job(s)))
+					if (!(j = saturn_snapshot_add_job_copy(s, first)))
 						goto nomem;
-					*j = s->jobs[first];
 					j->task_id = t;
 					nsaturn++;
 					continue;
@@ -761,7 +761,7 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 				j->state = job_ptr->priority == 0 && !exit_held(job_ptr) ?
 						   SATURN_SNAP_HELD : SATURN_SNAP_RELEASED;
 				j->node = -1;
-				pending_fields(s, j, job_ptr);
+				pending_fields(snap_of_node, j, job_ptr);
 				pending_never(j, job_ptr, part_never);
 				first = s->njobs - 1;
 			}
@@ -775,7 +775,7 @@ int saturn_take_snapshot(const saturn_ctx_t *ctx, saturn_snapshot_t *s, int **sn
 		j->state = job_ptr->priority == 0 && !exit_held(job_ptr) ? SATURN_SNAP_HELD :
 									   SATURN_SNAP_RELEASED;
 		j->node = -1;
-		pending_fields(s, j, job_ptr);
+		pending_fields(snap_of_node, j, job_ptr);
 		pending_never(j, job_ptr, part_never);
 	}
 	list_iterator_destroy(it);

@@ -48,6 +48,36 @@ START_TEST(test_fillers_cover)
 }
 END_TEST
 
+/* An array's unsplit tasks are copies of its first task's entry: each
+ * copy equals it byte for byte across the growth of the array (64, 128,
+ * 256 entries), and a source outside the entries gives NULL and no
+ * entry. */
+START_TEST(test_snapshot_job_copy)
+{
+	saturn_snapshot_t *s = saturn_snapshot_create();
+	saturn_snap_job_t *j;
+
+	ck_assert_ptr_nonnull(s);
+	fill_job(saturn_snapshot_add_job(s), 3);
+	for (int i = 1; i < 300; i++) {
+		j = saturn_snapshot_add_job_copy(s, 0);
+		ck_assert_ptr_nonnull(j);
+		ck_assert_ptr_eq(j, &s->jobs[i]);
+		j->task_id = i;
+	}
+	ck_assert_int_eq(s->njobs, 300);
+	for (int i = 1; i < 300; i++) {
+		ck_assert_int_eq(s->jobs[i].task_id, i);
+		s->jobs[i].task_id = s->jobs[0].task_id;
+		ck_assert(!memcmp(&s->jobs[i], &s->jobs[0], sizeof(s->jobs[0])));
+	}
+	ck_assert_ptr_null(saturn_snapshot_add_job_copy(s, 300));
+	ck_assert_ptr_null(saturn_snapshot_add_job_copy(s, -1));
+	ck_assert_int_eq(s->njobs, 300);
+	saturn_snapshot_destroy(s);
+}
+END_TEST
+
 /* --- round trips -------------------------------------------------------- */
 
 START_TEST(test_snapshot_roundtrip)
@@ -451,6 +481,7 @@ END_TEST
 static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, test_fillers_cover);
+	tcase_add_test(tc, test_snapshot_job_copy);
 	tcase_add_test(tc, test_snapshot_roundtrip);
 	tcase_add_test(tc, test_state_roundtrip);
 	tcase_add_test(tc, test_record_roundtrip);
