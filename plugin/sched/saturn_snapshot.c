@@ -43,8 +43,6 @@
 #include "saturn_profcache.h"
 #include "saturn_snapshot.h"
 
-/* --- snapshot (read locks) ---------------------------------------------- */
-
 static const char *job_batch(job_record_t *job_ptr)
 {
 	return saturn_env_value(job_ptr->spank_job_env, job_ptr->spank_job_env_size,
@@ -176,7 +174,8 @@ static void job_gpu_masks(job_record_t *job_ptr, const int *snap_of_node,
 
 		if (xstrcmp(gs->gres_name, "gpu") || !gj || !gj->gres_bit_alloc)
 			continue;
-		for (int n = bit_ffs(nodes); n >= 0 && n < bit_size(nodes); n++) {
+		/* first to last set bit (bit_size per bit: 1/4 of the snapshot) */
+		for (int n = bit_ffs(nodes), last = bit_fls(nodes); n >= 0 && n <= last; n++) {
 			uint64_t mask = 0;
 
 			if (!bit_test(nodes, n))
@@ -186,7 +185,7 @@ static void job_gpu_masks(job_record_t *job_ptr, const int *snap_of_node,
 			if (gj->gres_bit_alloc[k]) {
 				bitstr_t *b = gj->gres_bit_alloc[k];
 
-				for (int g = 0; g < bit_size(b) && g < 64; g++)
+				for (int g = 0, gn = bit_size(b); g < gn && g < 64; g++)
 					if (bit_test(b, g))
 						mask |= 1ULL << g;
 			}
