@@ -237,9 +237,9 @@ saturn_snap_node_t *saturn_snapshot_add_node(saturn_snapshot_t *s);
 saturn_snap_busy_t *saturn_snapshot_add_busy(saturn_snapshot_t *s);
 saturn_snap_job_t *saturn_snapshot_add_job(saturn_snapshot_t *s);
 /* Append a copy of jobs[src] and return it; NULL (snapshot unchanged) on
- * ENOMEM or when src is not in 0 .. njobs - 1. As cheap as add_job without its zeroing:
- * the unsplit tasks of an array, thousands of them, are one record's
- * copies (issue 22: the zeroing was half of their cost). */
+ * ENOMEM or when src is not in 0 .. njobs - 1. The unsplit tasks of an
+ * array, thousands of them, are copies of one record's entry: written
+ * once each, not zeroed first. */
 saturn_snap_job_t *saturn_snapshot_add_job_copy(saturn_snapshot_t *s, int src);
 /* Index of the node called name, or -1. */
 int saturn_snapshot_node_index(const saturn_snapshot_t *s, const char *name);

@@ -174,7 +174,7 @@ static void job_gpu_masks(job_record_t *job_ptr, const int *snap_of_node,
 
 		if (xstrcmp(gs->gres_name, "gpu") || !gj || !gj->gres_bit_alloc)
 			continue;
-		/* first to last set bit (bit_size per bit: 1/4 of the snapshot) */
+		/* first to last set bit, not bit_size for every bit up to it */
 		for (int n = bit_ffs(nodes), last = bit_fls(nodes); n >= 0 && n <= last; n++) {
 			uint64_t mask = 0;
 
