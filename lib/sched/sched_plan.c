@@ -266,14 +266,9 @@ saturn_plan_t *saturn_sched_carry(const saturn_plan_t *prev, const saturn_proble
 		}
 		if (o < 0 || n < 0)
 			goto fail;
-		/* as early as its release and the planned GPUs allow, in the
-		 * planned order: a task whose GPUs free up before its planned
-		 * start (a predecessor ended early) moves left, so the fast
-		 * path releases it then, not a search later. In the planned
-		 * order on the same nodes no task starts later than at its
-		 * planned start less the time since, unless a GPU is not free yet
-		 * (each takes the earliest-free GPUs, so every GPU's free time
-		 * is at most what it was with the planned starts). */
+		/* from its release; the GPUs decide (each task takes the
+		 * earliest-free ones, so no GPU frees later than with the
+		 * planned starts, and no task starts later than planned) */
 		start = task->release_s > 0 ? task->release_s : 0;
 		/* Slurm picks the GPU ids itself: take the planned count on the
 		 * planned node, the GPUs that are free earliest */
